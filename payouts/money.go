@@ -1,0 +1,118 @@
+package payouts
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Money is an amount in integer cents. There are no floats anywhere near money.
+type Money int64
+
+// MaxAmount bounds any single amount a request may carry ($10 billion), so sums of a few amounts
+// can never overflow int64.
+const MaxAmount Money = 1_000_000_000_000
+
+// UnmarshalJSON accepts an integer or a string holding an integer, since the public service
+// sends amounts as numeric strings. Fractions, exponents and overflow are errors.
+func (m *Money) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	if len(b) > 0 && b[0] == '"' {
+		s, err := strconv.Unquote(string(b))
+		if err != nil {
+			return errors.New("amount: not a string")
+		}
+		b = []byte(strings.TrimSpace(s))
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return errors.New("amount: must be an integer number of cents")
+	}
+	*m = Money(n)
+	return nil
+}
+
+// String formats m as dollars: $1,234.56, -$0.05.
+func (m Money) String() string {
+	n := int64(m)
+	sign := ""
+	var u uint64
+	if n < 0 {
+		sign = "-"
+		u = uint64(-(n + 1)) + 1 // safe for math.MinInt64
+	} else {
+		u = uint64(n)
+	}
+	dollars := strconv.FormatUint(u/100, 10)
+	cents := u % 100
+	var b strings.Builder
+	b.WriteString(sign)
+	b.WriteByte('$')
+	for i, r := range dollars {
+		if i > 0 && (len(dollars)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('.')
+	b.WriteByte(byte('0' + cents/10))
+	b.WriteByte(byte('0' + cents%10))
+	return b.String()
+}
+
+// Decimal formats m as a plain decimal number of dollars ("1234.56"), for CSV and form values.
+func (m Money) Decimal() string {
+	s := m.String()
+	s = strings.Replace(s, "$", "", 1)
+	return strings.ReplaceAll(s, ",", "")
+}
+
+// ParseDollars parses an amount a person typed, in dollars: "12", "12.3", "12.34", "$1,234.56",
+// "-5.00". More than two decimals, overflow, and empty input are errors.
+func ParseDollars(s string) (Money, error) {
+	s = strings.TrimSpace(s)
+	neg := false
+	if strings.HasPrefix(s, "-") {
+		neg, s = true, s[1:]
+	}
+	s = strings.TrimPrefix(s, "$")
+	s = strings.ReplaceAll(s, ",", "")
+	if s == "" {
+		return 0, errors.New("enter an amount")
+	}
+	whole, frac, hasDot := strings.Cut(s, ".")
+	if hasDot && len(frac) == 0 {
+		return 0, errors.New("enter an amount like 12.34")
+	}
+	if len(frac) > 2 {
+		return 0, errors.New("use at most two decimals")
+	}
+	if whole == "" {
+		whole = "0"
+	}
+	for _, part := range []string{whole, frac} {
+		for _, r := range part {
+			if r < '0' || r > '9' {
+				return 0, errors.New("enter an amount like 12.34")
+			}
+		}
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	d, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || d > (math.MaxInt64-99)/100 {
+		return 0, errors.New("amount is too large")
+	}
+	c, _ := strconv.ParseInt(frac, 10, 64)
+	n := d*100 + c
+	if neg {
+		n = -n
+	}
+	return Money(n), nil
+}

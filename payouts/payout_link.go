@@ -1,0 +1,108 @@
+package payouts
+
+// PayoutLinkStatus is where a payout link stands.
+type PayoutLinkStatus string
+
+const (
+	LinkSent            PayoutLinkStatus = "sent"
+	LinkClaimed         PayoutLinkStatus = "claimed"
+	LinkDeliveryPending PayoutLinkStatus = "delivery_pending"
+	LinkDeliveryFailed  PayoutLinkStatus = "delivery_failed"
+	LinkDelivered       PayoutLinkStatus = "delivered"
+	LinkCanceled        PayoutLinkStatus = "canceled"
+)
+
+var linkTransitions = map[PayoutLinkStatus][]PayoutLinkStatus{
+	LinkSent:            {LinkDelivered, LinkDeliveryPending, LinkClaimed, LinkCanceled},
+	LinkDeliveryPending: {LinkDelivered, LinkDeliveryFailed, LinkClaimed, LinkCanceled},
+	LinkDeliveryFailed:  {LinkDeliveryPending, LinkClaimed, LinkCanceled},
+	LinkDelivered:       {LinkClaimed, LinkCanceled},
+}
+
+// Valid reports whether s is a known payout link status.
+func (s PayoutLinkStatus) Valid() bool {
+	_, ok := linkTransitions[s]
+	return ok || s == LinkClaimed || s == LinkCanceled
+}
+
+// CanBecome reports whether a link in status s may move to next.
+func (s PayoutLinkStatus) CanBecome(next PayoutLinkStatus) bool {
+	for _, t := range linkTransitions[s] {
+		if t == next {
+			return true
+		}
+	}
+	return false
+}
+
+// Open reports whether a link in status s can still be claimed or cancelled.
+func (s PayoutLinkStatus) Open() bool { return s != LinkClaimed && s != LinkCanceled }
+
+// DeliveryMethod is how a payout link reaches its payee.
+type DeliveryMethod string
+
+const (
+	DeliveryLink  DeliveryMethod = "link"
+	DeliverySMS   DeliveryMethod = "sms"
+	DeliveryEmail DeliveryMethod = "email"
+)
+
+// Payee is who a payout link is for.
+type Payee struct {
+	FirstName   string `json:"first_name,omitempty"`
+	LastName    string `json:"last_name,omitempty"`
+	Email       string `json:"email,omitempty"`
+	CountryCode string `json:"country_code,omitempty"`
+	PhoneNumber string `json:"phone_number,omitempty"`
+}
+
+// Delivery says how a payout link was sent.
+type Delivery struct {
+	Method      DeliveryMethod `json:"method"`
+	Message     string         `json:"message,omitempty"`
+	Email       string         `json:"email,omitempty"`
+	CountryCode string         `json:"country_code,omitempty"`
+	PhoneNumber string         `json:"phone_number,omitempty"`
+}
+
+// PayoutLink is money an app reserved for a payee, who claims it on a hosted page.
+type PayoutLink struct {
+	ID            string           `json:"id"`
+	Created       Time             `json:"created"`
+	Link          string           `json:"link"`
+	Amount        Money            `json:"amount"`
+	Status        PayoutLinkStatus `json:"status"`
+	Payee         Payee            `json:"payee"`
+	Delivery      Delivery         `json:"delivery"`
+	TaxExempt     bool             `json:"tax_exempt"`
+	ClaimedUserID *string          `json:"claimed_user_id"`
+	FlowID        *string          `json:"flow_id"`
+	TransferID    *string          `json:"transfer_id"`
+	Memo          string           `json:"memo"`
+	Metadata      Metadata         `json:"metadata"`
+	// UserID is ours: the user the link was issued to, if the app named one.
+	UserID *string `json:"user_id,omitempty"`
+	// PayoutFeeParty is ours: who pays the fee when the link is paid out.
+	PayoutFeeParty FeeParty `json:"payout_fee_party,omitempty"`
+}
+
+// CreatePayoutLinkRequest is the body of POST /v2/payout-links.
+type CreatePayoutLinkRequest struct {
+	Amount                     int64     `json:"amount"`
+	UserID                     string    `json:"user_id,omitempty"`
+	Payee                      *Payee    `json:"payee,omitempty"`
+	Delivery                   *Delivery `json:"delivery,omitempty"`
+	ForceCollectComplianceInfo bool      `json:"force_collect_compliance_information,omitempty"`
+	TaxExempt                  bool      `json:"tax_exempt,omitempty"`
+	Metadata                   Metadata  `json:"metadata,omitempty"`
+	Memo                       string    `json:"memo,omitempty"`
+	IdempotencyKey             string    `json:"idempotency_key,omitempty"`
+	PayoutFeeParty             FeeParty  `json:"payout_fee_party,omitempty"`
+	AdditionalSteps            []Step    `json:"additional_steps,omitempty"`
+}
+
+// PayoutLinkFilter narrows GET /v2/payout-links.
+type PayoutLinkFilter struct {
+	Status PayoutLinkStatus
+	Search string // ours: part of the payee's name, email or phone
+}

@@ -1,0 +1,34 @@
+package payouts
+
+// TransactionType says what a ledger line of a transfer did.
+type TransactionType string
+
+const (
+	TransactionBalance   TransactionType = "balance"
+	TransactionRefill    TransactionType = "refill"
+	TransactionPayout    TransactionType = "payout"
+	TransactionPayment   TransactionType = "payment"
+	TransactionFee       TransactionType = "fee"
+	TransactionSurrogate TransactionType = "surrogate"
+)
+
+// Transaction is one ledger line of a transfer: money from one account to another.
+type Transaction struct {
+	ID              int64           `json:"id"`
+	Amount          Money           `json:"amount"`
+	Created         Time            `json:"created"`
+	SourceName      string          `json:"source_name"`
+	DestinationName string          `json:"destination_name"`
+	Type            TransactionType `json:"type"`
+	TransferID      string          `json:"transfer_id"`
+	Metadata        Metadata        `json:"metadata"`
+	// Status is ours: pending while reserved, posted, or voided when a reservation was released.
+	Status string `json:"status,omitempty"`
+	// UserID is ours: the user whose wallet the line touched, if any.
+	UserID *string `json:"user_id,omitempty"`
+}
+
+// TransactionFilter narrows GET /v2/transactions.
+type TransactionFilter struct {
+	UserID string
+}

@@ -1,0 +1,116 @@
+package payouts
+
+// TransferStatus is where a transfer stands. Balance transfers complete at once; payouts move
+// created -> pending -> completed | failed; flagged holds a flagged user's transfer for review.
+type TransferStatus string
+
+const (
+	TransferCreated   TransferStatus = "created"
+	TransferPending   TransferStatus = "pending"
+	TransferCompleted TransferStatus = "completed"
+	TransferFailed    TransferStatus = "failed"
+	TransferFlagged   TransferStatus = "flagged"
+)
+
+var transferTransitions = map[TransferStatus][]TransferStatus{
+	TransferCreated: {TransferPending, TransferCompleted, TransferFailed, TransferFlagged},
+	TransferPending: {TransferCompleted, TransferFailed},
+	TransferFlagged: {TransferPending, TransferFailed}, // released to the rail, or rejected
+}
+
+// Valid reports whether s is a known transfer status.
+func (s TransferStatus) Valid() bool {
+	_, ok := transferTransitions[s]
+	return ok || s == TransferCompleted || s == TransferFailed
+}
+
+// CanBecome reports whether a transfer in status s may move to next.
+func (s TransferStatus) CanBecome(next TransferStatus) bool {
+	for _, t := range transferTransitions[s] {
+		if t == next {
+			return true
+		}
+	}
+	return false
+}
+
+// Final reports whether s is an end state.
+func (s TransferStatus) Final() bool { return s == TransferCompleted || s == TransferFailed }
+
+// TransferType says what a transfer did.
+type TransferType string
+
+const (
+	TransferRefill  TransferType = "refill"  // the app's bank funded its wallet
+	TransferPayout  TransferType = "payout"  // a user's money left on a rail
+	TransferBalance TransferType = "balance" // money moved between the app and a user
+)
+
+// Valid reports whether t is a known transfer type.
+func (t TransferType) Valid() bool {
+	return t == TransferRefill || t == TransferPayout || t == TransferBalance
+}
+
+// ExternalData identifies a transfer on a rail.
+type ExternalData struct {
+	AccountID  string   `json:"account_id,omitempty"`
+	ExternalID string   `json:"external_id,omitempty"`
+	Platform   Platform `json:"platform,omitempty"`
+}
+
+// Transfer is one movement of money, made of ledger lines (transactions).
+type Transfer struct {
+	ID           string         `json:"id"`
+	Created      Time           `json:"created"`
+	UserID       *string        `json:"user_id"`
+	Status       TransferStatus `json:"status"`
+	Type         TransferType   `json:"type"`
+	Amount       Money          `json:"amount"`
+	ExternalData ExternalData   `json:"external_data"`
+	Transactions []Transaction  `json:"transactions"`
+	PayoutLinkID *string        `json:"payout_link_id"`
+	Metadata     Metadata       `json:"metadata"`
+	// FailureReason is ours: why a payout failed, when it did.
+	FailureReason string `json:"failure_reason,omitempty"`
+}
+
+// CreateTransferRequest is the body of POST /v2/transfers. A negative amount moves money from
+// the app to the user, a positive one from the user to the app.
+type CreateTransferRequest struct {
+	UserID         string   `json:"user_id"`
+	Amount         int64    `json:"amount"`
+	TaxExempt      bool     `json:"tax_exempt,omitempty"`
+	IdempotencyKey string   `json:"idempotency_key,omitempty"`
+	Metadata       Metadata `json:"metadata,omitempty"`
+}
+
+// FeeParty says who pays a payout's fee.
+type FeeParty string
+
+const (
+	FeePartyUser     FeeParty = "user"
+	FeePartyPlatform FeeParty = "platform"
+)
+
+// Valid reports whether p names a party ("" means the default).
+func (p FeeParty) Valid() bool { return p == "" || p == FeePartyUser || p == FeePartyPlatform }
+
+// CreatePayoutRequest is the body of POST /v2/payouts.
+type CreatePayoutRequest struct {
+	UserID         string   `json:"user_id"`
+	Amount         int64    `json:"amount"`
+	Platform       Platform `json:"platform"`
+	AccountID      string   `json:"account_id,omitempty"`
+	Fund           bool     `json:"fund,omitempty"`
+	IdempotencyKey string   `json:"idempotency_key,omitempty"`
+	Metadata       Metadata `json:"metadata,omitempty"`
+	PayoutFeeParty FeeParty `json:"payout_fee_party,omitempty"`
+	TaxExempt      bool     `json:"tax_exempt,omitempty"`
+}
+
+// TransferFilter narrows GET /v2/transfers.
+type TransferFilter struct {
+	UserID string
+	Type   TransferType
+	Status TransferStatus
+}
