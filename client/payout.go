@@ -1,0 +1,16 @@
+package client
+
+import (
+	"context"
+	"net/http"
+
+	"disburse/payouts"
+)
+
+// CreatePayout sends a user's money out on a rail (POST /v2/payouts) and returns the payout
+// transfer; with Fund set the app first funds the user's wallet. Without an idempotency key the
+// client makes one, so the call is retried safely.
+func (c *Client) CreatePayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Transfer, error) {
+	req.IdempotencyKey = idempotencyKey(req.IdempotencyKey)
+	return call[payouts.Transfer](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "payouts"}, body: req, retry: true})
+}

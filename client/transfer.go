@@ -1,0 +1,38 @@
+package client
+
+import (
+	"context"
+	"iter"
+	"net/http"
+
+	"disburse/payouts"
+)
+
+// CreateTransfer moves money between the app and a user (POST /v2/transfers): a negative amount
+// from the app to the user, a positive one from the user to the app. Without an idempotency key
+// the client makes one, so the call is retried safely.
+func (c *Client) CreateTransfer(ctx context.Context, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
+	req.IdempotencyKey = idempotencyKey(req.IdempotencyKey)
+	return call[payouts.Transfer](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "transfers"}, body: req, retry: true})
+}
+
+// GetTransfer returns one transfer with its transactions (GET /v2/transfers/{id}).
+func (c *Client) GetTransfer(ctx context.Context, id string) (*payouts.Transfer, error) {
+	return call[payouts.Transfer](ctx, c, get("v2", "transfers", id))
+}
+
+// ListTransfers returns one page of transfers, newest first (GET /v2/transfers).
+func (c *Client) ListTransfers(ctx context.Context, page payouts.Page, filter payouts.TransferFilter) (*payouts.List[payouts.Transfer], error) {
+	q := pageQuery(page)
+	setQuery(q, "user_id", filter.UserID)
+	setQuery(q, "type", string(filter.Type))
+	setQuery(q, "status", string(filter.Status))
+	return listPage[payouts.Transfer](ctx, c, q, "v2", "transfers")
+}
+
+// AllTransfers walks every transfer matching filter, newest first.
+func (c *Client) AllTransfers(ctx context.Context, filter payouts.TransferFilter) iter.Seq2[payouts.Transfer, error] {
+	return all(ctx, func(ctx context.Context, p payouts.Page) (*payouts.List[payouts.Transfer], error) {
+		return c.ListTransfers(ctx, p, filter)
+	}, func(t payouts.Transfer) string { return t.ID })
+}
