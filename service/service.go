@@ -1,0 +1,92 @@
+// Package service holds the use cases of the Payout Service: apps, users, payout methods,
+// compliance, transfers and the ledger write path, payouts, payout links and flows. It speaks
+// the vocabulary of package payouts and declares the Store it needs; transports call it, stores
+// implement it.
+package service
+
+import (
+	"context"
+	"crypto/cipher"
+	"log/slog"
+	"time"
+
+	"disburse/payouts"
+)
+
+// Clock tells the time; tests pass one they control.
+type Clock interface{ Now() time.Time }
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns the current time in UTC.
+func (SystemClock) Now() time.Time { return time.Now().UTC() }
+
+// Message is an SMS or email the service sends: verification tokens and payout links.
+type Message struct {
+	AppID   string
+	Channel string // "sms" or "email"
+	To      string // phone number (+CC NUMBER) or email address
+	Subject string
+	Body    string
+}
+
+// Notifier delivers messages. The sandbox notifier keeps them in an inbox a person can read.
+type Notifier interface {
+	Send(ctx context.Context, m Message) error
+}
+
+// Config is what the service needs to know, parsed once by cmd/*.
+type Config struct {
+	// EncryptionKey seals TINs and account numbers at rest (AES-256-GCM, 32 bytes).
+	EncryptionKey []byte
+	// Thresholds1099 maps a calendar year to the payments that require a W-9; years after the
+	// last entry use the last entry's value.
+	Thresholds1099 map[int]payouts.Money
+	// PublicURL is the origin of the hosted pages, used in the link fields of payout links and
+	// flows.
+	PublicURL string
+}
+
+// DefaultThresholds1099 is the IRS reporting threshold: $600 through 2025, $2,000 from 2026.
+func DefaultThresholds1099() map[int]payouts.Money {
+	return map[int]payouts.Money{2025: 600_00, 2026: 2_000_00}
+}
+
+// Service is the Payout Service's use cases.
+type Service struct {
+	store    Store
+	clock    Clock
+	notifier Notifier
+	log      *slog.Logger
+	aead     cipher.AEAD
+	cfg      Config
+}
+
+// New returns a Service on store. clock and notifier may be nil for the system clock and a
+// notifier that drops messages.
+func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logger) (*Service, error) {
+	aead, err := newAEAD(cfg.EncryptionKey)
+	if err != nil {
+		return nil, err
+	}
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	if notifier == nil {
+		notifier = discardNotifier{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if len(cfg.Thresholds1099) == 0 {
+		cfg.Thresholds1099 = DefaultThresholds1099()
+	}
+	return &Service{store: store, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg}, nil
+}
+
+type discardNotifier struct{}
+
+func (discardNotifier) Send(context.Context, Message) error { return nil }
+
+func (s *Service) now() time.Time { return s.clock.Now().UTC() }
