@@ -55,7 +55,7 @@ func DefaultThresholds1099() map[int]payouts.Money {
 
 // Service is the Payout Service's use cases.
 type Service struct {
-	store    Store
+	store    txStore
 	clock    Clock
 	notifier Notifier
 	log      *slog.Logger
@@ -65,7 +65,7 @@ type Service struct {
 
 // New returns a Service on store. clock and notifier may be nil for the system clock and a
 // notifier that drops messages.
-func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logger) (*Service, error) {
+func New[Q Queries](store Store[Q], cfg Config, clock Clock, notifier Notifier, log *slog.Logger) (*Service, error) {
 	aead, err := newAEAD(cfg.EncryptionKey)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 	if len(cfg.Thresholds1099) == 0 {
 		cfg.Thresholds1099 = DefaultThresholds1099()
 	}
-	return &Service{store: store, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg}, nil
+	return &Service{store: anyStore[Q]{store}, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg}, nil
 }
 
 type discardNotifier struct{}

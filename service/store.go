@@ -10,10 +10,23 @@ import (
 
 // Store is what the service needs of a database. Reads run outside any transaction; InTx runs
 // fn in one write transaction that takes the write lock at its start (SQLite) or row locks as it
-// goes (PostgreSQL), so a money movement is all or nothing.
-type Store interface {
+// goes (PostgreSQL), so a money movement is all or nothing. Q is the store's own transaction
+// type, so a store implements this without importing the service.
+type Store[Q Queries] interface {
+	Queries
+	InTx(ctx context.Context, fn func(q Q) error) error
+}
+
+// txStore is a Store with its transaction type forgotten, as the service holds it.
+type txStore interface {
 	Queries
 	InTx(ctx context.Context, fn func(q Queries) error) error
+}
+
+type anyStore[Q Queries] struct{ Store[Q] }
+
+func (s anyStore[Q]) InTx(ctx context.Context, fn func(q Queries) error) error {
+	return s.Store.InTx(ctx, func(q Q) error { return fn(q) })
 }
 
 // Queries are the statements of the store. A row that does not exist, or belongs to another app,
