@@ -1,0 +1,199 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"disburse/api"
+	"disburse/internal/payoutd"
+)
+
+// config is everything payoutd was told, validated.
+type config struct {
+	service   payoutd.Config
+	logFormat string // "text" or "json"
+	logLevel  slog.Level
+}
+
+// usageError is a mistake on the command line; it exits with status 2.
+type usageError struct{ error }
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// flags are the raw values of the command line and environment, before validation.
+type flags struct {
+	addr, db, publicURL, encryptionKey string
+	bodyLimit, trustedProxies          string
+	frameAncestors, shutdownTimeout    string
+	logFormat, logLevel                string
+}
+
+// register adds the flags every subcommand shares (the database, its key and logging); serve
+// adds the HTTP ones. Defaults come from DISBURSE_* variables, so a flag given wins over them.
+func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve bool) {
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	fs.StringVar(&f.db, "db", env("DISBURSE_DB", payoutd.DefaultDB),
+		"SQLite file path or postgres:// URL (DISBURSE_DB)")
+	fs.StringVar(&f.encryptionKey, "encryption-key", env("DISBURSE_ENCRYPTION_KEY", ""),
+		"32-byte key sealing secrets at rest, hex or base64 (DISBURSE_ENCRYPTION_KEY); required with PostgreSQL; "+
+			"on SQLite, when absent, one is generated and kept in <db>.key")
+	fs.StringVar(&f.logFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"),
+		"log format: text (development) or json (production) (DISBURSE_LOG_FORMAT)")
+	fs.StringVar(&f.logLevel, "log-level", env("DISBURSE_LOG_LEVEL", "info"),
+		"log level: debug, info, warn or error (DISBURSE_LOG_LEVEL)")
+	if !serve {
+		return
+	}
+	fs.StringVar(&f.addr, "addr", env("DISBURSE_API_ADDR", payoutd.DefaultAddr),
+		"listen address; the API is under /api/v2 (DISBURSE_API_ADDR)")
+	fs.StringVar(&f.publicURL, "public-url", env("DISBURSE_PUBLIC_URL", ""),
+		"origin of the hosted pages, used in payout link and flow links; default http://ADDR (DISBURSE_PUBLIC_URL)")
+	fs.StringVar(&f.bodyLimit, "body-limit", env("DISBURSE_BODY_LIMIT", strconv.Itoa(api.DefaultBodyLimit)),
+		"largest request body: bytes, or a number with KiB or MiB (DISBURSE_BODY_LIMIT)")
+	fs.StringVar(&f.trustedProxies, "trusted-proxies", env("DISBURSE_TRUSTED_PROXIES", ""),
+		"comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed (DISBURSE_TRUSTED_PROXIES)")
+	fs.StringVar(&f.frameAncestors, "frame-ancestors", env("DISBURSE_FRAME_ANCESTORS", ""),
+		"comma-separated origins allowed to embed the hosted pages in an iframe (DISBURSE_FRAME_ANCESTORS)")
+	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
+		"how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)")
+}
+
+// config validates the values and builds the configuration.
+func (f *flags) config() (config, error) {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	cfg := config{service: payoutd.Config{
+		Addr:           f.addr,
+		DB:             strings.TrimSpace(f.db),
+		PublicURL:      strings.TrimRight(f.publicURL, "/"),
+		TrustedProxies: list(f.trustedProxies),
+		FrameAncestors: list(f.frameAncestors),
+	}}
+	if cfg.service.DB == "" {
+		bad("--db: must name a SQLite file or a postgres:// URL")
+	}
+	if f.addr != "" {
+		if _, _, err := net.SplitHostPort(f.addr); err != nil {
+			bad("--addr %q: want host:port", f.addr)
+		}
+	}
+	if u := cfg.service.PublicURL; u != "" {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			bad("--public-url %q: want an http:// or https:// origin", u)
+		}
+	}
+	if f.encryptionKey != "" {
+		key, err := payoutd.ParseKey(f.encryptionKey)
+		if err != nil {
+			bad("--encryption-key: %v", err)
+		}
+		cfg.service.EncryptionKey = key
+	}
+	if f.bodyLimit != "" {
+		n, err := parseSize(f.bodyLimit)
+		if err != nil {
+			bad("--body-limit %q: %v", f.bodyLimit, err)
+		}
+		cfg.service.BodyLimit = n
+	}
+	for _, p := range cfg.service.TrustedProxies {
+		if _, err := netip.ParseAddr(p); err != nil {
+			if _, err := netip.ParsePrefix(p); err != nil {
+				bad("--trusted-proxies: %q is not an IP or CIDR", p)
+			}
+		}
+	}
+	if f.shutdownTimeout != "" {
+		d, err := time.ParseDuration(f.shutdownTimeout)
+		if err != nil || d <= 0 {
+			bad("--shutdown-timeout %q: want a positive duration like 10s", f.shutdownTimeout)
+		}
+		cfg.service.ShutdownTimeout = d
+	}
+	switch f.logFormat {
+	case "text", "json":
+		cfg.logFormat = f.logFormat
+	default:
+		bad("--log-format %q: want text or json", f.logFormat)
+	}
+	if err := cfg.logLevel.UnmarshalText([]byte(f.logLevel)); err != nil {
+		bad("--log-level %q: want debug, info, warn or error", f.logLevel)
+	}
+	if len(problems) > 0 {
+		return config{}, usageError{errors.New(strings.Join(problems, "; "))}
+	}
+	return cfg, nil
+}
+
+// logger writes to w in the configured format.
+func (c config) logger(w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.logLevel}
+	if c.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// list splits a comma-separated value, dropping blanks.
+func list(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// parseSize reads a byte count: 1048576, 512KiB, 1MiB.
+func parseSize(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	mult := 1
+	for suffix, m := range map[string]int{"KiB": 1 << 10, "MiB": 1 << 20} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			s, mult = strings.TrimSpace(n), m
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 || n > (1<<30)/mult {
+		return 0, errors.New("want a positive size up to 1GiB, in bytes or with KiB or MiB")
+	}
+	return n * mult, nil
+}
+
+// parseArgs parses args with fs, letting flags come before, between or after the positional
+// arguments (payoutd apps create NAME --json), and returns the positional ones.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

@@ -1,0 +1,40 @@
+// Command payoutd runs the Payout Service: the /v2 JSON API under /api and the hosted pages
+// under /, on SQLite (default ./data/disburse.db) or PostgreSQL.
+//
+//	payoutd [flags]                       serve
+//	payoutd apps create NAME [--json]     create an app and print its credentials once
+//
+// Every flag has a DISBURSE_* environment variable; a flag given on the command line wins.
+// On first start, with no app in the database, payoutd creates the app "Default" and prints its
+// credentials once.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "payoutd:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// run is payoutd with its inputs passed in, so tests can run it in-process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "apps" {
+		return runApps(ctx, args[1:], getenv, stdout)
+	}
+	cfg, err := parseConfig(args, getenv, stdout)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, cfg, stdout)
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+
+	"disburse/internal/payoutd"
+	"disburse/payouts"
+)
+
+// parseConfig reads the serve command line.
+func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (config, error) {
+	fs := flag.NewFlagSet("payoutd", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.Usage = func() {
+		fmt.Fprintln(stdout, "Usage: payoutd [flags]\n       payoutd apps create NAME [--json] [--db DB]\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	var f flags
+	f.register(fs, getenv, true)
+	if err := fs.Parse(args); err != nil {
+		return config{}, flagError(err)
+	}
+	if fs.NArg() > 0 {
+		return config{}, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return f.config()
+}
+
+// flagError keeps -h from counting as a failure.
+func flagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return usageError{err}
+}
+
+// serve runs the Payout Service until ctx ends. On a database without apps it first creates
+// the app "Default" and prints its credentials, which are never shown again.
+func serve(ctx context.Context, cfg config, stdout io.Writer) error {
+	log := cfg.logger(stdout)
+	srv, err := payoutd.New(ctx, cfg.service, log)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	creds, created, err := srv.EnsureApp(ctx, "Default")
+	if err != nil {
+		return fmt.Errorf("create the first app: %w", err)
+	}
+	if created {
+		fmt.Fprintln(stdout, "Created the first app. Its API key is shown only this once:")
+		printCredentials(stdout, creds)
+	}
+
+	ln, err := net.Listen("tcp", srv.Config().Addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "payoutd: API at http://%s/api/v2, hosted pages at %s\n", ln.Addr(), srv.Config().PublicURL)
+	err = srv.Serve(ctx, ln)
+	log.Info("payoutd stopped")
+	return err
+}
+
+func printCredentials(w io.Writer, c payouts.Credentials) {
+	fmt.Fprintf(w, "  app:       %s (%s)\n  client_id: %s\n  api_key:   %s\n", c.Name, c.AppID, c.ClientID, c.APIKey)
+}

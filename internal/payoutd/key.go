@@ -1,0 +1,97 @@
+package payoutd
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"disburse/sqldb"
+)
+
+// KeySize is the length of the encryption key: AES-256.
+const KeySize = 32
+
+// ParseKey reads an encryption key written as 64 hex digits or as base64 (standard or URL
+// alphabet, padded or not) of 32 bytes.
+func ParseKey(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if len(s) == 2*KeySize {
+		if k, err := hex.DecodeString(s); err == nil {
+			return k, nil
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if k, err := enc.DecodeString(s); err == nil {
+			if len(k) != KeySize {
+				return nil, fmt.Errorf("encryption key: %d bytes, want %d", len(k), KeySize)
+			}
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("encryption key: want %d bytes written as hex or base64", KeySize)
+}
+
+// KeyFile is where payoutd keeps the generated encryption key of a SQLite database: beside it.
+func KeyFile(db string) string { return db + ".key" }
+
+// encryptionKey returns the key to seal secrets with: the configured one, or for SQLite the one
+// kept in KeyFile(db), generated on first use. PostgreSQL runs in production, where a key
+// written to some machine's disk would be lost or copied: it must be configured.
+func encryptionKey(cfg Config) ([]byte, error) {
+	if len(cfg.EncryptionKey) > 0 {
+		if len(cfg.EncryptionKey) != KeySize {
+			return nil, fmt.Errorf("encryption key: %d bytes, want %d", len(cfg.EncryptionKey), KeySize)
+		}
+		return cfg.EncryptionKey, nil
+	}
+	if sqldb.IsPostgresDSN(cfg.DB) {
+		return nil, errors.New("an encryption key is required with PostgreSQL: set --encryption-key or DISBURSE_ENCRYPTION_KEY (32 bytes, hex or base64)")
+	}
+	return loadOrCreateKeyFile(KeyFile(cfg.DB))
+}
+
+func loadOrCreateKeyFile(path string) ([]byte, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		k, err := ParseKey(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return k, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	key := make([]byte, KeySize)
+	rand.Read(key)
+	// Written aside and linked into place, so that a process starting beside us at the same
+	// moment never reads a half-written key, and the first link wins for both.
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return nil, fmt.Errorf("create encryption key file: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(base64.StdEncoding.EncodeToString(key) + "\n")
+	if err == nil {
+		err = tmp.Chmod(0o600)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write encryption key file: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+		return loadOrCreateKeyFile(path)
+	} else if err != nil {
+		return nil, fmt.Errorf("write encryption key file: %w", err)
+	}
+	return key, nil
+}

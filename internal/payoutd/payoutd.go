@@ -1,0 +1,186 @@
+// Package payoutd wires the Payout Service process: store -> service -> the /v2 API (under /api)
+// and the hosted pages (under /), in one Fiber app. cmd/payoutd runs it alone, cmd/dashboard
+// embeds it when no API URL is configured, and tests start it in-process.
+//
+// Secrets at rest (TINs, account numbers) are sealed with Config.EncryptionKey. When none is
+// configured and the database is SQLite, a key is generated once and kept in a 0600 file beside
+// the database, KeyFile(db) ("<db>.key"): keep it with the database, since the sealed data
+// cannot be read without it. PostgreSQL requires a configured key.
+package payoutd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"disburse/api"
+	"disburse/payouts"
+	"disburse/service"
+	"disburse/store"
+)
+
+// Defaults of Config.
+const (
+	DefaultAddr            = "127.0.0.1:8081"
+	DefaultDB              = "./data/disburse.db"
+	DefaultShutdownTimeout = 10 * time.Second
+)
+
+// Config is what the Payout Service process needs, parsed once by cmd/* and passed down.
+type Config struct {
+	// Addr is where ListenAndServe listens.
+	Addr string
+	// DB is a SQLite file path or a postgres:// URL.
+	DB string
+	// PublicURL is the origin payees reach the hosted pages at, written into the link fields of
+	// payout links and flows; default http://Addr.
+	PublicURL string
+	// EncryptionKey seals secrets at rest: 32 bytes (see ParseKey). See the package doc for
+	// what happens when it is empty.
+	EncryptionKey []byte
+	// BodyLimit is the largest request body in bytes (default api.DefaultBodyLimit).
+	BodyLimit int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed.
+	TrustedProxies []string
+	// FrameAncestors are the origins allowed to embed the hosted pages in an iframe (CSP
+	// frame-ancestors), for the hosted pages.
+	FrameAncestors []string
+	// ShutdownTimeout bounds the wait for requests in flight when Serve's context ends.
+	ShutdownTimeout time.Duration
+
+	// Clock and Notifier replace the wall clock and the service's notifier; tests set them.
+	Clock    service.Clock
+	Notifier service.Notifier
+}
+
+func (cfg Config) withDefaults() Config {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.DB == "" {
+		cfg.DB = DefaultDB
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + cfg.Addr
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	return cfg
+}
+
+// Server is a running Payout Service: its store, its service and its HTTP app.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	store   *store.Store
+	service *service.Service
+	app     *fiber.App
+}
+
+// New opens the database (migrating it), builds the service and the HTTP app. Close releases
+// what it opened.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	st, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	srv, err := build(cfg, log, st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return srv, nil
+}
+
+func build(cfg Config, log *slog.Logger, st *store.Store) (*Server, error) {
+	key, err := encryptionKey(cfg)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := service.New(st, service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL},
+		cfg.Clock, cfg.Notifier, log.With("component", "service"))
+	if err != nil {
+		return nil, err
+	}
+	httpCfg := api.Config{BodyLimit: cfg.BodyLimit, TrustedProxies: cfg.TrustedProxies}
+	app := fiber.New(httpCfg.FiberConfig())
+	app.Mount("/api", api.New(svc, httpCfg, log.With("component", "api")))
+	return &Server{cfg: cfg, log: log, store: st, service: svc, app: app}, nil
+}
+
+// Service is the Payout Service's use cases.
+func (s *Server) Service() *service.Service { return s.service }
+
+// Store is the database.
+func (s *Server) Store() *store.Store { return s.store }
+
+// App is the HTTP app: the API under /api, the hosted pages under /. Tests may drive it with
+// App().Test.
+func (s *Server) App() *fiber.App { return s.app }
+
+// Config is the configuration in effect, defaults filled in.
+func (s *Server) Config() Config { return s.cfg }
+
+// Serve answers HTTP on ln until ctx ends, then stops taking requests, lets those in flight
+// finish (up to ShutdownTimeout) and returns nil. It does not close the store: Close does.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.app.Listener(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	if err := s.app.ShutdownWithTimeout(s.cfg.ShutdownTimeout); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// ListenAndServe listens on Config.Addr and serves until ctx ends, as Serve.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	s.log.Info("payoutd listening", "addr", ln.Addr().String(), "api", "http://"+ln.Addr().String()+"/api/v2")
+	return s.Serve(ctx, ln)
+}
+
+// CreateApp makes an app with fresh API credentials; the key is shown only now.
+func (s *Server) CreateApp(ctx context.Context, name string) (payouts.Credentials, error) {
+	return s.service.CreateApp(ctx, name)
+}
+
+// EnsureApp creates an app called name when there is none yet and returns its credentials with
+// created = true. When apps exist it returns created = false and the first app's id and name
+// only: its API key was shown when it was made and cannot be shown again.
+func (s *Server) EnsureApp(ctx context.Context, name string) (creds payouts.Credentials, created bool, err error) {
+	apps, err := s.service.Apps(ctx)
+	if err != nil {
+		return payouts.Credentials{}, false, err
+	}
+	if len(apps) > 0 {
+		return payouts.Credentials{AppID: apps[0].ID, Name: apps[0].Name}, false, nil
+	}
+	creds, err = s.CreateApp(ctx, name)
+	return creds, err == nil, err
+}
+
+// Close closes the database.
+func (s *Server) Close() error { return s.store.Close() }
