@@ -65,6 +65,8 @@ func fromFiber(c *fiber.Ctx, fe *fiber.Error) (int, *payouts.Error) {
 	switch fe.Code {
 	case fiber.StatusNotFound:
 		return fe.Code, payouts.Errorf(payouts.ENotFound, "No endpoint %s %s.", c.Method(), c.Path())
+	case fiber.StatusMethodNotAllowed:
+		return fe.Code, payouts.Errorf(payouts.EInvalidInput, "%s is not allowed on %s.", c.Method(), c.Path())
 	case fiber.StatusRequestEntityTooLarge, fiber.StatusRequestHeaderFieldsTooLarge:
 		return fe.Code, payouts.Errorf(payouts.ETooLarge, "The request is too large.")
 	case fiber.StatusTooManyRequests:

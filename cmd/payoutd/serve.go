@@ -69,5 +69,5 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 }
 
 func printCredentials(w io.Writer, c payouts.Credentials) {
-	fmt.Fprintf(w, "  app:       %s (%s)\n  client_id: %s\n  api_key:   %s\n", c.Name, c.AppID, c.ClientID, c.APIKey)
+	fmt.Fprintf(w, "  name:      %s\n  id:        %s\n  client_id: %s\n  api_key:   %s\n", c.Name, c.AppID, c.ClientID, c.APIKey)
 }

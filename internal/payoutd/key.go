@@ -53,6 +53,10 @@ func encryptionKey(cfg Config) ([]byte, error) {
 	if sqldb.IsPostgresDSN(cfg.DB) {
 		return nil, errors.New("an encryption key is required with PostgreSQL: set --encryption-key or DISBURSE_ENCRYPTION_KEY (32 bytes, hex or base64)")
 	}
+	// The database's folder may not exist yet: the store creates it the same way.
+	if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
+		return nil, fmt.Errorf("create database folder: %w", err)
+	}
 	return loadOrCreateKeyFile(KeyFile(cfg.DB))
 }
 

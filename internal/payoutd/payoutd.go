@@ -92,11 +92,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	key, err := encryptionKey(cfg)
+	if err != nil {
+		return nil, err
+	}
 	st, err := store.Open(ctx, cfg.DB)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	srv, err := build(cfg, log, st)
+	srv, err := build(cfg, log, st, key)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -104,11 +108,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	return srv, nil
 }
 
-func build(cfg Config, log *slog.Logger, st *store.Store) (*Server, error) {
-	key, err := encryptionKey(cfg)
-	if err != nil {
-		return nil, err
-	}
+func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, error) {
 	svc, err := service.New(st, service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL},
 		cfg.Clock, cfg.Notifier, log.With("component", "service"))
 	if err != nil {
@@ -135,9 +135,11 @@ func (s *Server) Config() Config { return s.cfg }
 
 // Serve answers HTTP on ln until ctx ends, then stops taking requests, lets those in flight
 // finish (up to ShutdownTimeout) and returns nil. It does not close the store: Close does.
+// Connections close gracefully (see lingerListener), so a client whose body is over the limit
+// reads its 413.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
-	go func() { errc <- s.app.Listener(ln) }()
+	go func() { errc <- s.app.Listener(lingerListener{ln}) }()
 	select {
 	case err := <-errc:
 		return err

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"disburse/api"
+	"disburse/internal/payoutd"
+)
+
+// env returns a getenv reading from vars.
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// started is payoutd running in the background.
+type started struct {
+	lines  chan string // every line payoutd writes to stdout
+	done   chan error  // run's result
+	cancel context.CancelFunc
+}
+
+// start runs payoutd with args until the test ends.
+func start(t *testing.T, args ...string) *started {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	s := &started{lines: make(chan string, 1000), done: make(chan error, 1), cancel: cancel}
+	go func() {
+		err := run(ctx, args, env(nil), pw)
+		pw.Close()
+		s.done <- err
+	}()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		for range s.lines {
+		}
+	})
+	return s
+}
+
+var listening = regexp.MustCompile(`^payoutd: API at (http://\S+)/v2,`)
+
+// waitListening reads stdout up to the line that says where the API is, and returns the lines
+// before it and the API's base URL.
+func (s *started) waitListening(t *testing.T) (before []string, base string) {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				t.Fatalf("payoutd exited before listening: %v\n%s", <-s.done, strings.Join(before, "\n"))
+			}
+			if m := listening.FindStringSubmatch(line); m != nil {
+				return before, m[1]
+			}
+			before = append(before, line)
+		case <-timeout:
+			t.Fatalf("payoutd did not say where it listens; it wrote:\n%s", strings.Join(before, "\n"))
+		}
+	}
+}
+
+// stop ends payoutd as SIGINT would and checks it exits cleanly.
+func (s *started) stop(t *testing.T) {
+	t.Helper()
+	s.cancel()
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Errorf("run after shutdown: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("payoutd did not stop")
+	}
+}
+
+var credentialLine = regexp.MustCompile(`^\s+(name|id|client_id|api_key):\s+(.*)$`)
+
+func getApp(t *testing.T, base, appID, clientID, apiKey string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/v2/apps/"+appID, nil)
+	req.SetBasicAuth(clientID, apiKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET app: %v", err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestRunFirstStartPrintsCredentialsAndServes(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "data", "disburse.db")
+	p := start(t, "--addr", "127.0.0.1:0", "--db", db)
+	before, base := p.waitListening(t)
+
+	creds := map[string]string{}
+	for _, line := range before {
+		if m := credentialLine.FindStringSubmatch(line); m != nil {
+			creds[m[1]] = m[2]
+		}
+	}
+	appID := creds["id"]
+	if creds["client_id"] == "" || creds["api_key"] == "" || appID == "" {
+		t.Fatalf("first start printed no credentials:\n%s", strings.Join(before, "\n"))
+	}
+	if status := getApp(t, base, appID, creds["client_id"], creds["api_key"]); status != http.StatusOK {
+		t.Errorf("GET app with the printed credentials: %d, want 200", status)
+	}
+	if status := getApp(t, base, appID, creds["client_id"], "wrong"); status != http.StatusUnauthorized {
+		t.Errorf("GET app with a wrong key: %d, want 401", status)
+	}
+	p.stop(t)
+
+	// The second start finds the app and shows no key.
+	p = start(t, "--addr", "127.0.0.1:0", "--db", db)
+	before, base = p.waitListening(t)
+	for _, line := range before {
+		if strings.Contains(line, creds["api_key"]) || credentialLine.MatchString(line) {
+			t.Errorf("second start printed credentials again: %q", line)
+		}
+	}
+	if status := getApp(t, base, appID, creds["client_id"], creds["api_key"]); status != http.StatusOK {
+		t.Errorf("GET app after a restart: %d, want 200", status)
+	}
+	p.stop(t)
+}
+
+func TestRunAppsCreateJSON(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "disburse.db")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"apps", "create", "Acme Payouts", "--json", "--db", db}, env(nil), &out); err != nil {
+		t.Fatalf("apps create: %v", err)
+	}
+	var got map[string]string
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("apps create --json printed %q: %v", out.String(), err)
+	}
+	for _, k := range []string{"id", "name", "client_id", "api_key"} {
+		if got[k] == "" {
+			t.Errorf("apps create --json: no %q in %s", k, out.String())
+		}
+	}
+	if len(got) != 4 || got["name"] != "Acme Payouts" {
+		t.Errorf("apps create --json = %s, want exactly id, name (Acme Payouts), client_id, api_key", out.String())
+	}
+
+	// The service on the same database accepts the new app's credentials, and creates no
+	// "Default" app since one exists.
+	p := start(t, "--addr", "127.0.0.1:0", "--db", db)
+	before, base := p.waitListening(t)
+	if len(before) > 0 && strings.Contains(strings.Join(before, "\n"), "api_key") {
+		t.Errorf("payoutd created another app although one existed:\n%s", strings.Join(before, "\n"))
+	}
+	if status := getApp(t, base, got["id"], got["client_id"], got["api_key"]); status != http.StatusOK {
+		t.Errorf("GET app with the created credentials: %d, want 200", status)
+	}
+	p.stop(t)
+}
+
+func TestRunAppsCreateText(t *testing.T) {
+	var out bytes.Buffer
+	db := filepath.Join(t.TempDir(), "disburse.db")
+	if err := run(context.Background(), []string{"apps", "create", "--db", db, "Acme"}, env(nil), &out); err != nil {
+		t.Fatalf("apps create: %v", err)
+	}
+	if !strings.Contains(out.String(), "api_key:") || !strings.Contains(out.String(), "Acme") {
+		t.Errorf("apps create printed %q, want the credentials", out.String())
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	key := strings.Repeat("ab", 32)
+	tests := []struct {
+		name  string
+		args  []string
+		vars  map[string]string
+		check func(t *testing.T, c config)
+	}{
+		{"defaults", nil, nil, func(t *testing.T, c config) {
+			if c.service.Addr != "127.0.0.1:8081" || c.service.DB != "./data/disburse.db" {
+				t.Errorf("addr %q, db %q", c.service.Addr, c.service.DB)
+			}
+			if c.service.BodyLimit != api.DefaultBodyLimit || c.logFormat != "text" {
+				t.Errorf("body limit %d, log format %q", c.service.BodyLimit, c.logFormat)
+			}
+			if c.service.EncryptionKey != nil {
+				t.Errorf("a key without configuration: %x", c.service.EncryptionKey)
+			}
+		}},
+		{"environment", nil, map[string]string{
+			"DISBURSE_API_ADDR": "0.0.0.0:9000", "DISBURSE_DB": "postgres://u@db/disburse",
+			"DISBURSE_PUBLIC_URL": "https://pay.example.com/", "DISBURSE_ENCRYPTION_KEY": key,
+			"DISBURSE_BODY_LIMIT": "2MiB", "DISBURSE_LOG_FORMAT": "json",
+			"DISBURSE_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.1", "DISBURSE_FRAME_ANCESTORS": "https://a.example, https://b.example",
+		}, func(t *testing.T, c config) {
+			s := c.service
+			if s.Addr != "0.0.0.0:9000" || s.DB != "postgres://u@db/disburse" || s.PublicURL != "https://pay.example.com" {
+				t.Errorf("addr %q, db %q, public url %q", s.Addr, s.DB, s.PublicURL)
+			}
+			if len(s.EncryptionKey) != payoutd.KeySize || s.BodyLimit != 2<<20 || c.logFormat != "json" {
+				t.Errorf("key %x, body limit %d, log format %q", s.EncryptionKey, s.BodyLimit, c.logFormat)
+			}
+			if len(s.TrustedProxies) != 2 || len(s.FrameAncestors) != 2 {
+				t.Errorf("trusted proxies %q, frame ancestors %q", s.TrustedProxies, s.FrameAncestors)
+			}
+		}},
+		{"flags win over the environment", []string{"--addr", "127.0.0.1:7000", "--db", "x.db", "--body-limit", "4096"},
+			map[string]string{"DISBURSE_API_ADDR": "0.0.0.0:9000", "DISBURSE_DB": "y.db", "DISBURSE_BODY_LIMIT": "1"},
+			func(t *testing.T, c config) {
+				if c.service.Addr != "127.0.0.1:7000" || c.service.DB != "x.db" || c.service.BodyLimit != 4096 {
+					t.Errorf("addr %q, db %q, body limit %d", c.service.Addr, c.service.DB, c.service.BodyLimit)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, env(tt.vars), io.Discard)
+			if err != nil {
+				t.Fatalf("parseConfig: %v", err)
+			}
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestParseConfigRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		vars map[string]string
+	}{
+		{"address without port", []string{"--addr", "localhost"}, nil},
+		{"public URL without scheme", []string{"--public-url", "pay.example.com"}, nil},
+		{"short key", []string{"--encryption-key", "abcd"}, nil},
+		{"zero body limit", []string{"--body-limit", "0"}, nil},
+		{"body limit in the environment", nil, map[string]string{"DISBURSE_BODY_LIMIT": "lots"}},
+		{"log format", []string{"--log-format", "xml"}, nil},
+		{"log level", []string{"--log-level", "loud"}, nil},
+		{"trusted proxy", []string{"--trusted-proxies", "proxy.local"}, nil},
+		{"shutdown timeout", []string{"--shutdown-timeout", "-1s"}, nil},
+		{"unknown flag", []string{"--port", "80"}, nil},
+		{"stray argument", []string{"serve"}, nil},
+		{"empty database", []string{"--db", " "}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseConfig(tt.args, env(tt.vars), io.Discard)
+			if err == nil {
+				t.Fatal("parseConfig accepted it")
+			}
+			if exitCode(err) != 2 {
+				t.Errorf("exit code %d for %v, want 2 (usage)", exitCode(err), err)
+			}
+		})
+	}
+}
+
+func TestRunRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"PostgreSQL without a key", []string{"--db", "postgres://nobody@127.0.0.1:1/none"}, "encryption key is required"},
+		{"apps without create", []string{"apps", "list"}, "usage"},
+		{"apps create without a name", []string{"apps", "create"}, "usage"},
+		{"apps create with two names", []string{"apps", "create", "a", "b"}, "usage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(context.Background(), tt.args, env(nil), io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("run(%q) = %v, want an error saying %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
