@@ -87,3 +87,30 @@ type IdempotencyRecord struct {
 	ResourceID  string // set when the first request finished
 	Created     time.Time
 }
+
+// PayoutLinkRecord is a payout link as stored.
+type PayoutLinkRecord struct {
+	PayoutLink
+	AppID           string
+	Seq             int64
+	ForceCompliance bool
+	Updated         time.Time
+}
+
+// FlowRecord is a hosted flow as stored.
+type FlowRecord struct {
+	Flow
+	AppID string
+	Seq   int64
+}
+
+// MessageRecord is an SMS or email the sandbox notifier kept instead of sending.
+type MessageRecord struct {
+	ID      int64
+	AppID   string
+	Channel string // sms, voice or email
+	To      string
+	Subject string
+	Body    string
+	Created time.Time
+}

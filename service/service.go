@@ -46,6 +46,14 @@ type Config struct {
 	// PublicURL is the origin of the hosted pages, used in the link fields of payout links and
 	// flows.
 	PublicURL string
+	// Fees is the fee per payout on each platform; a platform not listed is free.
+	Fees map[payouts.Platform]payouts.Money
+	// DefaultFeeParty pays the fee when a request names no party.
+	DefaultFeeParty payouts.FeeParty
+	// Rails moves payouts out, per platform; nil means the sandbox rails with the delays below.
+	Rails map[payouts.Platform]Rail
+	// SandboxDelay and SandboxACHDelay are how long sandbox payouts take to settle.
+	SandboxDelay, SandboxACHDelay time.Duration
 }
 
 // DefaultThresholds1099 is the IRS reporting threshold: $600 through 2025, $2,000 from 2026.
@@ -63,8 +71,8 @@ type Service struct {
 	cfg      Config
 }
 
-// New returns a Service on store. clock and notifier may be nil for the system clock and a
-// notifier that drops messages.
+// New returns a Service on store. clock and notifier may be nil for the system clock and the
+// sandbox inbox.
 func New[Q Queries](store Store[Q], cfg Config, clock Clock, notifier Notifier, log *slog.Logger) (*Service, error) {
 	aead, err := newAEAD(cfg.EncryptionKey)
 	if err != nil {
@@ -73,20 +81,32 @@ func New[Q Queries](store Store[Q], cfg Config, clock Clock, notifier Notifier, 
 	if clock == nil {
 		clock = SystemClock{}
 	}
-	if notifier == nil {
-		notifier = discardNotifier{}
-	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Fees == nil {
+		cfg.Fees = DefaultFees()
+	}
+	if cfg.DefaultFeeParty == "" {
+		cfg.DefaultFeeParty = payouts.FeePartyPlatform
+	}
+	if cfg.SandboxDelay == 0 {
+		cfg.SandboxDelay = 5 * time.Second
+	}
+	if cfg.SandboxACHDelay == 0 {
+		cfg.SandboxACHDelay = 20 * time.Second
+	}
+	if cfg.Rails == nil {
+		cfg.Rails = SandboxRails(clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
 	}
 	if len(cfg.Thresholds1099) == 0 {
 		cfg.Thresholds1099 = DefaultThresholds1099()
 	}
-	return &Service{store: anyStore[Q]{store}, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg}, nil
+	st := anyStore[Q]{store}
+	if notifier == nil {
+		notifier = inbox{store: st, clock: clock}
+	}
+	return &Service{store: st, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg}, nil
 }
-
-type discardNotifier struct{}
-
-func (discardNotifier) Send(context.Context, Message) error { return nil }
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC() }

@@ -53,6 +53,7 @@ type Queries interface {
 	GetUser(ctx context.Context, appID, id string) (*payouts.UserRecord, error)
 	ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) ([]payouts.UserRecord, bool, error)
 	UpdateUser(ctx context.Context, u *payouts.UserRecord) error
+	FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (*payouts.UserRecord, error)
 	DeleteUser(ctx context.Context, appID, id string, at time.Time) error
 
 	// Verification tokens
@@ -74,9 +75,31 @@ type Queries interface {
 	CreateTransfer(ctx context.Context, t *payouts.TransferRecord) error
 	GetTransfer(ctx context.Context, appID, id string) (*payouts.TransferRecord, error)
 	UpdateTransfer(ctx context.Context, t *payouts.TransferRecord, from payouts.TransferStatus) error
+	// ClaimDuePayout locks and returns one pending payout whose settle time has come, skipping
+	// rows other workers hold; none is payouts.ErrNoRecord.
+	ClaimDuePayout(ctx context.Context, now time.Time) (*payouts.TransferRecord, error)
 	ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) ([]payouts.TransferRecord, bool, error)
 	GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error)
 	ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error)
+
+	// Payout links
+	CreatePayoutLink(ctx context.Context, l *payouts.PayoutLinkRecord) error
+	GetPayoutLink(ctx context.Context, appID, id string) (*payouts.PayoutLinkRecord, error)
+	PayoutLinkByID(ctx context.Context, id string) (*payouts.PayoutLinkRecord, error)
+	UpdatePayoutLink(ctx context.Context, l *payouts.PayoutLinkRecord, from payouts.PayoutLinkStatus) error
+	ListPayoutLinks(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutLinkFilter) ([]payouts.PayoutLinkRecord, bool, error)
+	ClaimDueDelivery(ctx context.Context, now time.Time) (*payouts.PayoutLinkRecord, error)
+
+	// Flows
+	CreateFlow(ctx context.Context, f *payouts.FlowRecord) error
+	GetFlow(ctx context.Context, appID, id string) (*payouts.FlowRecord, error)
+	FlowByID(ctx context.Context, id string) (*payouts.FlowRecord, error)
+	UpdateFlow(ctx context.Context, f *payouts.FlowRecord) error
+	ListFlows(ctx context.Context, appID string, page payouts.Page) ([]payouts.FlowRecord, bool, error)
+
+	// Sandbox inbox
+	SaveMessage(ctx context.Context, m *payouts.MessageRecord) error
+	ListMessages(ctx context.Context, appID string, limit int) ([]payouts.MessageRecord, error)
 
 	// Idempotency
 	ClaimIdempotencyKey(ctx context.Context, k *payouts.IdempotencyRecord) (*payouts.IdempotencyRecord, error)

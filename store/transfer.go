@@ -85,3 +85,15 @@ func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.
 	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (payouts.TransferRecord, error) { return scanTransfer(r) })
 }
+
+// ClaimDuePayout locks and returns one pending payout whose settle time has come, skipping rows
+// other workers hold; none is payouts.ErrNoRecord.
+func (q *Queries) ClaimDuePayout(ctx context.Context, now time.Time) (*payouts.TransferRecord, error) {
+	t, err := scanTransfer(q.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers
+		WHERE status = ? AND type = ? AND settle_at <= ? ORDER BY settle_at LIMIT 1`+q.skipLocked(),
+		payouts.TransferPending, payouts.TransferPayout, sqldb.Micros(now)))
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}

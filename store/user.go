@@ -164,3 +164,15 @@ func (q *Queries) DeleteVerification(ctx context.Context, appID, userID string) 
 	_, err := q.exec(ctx, `DELETE FROM verifications WHERE app_id = ? AND user_id = ?`, appID, userID)
 	return err
 }
+
+// FindUserByContact reads the app's user with this phone number, or else with this email.
+func (q *Queries) FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (*payouts.UserRecord, error) {
+	u, err := scanUser(q.queryRow(ctx, userSelect+` WHERE u.app_id = ? AND u.deleted_at IS NULL
+		AND ((u.country_code = ? AND u.phone_number = ?) OR u.email_key = ?)
+		ORDER BY CASE WHEN u.phone_number = ? THEN 0 ELSE 1 END, u.seq LIMIT 1`,
+		appID, countryCode, phone, strings.ToLower(email), phone))
+	if err != nil {
+		return nil, err
+	}
+	return &u, nil
+}

@@ -1,0 +1,79 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"disburse/payouts"
+	"disburse/sqldb"
+)
+
+const flowColumns = `seq, id, app_id, user_id, steps, completed_steps, payout_link_id, redirect_url, metadata, created`
+
+func scanFlow(row interface{ Scan(...any) error }) (payouts.FlowRecord, error) {
+	var f payouts.FlowRecord
+	var userID, linkID, md sql.NullString
+	var steps, done string
+	var created int64
+	err := row.Scan(&f.Seq, &f.ID, &f.AppID, &userID, &steps, &done, &linkID, &f.RedirectURL, &md, &created)
+	if err != nil {
+		return f, noRecord(err)
+	}
+	if err := json.Unmarshal([]byte(steps), &f.Steps); err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal([]byte(done), &f.CompletedSteps); err != nil {
+		return f, err
+	}
+	f.UserID, f.PayoutLinkID, f.Metadata = stringPtr(userID), stringPtr(linkID), metadataOf(md)
+	f.Created = payouts.NewTime(sqldb.FromMicros(created))
+	return f, nil
+}
+
+func stepsJSON(steps []string) string {
+	if steps == nil {
+		steps = []string{}
+	}
+	b, _ := json.Marshal(steps)
+	return string(b)
+}
+
+// CreateFlow inserts a flow.
+func (q *Queries) CreateFlow(ctx context.Context, f *payouts.FlowRecord) error {
+	return q.queryRow(ctx, `INSERT INTO flows (id, app_id, user_id, steps, completed_steps, payout_link_id,
+		redirect_url, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		f.ID, f.AppID, sqlNullPtr(f.UserID), stepsJSON(f.Steps), stepsJSON(f.CompletedSteps), sqlNullPtr(f.PayoutLinkID),
+		f.RedirectURL, metadataValue(f.Metadata), sqldb.Micros(f.Created.Time)).Scan(&f.Seq)
+}
+
+// GetFlow reads one flow of the app.
+func (q *Queries) GetFlow(ctx context.Context, appID, id string) (*payouts.FlowRecord, error) {
+	f, err := scanFlow(q.queryRow(ctx, `SELECT `+flowColumns+` FROM flows WHERE app_id = ? AND id = ?`, appID, id))
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// FlowByID reads a flow by id alone, for the hosted pages.
+func (q *Queries) FlowByID(ctx context.Context, id string) (*payouts.FlowRecord, error) {
+	f, err := scanFlow(q.queryRow(ctx, `SELECT `+flowColumns+` FROM flows WHERE id = ?`, id))
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// UpdateFlow writes a flow's user and completed steps.
+func (q *Queries) UpdateFlow(ctx context.Context, f *payouts.FlowRecord) error {
+	return q.execOne(ctx, `UPDATE flows SET user_id = ?, completed_steps = ? WHERE app_id = ? AND id = ?`,
+		sqlNullPtr(f.UserID), stepsJSON(f.CompletedSteps), f.AppID, f.ID)
+}
+
+// ListFlows reads a page of the app's flows, newest first.
+func (q *Queries) ListFlows(ctx context.Context, appID string, page payouts.Page) ([]payouts.FlowRecord, bool, error) {
+	l := listQuery{selectFrom: `SELECT ` + flowColumns + ` FROM flows`, order: "seq", cursor: q.seqCursor("flows", appID)}
+	l.filter("app_id = ?", appID)
+	return run(ctx, q, l, page, func(r *sql.Rows) (payouts.FlowRecord, error) { return scanFlow(r) })
+}
