@@ -1,0 +1,121 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+
+	"disburse/client"
+	"disburse/internal/payoutd"
+	"disburse/payouts"
+)
+
+// The common journey: create a payee, save how to pay them, fund their wallet, and list what
+// happened. It runs against the real Payout Service, started in-process.
+func Example() {
+	svc := startExampleService()
+	defer svc.stop()
+	ctx := context.Background()
+
+	c, err := client.New(svc.baseURL, client.WithCredentials(svc.creds.ClientID, svc.creds.APIKey))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	ada, err := c.CreateUser(ctx, payouts.CreateUserRequest{
+		FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com",
+		CountryCode: "1", PhoneNumber: "4155550100",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("user:", ada.Name(), ada.Status)
+
+	method, err := c.AddPayoutMethod(ctx, ada.ID, payouts.AddPayoutMethodRequest{
+		Platform: payouts.PlatformPayPal, Email: "ada@example.com", IsDefault: true,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("payout method:", method.Platform.Label(), method.Email)
+
+	// Fund: the app's bank refills its wallet, then the app moves $25 to Ada (a negative amount
+	// goes from the app to the user). Both carry an idempotency key the client makes, so they
+	// are retried safely if an answer is lost.
+	if _, err := c.Deposit(ctx, svc.creds.AppID, payouts.DepositRequest{Amount: 100_00}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: ada.ID, Amount: -25_00}); err != nil {
+		log.Fatal(err)
+	}
+
+	for tr, err := range c.AllTransfers(ctx, payouts.TransferFilter{UserID: ada.ID}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("transfer:", tr.Type, tr.Amount, tr.Status)
+	}
+	ada, err = c.GetUser(ctx, ada.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("wallet:", ada.Wallet.Amount)
+
+	// An error answer is a *payouts.Error with the status, the code and a message.
+	_, err = c.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: ada.ID, Amount: -1_000_00})
+	fmt.Println("overdraw:", payouts.ErrorCode(err))
+
+	// Output:
+	// user: Ada Lovelace unverified
+	// payout method: PayPal ada@example.com
+	// transfer: balance -$25.00 completed
+	// wallet: $25.00
+	// overdraw: transaction-insufficient-funds
+}
+
+// exampleService is the Payout Service as payoutd runs it, on a throwaway SQLite database.
+// Examples get no *testing.T, which servicetest needs, so the example starts it directly.
+type exampleService struct {
+	baseURL string
+	creds   payouts.Credentials
+	stop    func()
+}
+
+func startExampleService() *exampleService {
+	dir, err := os.MkdirTemp("", "disburse-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := payoutd.New(ctx, payoutd.Config{Addr: ln.Addr().String(), DB: filepath.Join(dir, "disburse.db")},
+		slog.New(slog.DiscardHandler))
+	if err != nil {
+		log.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	creds, err := srv.CreateApp(ctx, "Example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	return &exampleService{
+		baseURL: "http://" + ln.Addr().String() + "/api",
+		creds:   creds,
+		stop: func() {
+			cancel()
+			if err := <-served; err != nil {
+				log.Print(err)
+			}
+			srv.Close()
+			os.RemoveAll(dir)
+		},
+	}
+}
