@@ -77,6 +77,13 @@ func (p *droppingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(answer)
 }
 
+// seen returns how many requests of the method were forwarded, and the answer that was dropped.
+func (p *droppingProxy) seen() (attempts int, dropped []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.attempts, p.dropped
+}
+
 // startDroppingProxy returns the proxy, armed to drop the first answer to method, and a client
 // that reaches the service through it.
 func startDroppingProxy(t *testing.T, env *servicetest.Env, method string) (*droppingProxy, *client.Client) {
@@ -101,12 +108,13 @@ func TestRetryAfterACommittedAttemptIsLost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateTransfer through a lost answer: %v", err)
 	}
+	attempts, dropped := proxy.seen()
 	var lost payouts.Transfer
-	if err := json.Unmarshal(proxy.dropped, &lost); err != nil || lost.ID == "" {
-		t.Fatalf("the dropped answer %q is not a transfer: %v", proxy.dropped, err)
+	if err := json.Unmarshal(dropped, &lost); err != nil || lost.ID == "" {
+		t.Fatalf("the dropped answer %q is not a transfer: %v", dropped, err)
 	}
-	if proxy.attempts != 2 {
-		t.Errorf("%d attempts reached the service, want 2", proxy.attempts)
+	if attempts != 2 {
+		t.Errorf("%d attempts reached the service, want 2", attempts)
 	}
 	if tr.ID != lost.ID || tr.Amount != -2_500 {
 		t.Errorf("retry returned transfer %s (%v), want the committed %s", tr.ID, tr.Amount, lost.ID)
@@ -134,9 +142,10 @@ func TestDepositRetryAfterALostAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Deposit through a lost answer: %v", err)
 	}
+	attempts, dropped := proxy.seen()
 	var lost payouts.Transfer
-	if err := json.Unmarshal(proxy.dropped, &lost); err != nil || tr.ID != lost.ID || proxy.attempts != 2 {
-		t.Errorf("retry returned %s after %d attempts, dropped answer %s (%v)", tr.ID, proxy.attempts, proxy.dropped, err)
+	if err := json.Unmarshal(dropped, &lost); err != nil || tr.ID != lost.ID || attempts != 2 {
+		t.Errorf("retry returned %s after %d attempts, dropped answer %s (%v)", tr.ID, attempts, dropped, err)
 	}
 	if app, err := direct.GetApp(ctx, env.AppID); err != nil || app.Wallet.Amount != 4_000 {
 		t.Errorf("app wallet = %+v, %v; want one deposit of $40.00", app, err)
@@ -156,8 +165,8 @@ func TestUnkeyedWriteIsNotRetried(t *testing.T) {
 	if apiErr := (*payouts.Error)(nil); errors.As(err, &apiErr) {
 		t.Errorf("err = %v, want a network error", err)
 	}
-	if proxy.attempts != 1 {
-		t.Errorf("%d attempts, want 1", proxy.attempts)
+	if attempts, _ := proxy.seen(); attempts != 1 {
+		t.Errorf("%d attempts, want 1", attempts)
 	}
 	users, err := direct.ListUsers(ctx, payouts.Page{}, payouts.UserFilter{})
 	if err != nil || len(users.Data) != 1 {
