@@ -1,0 +1,118 @@
+// Package handlers holds the operator dashboard's pages and actions, one file per noun. Each
+// handler decodes the request, calls the Payout Service (through the HTTP client, behind the
+// Payouts interface declared here) or the dashboard's own store, and renders the answer. The
+// routes, with the permission each needs, are listed in routes.go.
+package handlers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"disburse/dashstore"
+	"disburse/payouts"
+	"disburse/views/components"
+	"disburse/web"
+)
+
+// Store is what the handlers need of the dashboard's own database (dashstore.Store).
+type Store interface {
+	CreateOperator(ctx context.Context, op *dashstore.Operator, now time.Time) error
+	Operator(ctx context.Context, id string) (dashstore.Operator, error)
+	Operators(ctx context.Context) ([]dashstore.Operator, error)
+	UpdateOperator(ctx context.Context, id string, upd dashstore.OperatorUpdate, now time.Time) (dashstore.Operator, error)
+	AddAudit(ctx context.Context, e *dashstore.AuditEntry) error
+	AuditLog(ctx context.Context, f dashstore.AuditFilter) ([]dashstore.AuditEntry, bool, error)
+}
+
+// Config is what the handlers are built from.
+type Config struct {
+	Web     *web.Server
+	Store   Store
+	Payouts Payouts
+	// AppID is the app whose wallet the app page shows; empty when the dashboard does not know
+	// it (a service configured by hand), and the app page says so.
+	AppID    string
+	Now      func() time.Time
+	Password web.PasswordParams // costs of the password hashes the handlers make
+	Logger   *slog.Logger
+}
+
+// Handlers serves the dashboard's pages.
+type Handlers struct {
+	web      *web.Server
+	store    Store
+	payouts  Payouts
+	appID    string
+	now      func() time.Time
+	password web.PasswordParams
+	log      *slog.Logger
+}
+
+// Register adds every route of routes.go to cfg.Web.
+func Register(cfg Config) error {
+	if cfg.Web == nil || cfg.Store == nil || cfg.Payouts == nil {
+		return errors.New("handlers: Web, Store and Payouts are required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Password == (web.PasswordParams{}) {
+		cfg.Password = web.DefaultPasswordParams
+	}
+	h := &Handlers{web: cfg.Web, store: cfg.Store, payouts: cfg.Payouts, appID: cfg.AppID, now: cfg.Now,
+		password: cfg.Password, log: cfg.Logger}
+	return cfg.Web.Register(h.routes())
+}
+
+// formOf reads the named fields of the submitted form.
+func formOf(c *fiber.Ctx, names ...string) components.Form {
+	f := components.Form{Values: make(map[string]string, len(names))}
+	for _, n := range names {
+		f.Values[n] = c.FormValue(n)
+	}
+	return f
+}
+
+// formFailed reports whether err is a problem the operator can fix in the form, and puts it on
+// the form: per-field messages on their fields, anything else above the form. Other errors
+// (the service down, a bug) go to the error page instead.
+func formFailed(err error, f *components.Form) bool {
+	var e *payouts.Error
+	if !errors.As(err, &e) || web.StatusOf(err) >= 500 || e.Code == payouts.ENotFound {
+		return false
+	}
+	f.Errors = map[string]string{}
+	for field, problem := range e.Fields {
+		f.Errors[field] = problem
+	}
+	// A message that only repeats a field's problem is shown on the field alone.
+	if len(e.Fields) == 0 || (len(e.Fields) > 1 && e.Message != "invalid request") {
+		f.Message = e.Message
+	}
+	if len(e.Fields) > 1 && e.Message == "invalid request" {
+		f.Message = "Some fields need attention."
+	}
+	return true
+}
+
+// operatorOf returns the signed-in operator; routes that need one are only reached with one.
+func (h *Handlers) operatorOf(c *fiber.Ctx) dashstore.Operator {
+	op, _ := h.web.CurrentOperator(c)
+	if op == nil {
+		return dashstore.Operator{}
+	}
+	return *op
+}
+
+// can reports whether the signed-in operator may do what p allows, to show or hide controls.
+func (h *Handlers) can(c *fiber.Ctx, p web.Permission) bool {
+	op, _ := h.web.CurrentOperator(c)
+	return op != nil && web.Can(op.Role, p)
+}

@@ -1,0 +1,228 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"disburse/client"
+	"disburse/dashstore"
+	"disburse/handlers"
+	"disburse/web"
+)
+
+// clock is the injectable clock of sessions and login limits: tests move it, never sleep.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// cheap argon2id costs keep tests fast; the format and the checks are the production ones.
+var testPassword = web.PasswordParams{Memory: 1024, Time: 1, Threads: 1}
+
+// harness is a whole dashboard: a real store on SQLite, the web server and every handler.
+type harness struct {
+	t     *testing.T
+	srv   *web.Server
+	store *dashstore.Store
+	clock *clock
+}
+
+type harnessOption func(*web.Config)
+
+func newHarness(t *testing.T, payouts handlers.Payouts, appID string, opts ...harnessOption) *harness {
+	t.Helper()
+	ctx := context.Background()
+	store, err := dashstore.Open(ctx, filepath.Join(t.TempDir(), "dashboard.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	clk := &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg := web.Config{Store: store, Logger: logger, Now: clk.Now, Password: testPassword, Nav: handlers.Nav,
+		FrameSources: []string{"http://127.0.0.1:8081"}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := web.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if payouts == nil {
+		// A real client of a service nobody runs: enough for pages that never call it.
+		c, err := client.New("http://127.0.0.1:1/api", client.WithRetry(client.RetryPolicy{MaxAttempts: 1}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		payouts = c
+	}
+	if err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payouts, AppID: appID,
+		Now: clk.Now, Password: testPassword, Logger: logger}); err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, srv: srv, store: store, clock: clk}
+}
+
+// addOperator creates an operator with a known password.
+func (h *harness) addOperator(email string, role dashstore.Role) (dashstore.Operator, string) {
+	h.t.Helper()
+	password := "correct horse " + string(role)
+	hash, err := web.HashPassword(password, testPassword)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	op := dashstore.Operator{Email: email, Name: strings.Split(email, "@")[0], Role: role, PasswordHash: hash}
+	if err := h.store.CreateOperator(context.Background(), &op, h.clock.Now()); err != nil {
+		h.t.Fatal(err)
+	}
+	return op, password
+}
+
+// agent is one browser: it keeps its cookies and the last CSRF token it was given.
+type agent struct {
+	h       *harness
+	cookies map[string]string
+	csrf    string
+	header  http.Header // sent with every request (e.g. a spoofed X-Forwarded-For)
+}
+
+func (h *harness) agent() *agent {
+	return &agent{h: h, cookies: map[string]string{}, header: http.Header{}}
+}
+
+// response is an answer with its body read.
+type response struct {
+	*http.Response
+	body string
+}
+
+var csrfPattern = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+func (a *agent) do(req *http.Request) response {
+	a.h.t.Helper()
+	for k, vs := range a.header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	for name, value := range a.cookies {
+		req.AddCookie(&http.Cookie{Name: name, Value: value})
+	}
+	res, err := a.h.srv.App.Test(req, -1)
+	if err != nil {
+		a.h.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		a.h.t.Fatal(err)
+	}
+	for _, c := range res.Cookies() {
+		if c.MaxAge < 0 {
+			delete(a.cookies, c.Name)
+		} else {
+			a.cookies[c.Name] = c.Value
+		}
+	}
+	if m := csrfPattern.FindStringSubmatch(string(b)); m != nil {
+		a.csrf = m[1]
+	}
+	return response{Response: res, body: string(b)}
+}
+
+func (a *agent) get(path string, header ...string) response {
+	a.h.t.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return a.do(req)
+}
+
+// post submits a form with the agent's CSRF token, as a browser would.
+func (a *agent) post(path string, form url.Values, header ...string) response {
+	a.h.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	if form.Get("_csrf") == "" && a.csrf != "" {
+		form.Set("_csrf", a.csrf)
+	}
+	return a.postRaw(path, form, header...)
+}
+
+// postRaw submits a form exactly as given, without adding a CSRF token.
+func (a *agent) postRaw(path string, form url.Values, header ...string) response {
+	a.h.t.Helper()
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return a.do(req)
+}
+
+// login signs the agent in and fails the test if that does not work.
+func (a *agent) login(email, password string) {
+	a.h.t.Helper()
+	a.get("/login")
+	res := a.post("/login", url.Values{"email": {email}, "password": {password}})
+	if res.StatusCode != http.StatusSeeOther {
+		a.h.t.Fatalf("login %s: status %d, want 303\n%s", email, res.StatusCode, res.body)
+	}
+	a.get("/users") // picks up the rotated session's CSRF token
+}
+
+// signedIn returns a new agent signed in as a new operator with role.
+func (h *harness) signedIn(role dashstore.Role) (*agent, dashstore.Operator) {
+	h.t.Helper()
+	op, password := h.addOperator(string(role)+"@example.com", role)
+	a := h.agent()
+	a.login(op.Email, password)
+	return a, op
+}
+
+func wantStatus(t *testing.T, res response, want int) {
+	t.Helper()
+	if res.StatusCode != want {
+		t.Fatalf("%s %s: status %d, want %d\n%.2000s", res.Request.Method, res.Request.URL, res.StatusCode, want, res.body)
+	}
+}
+
+func wantBody(t *testing.T, res response, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(res.body, p) {
+			t.Errorf("%s %s: body lacks %q\n%.3000s", res.Request.Method, res.Request.URL, p, res.body)
+		}
+	}
+}
+
+func wantRedirect(t *testing.T, res response, prefix string) {
+	t.Helper()
+	loc := res.Header.Get("Location")
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, prefix) {
+		t.Fatalf("%s %s: status %d to %q, want 303 to %s…", res.Request.Method, res.Request.URL, res.StatusCode, loc, prefix)
+	}
+}

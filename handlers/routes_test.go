@@ -1,0 +1,150 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"disburse/dashstore"
+	"disburse/web"
+)
+
+// routeCase is one registered route, with its parameters filled in with real ids.
+type routeCase struct {
+	method, path, url string
+	perm              web.Permission
+}
+
+// registeredRoutes enumerates Fiber's route stack: every route must have been registered with a
+// permission, and each is returned ready to request.
+func registeredRoutes(t *testing.T, h *harness, ids map[string]string) []routeCase {
+	t.Helper()
+	var out []routeCase
+	for _, r := range h.srv.App.GetRoutes(true) {
+		if r.Method == fiber.MethodHead {
+			continue // Fiber adds HEAD beside each GET, with the same handlers
+		}
+		perm, ok := h.srv.Permission(r.Method, r.Path)
+		if !ok {
+			t.Errorf("route %s %s is in Fiber's stack but was not registered with a permission", r.Method, r.Path)
+			continue
+		}
+		u := r.Path
+		for prefix, id := range ids {
+			if strings.HasPrefix(u, prefix+"/:id") {
+				u = strings.Replace(u, ":id", id, 1)
+			}
+		}
+		u = strings.Replace(u, "/*", "/js/app.js", 1)
+		if strings.Contains(u, ":") {
+			t.Fatalf("route %s has a parameter this test does not know how to fill", r.Path)
+		}
+		out = append(out, routeCase{method: r.Method, path: r.Path, url: u, perm: perm})
+	}
+	if len(out) < 10 {
+		t.Fatalf("only %d routes found", len(out))
+	}
+	return out
+}
+
+func (a *agent) request(rc routeCase, form url.Values) response {
+	a.h.t.Helper()
+	if rc.method == fiber.MethodGet {
+		return a.get(rc.url)
+	}
+	return a.post(rc.url, form)
+}
+
+func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
+	h := newHarness(t, nil, "")
+	target, _ := h.addOperator("target@example.com", dashstore.RoleSupport)
+	routes := registeredRoutes(t, h, map[string]string{"/operators": target.ID})
+
+	agents := map[dashstore.Role]*agent{}
+	for _, role := range dashstore.Roles {
+		agents[role], _ = h.signedIn(role)
+	}
+
+	t.Run("unsafe routes need the CSRF token", func(t *testing.T) {
+		admin := agents[dashstore.RoleAdmin]
+		for _, rc := range routes {
+			if rc.method == fiber.MethodGet {
+				continue
+			}
+			for name, form := range map[string]url.Values{
+				"no token":    {},
+				"wrong token": {"_csrf": {"not-the-token"}},
+			} {
+				res := admin.postRaw(rc.url, form)
+				if res.StatusCode != http.StatusForbidden {
+					t.Errorf("%s %s with %s: status %d, want 403", rc.method, rc.url, name, res.StatusCode)
+				}
+			}
+			// The header htmx sends works like the form field; a wrong one is refused too.
+			res := admin.postRaw(rc.url, url.Values{}, web.CSRFHeader, "wrong")
+			if res.StatusCode != http.StatusForbidden {
+				t.Errorf("%s %s with a wrong header: status %d, want 403", rc.method, rc.url, res.StatusCode)
+			}
+		}
+	})
+
+	t.Run("roles without the permission are refused", func(t *testing.T) {
+		for _, rc := range routes {
+			for _, role := range dashstore.Roles {
+				if web.Can(role, rc.perm) {
+					continue
+				}
+				res := agents[role].request(rc, url.Values{})
+				if res.StatusCode != http.StatusForbidden {
+					t.Errorf("%s %s as %s (needs %s): status %d, want 403", rc.method, rc.url, role, rc.perm, res.StatusCode)
+				}
+			}
+		}
+	})
+
+	t.Run("signed-out visitors are sent to sign in", func(t *testing.T) {
+		anon := h.agent()
+		anon.get("/login") // a session with a CSRF token, so only the missing sign-in stops it
+		for _, rc := range routes {
+			if rc.perm == web.PermPublic {
+				continue
+			}
+			res := anon.request(rc, url.Values{})
+			if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
+				t.Errorf("%s %s signed out: status %d to %q, want 303 to /login", rc.method, rc.url, res.StatusCode, res.Header.Get("Location"))
+			}
+		}
+	})
+
+	t.Run("roles with the permission get through", func(t *testing.T) {
+		for _, rc := range routes {
+			for _, role := range dashstore.Roles {
+				if !web.Can(role, rc.perm) || rc.path == "/logout" {
+					continue
+				}
+				res := agents[role].request(rc, url.Values{})
+				if res.StatusCode == http.StatusForbidden || res.StatusCode >= 500 {
+					t.Errorf("%s %s as %s: status %d\n%.500s", rc.method, rc.url, role, res.StatusCode, res.body)
+				}
+			}
+		}
+	})
+}
+
+func TestRegisterRefusesRoutesWithoutPermission(t *testing.T) {
+	h := newHarness(t, nil, "")
+	ok := func(c *fiber.Ctx) error { return nil }
+	for _, r := range []web.Route{
+		{Method: fiber.MethodGet, Path: "/no-permission", Handler: ok},
+		{Method: fiber.MethodGet, Path: "/unknown-permission", Perm: "root", Handler: ok},
+		{Method: fiber.MethodGet, Path: "/no-handler", Perm: web.PermUsersRead},
+		{Method: fiber.MethodGet, Path: "/audit", Perm: web.PermAuditRead, Handler: ok}, // already there
+	} {
+		if err := h.srv.Register([]web.Route{r}); err == nil {
+			t.Errorf("Register(%s %s, perm %q) succeeded, want an error", r.Method, r.Path, r.Perm)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package handlers_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"disburse/dashstore"
+	"disburse/web"
+)
+
+func sessionCookie(t *testing.T, res response) *http.Cookie {
+	t.Helper()
+	for _, c := range res.Cookies() {
+		if c.Name == web.SessionCookie {
+			return c
+		}
+	}
+	t.Fatalf("%s %s set no session cookie", res.Request.Method, res.Request.URL)
+	return nil
+}
+
+func TestLoginPageFullAndFragment(t *testing.T) {
+	h := newHarness(t, nil, "")
+	a := h.agent()
+
+	full := a.get("/login")
+	wantStatus(t, full, http.StatusOK)
+	wantBody(t, full, "<!doctype html>", `<form id="login-form"`, `name="_csrf"`)
+
+	frag := a.get("/login", "HX-Request", "true")
+	wantStatus(t, frag, http.StatusOK)
+	wantBody(t, frag, `<form id="login-form"`)
+	if strings.Contains(frag.body, "<html") {
+		t.Errorf("htmx request got a whole page:\n%s", frag.body)
+	}
+	if v := frag.Header.Get("Vary"); !strings.Contains(v, "HX-Request") {
+		t.Errorf("Vary = %q, want HX-Request (a cache must not mix pages and fragments)", v)
+	}
+	// A boosted request wants the whole page.
+	wantBody(t, a.get("/login", "HX-Request", "true", "HX-Boosted", "true"), "<!doctype html>")
+}
+
+func TestSessionRoundTrip(t *testing.T) {
+	h := newHarness(t, nil, "")
+	op, password := h.addOperator("ops@example.com", dashstore.RoleOperations)
+	a := h.agent()
+
+	first := a.get("/login?next=/audit")
+	anon := sessionCookie(t, first)
+	if !anon.HttpOnly || anon.SameSite != http.SameSiteLaxMode || anon.Path != "/" || anon.Secure {
+		t.Errorf("cookie %+v: want HttpOnly, SameSite=Lax, Path=/, not Secure over plain HTTP", anon)
+	}
+	if anon.MaxAge != int((12 * time.Hour).Seconds()) {
+		t.Errorf("cookie Max-Age = %d, want the 12-hour absolute expiry", anon.MaxAge)
+	}
+	if len(anon.Value) < 40 {
+		t.Errorf("cookie value %q: want a long random id and nothing else", anon.Value)
+	}
+
+	res := a.post("/login", url.Values{"email": {op.Email}, "password": {password}, "next": {"/operators"}})
+	wantRedirect(t, res, "/operators")
+	signedIn := sessionCookie(t, res)
+	if signedIn.Value == anon.Value {
+		t.Fatal("the session id did not change at sign-in")
+	}
+
+	// The session before sign-in is revoked: its id no longer opens anything.
+	stale := h.agent()
+	stale.cookies[web.SessionCookie] = anon.Value
+	wantRedirect(t, stale.get("/"), "/login")
+
+	// The new one works, and carries the operator.
+	wantRedirect(t, a.get("/"), "/users")
+
+	t.Run("idle expiry", func(t *testing.T) {
+		b := h.agent()
+		b.login(op.Email, password)
+		h.clock.Advance(29 * time.Minute)
+		wantRedirect(t, b.get("/"), "/users")
+		h.clock.Advance(29 * time.Minute) // active 29 minutes ago: still in
+		wantRedirect(t, b.get("/"), "/users")
+		h.clock.Advance(31 * time.Minute)
+		wantRedirect(t, b.get("/"), "/login")
+	})
+
+	t.Run("absolute expiry", func(t *testing.T) {
+		b := h.agent()
+		b.login(op.Email, password)
+		for elapsed := time.Duration(0); elapsed < 12*time.Hour-20*time.Minute; elapsed += 20 * time.Minute {
+			h.clock.Advance(20 * time.Minute)
+			wantRedirect(t, b.get("/"), "/users")
+		}
+		h.clock.Advance(20 * time.Minute)
+		wantRedirect(t, b.get("/"), "/login")
+	})
+
+	t.Run("logout revokes", func(t *testing.T) {
+		b := h.agent()
+		b.login(op.Email, password)
+		cookie := b.cookies[web.SessionCookie]
+		res := b.post("/logout", nil)
+		wantRedirect(t, res, "/login")
+		if c := sessionCookie(t, res); c.MaxAge >= 0 {
+			t.Errorf("logout cookie %+v: want it expired", c)
+		}
+		replay := h.agent()
+		replay.cookies[web.SessionCookie] = cookie
+		wantRedirect(t, replay.get("/"), "/login")
+	})
+
+	t.Run("next stays on this site", func(t *testing.T) {
+		for _, next := range []string{"https://evil.example/", "//evil.example/", "/\\evil.example"} {
+			b := h.agent()
+			b.get("/login")
+			res := b.post("/login", url.Values{"email": {op.Email}, "password": {password}, "next": {next}})
+			wantRedirect(t, res, "/")
+			if loc := res.Header.Get("Location"); loc != "/" {
+				t.Errorf("next=%q redirected to %q", next, loc)
+			}
+		}
+	})
+
+	t.Run("htmx request of a signed-out operator", func(t *testing.T) {
+		res := h.agent().get("/audit", "HX-Request", "true")
+		if res.Header.Get("HX-Redirect") == "" || !strings.HasPrefix(res.Header.Get("HX-Redirect"), "/login") {
+			t.Fatalf("status %d, HX-Redirect %q: want a redirect htmx follows", res.StatusCode, res.Header.Get("HX-Redirect"))
+		}
+	})
+}
+
+func TestLoginErrors(t *testing.T) {
+	h := newHarness(t, nil, "")
+	op, password := h.addOperator("someone@example.com", dashstore.RoleSupport)
+	a := h.agent()
+	a.get("/login")
+
+	for _, tc := range []struct {
+		name, email, password string
+	}{
+		{"wrong password", op.Email, "not the password"},
+		{"unknown email", "nobody@example.com", password},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := a.post("/login", url.Values{"email": {tc.email}, "password": {tc.password}})
+			wantStatus(t, res, http.StatusUnauthorized)
+			wantBody(t, res, "Wrong email or password.", fmt.Sprintf(`value="%s"`, tc.email))
+		})
+	}
+
+	t.Run("disabled", func(t *testing.T) {
+		if _, err := h.store.UpdateOperator(t.Context(), op.ID, dashstore.OperatorUpdate{Disabled: new(true)}, h.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		res := a.post("/login", url.Values{"email": {op.Email}, "password": {password}})
+		wantStatus(t, res, http.StatusUnauthorized)
+		wantBody(t, res, "disabled")
+	})
+}
+
+// Twenty wrong passwords from one address: the first ten are answered, every later one is
+// refused with 429, even when each claims another address in X-Forwarded-For and tries another
+// account. After the window, the right password works again.
+func TestLoginBruteForce(t *testing.T) {
+	h := newHarness(t, nil, "")
+	op, password := h.addOperator("target@example.com", dashstore.RoleAdmin)
+	attacker := h.agent()
+	attacker.get("/login")
+	for i := 1; i <= 20; i++ {
+		res := attacker.post("/login", url.Values{"email": {fmt.Sprintf("guess%d@example.com", i)}, "password": {"wrong"}},
+			"X-Forwarded-For", fmt.Sprintf("203.0.113.%d", i))
+		want := http.StatusUnauthorized
+		if i > 10 {
+			want = http.StatusTooManyRequests
+		}
+		if res.StatusCode != want {
+			t.Fatalf("attempt %d: status %d, want %d", i, res.StatusCode, want)
+		}
+		if i > 10 {
+			wantBody(t, res, "Too many failed sign-in attempts. Wait 15 minutes")
+			if res.Header.Get("Retry-After") == "" {
+				t.Errorf("attempt %d: no Retry-After", i)
+			}
+		}
+	}
+	// The right password from the same address is refused too while the window lasts...
+	wantStatus(t, attacker.post("/login", url.Values{"email": {op.Email}, "password": {password}}), http.StatusTooManyRequests)
+	// ...and works once it has passed.
+	h.clock.Advance(15*time.Minute + time.Second)
+	wantRedirect(t, attacker.post("/login", url.Values{"email": {op.Email}, "password": {password}}), "/")
+}
+
+// Behind a trusted proxy, each client is counted by the address the proxy saw (the rightmost),
+// never by what the client wrote in the header; one account is limited whatever the address.
+func TestLoginLimitBehindProxy(t *testing.T) {
+	h := newHarness(t, nil, "", func(c *web.Config) {
+		c.TrustedProxies = []string{"0.0.0.0"} // the address app.Test connects from
+		c.ProxyHeader = fiber.HeaderXForwardedFor
+	})
+	op, password := h.addOperator("target@example.com", dashstore.RoleAdmin)
+
+	t.Run("spoofed leftmost address", func(t *testing.T) {
+		a := h.agent()
+		a.get("/login")
+		for i := 1; i <= 11; i++ {
+			res := a.post("/login", url.Values{"email": {fmt.Sprintf("g%d@example.com", i)}, "password": {"wrong"}},
+				"X-Forwarded-For", fmt.Sprintf("10.9.9.%d, 198.51.100.7", i))
+			if i == 11 && res.StatusCode != http.StatusTooManyRequests {
+				t.Fatalf("attempt 11 from one client behind the proxy: %d, want 429", res.StatusCode)
+			}
+		}
+		// Another client behind the same proxy is not locked out by that one.
+		b := h.agent()
+		b.get("/login")
+		wantRedirect(t, b.post("/login", url.Values{"email": {op.Email}, "password": {password}},
+			"X-Forwarded-For", "198.51.100.8"), "/")
+	})
+
+	t.Run("one account from many addresses", func(t *testing.T) {
+		a := h.agent()
+		a.get("/login")
+		for i := 1; i <= 11; i++ {
+			res := a.post("/login", url.Values{"email": {op.Email}, "password": {"wrong"}},
+				"X-Forwarded-For", fmt.Sprintf("192.0.2.%d", i))
+			if i == 11 && res.StatusCode != http.StatusTooManyRequests {
+				t.Fatalf("attempt 11 on one account: %d, want 429", res.StatusCode)
+			}
+		}
+	})
+}

@@ -1,0 +1,158 @@
+// Package components holds the dashboard's reusable view pieces: money, times, badges, form
+// fields with their error messages, empty states, pagination, flash messages and toasts.
+//
+// Two values reach every component through the context rather than through each view model,
+// the way templ itself passes the CSP nonce: the CSRF token (for the hidden field of every form)
+// and the clock (for relative times). The web package puts both there when it renders.
+package components
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+type ctxKey int
+
+const (
+	csrfKey ctxKey = iota
+	nowKey
+)
+
+// WithCSRF returns ctx carrying the CSRF token that forms rendered with it send back.
+func WithCSRF(ctx context.Context, token string) context.Context {
+	return context.WithValue(ctx, csrfKey, token)
+}
+
+// CSRFToken returns the token put in ctx by WithCSRF.
+func CSRFToken(ctx context.Context) string {
+	tok, _ := ctx.Value(csrfKey).(string)
+	return tok
+}
+
+// WithNow returns ctx carrying the time relative times are counted from.
+func WithNow(ctx context.Context, now time.Time) context.Context {
+	return context.WithValue(ctx, nowKey, now)
+}
+
+func nowOf(ctx context.Context) time.Time {
+	if t, ok := ctx.Value(nowKey).(time.Time); ok {
+		return t
+	}
+	return time.Now()
+}
+
+// Relative says how long ago (or how far ahead) t is from now: "just now", "5 minutes ago",
+// "in 2 hours", "3 days ago"; past a month it gives the date.
+func Relative(t, now time.Time) string {
+	d := now.Sub(t)
+	future := d < 0
+	if future {
+		d = -d
+	}
+	var s string
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		s = plural(int(d/time.Minute), "minute")
+	case d < 24*time.Hour:
+		s = plural(int(d/time.Hour), "hour")
+	case d < 30*24*time.Hour:
+		s = plural(int(d/(24*time.Hour)), "day")
+	default:
+		return t.UTC().Format("Jan 2, 2006")
+	}
+	if future {
+		return "in " + s
+	}
+	return s + " ago"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// Exact is the full time shown on hover, in UTC.
+func Exact(t time.Time) string { return t.UTC().Format("Mon, Jan 2, 2006 at 15:04:05 UTC") }
+
+// Flash is a message for the operator: Kind is "success", "error" or "info".
+type Flash struct {
+	Kind    string
+	Message string
+}
+
+// FieldProps describes a form field.
+type FieldProps struct {
+	Name         string // the form field's name, matching the API's field name for error mapping
+	Label        string
+	Type         string // "text" unless set
+	Value        string
+	Error        string // the problem to show under the field
+	Hint         string // a help text, shown when there is no error
+	Required     bool
+	Autocomplete string
+	InputMode    string
+	Placeholder  string
+	// HTMX asks the server to check the field when it changes: the URL of a GET that answers
+	// the field again (its id is the swap target).
+	CheckURL string
+}
+
+// ID is the element id of the field's input.
+func (f FieldProps) ID() string { return "field-" + f.Name }
+
+// WrapperID is the element id of the field's wrapper, the swap target of CheckURL.
+func (f FieldProps) WrapperID() string { return "wrap-" + f.Name }
+
+func (f FieldProps) inputType() string {
+	if f.Type == "" {
+		return "text"
+	}
+	return f.Type
+}
+
+// Option is a choice of a select field.
+type Option struct {
+	Value string
+	Label string
+}
+
+// SelectProps describes a select field.
+type SelectProps struct {
+	Name     string
+	Label    string
+	Options  []Option
+	Selected string
+	Error    string
+	Hint     string
+	// Attrs are extra attributes of the select element, such as hx-get to swap a dependent form.
+	Attrs map[string]any
+}
+
+// PageLinks are the links of a cursor-paginated table: empty when there is no such page.
+type PageLinks struct {
+	Prev   string
+	Next   string
+	Target string // the id (with #) of the element htmx swaps, the table
+}
+
+// Button classes shared by forms and links that look like buttons.
+const (
+	ButtonPrimary   = "inline-flex items-center justify-center rounded-md bg-indigo-600 px-3 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-500 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600 focus-visible:ring-offset-2 disabled:opacity-50"
+	ButtonSecondary = "inline-flex items-center justify-center rounded-md bg-white px-3 py-2 text-sm font-semibold text-gray-900 shadow-sm ring-1 ring-inset ring-gray-300 hover:bg-gray-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600"
+	ButtonDanger    = "inline-flex items-center justify-center rounded-md bg-red-600 px-3 py-2 text-sm font-semibold text-white shadow-sm hover:bg-red-500 focus:outline-none focus-visible:ring-2 focus-visible:ring-red-600 focus-visible:ring-offset-2"
+	Link            = "font-medium text-indigo-600 hover:text-indigo-500 underline-offset-2 hover:underline focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600 rounded"
+	Card            = "rounded-lg bg-white shadow-sm ring-1 ring-gray-200"
+)
+
+// flashRole makes errors interrupt a screen reader and other messages wait their turn.
+func flashRole(kind string) string {
+	if kind == "error" {
+		return "alert"
+	}
+	return "status"
+}

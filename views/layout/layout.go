@@ -1,0 +1,51 @@
+// Package layout is the dashboard's shell: the page frame with navigation by role, the signed-in
+// operator, flash messages and the toast area.
+package layout
+
+import (
+	"encoding/json"
+
+	"disburse/views/components"
+)
+
+// Props is the view model of the shell around every page.
+type Props struct {
+	Title    string
+	Operator *Operator // nil when nobody is signed in
+	Nav      []NavLink
+	Flashes  []components.Flash
+	Assets   Assets
+}
+
+// Operator is who is signed in, as the shell shows them.
+type Operator struct {
+	Name  string
+	Email string
+	Role  string
+}
+
+// NavLink is a navigation link the operator's role allows.
+type NavLink struct {
+	Label  string
+	Href   string
+	Active bool
+}
+
+// Assets are the versioned URLs of the embedded CSS and scripts.
+type Assets struct {
+	CSS  string
+	HTMX string
+	App  string
+}
+
+// htmxConfig makes htmx work under the CSP (no inline indicator styles, no eval) and swap error
+// answers too: the server retargets them to the toast area, and 422 form answers replace the form.
+const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,` +
+	`"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},` +
+	`{"code":"[45]..","swap":true,"error":true}]}`
+
+// csrfHeaders is the hx-headers value that makes every htmx request carry the CSRF token.
+func csrfHeaders(token string) string {
+	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": token})
+	return string(b)
+}

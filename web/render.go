@@ -1,0 +1,165 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+
+	"disburse/payouts"
+	"disburse/views/components"
+	"disburse/views/layout"
+	"disburse/views/pages"
+)
+
+// Page is what a handler renders: the page's content inside the shell, and the fragment an htmx
+// request swaps in instead.
+type Page struct {
+	Title    string
+	Content  templ.Component // the page inside the shell
+	Fragment templ.Component // answered to htmx requests; nil answers the whole page to them too
+}
+
+// Render answers with p: the whole page, or for an htmx request its fragment (plus any flash
+// messages as toasts). It renders into a buffer first, so a template error never leaves half a
+// page on the wire.
+func (s *Server) Render(c *fiber.Ctx, status int, p Page) error {
+	ctx := s.viewContext(c)
+	var buf bytes.Buffer
+	if IsHTMX(c) && p.Fragment != nil {
+		if err := p.Fragment.Render(ctx, &buf); err != nil {
+			return err
+		}
+		if err := components.ToastsOOB(toComponentFlashes(takeFlashes(c))).Render(ctx, &buf); err != nil {
+			return err
+		}
+	} else {
+		props, err := s.layoutProps(c, p.Title)
+		if err != nil {
+			return err
+		}
+		if err := layout.Shell(props, p.Content).Render(ctx, &buf); err != nil {
+			return err
+		}
+	}
+	c.Vary("HX-Request")
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	return c.Status(status).Send(buf.Bytes())
+}
+
+// viewContext carries what every component may need: the CSP nonce, the CSRF token, the clock.
+func (s *Server) viewContext(c *fiber.Ctx) context.Context {
+	ctx := templ.WithNonce(c.UserContext(), Nonce(c))
+	ctx = components.WithCSRF(ctx, CSRFToken(c))
+	return components.WithNow(ctx, s.cfg.Now())
+}
+
+func (s *Server) layoutProps(c *fiber.Ctx, title string) (layout.Props, error) {
+	props := layout.Props{Title: title, Assets: layout.Assets{
+		CSS: s.Asset("css/app.css"), HTMX: s.Asset("js/htmx.min.js"), App: s.Asset("js/app.js"),
+	}}
+	op, err := s.CurrentOperator(c)
+	if err != nil {
+		return props, err
+	}
+	if op != nil {
+		props.Operator = &layout.Operator{Name: op.Name, Email: op.Email, Role: op.Role.Label()}
+		for _, item := range s.cfg.Nav {
+			if Can(op.Role, item.Perm) {
+				props.Nav = append(props.Nav, layout.NavLink{Label: item.Label, Href: item.Href,
+					Active: c.Path() == item.Href || strings.HasPrefix(c.Path(), item.Href+"/")})
+			}
+		}
+	}
+	props.Flashes = toComponentFlashes(takeFlashes(c))
+	return props, nil
+}
+
+func toComponentFlashes(fs []flash) []components.Flash {
+	out := make([]components.Flash, len(fs))
+	for i, f := range fs {
+		out[i] = components.Flash{Kind: f.kind, Message: f.message}
+	}
+	return out
+}
+
+// StatusOf maps an error to the HTTP status the dashboard answers with, in one place.
+func StatusOf(err error) int {
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		return fe.Code
+	}
+	switch payouts.ErrorCode(err) {
+	case payouts.ENotFound:
+		return fiber.StatusNotFound
+	case payouts.EInvalidInput, payouts.EInvalidEmail, payouts.EInvalidPhone, payouts.EInvalidUsername,
+		payouts.EInsufficientFunds, payouts.EInvalidTransaction, payouts.EUserInfoMissing:
+		return fiber.StatusUnprocessableEntity
+	case payouts.EEmailExists, payouts.EUsernameExists, payouts.EIdempotencyReused, payouts.EResourceBusy:
+		return fiber.StatusConflict
+	case payouts.ETooManyRequests:
+		return fiber.StatusTooManyRequests
+	case payouts.ETooLarge:
+		return fiber.StatusRequestEntityTooLarge
+	case payouts.EUnauthorized:
+		// The service refused the dashboard's own credentials: a configuration problem upstream.
+		return fiber.StatusBadGateway
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fiber.StatusBadGateway
+	}
+	return fiber.StatusInternalServerError
+}
+
+// messageOf is what the operator reads about err; internal details never reach them.
+func messageOf(err error, status int) string {
+	var fe *fiber.Error
+	switch {
+	case errors.As(err, &fe) && status < 500:
+		return fe.Message
+	case status == fiber.StatusBadGateway && payouts.ErrorCode(err) == payouts.EUnauthorized:
+		return "The Payout Service refused the dashboard's API credentials. Ask an admin to check the configuration."
+	case status == fiber.StatusBadGateway:
+		return "The Payout Service did not answer. Try again in a moment."
+	case status >= 500:
+		return "Something went wrong on our side. Try again; if it keeps happening, tell an admin."
+	}
+	return payouts.ErrorMessage(err)
+}
+
+// handleError is Fiber's error handler: an error page for a page request, a toast for an htmx
+// one. Failures on our side are logged with their details; the operator reads only a message.
+func (s *Server) handleError(c *fiber.Ctx, err error) error {
+	status := StatusOf(err)
+	msg := messageOf(err, status)
+	if status >= 500 {
+		s.cfg.Logger.Error("request failed", "method", c.Method(), "path", c.Path(), "status", status, "err", err)
+	}
+	c.Response().ResetBody()
+	c.Set("Cache-Control", "no-store")
+	if status == fiber.StatusTooManyRequests {
+		c.Set(fiber.HeaderRetryAfter, "60")
+	}
+	var page Page
+	if IsHTMX(c) {
+		c.Set("HX-Retarget", "#toasts")
+		c.Set("HX-Reswap", "beforeend")
+		page.Fragment = components.Toast(components.Flash{Kind: "error", Message: msg})
+	} else {
+		op, _ := s.CurrentOperator(c)
+		page.Title = http.StatusText(status)
+		page.Content = pages.Error(pages.ErrorProps{Status: status, Message: msg, SignedIn: op != nil})
+	}
+	if rerr := s.Render(c, status, page); rerr != nil {
+		s.cfg.Logger.Error("render error page", "err", rerr)
+		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
+		return c.Status(status).SendString(msg)
+	}
+	return nil
+}

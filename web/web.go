@@ -1,0 +1,269 @@
+// Package web is the operator dashboard's infrastructure: the Fiber app and its middleware
+// (server-side sessions, CSRF, roles, security headers), route registration that refuses a route
+// without a permission, the Render helper that answers a full page or an htmx fragment, and the
+// error pages. It never imports the Payout Service's packages; handlers reach the service through
+// the HTTP client.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+
+	"disburse/dashstore"
+)
+
+// Store is what the dashboard's infrastructure needs of its database (dashstore.Store).
+type Store interface {
+	Operator(ctx context.Context, id string) (dashstore.Operator, error)
+	OperatorByEmail(ctx context.Context, email string) (dashstore.Operator, error)
+	SaveSession(ctx context.Context, sess dashstore.Session) error
+	Session(ctx context.Context, id string) (dashstore.Session, error)
+	TouchSession(ctx context.Context, id string, at time.Time) error
+	DeleteSession(ctx context.Context, id string) error
+	AddLoginFailure(ctx context.Context, at time.Time, keys ...string) error
+	CountLoginFailures(ctx context.Context, key string, since time.Time) (int, error)
+}
+
+// Config is the dashboard's web configuration, parsed once by cmd/dashboard.
+type Config struct {
+	Store  Store
+	Logger *slog.Logger
+	// Now is the clock of sessions and login limits; tests move it instead of sleeping.
+	Now func() time.Time
+
+	// Secure marks the session cookie Secure and sends HSTS: set it when the dashboard is
+	// served over TLS, directly or behind a TLS-terminating proxy.
+	Secure bool
+	// TrustedProxies are the addresses or CIDR ranges whose ProxyHeader is believed; requests
+	// from anywhere else are identified by their own address, whatever headers they carry.
+	TrustedProxies []string
+	// ProxyHeader names the header a trusted proxy puts the client address in, such as
+	// X-Forwarded-For; empty means no proxy.
+	ProxyHeader string
+	// FrameSources are origins the dashboard's pages may show in an iframe (the service's hosted
+	// pages), for the CSP's frame-src.
+	FrameSources []string
+
+	BodyLimit    int           // bytes; 0 = 1 MiB
+	ReadTimeout  time.Duration // 0 = 15 s
+	WriteTimeout time.Duration // 0 = 30 s
+	IdleTimeout  time.Duration // 0 = 60 s
+
+	SessionIdle     time.Duration // 0 = 30 minutes without a request
+	SessionLifetime time.Duration // 0 = 12 hours, whatever the activity
+
+	LoginAttempts int           // failed sign-ins allowed per address and per account in LoginWindow; 0 = 10
+	LoginWindow   time.Duration // 0 = 15 minutes
+
+	Password PasswordParams // zero = DefaultPasswordParams
+
+	// Nav is the navigation, shown to each operator as far as their role allows.
+	Nav []NavItem
+}
+
+// NavItem is one link of the navigation.
+type NavItem struct {
+	Label string
+	Href  string
+	Perm  Permission
+}
+
+func (cfg *Config) setDefaults() {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	defaults := []struct {
+		d   *time.Duration
+		def time.Duration
+	}{
+		{&cfg.ReadTimeout, 15 * time.Second}, {&cfg.WriteTimeout, 30 * time.Second},
+		{&cfg.IdleTimeout, 60 * time.Second}, {&cfg.SessionIdle, 30 * time.Minute},
+		{&cfg.SessionLifetime, 12 * time.Hour}, {&cfg.LoginWindow, 15 * time.Minute},
+	}
+	for _, d := range defaults {
+		if *d.d == 0 {
+			*d.d = d.def
+		}
+	}
+	if cfg.BodyLimit == 0 {
+		cfg.BodyLimit = 1 << 20
+	}
+	if cfg.LoginAttempts == 0 {
+		cfg.LoginAttempts = 10
+	}
+	if cfg.Password == (PasswordParams{}) {
+		cfg.Password = DefaultPasswordParams
+	}
+}
+
+// Server is the dashboard's Fiber app with its middleware; handlers register routes on it.
+type Server struct {
+	App *fiber.App
+
+	cfg       Config
+	sessions  *SessionStore
+	trusted   []*net.IPNet
+	routes    map[string]Permission // "GET /users/:id" -> permission
+	assets    map[string]string     // asset name -> versioned URL
+	dummyHash string                // checked against for unknown emails, so they take as long as known ones
+}
+
+// New builds the app: recover, security headers, static assets, sessions and CSRF. Routes come
+// next through Register.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("web: no store")
+	}
+	cfg.setDefaults()
+	s := &Server{cfg: cfg, routes: map[string]Permission{}}
+	for _, p := range cfg.TrustedProxies {
+		n, err := parseIPOrCIDR(p)
+		if err != nil {
+			return nil, fmt.Errorf("web: trusted proxy %q: %w", p, err)
+		}
+		s.trusted = append(s.trusted, n)
+	}
+	var err error
+	if s.dummyHash, err = HashPassword(RandomPassword(), cfg.Password); err != nil {
+		return nil, err
+	}
+	s.sessions = NewSessionStore(cfg.Store, cfg.Now, cfg.SessionIdle, cfg.SessionLifetime, cfg.Secure)
+
+	s.App = fiber.New(fiber.Config{
+		AppName:                 "disburse dashboard",
+		Immutable:               true, // values from the context outlive the request safely
+		ErrorHandler:            s.handleError,
+		ReadTimeout:             cfg.ReadTimeout,
+		WriteTimeout:            cfg.WriteTimeout,
+		IdleTimeout:             cfg.IdleTimeout,
+		BodyLimit:               cfg.BodyLimit,
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          cfg.TrustedProxies,
+		ProxyHeader:             cfg.ProxyHeader,
+		DisableStartupMessage:   true,
+	})
+	s.App.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {
+		cfg.Logger.Error("panic", "method", c.Method(), "path", c.Path(), "panic", e)
+	}}))
+	s.App.Use(s.securityHeaders)
+	if err := s.serveStatic(); err != nil {
+		return nil, err
+	}
+	s.App.Use(s.withSession, s.checkCSRF)
+	return s, nil
+}
+
+// Route is one page or action of the dashboard and the permission it needs.
+type Route struct {
+	Method  string
+	Path    string
+	Perm    Permission
+	Handler fiber.Handler
+}
+
+// Register adds routes, each behind the check of its permission. A route that names no
+// permission, or an unknown one, is refused, so nothing is reachable by accident.
+func (s *Server) Register(routes []Route) error {
+	for _, r := range routes {
+		key := r.Method + " " + r.Path
+		switch {
+		case r.Perm == "":
+			return fmt.Errorf("web: route %s names no permission", key)
+		case !knownPermissions[r.Perm]:
+			return fmt.Errorf("web: route %s names unknown permission %q", key, r.Perm)
+		case r.Handler == nil:
+			return fmt.Errorf("web: route %s has no handler", key)
+		}
+		if _, dup := s.routes[key]; dup {
+			return fmt.Errorf("web: route %s registered twice", key)
+		}
+		s.routes[key] = r.Perm
+		s.App.Add(r.Method, r.Path, s.authorize(r.Perm), r.Handler)
+	}
+	return nil
+}
+
+// Permission returns the permission a registered route needs.
+func (s *Server) Permission(method, path string) (Permission, bool) {
+	p, ok := s.routes[method+" "+path]
+	return p, ok
+}
+
+// Serve answers requests on ln until ctx ends, then shuts down gracefully.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.App.Listener(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := s.App.ShutdownWithContext(shutdownCtx); err != nil {
+			return err
+		}
+		return <-errc
+	}
+}
+
+func parseIPOrCIDR(s string) (*net.IPNet, error) {
+	if strings.Contains(s, "/") {
+		_, n, err := net.ParseCIDR(s)
+		return n, err
+	}
+	ip := net.ParseIP(s)
+	if ip == nil {
+		return nil, errors.New("not an IP address or CIDR range")
+	}
+	bits := 32
+	if ip.To4() == nil {
+		bits = 128
+	} else {
+		ip = ip.To4()
+	}
+	return &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)}, nil
+}
+
+func (s *Server) isTrusted(ip net.IP) bool {
+	for _, n := range s.trusted {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// ClientIP is the address of the person at the other end. Only a trusted proxy's header is
+// believed, and it is read from the right: each trusted proxy appends the address it saw, so
+// the first untrusted address from the right is the client's, and whatever a client wrote into
+// the header itself (further left) is ignored. (Fiber's c.IP() returns the leftmost value, which
+// a client can choose.)
+func (s *Server) ClientIP(c *fiber.Ctx) string {
+	remote := c.Context().RemoteIP()
+	if s.cfg.ProxyHeader == "" || !s.isTrusted(remote) {
+		return remote.String()
+	}
+	hops := strings.Split(c.Get(s.cfg.ProxyHeader), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		ip := net.ParseIP(strings.TrimSpace(hops[i]))
+		if ip == nil {
+			break
+		}
+		remote = ip
+		if !s.isTrusted(ip) {
+			break
+		}
+	}
+	return remote.String()
+}
