@@ -26,6 +26,18 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Post("/transfers", h.createTransfer)
 	v2.Get("/transfers", h.listTransfers)
 	v2.Get("/transfers/:transfer_id", h.getTransfer)
+	v2.Post("/transfers/:transfer_id/review", h.reviewTransfer)
+
+	v2.Post("/payouts", h.createPayout)
+
+	v2.Post("/payout-links", h.createPayoutLink)
+	v2.Get("/payout-links", h.listPayoutLinks)
+	v2.Get("/payout-links/:link_id", h.getPayoutLink)
+	v2.Delete("/payout-links/:link_id", h.cancelPayoutLink)
+
+	v2.Post("/flows", h.createFlow)
+	v2.Get("/flows", h.listFlows)
+	v2.Get("/flows/:flow_id", h.getFlow)
 
 	v2.Get("/transactions", h.listTransactions)
 	v2.Get("/transactions/:transaction_id", h.getTransaction)
