@@ -21,6 +21,7 @@ const (
 	DefaultReadTimeout  = 15 * time.Second
 	DefaultWriteTimeout = 30 * time.Second
 	DefaultIdleTimeout  = 60 * time.Second
+	DefaultHeaderLimit  = 16 << 10 // fasthttp's 4 KiB is tight for long credentials and cookies
 )
 
 // Config is the HTTP settings of the transport, parsed by cmd/* and passed down.
@@ -34,6 +35,8 @@ type Config struct {
 	TrustedProxies []string
 	// ProxyHeader carries the client IP set by a trusted proxy; default X-Forwarded-For.
 	ProxyHeader string
+	// HeaderLimit bounds the request line and headers together, in bytes; larger ones answer 431.
+	HeaderLimit int
 }
 
 func (cfg Config) withDefaults() Config {
@@ -49,6 +52,9 @@ func (cfg Config) withDefaults() Config {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
+	if cfg.HeaderLimit <= 0 {
+		cfg.HeaderLimit = DefaultHeaderLimit
+	}
 	if cfg.ProxyHeader == "" {
 		cfg.ProxyHeader = fiber.HeaderXForwardedFor
 	}
@@ -58,7 +64,7 @@ func (cfg Config) withDefaults() Config {
 // FiberConfig returns the settings of a Fiber app that serves the API. The body limit, the
 // timeouts and the proxy settings belong to the server, so they take effect on the app that
 // listens: a process that mounts the API in a larger app builds that app with these settings
-// too. The error handler is left to each app.
+// too, and with ErrorHandler unless it has its own.
 func (cfg Config) FiberConfig() fiber.Config {
 	cfg = cfg.withDefaults()
 	fc := fiber.Config{
@@ -69,6 +75,7 @@ func (cfg Config) FiberConfig() fiber.Config {
 		ReadTimeout:           cfg.ReadTimeout,
 		WriteTimeout:          cfg.WriteTimeout,
 		IdleTimeout:           cfg.IdleTimeout,
+		ReadBufferSize:        cfg.HeaderLimit,
 		DisableStartupMessage: true,
 	}
 	// Set before the first c.IP(): without it, anyone could choose their logged IP with a header.
@@ -93,7 +100,7 @@ func New(svc *service.Service, cfg Config, log *slog.Logger) *fiber.App {
 	}
 	h := &handler{svc: svc, log: log}
 	fc := cfg.FiberConfig()
-	fc.ErrorHandler = h.handleError
+	fc.ErrorHandler = ErrorHandler(log)
 	app := fiber.New(fc)
 	app.Use(h.logRequests, recover.New(recover.Config{
 		EnableStackTrace:  true,

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -32,8 +33,14 @@ var statusOf = map[string]int{
 // authChallenge tells a client without valid credentials how to authenticate.
 const authChallenge = `Basic realm="disburse"`
 
-// handleError answers err with its status and the API's error body. Expected failures say what
-// went wrong; anything else is logged and answered with a generic 500 that leaks nothing.
+// ErrorHandler answers an error with its status and the API's error body. Expected failures say
+// what went wrong; anything else is logged to log and answered with a generic 500 that leaks
+// nothing. The API's app uses it, and so may the app it is mounted in, for the errors Fiber
+// raises before it knows the path (headers too large, unreadable requests).
+func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return (&handler{log: log}).handleError
+}
+
 func (h *handler) handleError(c *fiber.Ctx, err error) error {
 	status, body := h.describe(c, err)
 	if status == http.StatusUnauthorized {

@@ -115,8 +115,11 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 		return nil, err
 	}
 	httpCfg := api.Config{BodyLimit: cfg.BodyLimit, TrustedProxies: cfg.TrustedProxies}
-	app := fiber.New(httpCfg.FiberConfig())
-	app.Mount("/api", api.New(svc, httpCfg, log.With("component", "api")))
+	apiLog := log.With("component", "api")
+	fc := httpCfg.FiberConfig()
+	fc.ErrorHandler = api.ErrorHandler(apiLog)
+	app := fiber.New(fc)
+	app.Mount("/api", api.New(svc, httpCfg, apiLog))
 	return &Server{cfg: cfg, log: log, store: st, service: svc, app: app}, nil
 }
 
