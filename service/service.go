@@ -109,4 +109,6 @@ func New[Q Queries](store Store[Q], cfg Config, clock Clock, notifier Notifier, 
 	return &Service{store: st, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg}, nil
 }
 
-func (s *Service) now() time.Time { return s.clock.Now().UTC() }
+// now is the clock's time at the microsecond precision both stores keep, so an object reads the
+// same whether it was just made or read back.
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
