@@ -51,6 +51,12 @@ type Config struct {
 	// FrameAncestors are the origins allowed to embed the hosted pages in an iframe (CSP
 	// frame-ancestors), for the hosted pages.
 	FrameAncestors []string
+	// WorkerInterval is how often the background worker settles due payouts and delivers payout
+	// links (default 1s); a negative interval runs no worker (tests that drive SettleDue).
+	WorkerInterval time.Duration
+	// SandboxDelay and SandboxACHDelay are how long sandbox payouts take to settle (defaults 5s
+	// and 20s).
+	SandboxDelay, SandboxACHDelay time.Duration
 	// ShutdownTimeout bounds the wait for requests in flight when Serve's context ends.
 	ShutdownTimeout time.Duration
 
@@ -72,6 +78,9 @@ func (cfg Config) withDefaults() Config {
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if cfg.WorkerInterval == 0 {
+		cfg.WorkerInterval = time.Second
 	}
 	return cfg
 }
@@ -109,7 +118,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 }
 
 func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, error) {
-	svc, err := service.New(st, service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL},
+	svc, err := service.New(st, service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
+		SandboxDelay: cfg.SandboxDelay, SandboxACHDelay: cfg.SandboxACHDelay},
 		cfg.Clock, cfg.Notifier, log.With("component", "service"))
 	if err != nil {
 		return nil, err
@@ -141,6 +151,16 @@ func (s *Server) Config() Config { return s.cfg }
 // Connections close gracefully (see lingerListener), so a client whose body is over the limit
 // reads its 413.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.cfg.WorkerInterval > 0 {
+		workerCtx, stopWorker := context.WithCancel(ctx)
+		workerDone := make(chan struct{})
+		go func() {
+			defer close(workerDone)
+			s.service.RunWorker(workerCtx, s.cfg.WorkerInterval)
+		}()
+		// The worker stops before Serve returns, so Close never pulls the store from under it.
+		defer func() { stopWorker(); <-workerDone }()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.app.Listener(lingerListener{ln}) }()
 	select {
