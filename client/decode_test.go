@@ -401,6 +401,12 @@ func TestRequests(t *testing.T) {
 					payouts.TransferFilter{UserID: uid, Type: payouts.TransferPayout, Status: payouts.TransferPending})
 				return err
 			}},
+		{name: "ReviewTransfer", answer: "transfer.json", method: "POST", path: "/api/v2/transfers/t1/review",
+			call: func(c *client.Client) error {
+				_, err := c.ReviewTransfer(ctx, "t1", client.ReviewReject, "name mismatch")
+				return err
+			},
+			bodyHas: []string{`"action":"reject"`, `"reason":"name mismatch"`}},
 		{name: "GetTransaction", answer: "transaction.json", method: "GET", path: "/api/v2/transactions/42",
 			call: func(c *client.Client) error { _, err := c.GetTransaction(ctx, 42); return err }},
 		{name: "ListTransactions", answer: "transactions.json", method: "GET", path: "/api/v2/transactions",

@@ -24,7 +24,7 @@
 //     last id);
 //   - any other endpoint is named by what it does: AddPayoutMethod, ListPayoutMethods (a bare
 //     array: the API does not paginate it), SubmitCompliance, SendVerificationToken, VerifyUser,
-//     CancelPayoutLink, Deposit.
+//     CancelPayoutLink, Deposit, and ReviewTransfer (our extension for flagged transfers).
 //
 // Methods whose endpoint answers without a body return only an error. A method answering an
 // object accepts 200, 201 or 202, ignores unknown fields and nulls, and reads amounts written as
