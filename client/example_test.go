@@ -14,8 +14,8 @@ import (
 	"disburse/payouts"
 )
 
-// The common journey: create a payee, save how to pay them, fund their wallet, and list what
-// happened. It runs against the real Payout Service, started in-process.
+// The common journey: create a payee, save how to pay them, fund their wallet, pay them out, and
+// list what happened. It runs against the real Payout Service, started in-process.
 func Example() {
 	svc := startExampleService()
 	defer svc.stop()
@@ -53,6 +53,17 @@ func Example() {
 		log.Fatal(err)
 	}
 
+	// Pay $20 of it out to Ada's default method. The payout reserves the money while the rail
+	// settles it.
+	payout, err := c.CreatePayout(ctx, payouts.CreatePayoutRequest{
+		UserID: ada.ID, Amount: 20_00, Platform: payouts.PlatformDefault,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("payout:", payout.Amount, "to", payout.ExternalData.Platform, payout.Status)
+
+	// Every transfer of Ada's, newest first, page after page.
 	for tr, err := range c.AllTransfers(ctx, payouts.TransferFilter{UserID: ada.ID}) {
 		if err != nil {
 			log.Fatal(err)
@@ -63,7 +74,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("wallet:", ada.Wallet.Amount)
+	fmt.Println("wallet:", ada.Wallet.Amount, "of which withdrawable:", ada.Wallet.WithdrawableAmount)
 
 	// An error answer is a *payouts.Error with the status, the code and a message.
 	_, err = c.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: ada.ID, Amount: -1_000_00})
@@ -72,13 +83,16 @@ func Example() {
 	// Output:
 	// user: Ada Lovelace unverified
 	// payout method: PayPal ada@example.com
+	// payout: $20.00 to paypal pending
+	// transfer: payout $20.00 pending
 	// transfer: balance -$25.00 completed
-	// wallet: $25.00
+	// wallet: $25.00 of which withdrawable: $5.00
 	// overdraw: transaction-insufficient-funds
 }
 
-// exampleService is the Payout Service as payoutd runs it, on a throwaway SQLite database.
-// Examples get no *testing.T, which servicetest needs, so the example starts it directly.
+// exampleService is the Payout Service as payoutd runs it, on a throwaway SQLite database,
+// without its background worker so that payouts stay pending and the output does not depend on
+// timing. Examples get no *testing.T, which servicetest needs, so the example starts it directly.
 type exampleService struct {
 	baseURL string
 	creds   payouts.Credentials
@@ -95,7 +109,8 @@ func startExampleService() *exampleService {
 		log.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := payoutd.New(ctx, payoutd.Config{Addr: ln.Addr().String(), DB: filepath.Join(dir, "disburse.db")},
+	srv, err := payoutd.New(ctx, payoutd.Config{Addr: ln.Addr().String(),
+		DB: filepath.Join(dir, "disburse.db"), WorkerInterval: -1},
 		slog.New(slog.DiscardHandler))
 	if err != nil {
 		log.Fatal(err)
