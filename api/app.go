@@ -1,6 +1,8 @@
 package api
 
 import (
+	"strconv"
+
 	"github.com/gofiber/fiber/v2"
 
 	"disburse/payouts"
@@ -24,4 +26,21 @@ func (h *handler) deposit(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(t)
+}
+
+// appStats answers GET /v2/apps/{app_id}/stats?days=N, our extension for the dashboard's overview.
+func (h *handler) appStats(c *fiber.Ctx) error {
+	days := 0
+	if v := c.Query("days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return payouts.FieldError("days", "must be a whole number")
+		}
+		days = n
+	}
+	stats, err := h.svc.AppStats(c.UserContext(), appID(c), c.Params("app_id"), days)
+	if err != nil {
+		return err
+	}
+	return c.JSON(stats)
 }

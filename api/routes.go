@@ -9,6 +9,7 @@ func (h *handler) routes(r fiber.Router) {
 
 	v2.Get("/apps/:app_id", h.getApp)
 	v2.Post("/apps/:app_id/deposit", h.deposit)
+	v2.Get("/apps/:app_id/stats", h.appStats)
 
 	v2.Post("/users", h.createUser)
 	v2.Get("/users", h.listUsers)

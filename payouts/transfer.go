@@ -72,6 +72,8 @@ type Transfer struct {
 	Metadata     Metadata       `json:"metadata"`
 	// FailureReason is ours: why a payout failed, when it did.
 	FailureReason string `json:"failure_reason,omitempty"`
+	// StatusHistory is ours: every status the transfer took, oldest first (read one at a time).
+	StatusHistory []StatusChange `json:"status_history,omitempty"`
 }
 
 // CreateTransferRequest is the body of POST /v2/transfers. A negative amount moves money from
@@ -113,4 +115,17 @@ type TransferFilter struct {
 	UserID string
 	Type   TransferType
 	Status TransferStatus
+}
+
+// Review actions on a flagged transfer.
+const (
+	ReviewRelease = "release"
+	ReviewReject  = "reject"
+)
+
+// ReviewTransferRequest is the body of POST /v2/transfers/{id}/review, our extension: an
+// operator releases a flagged transfer to its rail or rejects it.
+type ReviewTransferRequest struct {
+	Action string `json:"action"`
+	Reason string `json:"reason,omitempty"`
 }

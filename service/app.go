@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -125,4 +126,51 @@ func orNotFound(err error, noun string) error {
 		return notFound(noun)
 	}
 	return err
+}
+
+// MaxStatsDays bounds the window of AppStats.
+const MaxStatsDays = 366
+
+// AppStats sums an app's activity for an operator's overview: the wallet, transfers needing
+// attention, and daily volumes of the last days (today included).
+func (s *Service) AppStats(ctx context.Context, appID, id string, days int) (*payouts.AppStats, error) {
+	if days == 0 {
+		days = 30
+	}
+	if days < 1 || days > MaxStatsDays {
+		return nil, payouts.FieldError("days", "must be between 1 and 366")
+	}
+	app, err := s.GetApp(ctx, appID, id)
+	if err != nil {
+		return nil, err
+	}
+	today := s.now().Truncate(24 * time.Hour)
+	since := today.AddDate(0, 0, -(days - 1))
+	volumes, err := s.store.DailyVolumes(ctx, appID, since)
+	if err != nil {
+		return nil, err
+	}
+	out := &payouts.AppStats{Wallet: app.Wallet}
+	for d := since; !d.After(today); d = d.AddDate(0, 0, 1) {
+		date := d.Format("2006-01-02")
+		v := volumes[date]
+		v.Date = date
+		out.Days = append(out.Days, v)
+	}
+	out.Today = out.Days[len(out.Days)-1]
+	payout := func(st payouts.TransferStatus) payouts.TransferFilter {
+		return payouts.TransferFilter{Status: st, Type: payouts.TransferPayout}
+	}
+	counts := []struct {
+		n     *int
+		f     payouts.TransferFilter
+		since time.Time
+	}{{&out.Flagged, payout(payouts.TransferFlagged), time.Time{}}, {&out.Failed, payout(payouts.TransferFailed), since},
+		{&out.Pending, payout(payouts.TransferPending), time.Time{}}}
+	for _, c := range counts {
+		if *c.n, err = s.store.CountTransfers(ctx, appID, c.f, c.since); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"disburse/ledger"
@@ -302,14 +303,25 @@ func (s *Service) settle(ctx context.Context, q Queries, t *payouts.TransferReco
 
 // ReviewTransfer releases a flagged transfer to its rail, or rejects it and releases its
 // reservations.
-func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, release bool, reason string) (*payouts.Transfer, error) {
+func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payouts.ReviewTransferRequest) (*payouts.Transfer, error) {
 	if !payouts.ValidID(id) {
 		return nil, notFound("transfer")
 	}
+	reason := strings.TrimSpace(req.Reason)
 	err := s.store.InTx(ctx, func(q Queries) error {
 		t, err := q.GetTransfer(ctx, appID, id)
 		if err != nil {
 			return orNotFound(err, "transfer")
+		}
+		p := payouts.Problems{}
+		if req.Action != payouts.ReviewRelease && req.Action != payouts.ReviewReject {
+			p.Add("action", "must be release or reject")
+		}
+		if len(reason) > 500 {
+			p.Add("reason", "must be at most 500 characters")
+		}
+		if err := p.Err(); err != nil {
+			return err
 		}
 		if t.Status != payouts.TransferFlagged {
 			return payouts.Errorf(payouts.EInvalidTransaction, "Only a flagged transfer can be reviewed; this one is %s.", t.Status)
@@ -318,7 +330,7 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, release 
 		if err != nil {
 			return err
 		}
-		if !release {
+		if req.Action == payouts.ReviewReject {
 			if reason == "" {
 				reason = "rejected in review"
 			}

@@ -185,7 +185,11 @@ func TestReviewFlaggedTransfer(t *testing.T) {
 		if n := e.settle(t, time.Hour); n != 0 {
 			t.Fatal("a flagged payout settled without review")
 		}
-		got, err := e.svc.ReviewTransfer(e.ctx, e.app, tr.ID, release, "")
+		action := payouts.ReviewRelease
+		if !release {
+			action = payouts.ReviewReject
+		}
+		got, err := e.svc.ReviewTransfer(e.ctx, e.app, tr.ID, payouts.ReviewTransferRequest{Action: action})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,11 +201,42 @@ func TestReviewFlaggedTransfer(t *testing.T) {
 			t.Fatalf("after review (release=%v): %s", release, got.Status)
 		}
 		e.settle(t, time.Minute)
-		_, err = e.svc.ReviewTransfer(e.ctx, e.app, tr.ID, release, "")
+		_, err = e.svc.ReviewTransfer(e.ctx, e.app, tr.ID, payouts.ReviewTransferRequest{Action: action})
 		wantCode(t, err, payouts.EInvalidTransaction)
 		app, _ := e.wallets(t, e.user.ID)
 		if !release && app.Amount != 100000 {
 			t.Fatalf("rejected funded payout left app at %v", app.Amount)
 		}
 	}
+}
+
+func TestAppStatsAndHistory(t *testing.T) {
+	e := newEnv(t, 100000)
+	e.addMethod(t, e.user.ID, payouts.AddPayoutMethodRequest{Platform: "paypal", Email: "ada@example.com"})
+	ok, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: 4000, Platform: "paypal", Fund: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: 1313, Platform: "paypal", Fund: true}); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := e.svc.AppStats(e.ctx, e.app, e.app, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats.Days) != 30 || stats.Today.Date != "2026-03-02" || stats.Today.Payouts != 4000 || stats.Today.PayoutCount != 1 ||
+		stats.Today.Deposits != 100000 || stats.Flagged != 1 || stats.Pending != 1 {
+		t.Fatalf("stats = %+v", stats)
+	}
+	e.settle(t, time.Minute)
+	got := e.transfer(t, ok.ID)
+	var seen []payouts.TransferStatus
+	for _, c := range got.StatusHistory {
+		seen = append(seen, c.Status)
+	}
+	if len(seen) != 2 || seen[0] != payouts.TransferPending || seen[1] != payouts.TransferCompleted {
+		t.Fatalf("history = %v", seen)
+	}
+	_, err = e.svc.AppStats(e.ctx, e.app, e.app, 400)
+	wantCode(t, err, payouts.EInvalidInput)
 }

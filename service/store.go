@@ -75,6 +75,9 @@ type Queries interface {
 	CreateTransfer(ctx context.Context, t *payouts.TransferRecord) error
 	GetTransfer(ctx context.Context, appID, id string) (*payouts.TransferRecord, error)
 	UpdateTransfer(ctx context.Context, t *payouts.TransferRecord, from payouts.TransferStatus) error
+	TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error)
+	DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error)
+	CountTransfers(ctx context.Context, appID string, f payouts.TransferFilter, since time.Time) (int, error)
 	// ClaimDuePayout locks and returns one pending payout whose settle time has come, skipping
 	// rows other workers hold; none is payouts.ErrNoRecord.
 	ClaimDuePayout(ctx context.Context, now time.Time) (*payouts.TransferRecord, error)

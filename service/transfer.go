@@ -148,6 +148,9 @@ func (s *Service) GetTransfer(ctx context.Context, appID, id string) (*payouts.T
 	if err != nil {
 		return nil, err
 	}
+	if out[0].StatusHistory, err = s.store.TransferHistory(ctx, appID, id); err != nil {
+		return nil, err
+	}
 	return &out[0], nil
 }
 

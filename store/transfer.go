@@ -40,8 +40,15 @@ func micros0(t time.Time) int64 {
 	return t.UnixMicro()
 }
 
-// CreateTransfer inserts a transfer.
+// CreateTransfer inserts a transfer and the first step of its history.
 func (q *Queries) CreateTransfer(ctx context.Context, t *payouts.TransferRecord) error {
+	if err := q.insertTransfer(ctx, t); err != nil {
+		return err
+	}
+	return q.addEvent(ctx, t, t.Created.Time)
+}
+
+func (q *Queries) insertTransfer(ctx context.Context, t *payouts.TransferRecord) error {
 	return q.queryRow(ctx, `INSERT INTO transfers (id, app_id, user_id, status, type, amount, platform, account_id,
 		external_id, payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at,
 		attempts, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
@@ -63,10 +70,41 @@ func (q *Queries) GetTransfer(ctx context.Context, appID, id string) (*payouts.T
 // UpdateTransfer writes a transfer's status and settlement fields, if it is still in status from:
 // two workers can never both move the same transfer on.
 func (q *Queries) UpdateTransfer(ctx context.Context, t *payouts.TransferRecord, from payouts.TransferStatus) error {
-	return q.execOne(ctx, `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
+	err := q.execOne(ctx, `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
 		attempts = ?, updated = ?, payout_link_id = ? WHERE app_id = ? AND id = ? AND status = ?`,
 		t.Status, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), t.Attempts, sqldb.Micros(t.Updated),
 		sqlNullPtr(t.PayoutLinkID), t.AppID, t.ID, from)
+	if err != nil || t.Status == from {
+		return err
+	}
+	return q.addEvent(ctx, t, t.Updated)
+}
+
+func (q *Queries) addEvent(ctx context.Context, t *payouts.TransferRecord, at time.Time) error {
+	_, err := q.exec(ctx, `INSERT INTO transfer_events (app_id, transfer_id, status, reason, at) VALUES (?, ?, ?, ?, ?)`,
+		t.AppID, t.ID, t.Status, t.FailureReason, sqldb.Micros(at))
+	return err
+}
+
+// TransferHistory reads the statuses a transfer took, oldest first.
+func (q *Queries) TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error) {
+	rows, err := q.query(ctx, `SELECT status, reason, at FROM transfer_events WHERE app_id = ? AND transfer_id = ?
+		ORDER BY id`, appID, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []payouts.StatusChange
+	for rows.Next() {
+		var c payouts.StatusChange
+		var at int64
+		if err := rows.Scan(&c.Status, &c.Reason, &at); err != nil {
+			return nil, err
+		}
+		c.At = payouts.NewTime(sqldb.FromMicros(at))
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // ListTransfers reads a page of the app's transfers, newest first.

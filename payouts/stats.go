@@ -1,0 +1,33 @@
+package payouts
+
+// AppStats is our extension for an operator's overview of an app: its wallet, what needs
+// attention, and daily volumes.
+type AppStats struct {
+	Wallet Wallet `json:"wallet"`
+	// Today is the volume of the current UTC day.
+	Today DailyVolume `json:"today"`
+	// Flagged counts transfers held for review; Failed counts payouts that failed in the window.
+	Flagged int `json:"flagged"`
+	Failed  int `json:"failed"`
+	// Pending counts payouts on a rail now.
+	Pending int `json:"pending"`
+	// Days holds one entry per UTC day of the window, oldest first, days without volume included.
+	Days []DailyVolume `json:"days"`
+}
+
+// DailyVolume sums one day's money movements that did not fail.
+type DailyVolume struct {
+	Date        string `json:"date"` // YYYY-MM-DD, UTC
+	Payouts     Money  `json:"payouts"`
+	PayoutCount int    `json:"payout_count"`
+	Deposits    Money  `json:"deposits"`
+	// ToUsers is money moved from the app to users' wallets (balance transfers and claimed links).
+	ToUsers Money `json:"to_users"`
+}
+
+// StatusChange is one step of a transfer's history: our extension, for status timelines.
+type StatusChange struct {
+	Status TransferStatus `json:"status"`
+	At     Time           `json:"at"`
+	Reason string         `json:"reason,omitempty"`
+}
