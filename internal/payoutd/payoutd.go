@@ -148,8 +148,8 @@ func (s *Server) Config() Config { return s.cfg }
 
 // Serve answers HTTP on ln until ctx ends, then stops taking requests, lets those in flight
 // finish (up to ShutdownTimeout) and returns nil. It does not close the store: Close does.
-// Connections close gracefully (see lingerListener), so a client whose body is over the limit
-// reads its 413.
+// Connections close gracefully, so a client whose body is over the limit reads its 413, and
+// connections that never sent a request do not hold the shutdown (see listener).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.cfg.WorkerInterval > 0 {
 		workerCtx, stopWorker := context.WithCancel(ctx)
@@ -161,13 +161,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		// The worker stops before Serve returns, so Close never pulls the store from under it.
 		defer func() { stopWorker(); <-workerDone }()
 	}
+	l := newListener(ln)
 	errc := make(chan error, 1)
-	go func() { errc <- s.app.Listener(lingerListener{ln}) }()
+	go func() { errc <- s.app.Listener(l) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
+	l.dropFresh()
 	if err := s.app.ShutdownWithTimeout(s.cfg.ShutdownTimeout); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

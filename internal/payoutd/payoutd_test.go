@@ -223,3 +223,34 @@ func TestBodyLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownWithSpareConnection holds a connection that never sends a request, as browsers
+// and HTTP clients keep spares: the graceful shutdown must not wait for it.
+func TestShutdownWithSpareConnection(t *testing.T) {
+	srv := newServer(t, payoutd.Config{DB: filepath.Join(t.TempDir(), "d.db"), ShutdownTimeout: 5 * time.Second})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+
+	// One used connection, left idle, and one spare.
+	resp, err := http.Get("http://" + ln.Addr().String() + "/api/v2/users")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	spare, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spare.Close()
+	time.Sleep(100 * time.Millisecond) // let the server take the spare
+
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v; a spare connection held the shutdown past its timeout", err)
+	}
+}

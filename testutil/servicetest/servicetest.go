@@ -135,11 +135,11 @@ func Start(t testing.TB, opts ...Option) *Env {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(serveCtx, ln) }()
 	t.Cleanup(func() {
+		env.HTTP.CloseIdleConnections()
 		stop()
 		if err := <-served; err != nil {
 			t.Errorf("servicetest: serve: %v", err)
 		}
-		env.HTTP.CloseIdleConnections()
 		if err := srv.Close(); err != nil {
 			t.Errorf("servicetest: close: %v", err)
 		}
