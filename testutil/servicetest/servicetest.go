@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ type Env struct {
 	Store   *store.Store
 	// Clock is the service's clock: the wall clock until a test sets or advances it.
 	Clock *Clock
-	// Inbox holds every message the service sent.
+	// Inbox holds every message the service sent, kept by its sandbox notifier.
 	Inbox *Inbox
 	// HTTP is a client for the server, with room for many concurrent connections.
 	HTTP *http.Client
@@ -105,7 +106,6 @@ func Start(t testing.TB, opts ...Option) *Env {
 		URL:    origin + "/api",
 		Origin: origin,
 		Clock:  o.clock,
-		Inbox:  &Inbox{},
 		logs:   newLogRecorder(),
 		HTTP: &http.Client{
 			Timeout:   time.Minute,
@@ -118,7 +118,6 @@ func Start(t testing.TB, opts ...Option) *Env {
 		PublicURL:     origin,
 		EncryptionKey: bytes.Repeat([]byte{7}, payoutd.KeySize),
 		Clock:         o.clock,
-		Notifier:      env.Inbox,
 	}
 	for _, fn := range o.config {
 		fn(&cfg)
@@ -130,6 +129,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 		t.Fatalf("servicetest: start: %v", err)
 	}
 	env.Server, env.Service, env.Store = srv, srv.Service(), srv.Store()
+	env.Inbox = &Inbox{svc: env.Service, t: t}
 
 	serveCtx, stop := context.WithCancel(ctx)
 	served := make(chan error, 1)
@@ -226,36 +226,33 @@ func (c *Clock) Advance(d time.Duration) {
 	c.offset += d
 }
 
-// Inbox is a service.Notifier that keeps every message, so tests can read the tokens and links
-// the service sent.
+// Inbox reads the messages the service's sandbox notifier kept (verification tokens, payout
+// links), as the sandbox inbox page shows them. It stops the test when the store fails, so call
+// it from the test's goroutine.
 type Inbox struct {
-	mu   sync.Mutex
-	msgs []service.Message
+	svc *service.Service
+	t   testing.TB
 }
 
-// Send keeps m.
-func (in *Inbox) Send(_ context.Context, m service.Message) error {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	in.msgs = append(in.msgs, m)
-	return nil
+// Messages returns the messages sent so far to every app, oldest first (at most 500).
+func (in *Inbox) Messages() []payouts.MessageRecord {
+	in.t.Helper()
+	msgs, err := in.svc.Inbox(context.Background(), "", 500)
+	if err != nil {
+		in.t.Fatalf("servicetest: inbox: %v", err)
+	}
+	slices.Reverse(msgs)
+	return msgs
 }
 
-// Messages returns the messages sent so far, oldest first.
-func (in *Inbox) Messages() []service.Message {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return append([]service.Message(nil), in.msgs...)
-}
-
-// Last returns the newest message sent to to, or false.
-func (in *Inbox) Last(to string) (service.Message, bool) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	for i := len(in.msgs) - 1; i >= 0; i-- {
-		if in.msgs[i].To == to {
-			return in.msgs[i], true
+// Last returns the newest message sent to to (+CC NUMBER or an email address), or false.
+func (in *Inbox) Last(to string) (payouts.MessageRecord, bool) {
+	in.t.Helper()
+	msgs := in.Messages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].To == to {
+			return msgs[i], true
 		}
 	}
-	return service.Message{}, false
+	return payouts.MessageRecord{}, false
 }
