@@ -20,8 +20,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"disburse/api"
+	"disburse/hosted"
 	"disburse/payouts"
 	"disburse/service"
+	"disburse/static"
 	"disburse/store"
 )
 
@@ -49,8 +51,12 @@ type Config struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
 	// FrameAncestors are the origins allowed to embed the hosted pages in an iframe (CSP
-	// frame-ancestors), for the hosted pages.
+	// frame-ancestors), for the hosted pages; empty allows only the service's own origin. A
+	// dashboard that shows flows in an iframe puts its origin here.
 	FrameAncestors []string
+	// HideSandboxInbox turns off /sandbox/inbox, the page listing every message the sandbox
+	// notifier kept (verification codes, payout links). Set it where real messages are sent.
+	HideSandboxInbox bool
 	// WorkerInterval is how often the background worker settles due payouts and delivers payout
 	// links (default 1s); a negative interval runs no worker (tests that drive SettleDue).
 	WorkerInterval time.Duration
@@ -130,6 +136,12 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	fc.ErrorHandler = api.ErrorHandler(apiLog)
 	app := fiber.New(fc)
 	app.Mount("/api", api.New(svc, httpCfg, apiLog))
+	pages, err := hosted.New(svc, hosted.Config{FrameAncestors: cfg.FrameAncestors,
+		SandboxInbox: !cfg.HideSandboxInbox, Assets: static.FS, Log: log.With("component", "hosted")})
+	if err != nil {
+		return nil, err
+	}
+	pages.Register(app)
 	return &Server{cfg: cfg, log: log, store: st, service: svc, app: app}, nil
 }
 

@@ -1,0 +1,136 @@
+package hosted_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"disburse/payouts"
+)
+
+// TestPayoutLinkFlow walks a payee through every step of a payout link's flow with plain form
+// posts, as a browser without JavaScript does, and checks what each step leaves behind.
+func TestPayoutLinkFlow(t *testing.T) {
+	env := start(t)
+	fund(t, env, 100_00)
+	link := createLink(t, env, map[string]any{"amount": 12_34, "memo": "March invoice",
+		"force_collect_compliance_information": true,
+		"additional_steps":                     []string{"id-verification", "background-check", "manage-payouts"}})
+	flowID := *link.FlowID
+
+	claim := get(t, env, link.Link)
+	if claim.Status != http.StatusOK {
+		t.Fatalf("claim page: %d", claim.Status)
+	}
+	claim.Has(t, "Test app", "$12.34", "March invoice", `href="/f/`+flowID+`"`)
+
+	first := get(t, env, "/f/"+flowID)
+	first.Has(t, "Confirm it’s you", "Step 1 of 5", `name="phone_number"`)
+	if strings.Contains(first.Body, `name="first_name"`) {
+		t.Error("the identify page asks for names before it knows the number is new")
+	}
+
+	// A new number: the page asks for names and email, without shouting "is required" yet.
+	p := post(t, env, "/f/"+flowID+"/identify", url.Values{"country_code": {"1"}, "phone_number": {"555 555-0101"}})
+	if p.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("identify a new number without names: %d", p.Status)
+	}
+	p.Has(t, "We don’t know this number yet", `name="first_name"`, `name="email"`)
+	if e := p.FieldError("first_name"); e != "" {
+		t.Errorf("first_name shows %q before the payee saw the field", e)
+	}
+
+	who := ada("5555550101")
+	p = post(t, env, "/f/"+flowID+"/identify", who)
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("identify: %d\n%s", p.Status, p.Body)
+	}
+	pending := p.Session(t)
+	verify := get(t, env, p.Location())
+	verify.Has(t, "Enter your code", "+1 ••• 0101")
+
+	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {"000000"}})
+	if p.Status != http.StatusUnprocessableEntity || p.FieldError("token") != "is not the token we sent" {
+		t.Fatalf("wrong token: %d, token error %q", p.Status, p.FieldError("token"))
+	}
+	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {lastToken(t, env, "+1 5555550101")}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("verify: %d\n%s", p.Status, p.Body)
+	}
+	s := p.Session(t)
+
+	steps := []struct {
+		name string
+		page []string // what the step's page shows
+		path string
+		form url.Values
+	}{
+		{payouts.StepCompliance, []string{"Tax information", `value="Ada"`, "Step 1 of 5"}, "compliance", url.Values{
+			"form": {"w9"}, "w9.entity_type": {"individual"}, "w9.first_name": {"Ada"}, "w9.last_name": {"Lovelace"},
+			"w9.date_of_birth": {"1990-12-10"}, "w9.tin": {"123-45-6789"}, "w9.address.line_1": {"1 Main St"},
+			"w9.address.city": {"Springfield"}, "w9.address.state": {"IL"}, "w9.address.postcode": {"62701"},
+			"w9.address.country": {"US"}}},
+		{payouts.StepIDVerification, []string{"Identity check", "Step 2 of 5"}, "id-verification", url.Values{
+			"ssn_last4": {"6789"}, "date_of_birth": {"1990-12-10"}}},
+		{payouts.StepBackgroundCheck, []string{"Background check", "Disclosure"}, "background-check", url.Values{
+			"consent": {"true"}, "name": {"Ada Lovelace"}}},
+		{payouts.StepManagePayouts, []string{"Payout methods", "PayPal email"}, "payout-methods", url.Values{
+			"platform": {"paypal"}, "email": {"ada@example.com"}}},
+	}
+	for i, st := range steps {
+		page := get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(s))
+		page.Has(t, st.page...)
+		p := post(t, env, "/f/"+flowID+"/"+st.path, withSession(page.Session(t), st.form))
+		if p.Status != http.StatusSeeOther {
+			t.Fatalf("%s: %d\n%s", st.name, p.Status, p.Body)
+		}
+		s = p.Session(t)
+		if got := getFlow(t, env, flowID).CompletedSteps; len(got) != i+1 || !slices.Contains(got, st.name) {
+			t.Fatalf("after %s the completed steps are %q", st.name, got)
+		}
+	}
+
+	pay := get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(s))
+	pay.Has(t, "Get paid", "Pay out $12.34", "PayPal ada@example.com")
+	methods, err := env.Service.ListPayoutMethods(ctx, env.AppID, *getFlow(t, env, flowID).UserID)
+	if err != nil || len(methods) != 1 {
+		t.Fatalf("payout methods: %v %v", methods, err)
+	}
+	p = post(t, env, "/f/"+flowID+"/payout", url.Values{"s": {pay.Session(t)}, "account_id": {methods[0].ID}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("payout: %d\n%s", p.Status, p.Body)
+	}
+	done := get(t, env, p.Location())
+	done.Has(t, "All done", "Your money is on its way.", "$12.34", "PayPal")
+
+	r := env.Do(t, "GET", "/v2/payout-links/"+link.ID, nil)
+	var claimed payouts.PayoutLink
+	r.Decode(t, &claimed)
+	if claimed.Status != payouts.LinkClaimed || claimed.ClaimedUserID == nil {
+		t.Fatalf("link after the flow: %+v", claimed)
+	}
+	f := getFlow(t, env, flowID)
+	if !f.Done() || *f.UserID != *claimed.ClaimedUserID {
+		t.Fatalf("flow after the payout: %+v", f)
+	}
+
+	env.Clock.Advance(time.Minute)
+	if _, err := env.Service.SettleDue(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	transfers, err := env.Service.ListTransfers(ctx, env.AppID, payouts.Page{Limit: 1},
+		payouts.TransferFilter{UserID: *f.UserID, Type: payouts.TransferPayout})
+	if err != nil || len(transfers.Data) != 1 {
+		t.Fatalf("payouts of the payee: %v %v", transfers, err)
+	}
+	if tr := transfers.Data[0]; tr.Status != payouts.TransferCompleted || tr.Amount != 12_34 ||
+		tr.PayoutLinkID == nil || *tr.PayoutLinkID != link.ID {
+		t.Fatalf("payout: %+v", tr)
+	}
+	get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(p.Session(t))).Has(t, "Your money has arrived.")
+	get(t, env, "/f/"+flowID).Has(t, "Every step of this page is complete.")
+	get(t, env, link.Link).Has(t, "This payout has been claimed.")
+}

@@ -1,0 +1,317 @@
+// Package hosted holds the payee-facing pages of the Payout Service: the payout-link claim page,
+// the steps of a hosted flow and the sandbox inbox. They are built for a phone first, run inside
+// other sites' iframes, and work without JavaScript: every action is a plain form that posts and
+// redirects. Forms reuse the dashboard's field components.
+package hosted
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+
+	"disburse/payouts"
+	"disburse/views/components"
+)
+
+// Button classes of the hosted pages: large touch targets, full width on a phone.
+const (
+	bigButton       = "inline-flex w-full items-center justify-center rounded-md bg-indigo-600 px-4 py-3 text-base font-semibold text-white shadow-sm hover:bg-indigo-500 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600 focus-visible:ring-offset-2 sm:text-sm"
+	secondaryButton = "inline-flex w-full items-center justify-center rounded-md bg-white px-4 py-3 text-base font-semibold text-gray-900 shadow-sm ring-1 ring-inset ring-gray-300 hover:bg-gray-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600 sm:text-sm"
+)
+
+// Page is the frame of every hosted page.
+type Page struct {
+	Title   string
+	AppName string // who the page speaks for; empty on pages of no app
+	CSS     string // URL of the stylesheet
+}
+
+// Flow is what every step page of a flow shows: where the payee is, and the session their forms
+// carry.
+type Flow struct {
+	ID      string
+	Session string // the signed payee session; empty before the payee identified
+	AppName string
+	Amount  payouts.Money // the payout link's amount; 0 for a flow of no link
+	Memo    string
+	Steps   []StepItem
+}
+
+// StepItem is a step of the flow in the progress bar.
+type StepItem struct {
+	Name    string
+	Done    bool
+	Current bool
+}
+
+// Label is the step's name for people.
+func (s StepItem) Label() string { return StepLabel(s.Name) }
+
+// StepLabel names a step for people.
+func StepLabel(name string) string {
+	switch name {
+	case payouts.StepCompliance:
+		return "Tax information"
+	case payouts.StepIDVerification:
+		return "Identity check"
+	case payouts.StepBackgroundCheck:
+		return "Background check"
+	case payouts.StepManagePayments:
+		return "Payment methods"
+	case payouts.StepManagePayouts:
+		return "Payout methods"
+	case payouts.StepPayout:
+		return "Get paid"
+	case payouts.StepRedirect:
+		return "Finish"
+	}
+	return name
+}
+
+// NewSteps lists the steps of a flow with the completed ones and the current one marked.
+func NewSteps(steps, completed []string, current string) []StepItem {
+	done := map[string]bool{}
+	for _, s := range completed {
+		done[s] = true
+	}
+	out := make([]StepItem, len(steps))
+	for i, s := range steps {
+		out[i] = StepItem{Name: s, Done: done[s], Current: s == current}
+	}
+	return out
+}
+
+// position returns the 1-based number of the current step, or 0.
+func (f Flow) position() int {
+	for i, s := range f.Steps {
+		if s.Current {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// URL is the flow's page, with the session and any extra query pairs (name, value, ...).
+func (f Flow) URL(pairs ...string) string {
+	q := url.Values{}
+	if f.Session != "" {
+		q.Set("s", f.Session)
+	}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		q.Set(pairs[i], pairs[i+1])
+	}
+	if len(q) == 0 {
+		return "/f/" + f.ID
+	}
+	return "/f/" + f.ID + "?" + q.Encode()
+}
+
+// Action is the URL a form of the flow posts to.
+func (f Flow) Action(path string) string { return "/f/" + f.ID + "/" + path }
+
+// Identify is the view model of the page where the payee gives their phone number.
+type Identify struct {
+	Form components.Form
+	// NewPayee asks for names and email too: the number belongs to nobody yet.
+	NewPayee bool
+	Notice   string // why the payee is here again, such as an expired session
+}
+
+// Verify is the view model of the page where the payee types the token texted to them.
+type Verify struct {
+	Form  components.Form
+	Phone string // the number the token went to, mostly masked
+	Sent  bool   // a new token was just sent
+}
+
+// MaskPhone shows only the last four digits of a phone number.
+func MaskPhone(p payouts.Phone) string {
+	n := p.PhoneNumber
+	if len(n) > 4 {
+		n = "••• " + n[len(n)-4:]
+	}
+	return "+" + p.CountryCode + " " + n
+}
+
+// Compliance is the view model of the tax form step.
+type Compliance struct {
+	Form components.Form
+	Kind string // "w9" or "w8ben"
+}
+
+// PayoutMethods is the view model of the manage-payouts and manage-payments steps.
+type PayoutMethods struct {
+	Step     string
+	Methods  []payouts.PayoutMethod
+	Wallet   payouts.Wallet
+	NewForm  MethodForm
+	Continue string // a problem with continuing, shown by the continue button
+}
+
+// shortLabel is a platform's name on the platform links, short enough for a phone.
+func shortLabel(p payouts.Platform) string {
+	if p == payouts.PlatformACH {
+		return "Bank"
+	}
+	return p.Label()
+}
+
+// MethodForm is the form that adds a payout method, for one platform at a time (chosen with
+// links, so it needs no script).
+type MethodForm struct {
+	Form     components.Form
+	Platform payouts.Platform
+	Open     bool // shown unfolded where it is tucked away: the payee chose a platform or erred
+}
+
+// Platforms are the choices of the method form.
+func (MethodForm) Platforms() []payouts.Platform { return payouts.Platforms }
+
+// Payout is the view model of the payout step.
+type Payout struct {
+	Form    components.Form
+	Amount  payouts.Money // what will be paid out
+	Methods []payouts.PayoutMethod
+	NewForm MethodForm
+}
+
+// Selected is the method the payout form has chosen: the one posted, else the default.
+func (p Payout) Selected(m payouts.PayoutMethod) bool {
+	if v := p.Form.Value("account_id"); v != "" {
+		return v == m.ID
+	}
+	return m.Default
+}
+
+// Done is the view model of a finished flow.
+type Done struct {
+	Payout    *payouts.Transfer // the payee's latest payout, when the page knows the payee
+	SignedOut bool              // opened without a session: show nothing personal
+}
+
+// Redirect is the view model of the last step, which sends the payee back to the app.
+type Redirect struct {
+	URL  string
+	Host string
+}
+
+// PayoutLink is the view model of the claim page of a payout link.
+type PayoutLink struct {
+	AppName string
+	Amount  payouts.Money
+	Memo    string
+	Status  payouts.PayoutLinkStatus
+	FlowURL string
+	Created payouts.Time
+}
+
+// Error is the view model of an error page.
+type Error struct {
+	Status  int
+	Title   string
+	Message string
+	Retry   string // a URL to start again from, if there is one
+}
+
+// StatusText is the status as a string.
+func (e Error) StatusText() string { return strconv.Itoa(e.Status) }
+
+// Inbox is the view model of the sandbox inbox.
+type Inbox struct {
+	Apps     []payouts.App
+	AppID    string // the app filtered on, or "" for all
+	Messages []Message
+}
+
+// Message is a message of the sandbox inbox, its body cut into text and links.
+type Message struct {
+	payouts.MessageRecord
+	AppName string
+	Body    []Segment
+}
+
+// Segment is a piece of a message body: plain text, or a URL to link.
+type Segment struct {
+	Text string
+	URL  bool
+}
+
+var urlPattern = regexp.MustCompile(`https?://[^\s<>"]+`)
+
+// Segments cuts a message body into text and links.
+func Segments(body string) []Segment {
+	var out []Segment
+	last := 0
+	for _, m := range urlPattern.FindAllStringIndex(body, -1) {
+		if m[0] > last {
+			out = append(out, Segment{Text: body[last:m[0]]})
+		}
+		out = append(out, Segment{Text: body[m[0]:m[1]], URL: true})
+		last = m[1]
+	}
+	if last < len(body) {
+		out = append(out, Segment{Text: body[last:]})
+	}
+	return out
+}
+
+func inboxURL(appID string) string {
+	if appID == "" {
+		return "/sandbox/inbox"
+	}
+	return "/sandbox/inbox?app=" + url.QueryEscape(appID)
+}
+
+func channelTone(channel string) string {
+	if channel == "email" {
+		return "blue"
+	}
+	return "green"
+}
+
+// Changes to the props of a form field, for the few settings Form.Field leaves alone.
+
+func withType(p components.FieldProps, typ string) components.FieldProps {
+	p.Type = typ
+	return p
+}
+
+func withAutocomplete(p components.FieldProps, v string) components.FieldProps {
+	p.Autocomplete = v
+	return p
+}
+
+func withInputMode(p components.FieldProps, v string) components.FieldProps {
+	p.InputMode = v
+	return p
+}
+
+func withHint(p components.FieldProps, hint string) components.FieldProps {
+	p.Hint = hint
+	return p
+}
+
+func withPlaceholder(p components.FieldProps, v string) components.FieldProps {
+	p.Placeholder = v
+	return p
+}
+
+// withDefault fills in an empty field.
+func withDefault(p components.FieldProps, v string) components.FieldProps {
+	p.Value = defaultValue(p.Value, v)
+	return p
+}
+
+// secret is a field whose value is never written back into the page (a tax id, an account
+// number): after an error the payee types it again.
+func secret(p components.FieldProps) components.FieldProps {
+	p.Value, p.Autocomplete = "", "off"
+	return p
+}
+
+func defaultValue(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
