@@ -152,6 +152,28 @@ func TestContractApp(t *testing.T) {
 			t.Errorf("app after a repeated deposit = %+v, %v", app, err)
 		}
 	})
+	t.Run("stats", func(t *testing.T) {
+		now, err := c.GetApp(ctx, env.AppID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := c.GetAppStats(ctx, env.AppID, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Wallet != now.Wallet || len(st.Days) != 7 || st.Today != st.Days[6] || st.Today.Deposits < 100_000 {
+			t.Errorf("stats = %+v, want 7 days and today's deposits", st)
+		}
+		if st, err := c.GetAppStats(ctx, env.AppID, 0); err != nil || len(st.Days) != 30 {
+			t.Errorf("default window = %d days, %v; want 30", len(st.Days), err)
+		}
+		_, err = c.GetAppStats(ctx, env.AppID, 1000)
+		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "days")
+		other := env.CreateApp(t, "Stats other")
+		_, err = c.GetAppStats(ctx, other.AppID, 7)
+		wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+	})
+
 	t.Run("errors", func(t *testing.T) {
 		_, err := c.Deposit(ctx, env.AppID, payouts.DepositRequest{Amount: 0})
 		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "amount")

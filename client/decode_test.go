@@ -183,6 +183,10 @@ func TestDecodePublicSamples(t *testing.T) {
 		if string(fee.Metadata) != `"invoice 7"` {
 			t.Errorf("string metadata = %s", fee.Metadata)
 		}
+		if h := tr.StatusHistory; len(h) != 2 || h[1].Status != payouts.TransferCompleted ||
+			!h[1].At.Equal(mustTime(t, "2023-05-02T08:00:05Z").Time) {
+			t.Errorf("status history = %+v", h)
+		}
 	})
 
 	t.Run("transfers list", func(t *testing.T) {
@@ -239,6 +243,18 @@ func TestDecodePublicSamples(t *testing.T) {
 		}
 		if f.UserID != nil || len(f.Steps) != 2 || f.CompletedSteps != nil || f.Done() || f.Link == "" {
 			t.Errorf("flow = %+v", f)
+		}
+	})
+
+	t.Run("app stats", func(t *testing.T) {
+		c, _ := sampleServer(t, http.StatusOK, sample(t, "app_stats.json"))
+		st, err := c.GetAppStats(ctx, "a1", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Wallet.Amount != 750000 || st.Flagged != 1 || st.Pending != 2 || len(st.Days) != 2 ||
+			st.Days[0].Deposits != 100000 || st.Today != st.Days[1] || st.Today.ToUsers != 3000 {
+			t.Errorf("stats = %+v", st)
 		}
 	})
 
@@ -403,7 +419,7 @@ func TestRequests(t *testing.T) {
 			}},
 		{name: "ReviewTransfer", answer: "transfer.json", method: "POST", path: "/api/v2/transfers/t1/review",
 			call: func(c *client.Client) error {
-				_, err := c.ReviewTransfer(ctx, "t1", client.ReviewReject, "name mismatch")
+				_, err := c.ReviewTransfer(ctx, "t1", payouts.ReviewTransferRequest{Action: payouts.ReviewReject, Reason: "name mismatch"})
 				return err
 			},
 			bodyHas: []string{`"action":"reject"`, `"reason":"name mismatch"`}},
@@ -452,6 +468,10 @@ func TestRequests(t *testing.T) {
 			call: func(c *client.Client) error { _, err := c.ListFlows(ctx, payouts.Page{Limit: 3}); return err }},
 		{name: "GetApp", answer: "app.json", method: "GET", path: "/api/v2/apps/a1",
 			call: func(c *client.Client) error { _, err := c.GetApp(ctx, "a1"); return err }},
+		{name: "GetAppStats", answer: "app_stats.json", method: "GET", path: "/api/v2/apps/a1/stats", query: "days=7",
+			call: func(c *client.Client) error { _, err := c.GetAppStats(ctx, "a1", 7); return err }},
+		{name: "GetAppStats default window", answer: "app_stats.json", method: "GET", path: "/api/v2/apps/a1/stats",
+			call: func(c *client.Client) error { _, err := c.GetAppStats(ctx, "a1", 0); return err }},
 		{name: "Deposit", answer: "transfer.json", method: "POST", path: "/api/v2/apps/a1/deposit", keyed: true,
 			call: func(c *client.Client) error {
 				_, err := c.Deposit(ctx, "a1", payouts.DepositRequest{Amount: 100000})

@@ -26,6 +26,9 @@
 //     array: the API does not paginate it), SubmitCompliance, SendVerificationToken, VerifyUser,
 //     CancelPayoutLink, Deposit, and ReviewTransfer (our extension for flagged transfers).
 //
+// GetAppStats and ReviewTransfer call endpoints that are extensions of ours; against the public
+// service they answer 404.
+//
 // Methods whose endpoint answers without a body return only an error. A method answering an
 // object accepts 200, 201 or 202, ignores unknown fields and nulls, and reads amounts written as
 // numbers or numeric strings and timestamps with or without a zone (see payouts.Money and

@@ -37,25 +37,10 @@ func (c *Client) AllTransfers(ctx context.Context, filter payouts.TransferFilter
 	}, func(t payouts.Transfer) string { return t.ID })
 }
 
-// ReviewAction is an operator's decision on a transfer flagged for review.
-type ReviewAction string
-
-const (
-	ReviewRelease ReviewAction = "release" // send it on to its rail
-	ReviewReject  ReviewAction = "reject"  // fail it and release what it reserved
-)
-
-// reviewRequest is the body of POST /v2/transfers/{id}/review.
-type reviewRequest struct {
-	Action ReviewAction `json:"action"`
-	Reason string       `json:"reason,omitempty"`
-}
-
-// ReviewTransfer releases or rejects a flagged transfer and returns it as it now is
-// (POST /v2/transfers/{id}/review, our extension: the public service has no such endpoint).
-// reason, optional, is kept as the failure reason of a rejected transfer. A transfer that is not
-// flagged is a 422.
-func (c *Client) ReviewTransfer(ctx context.Context, id string, action ReviewAction, reason string) (*payouts.Transfer, error) {
-	return call[payouts.Transfer](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "transfers", id, "review"},
-		body: reviewRequest{Action: action, Reason: reason}})
+// ReviewTransfer releases a flagged transfer to its rail (Action payouts.ReviewRelease) or
+// rejects it (payouts.ReviewReject, with an optional Reason kept as its failure reason) and
+// returns it as it now is (POST /v2/transfers/{id}/review, our extension: the public service
+// has no such endpoint). A transfer that is not flagged is a 422.
+func (c *Client) ReviewTransfer(ctx context.Context, id string, req payouts.ReviewTransferRequest) (*payouts.Transfer, error) {
+	return call[payouts.Transfer](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "transfers", id, "review"}, body: req})
 }
