@@ -96,59 +96,122 @@ func startDroppingProxy(t *testing.T, env *servicetest.Env, method string) (*dro
 
 // TestRetryAfterACommittedAttemptIsLost is the retry test of the client's issue: the first
 // attempt of a write reaches the service and commits, but its answer is lost. The client retries
-// with the same idempotency key, gets the same transfer back, and the ledger shows one effect.
+// with the same idempotency key, gets the same object back, and the ledger shows one effect.
 func TestRetryAfterACommittedAttemptIsLost(t *testing.T) {
 	ctx := context.Background()
-	env, direct := startService(t)
-	ada := createUser(t, direct, "Ada")
-	deposit(t, env, direct, 10_000)
+	tests := []struct {
+		name string
+		// write makes the keyed write through c and returns the id of what it made.
+		write func(t *testing.T, env *servicetest.Env, c *client.Client, userID string) (string, error)
+		// effect checks, through direct, that the write took effect once.
+		effect func(t *testing.T, env *servicetest.Env, direct *client.Client, userID, id string)
+	}{
+		{"transfer",
+			func(t *testing.T, env *servicetest.Env, c *client.Client, userID string) (string, error) {
+				tr, err := c.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: userID, Amount: -2_500})
+				if err != nil {
+					return "", err
+				}
+				return tr.ID, nil
+			},
+			func(t *testing.T, env *servicetest.Env, direct *client.Client, userID, id string) {
+				l, err := direct.ListTransfers(ctx, payouts.Page{}, payouts.TransferFilter{UserID: userID})
+				if err != nil || len(l.Data) != 1 || l.Data[0].ID != id {
+					t.Errorf("the user's transfers = %+v, %v; want the one transfer", l, err)
+				}
+				wantWallets(t, env, direct, userID, 2_500, 7_500)
+			}},
+		{"deposit",
+			func(t *testing.T, env *servicetest.Env, c *client.Client, userID string) (string, error) {
+				tr, err := c.Deposit(ctx, env.AppID, payouts.DepositRequest{Amount: 4_000})
+				if err != nil {
+					return "", err
+				}
+				return tr.ID, nil
+			},
+			func(t *testing.T, env *servicetest.Env, direct *client.Client, userID, id string) {
+				l, err := direct.ListTransfers(ctx, payouts.Page{}, payouts.TransferFilter{Type: payouts.TransferRefill})
+				if err != nil || len(l.Data) != 2 || l.Data[0].ID != id {
+					t.Errorf("refills = %+v, %v; want the setup's and this one", l, err)
+				}
+				wantWallets(t, env, direct, userID, 0, 14_000)
+			}},
+		{"payout",
+			func(t *testing.T, env *servicetest.Env, c *client.Client, userID string) (string, error) {
+				tr, err := c.CreatePayout(ctx, payouts.CreatePayoutRequest{UserID: userID, Amount: 3_000,
+					Platform: payouts.PlatformPayPal, Fund: true})
+				if err != nil {
+					return "", err
+				}
+				return tr.ID, nil
+			},
+			func(t *testing.T, env *servicetest.Env, direct *client.Client, userID, id string) {
+				l, err := direct.ListTransfers(ctx, payouts.Page{}, payouts.TransferFilter{UserID: userID})
+				if err != nil || len(l.Data) != 1 || l.Data[0].ID != id {
+					t.Errorf("the user's transfers = %+v, %v; want the one payout", l, err)
+				}
+				u, err := direct.GetUser(ctx, userID)
+				if err != nil || u.Wallet.Amount != 3_000 || u.Wallet.WithdrawableAmount != 0 {
+					t.Errorf("the user's wallet = %+v, %v; want $30.00 funded once and reserved", u, err)
+				}
+			}},
+		{"payout link",
+			func(t *testing.T, env *servicetest.Env, c *client.Client, userID string) (string, error) {
+				l, err := c.CreatePayoutLink(ctx, payouts.CreatePayoutLinkRequest{Amount: 1_000, UserID: userID,
+					Delivery: &payouts.Delivery{Method: payouts.DeliveryLink}})
+				if err != nil {
+					return "", err
+				}
+				return l.ID, nil
+			},
+			func(t *testing.T, env *servicetest.Env, direct *client.Client, userID, id string) {
+				l, err := direct.ListPayoutLinks(ctx, payouts.Page{}, payouts.PayoutLinkFilter{})
+				if err != nil || len(l.Data) != 1 || l.Data[0].ID != id {
+					t.Errorf("payout links = %+v, %v; want the one link", l, err)
+				}
+				app, err := direct.GetApp(ctx, env.AppID)
+				if err != nil || app.Wallet.WithdrawableAmount != 9_000 {
+					t.Errorf("app wallet = %+v, %v; want $10.00 reserved once", app, err)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, direct := startService(t)
+			ada := createUser(t, direct, "Ada")
+			addPayPal(t, direct, ada.ID, "ada.pp@example.com")
+			deposit(t, env, direct, 10_000)
 
-	proxy, viaProxy := startDroppingProxy(t, env, http.MethodPost)
-	tr, err := viaProxy.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: ada.ID, Amount: -2_500})
-	if err != nil {
-		t.Fatalf("CreateTransfer through a lost answer: %v", err)
-	}
-	attempts, dropped := proxy.seen()
-	var lost payouts.Transfer
-	if err := json.Unmarshal(dropped, &lost); err != nil || lost.ID == "" {
-		t.Fatalf("the dropped answer %q is not a transfer: %v", dropped, err)
-	}
-	if attempts != 2 {
-		t.Errorf("%d attempts reached the service, want 2", attempts)
-	}
-	if tr.ID != lost.ID || tr.Amount != -2_500 {
-		t.Errorf("retry returned transfer %s (%v), want the committed %s", tr.ID, tr.Amount, lost.ID)
-	}
-
-	// One effect: one balance transfer for Ada, her wallet and the app's moved once.
-	transfers, err := direct.ListTransfers(ctx, payouts.Page{}, payouts.TransferFilter{UserID: ada.ID})
-	if err != nil || len(transfers.Data) != 1 || transfers.Data[0].ID != lost.ID {
-		t.Errorf("Ada's transfers = %+v, %v; want the one transfer", transfers, err)
-	}
-	if u, err := direct.GetUser(ctx, ada.ID); err != nil || u.Wallet.Amount != 2_500 {
-		t.Errorf("Ada's wallet = %+v, %v; want $25.00", u, err)
-	}
-	if app, err := direct.GetApp(ctx, env.AppID); err != nil || app.Wallet.Amount != 7_500 {
-		t.Errorf("app wallet = %+v, %v; want $75.00", app, err)
+			proxy, viaProxy := startDroppingProxy(t, env, http.MethodPost)
+			id, err := tt.write(t, env, viaProxy, ada.ID)
+			if err != nil {
+				t.Fatalf("write through a lost answer: %v", err)
+			}
+			attempts, dropped := proxy.seen()
+			var lost struct{ ID string }
+			if err := json.Unmarshal(dropped, &lost); err != nil || lost.ID == "" {
+				t.Fatalf("the dropped answer %q names no object: %v", dropped, err)
+			}
+			if attempts != 2 {
+				t.Errorf("%d attempts reached the service, want 2", attempts)
+			}
+			if id != lost.ID {
+				t.Errorf("the retry returned %s, want the committed %s", id, lost.ID)
+			}
+			tt.effect(t, env, direct, ada.ID, lost.ID)
+		})
 	}
 }
 
-// TestDepositRetryAfterALostAnswer is the same for the other keyed write that exists today.
-func TestDepositRetryAfterALostAnswer(t *testing.T) {
+// wantWallets checks the posted balances of a user's wallet and of the app's.
+func wantWallets(t *testing.T, env *servicetest.Env, c *client.Client, userID string, user, app payouts.Money) {
+	t.Helper()
 	ctx := context.Background()
-	env, direct := startService(t)
-	proxy, viaProxy := startDroppingProxy(t, env, http.MethodPost)
-	tr, err := viaProxy.Deposit(ctx, env.AppID, payouts.DepositRequest{Amount: 4_000})
-	if err != nil {
-		t.Fatalf("Deposit through a lost answer: %v", err)
+	if u, err := c.GetUser(ctx, userID); err != nil || u.Wallet.Amount != user {
+		t.Errorf("user wallet = %+v, %v; want %v", u, err, user)
 	}
-	attempts, dropped := proxy.seen()
-	var lost payouts.Transfer
-	if err := json.Unmarshal(dropped, &lost); err != nil || tr.ID != lost.ID || attempts != 2 {
-		t.Errorf("retry returned %s after %d attempts, dropped answer %s (%v)", tr.ID, attempts, dropped, err)
-	}
-	if app, err := direct.GetApp(ctx, env.AppID); err != nil || app.Wallet.Amount != 4_000 {
-		t.Errorf("app wallet = %+v, %v; want one deposit of $40.00", app, err)
+	if a, err := c.GetApp(ctx, env.AppID); err != nil || a.Wallet.Amount != app {
+		t.Errorf("app wallet = %+v, %v; want %v", a, err, app)
 	}
 }
 
