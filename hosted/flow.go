@@ -63,6 +63,14 @@ func (h *Handler) view(p *payee) views.Flow {
 	return f
 }
 
+// signInView is the flow as the pages before the steps show it: without the progress through
+// steps, which have not begun.
+func (h *Handler) signInView(p *payee) views.Flow {
+	f := h.view(p)
+	f.Steps = nil
+	return f
+}
+
 // next sends the browser to the flow's page, which shows the step now due.
 func (h *Handler) next(c *fiber.Ctx, p *payee, query ...string) error {
 	return c.Redirect(h.view(p).URL(query...), fiber.StatusSeeOther)
@@ -139,7 +147,7 @@ func (h *Handler) show(c *fiber.Ctx, p *payee, a answer) error {
 		title = "All done"
 		page, err = h.donePage(c, p)
 	case p.sess.UserID == "":
-		title, page = "Confirm it’s you", views.IdentifyPage(h.view(p), identifyView(a.form))
+		title, page = "Confirm it’s you", views.IdentifyPage(h.signInView(p), identifyView(a.form))
 	case !p.sess.Verified:
 		title = "Enter your code"
 		page, err = h.verifyPage(c, p, a)

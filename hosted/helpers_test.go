@@ -76,15 +76,15 @@ func (p page) FieldError(name string) string {
 	return ""
 }
 
-// browser is an HTTP client that keeps redirects for the test to see.
-func browser(env *servicetest.Env) *http.Client {
+// noRedirects is an HTTP client that keeps redirects for the test to see.
+func noRedirects(env *servicetest.Env) *http.Client {
 	return &http.Client{Timeout: time.Minute, Transport: env.HTTP.Transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 func send(t *testing.T, env *servicetest.Env, req *http.Request) page {
 	t.Helper()
-	resp, err := browser(env).Do(req)
+	resp, err := noRedirects(env).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}
@@ -195,7 +195,8 @@ func signIn(t *testing.T, env *servicetest.Env, flowID string, who url.Values) s
 		t.Fatalf("identify: %d\n%s", p.Status, p.Body)
 	}
 	pending := p.Session(t)
-	tok := lastToken(t, env, "+"+who.Get("country_code")+" "+who.Get("phone_number"))
+	digits := strings.NewReplacer("-", "", " ", "").Replace(who.Get("phone_number"))
+	tok := lastToken(t, env, "+"+who.Get("country_code")+" "+digits)
 	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {tok}})
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("verify: %d\n%s", p.Status, p.Body)

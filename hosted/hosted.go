@@ -104,7 +104,7 @@ func (h *Handler) page(fn fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		h.secure(c)
 		if err := fn(c); err != nil {
-			return h.renderError(c, err, "")
+			return h.renderError(c, err)
 		}
 		return nil
 	}
@@ -154,9 +154,10 @@ var statusOf = map[string]int{
 }
 
 // renderError answers err with an error page. Expected failures say what went wrong; anything
-// else is logged and answered with a page that leaks nothing. retry is where to start again.
-func (h *Handler) renderError(c *fiber.Ctx, err error, retry string) error {
-	e := views.Error{Status: http.StatusInternalServerError, Retry: retry,
+// else is logged and answered with a page that leaks nothing. A refused session on a flow's page
+// links to the flow's start, where the payee confirms their phone again.
+func (h *Handler) renderError(c *fiber.Ctx, err error) error {
+	e := views.Error{Status: http.StatusInternalServerError,
 		Message: "Something went wrong on our side. Try again in a moment."}
 	var fe *fiber.Error
 	var pe *payouts.Error
@@ -169,6 +170,9 @@ func (h *Handler) renderError(c *fiber.Ctx, err error, retry string) error {
 		h.log.ErrorContext(c.UserContext(), "hosted page failed", "method", c.Method(), "path", c.Path(), "err", err)
 	}
 	e.Title = http.StatusText(e.Status)
+	if id := c.Params("id"); e.Status == http.StatusForbidden && strings.HasPrefix(c.Path(), "/f/") && payouts.ValidID(id) {
+		e.Retry = "/f/" + id
+	}
 	if e.Status == http.StatusNotFound {
 		e.Title, e.Message = "Page not found", "This link does not exist. Check the link you were sent."
 	}

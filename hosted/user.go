@@ -65,7 +65,7 @@ func (h *Handler) verifyPage(c *fiber.Ctx, p *payee, a answer) (templ.Component,
 	if err != nil {
 		return nil, err
 	}
-	return views.VerifyPage(h.view(p), views.Verify{Form: a.form, Phone: views.MaskPhone(user.PhoneNumber),
+	return views.VerifyPage(h.signInView(p), views.Verify{Form: a.form, Phone: views.MaskPhone(user.PhoneNumber),
 		Sent: a.sent || c.Query("sent") == "1"}), nil
 }
 

@@ -230,28 +230,41 @@ type Message struct {
 	Body    []Segment
 }
 
-// Segment is a piece of a message body: plain text, or a URL to link.
+// Segment is a piece of a message body: plain text, a URL to link, or a code to stand out.
 type Segment struct {
 	Text string
 	URL  bool
+	Code bool
 }
 
-var urlPattern = regexp.MustCompile(`https?://[^\s<>"]+`)
+var (
+	urlPattern  = regexp.MustCompile(`https?://[^\s<>"]+`)
+	codePattern = regexp.MustCompile(`\b\d{6}\b`)
+)
 
-// Segments cuts a message body into text and links.
+// Segments cuts a message body into text, links and verification codes.
 func Segments(body string) []Segment {
 	var out []Segment
+	text := func(s string) { // the text between links, its codes cut out
+		last := 0
+		for _, m := range codePattern.FindAllStringIndex(s, -1) {
+			if m[0] > last {
+				out = append(out, Segment{Text: s[last:m[0]]})
+			}
+			out = append(out, Segment{Text: s[m[0]:m[1]], Code: true})
+			last = m[1]
+		}
+		if last < len(s) {
+			out = append(out, Segment{Text: s[last:]})
+		}
+	}
 	last := 0
 	for _, m := range urlPattern.FindAllStringIndex(body, -1) {
-		if m[0] > last {
-			out = append(out, Segment{Text: body[last:m[0]]})
-		}
+		text(body[last:m[0]])
 		out = append(out, Segment{Text: body[m[0]:m[1]], URL: true})
 		last = m[1]
 	}
-	if last < len(body) {
-		out = append(out, Segment{Text: body[last:]})
-	}
+	text(body[last:])
 	return out
 }
 
