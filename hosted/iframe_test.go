@@ -1,0 +1,143 @@
+package hosted_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"disburse/internal/payoutd"
+	"disburse/testutil/browser"
+	"disburse/testutil/servicetest"
+)
+
+// embedder is another site that shows a flow in an iframe, as an app's own page does.
+type embedder struct {
+	*httptest.Server
+	URL string // http://localhost:PORT: another site than the service's 127.0.0.1
+
+	mu  sync.Mutex
+	src string
+}
+
+func newEmbedder(t *testing.T) *embedder {
+	t.Helper()
+	e := &embedder{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /embed", func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		fmt.Fprintf(w, `<!doctype html><link rel="icon" href="data:,"><h1>Partner</h1><iframe src="%s" width="390" height="800"></iframe>`, e.src)
+	})
+	mux.HandleFunc("GET /back", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><link rel="icon" href="data:,"><h1 id="back">Welcome back</h1>`)
+	})
+	e.Server = httptest.NewServer(mux)
+	t.Cleanup(e.Close)
+	e.URL = strings.Replace(e.Server.URL, "127.0.0.1", "localhost", 1)
+	return e
+}
+
+func (e *embedder) show(src string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.src = src
+}
+
+// TestBrowserFlowInIframe runs a flow inside a cross-site iframe, where the browser keeps no
+// cookies for the service: the signed session in forms and URLs carries the payee through, and
+// the redirect step leaves the iframe for the partner's page. A site not in FrameAncestors
+// cannot show the flow at all.
+func TestBrowserFlowInIframe(t *testing.T) {
+	partner, stranger := newEmbedder(t), newEmbedder(t)
+	env := start(t, servicetest.WithConfig(func(c *payoutd.Config) { c.FrameAncestors = []string{partner.URL} }))
+	f := createFlow(t, env, map[string]any{"steps": []any{"manage-payouts",
+		map[string]string{"name": "redirect", "redirect_url": partner.URL + "/back"}}})
+	partner.show(f.Link)
+	stranger.show(f.Link)
+
+	tab := browser.New(t)
+	browser.Run(t, tab, chromedp.Navigate(partner.URL+"/embed"), chromedp.WaitVisible(`//h1[contains(., "Partner")]`))
+	frame := iframeTarget(t, tab, env.Origin+"/f/")
+	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
+	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]`))
+	heading := func(text string) chromedp.Action[chromedp.Void] {
+		return chromedp.WaitVisible(`//h1[contains(., "` + text + `")]`)
+	}
+
+	browser.Run(t, frame,
+		heading("Confirm it’s you"),
+		chromedp.SendKeys(field("phone_number"), "5555550111"),
+		submit,
+		chromedp.WaitVisible(field("first_name")),
+		chromedp.SendKeys(field("first_name"), "Alan"),
+		chromedp.SendKeys(field("last_name"), "Turing"),
+		chromedp.SendKeys(field("email"), "alan@example.com"),
+		submit,
+		heading("Enter your code"),
+	)
+	browser.Run(t, frame,
+		chromedp.SendKeys(field("token"), lastToken(t, env, "+1 5555550111")),
+		submit,
+		heading("Payout methods"),
+		chromedp.SendKeys(field("email"), "alan@example.com"),
+		submit,
+		heading("You’re all set"),
+	)
+	browser.Screenshot(t, tab, "framed")
+	browser.Run(t, frame, chromedp.Click(`//button[contains(., "Continue to `+strings.TrimPrefix(partner.URL, "http://")+`")]`))
+	// The top window, not the iframe, lands on the partner's page.
+	browser.Run(t, tab, chromedp.WaitVisible(chromedp.CSS(`#back`)))
+	if loc, err := chromedp.Run(tab, chromedp.Location()); err != nil || loc != partner.URL+"/back" {
+		t.Fatalf("top window at %q (%v), want %s/back", loc, err, partner.URL)
+	}
+	if got := getFlow(t, env, f.ID); !got.Done() {
+		t.Fatalf("flow after the redirect: %+v", got)
+	}
+
+	// The stranger's page gets no flow: the browser refuses to frame it.
+	browser.Run(t, tab, chromedp.Navigate(stranger.URL+"/embed"), chromedp.WaitVisible(`//h1[contains(., "Partner")]`))
+	deadline := time.Now().Add(10 * time.Second)
+	for !hasConsoleError(tab, "frame-ancestors") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no refusal to frame the flow in %q; console errors: %q", stranger.URL, browser.ConsoleErrors(tab))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func hasConsoleError(tab context.Context, text string) bool {
+	for _, e := range browser.ConsoleErrors(tab) {
+		if strings.Contains(e, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// iframeTarget attaches to the cross-site iframe of tab whose URL starts with prefix: Chrome runs
+// it in its own process, out of reach of the page's DOM.
+func iframeTarget(t *testing.T, tab context.Context, prefix string) context.Context {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		infos, err := chromedp.Targets(tab)
+		if err != nil {
+			t.Fatalf("browser targets: %v", err)
+		}
+		for _, info := range infos {
+			if info.Type == "iframe" && strings.HasPrefix(info.URL, prefix) {
+				frame, cancel := chromedp.NewContext(tab, chromedp.WithTargetID(info.TargetID))
+				t.Cleanup(cancel)
+				return frame
+			}
+		}
+	}
+	t.Fatalf("no iframe at %s", prefix)
+	return nil
+}
