@@ -22,6 +22,12 @@ type payee struct {
 
 func (p *payee) step() string { return service.NextStep(&p.flow.Flow) }
 
+// closed reports whether the flow has nothing left for a payee: every step is done, or the
+// payout link it pays out was canceled.
+func (p *payee) closed() bool {
+	return p.step() == "" || (p.flow.Link != nil && p.flow.Link.Status == payouts.LinkCanceled)
+}
+
 // answer is what a page shows besides the flow: the status, and after a failed post the form
 // as sent with its problems.
 type answer struct {
@@ -47,6 +53,17 @@ func (h *Handler) retry(c *fiber.Ctx, p *payee, err error) error {
 	if !isForm {
 		return err
 	}
+	return h.reshow(c, p, a)
+}
+
+// reshow shows the flow again after a failed post, read afresh: the post may have changed it
+// before failing (a payout refused after its link was claimed).
+func (h *Handler) reshow(c *fiber.Ctx, p *payee, a answer) error {
+	hf, err := h.svc.OpenHostedFlow(c.UserContext(), p.flow.ID)
+	if err != nil {
+		return err
+	}
+	p.flow = hf
 	return h.show(c, p, a)
 }
 
@@ -133,6 +150,12 @@ func (h *Handler) flow(c *fiber.Ctx) error {
 		return err
 	}
 	return h.show(c, p, ok)
+}
+
+// restart is GET on a flow's form address, such as a reload of a form answered with its
+// problems: the flow's page, from the start, since a URL like this carries no session.
+func (h *Handler) restart(c *fiber.Ctx) error {
+	return c.Redirect("/f/"+url.PathEscape(c.Params("id")), fiber.StatusSeeOther)
 }
 
 // show renders the page of what is due on the flow.

@@ -134,3 +134,129 @@ func TestPayoutLinkFlow(t *testing.T) {
 	get(t, env, "/f/"+flowID).Has(t, "Every step of this page is complete.")
 	get(t, env, link.Link).Has(t, "This payout has been claimed.")
 }
+
+// TestPayoutMethodSteps goes through manage-payments and manage-payouts: the first method saved
+// completes a step, a payee who has methods continues with them, and one who has none cannot.
+func TestPayoutMethodSteps(t *testing.T) {
+	env := start(t)
+	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payments", "manage-payouts"}})
+	s := signIn(t, env, f.ID, ada("5555550210"))
+
+	page := get(t, env, "/f/"+f.ID+"?s="+url.QueryEscape(s))
+	page.Has(t, "Payment methods", "Available to pay out", "PayPal email")
+	if strings.Contains(page.Body, "Continue</button>") {
+		t.Error("a payee without methods is offered to continue")
+	}
+	p := post(t, env, "/f/"+f.ID+"/manage-payments", url.Values{"s": {s}})
+	if p.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("continue without a method: %d", p.Status)
+	}
+	p.Has(t, "Add a payout method to continue.")
+
+	// The bank form is one link away, no script needed.
+	bank := get(t, env, "/f/"+f.ID+"?platform=ach&s="+url.QueryEscape(s))
+	bank.Has(t, `name="routing_number"`, `name="account_type"`, "Save Bank account (ACH)")
+	p = post(t, env, "/f/"+f.ID+"/payout-methods", withSession(bank.Session(t), url.Values{"platform": {"ach"},
+		"routing_number": {"011000015"}, "account_number": {"000123456789"}, "account_type": {"checking"}}))
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("add a bank account: %d\n%s", p.Status, p.Body)
+	}
+	page = get(t, env, p.Location())
+	page.Has(t, "Payout methods", "Checking ••••6789", "Default", "Continue</button>", "Add another method")
+	if strings.Contains(page.Body, "000123456789") {
+		t.Error("the page shows the full account number")
+	}
+	p = post(t, env, "/f/"+f.ID+"/manage-payouts", url.Values{"s": {page.Session(t)}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("continue with the saved method: %d\n%s", p.Status, p.Body)
+	}
+	if got := getFlow(t, env, f.ID); !got.Done() {
+		t.Fatalf("flow: %+v", got)
+	}
+	get(t, env, p.Location()).Has(t, "All done", "Test app has everything it needs.")
+}
+
+// TestPayoutRefused: a method the rail refuses leaves the payout step open with the money back
+// in the payee's wallet, and another method gets it paid.
+func TestPayoutRefused(t *testing.T) {
+	env := start(t)
+	fund(t, env, 100_00)
+	link := createLink(t, env, map[string]any{"amount": 40_00, "payout_fee_party": "user"})
+	flowID := *link.FlowID
+	s := signIn(t, env, flowID, ada("5555550220"))
+	for _, email := range []string{"fail@example.com", "ada@example.com"} {
+		if p := post(t, env, "/f/"+flowID+"/payout-methods", withSession(s, url.Values{"platform": {"paypal"}, "email": {email}})); p.Status != http.StatusSeeOther {
+			t.Fatalf("add %s: %d\n%s", email, p.Status, p.Body)
+		}
+	}
+	userID := strings.Split(s, ".")[1]
+	methods, err := env.Service.ListPayoutMethods(ctx, env.AppID, userID)
+	if err != nil || len(methods) != 2 {
+		t.Fatalf("methods: %v %v", methods, err)
+	}
+	byEmail := map[string]string{}
+	for _, m := range methods {
+		byEmail[m.Email] = m.ID
+	}
+
+	p := post(t, env, "/f/"+flowID+"/payout", url.Values{"s": {s}, "account_id": {byEmail["fail@example.com"]}})
+	if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.FieldError("account_id"), "refused") {
+		t.Fatalf("refused payout: %d, error %q", p.Status, p.FieldError("account_id"))
+	}
+	p.Has(t, "Pay out $40.00") // claimed now, the money waits in the wallet
+	user, err := env.Service.GetUser(ctx, env.AppID, userID)
+	if err != nil || user.Wallet.WithdrawableAmount != 40_00 {
+		t.Fatalf("wallet after the refusal: %+v %v", user.Wallet, err)
+	}
+
+	p = post(t, env, "/f/"+flowID+"/payout", url.Values{"s": {s}, "account_id": {byEmail["ada@example.com"]}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("second payout: %d\n%s", p.Status, p.Body)
+	}
+	if f := getFlow(t, env, flowID); !f.Done() {
+		t.Fatalf("flow: %+v", f)
+	}
+	env.Clock.Advance(time.Minute)
+	if _, err := env.Service.SettleDue(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	list, err := env.Service.ListTransfers(ctx, env.AppID, payouts.Page{Limit: 10},
+		payouts.TransferFilter{UserID: userID, Type: payouts.TransferPayout})
+	if err != nil || len(list.Data) != 2 {
+		t.Fatalf("payouts: %v %v", list, err)
+	}
+	if last := list.Data[0]; last.Status != payouts.TransferCompleted || last.Amount != 40_00 {
+		t.Errorf("payout: %+v", last)
+	}
+	if first := list.Data[1]; first.Status != payouts.TransferFailed {
+		t.Errorf("refused payout: %+v", first)
+	}
+}
+
+func TestResendToken(t *testing.T) {
+	env := start(t)
+	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
+	p := post(t, env, "/f/"+f.ID+"/identify", ada("5555550230"))
+	pending := p.Session(t)
+	old := lastToken(t, env, "+1 5555550230")
+
+	p = post(t, env, "/f/"+f.ID+"/resend", url.Values{"s": {pending}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("resend: %d", p.Status)
+	}
+	get(t, env, p.Location()).Has(t, "We sent you a new code.")
+	fresh := lastToken(t, env, "+1 5555550230")
+	if old != fresh {
+		if p := post(t, env, "/f/"+f.ID+"/verify", url.Values{"s": {pending}, "token": {old}}); p.Status != http.StatusUnprocessableEntity {
+			t.Errorf("the replaced token still works: %d", p.Status)
+		}
+	}
+	if p := post(t, env, "/f/"+f.ID+"/verify", url.Values{"s": {pending}, "token": {fresh}}); p.Status != http.StatusSeeOther {
+		t.Fatalf("the new token: %d\n%s", p.Status, p.Body)
+	}
+
+	// A form's address opened directly (a reload after an error) leads back to the flow.
+	if p := get(t, env, "/f/"+f.ID+"/verify"); p.Status != http.StatusSeeOther || p.Location() != "/f/"+f.ID {
+		t.Errorf("GET a form address: %d to %q", p.Status, p.Location())
+	}
+}

@@ -50,7 +50,7 @@ func (h *Handler) addPayoutMethod(c *fiber.Ctx, p *payee) error {
 			return err
 		}
 		a.method, a.form = a.form, components.Form{}
-		return h.show(c, p, a)
+		return h.reshow(c, p, a)
 	}
 	if step := p.step(); step != payouts.StepPayout {
 		return h.finish(c, p, step)

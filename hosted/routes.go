@@ -30,6 +30,7 @@ func (h *Handler) Register(r fiber.Router) {
 	post("/f/:id/manage-payouts", h.forPayee(true, h.confirmPayoutMethods, payouts.StepManagePayouts))
 	post("/f/:id/payout", h.forPayee(true, h.payout, payouts.StepPayout))
 	post("/f/:id/redirect", h.forPayee(true, h.redirect, payouts.StepRedirect))
+	get("/f/:id/*", h.restart)
 
 	if h.cfg.SandboxInbox {
 		get("/sandbox/inbox", h.inbox)

@@ -17,7 +17,7 @@ func (h *Handler) identify(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if p.step() == "" {
+	if p.closed() {
 		return h.next(c, p) // nothing left to do: no token to send
 	}
 	user, err := h.svc.IdentifyPayee(c.UserContext(), p.flow.ID, payouts.CreateUserRequest{
