@@ -92,3 +92,14 @@ func requestHash(op string, req any) (string, error) {
 	sum := sha256.Sum256(append([]byte(op+"\x00"), compact.Bytes()...))
 	return hex.EncodeToString(sum[:]), nil
 }
+
+// PurgeIdempotencyKeys forgets the keys older than the idempotency window.
+func (s *Service) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.store.InTx(ctx, func(q Queries) error {
+		var err error
+		n, err = q.PurgeIdempotencyKeys(ctx, s.now().Add(-IdempotencyWindow))
+		return err
+	})
+	return n, err
+}

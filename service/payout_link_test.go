@@ -119,3 +119,28 @@ func TestPayoutLinkIdempotency(t *testing.T) {
 		t.Fatalf("replay reserved again: %v", app)
 	}
 }
+
+func TestIdempotencyKeyExpiry(t *testing.T) {
+	e := newEnv(t, 10000)
+	key := "6c1d6b8f-3a0c-4d4a-8b64-1b4f6a3f7e22"
+	req := payouts.CreateTransferRequest{UserID: e.user.ID, Amount: -100, IdempotencyKey: key}
+	first, err := e.svc.CreateTransfer(e.ctx, e.app, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.svc.CreateTransfer(e.ctx, e.app, req)
+	if err != nil || again.ID != first.ID {
+		t.Fatalf("replay within the window = %v, %v", again, err)
+	}
+	req.Amount = -200
+	_, err = e.svc.CreateTransfer(e.ctx, e.app, req)
+	wantCode(t, err, payouts.EIdempotencyReused)
+	e.clock.Advance(24*time.Hour + time.Second)
+	if n, err := e.svc.PurgeIdempotencyKeys(e.ctx); n != 1 || err != nil {
+		t.Fatalf("purged %d keys, %v", n, err)
+	}
+	later, err := e.svc.CreateTransfer(e.ctx, e.app, req)
+	if err != nil || later.ID == first.ID {
+		t.Fatalf("after 24 hours the key is free again: %v, %v", later, err)
+	}
+}

@@ -108,4 +108,5 @@ type Queries interface {
 	ClaimIdempotencyKey(ctx context.Context, k *payouts.IdempotencyRecord) (*payouts.IdempotencyRecord, error)
 	FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) error
 	ReleaseIdempotencyKey(ctx context.Context, appID, key string) error
+	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
 }

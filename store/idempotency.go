@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"disburse/payouts"
 	"disburse/sqldb"
@@ -42,4 +43,13 @@ func (q *Queries) FinishIdempotencyKey(ctx context.Context, appID, key, resource
 func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, appID, key string) error {
 	_, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE app_id = ? AND key = ?`, appID, key)
 	return err
+}
+
+// PurgeIdempotencyKeys forgets keys made before the given time and returns how many.
+func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
+	res, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE created < ?`, sqldb.Micros(before))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
