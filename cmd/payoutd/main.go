@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,6 +30,14 @@ func main() {
 
 // run is payoutd with its inputs passed in, so tests can run it in-process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	err := dispatch(ctx, args, getenv, stdout)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "apps" {
 		return runApps(ctx, args[1:], getenv, stdout)
 	}

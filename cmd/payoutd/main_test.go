@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -289,6 +290,32 @@ func TestRunRefuses(t *testing.T) {
 			err := run(context.Background(), tt.args, env(nil), io.Discard)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("run(%q) = %v, want an error saying %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRunHelp prints the usage and stops: it must not start a service on the default database.
+func TestRunHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"apps", "create", "-h"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			var out bytes.Buffer
+			done := make(chan error, 1)
+			go func() { done <- run(context.Background(), args, env(nil), &out) }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run(%q) = %v, want nil", args, err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("run(%q) did not return; it serves instead of printing the usage", args)
+			}
+			if !strings.Contains(out.String(), "-db") {
+				t.Errorf("run(%q) printed %q, want the flags", args, out.String())
+			}
+			if _, err := os.Stat("data"); !os.IsNotExist(err) {
+				t.Errorf("run(%q) created ./data", args)
 			}
 		})
 	}

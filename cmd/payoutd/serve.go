@@ -31,10 +31,13 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	return f.config()
 }
 
-// flagError keeps -h from counting as a failure.
+// errHelp says the usage was printed because it was asked for: run stops there, successfully.
+var errHelp = errors.New("help requested")
+
+// flagError tells -h from a mistake on the command line.
 func flagError(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
-		return nil
+		return errHelp
 	}
 	return usageError{err}
 }
