@@ -120,7 +120,7 @@ func (s *Service) ListFlows(ctx context.Context, appID string, page payouts.Page
 	}
 	recs, more, err := s.store.ListFlows(ctx, appID, page)
 	if err != nil {
-		return nil, cursorError(err)
+		return nil, cursorError(err, page)
 	}
 	out := &payouts.List[payouts.Flow]{HasMore: more, Data: make([]payouts.Flow, len(recs))}
 	for i := range recs {

@@ -231,7 +231,7 @@ func (s *Service) ListPayoutLinks(ctx context.Context, appID string, page payout
 	}
 	recs, more, err := s.store.ListPayoutLinks(ctx, appID, page, f)
 	if err != nil {
-		return nil, cursorError(err)
+		return nil, cursorError(err, page)
 	}
 	out := &payouts.List[payouts.PayoutLink]{HasMore: more, Data: make([]payouts.PayoutLink, len(recs))}
 	for i := range recs {

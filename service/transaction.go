@@ -26,7 +26,7 @@ func (s *Service) ListTransactions(ctx context.Context, appID string, page payou
 	}
 	recs, more, err := s.store.ListTransactions(ctx, appID, page, f)
 	if err != nil {
-		return nil, cursorError(err)
+		return nil, cursorError(err, page)
 	}
 	out := &payouts.List[payouts.Transaction]{HasMore: more, Data: make([]payouts.Transaction, len(recs))}
 	for i := range recs {

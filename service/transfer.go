@@ -199,7 +199,7 @@ func (s *Service) ListTransfers(ctx context.Context, appID string, page payouts.
 	}
 	recs, more, err := s.store.ListTransfers(ctx, appID, page, f)
 	if err != nil {
-		return nil, cursorError(err)
+		return nil, cursorError(err, page)
 	}
 	data, err := s.withTransactions(ctx, appID, recs)
 	if err != nil {

@@ -141,7 +141,7 @@ func (s *Service) ListUsers(ctx context.Context, appID string, page payouts.Page
 	}
 	recs, more, err := s.store.ListUsers(ctx, appID, page, f)
 	if err != nil {
-		return nil, cursorError(err)
+		return nil, cursorError(err, page)
 	}
 	out := &payouts.List[payouts.User]{HasMore: more, Data: make([]payouts.User, len(recs))}
 	for i := range recs {
@@ -150,12 +150,17 @@ func (s *Service) ListUsers(ctx context.Context, appID string, page payouts.Page
 	return out, nil
 }
 
-// cursorError turns a store's unknown cursor into the API's validation error.
-func cursorError(err error) error {
-	if errors.Is(err, payouts.ErrNoRecord) {
-		return payouts.FieldError("starting_after", "is not the id of an object in this list")
+// cursorError turns a store's unknown cursor into the API's validation error, naming the
+// cursor the page used.
+func cursorError(err error, page payouts.Page) error {
+	if !errors.Is(err, payouts.ErrNoRecord) {
+		return err
 	}
-	return err
+	field := "starting_after"
+	if page.EndingBefore != "" {
+		field = "ending_before"
+	}
+	return payouts.FieldError(field, "is not the id of an object in this list")
 }
 
 // UpdateUser changes a user's default payout method or metadata.
