@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,8 +16,10 @@ import (
 	"time"
 
 	"disburse/client"
+	"disburse/payouts"
 	"disburse/dashstore"
 	"disburse/handlers"
+	"disburse/testutil/servicetest"
 	"disburse/web"
 )
 
@@ -43,15 +46,18 @@ var testPassword = web.PasswordParams{Memory: 1024, Time: 1, Threads: 1}
 
 // harness is a whole dashboard: a real store on SQLite, the web server and every handler.
 type harness struct {
-	t     *testing.T
-	srv   *web.Server
-	store *dashstore.Store
-	clock *clock
+	t       *testing.T
+	srv     *web.Server
+	store   *dashstore.Store
+	clock   *clock
+	env     *servicetest.Env // the real Payout Service, over HTTP
+	payouts *client.Client   // the dashboard's client of it
 }
 
 type harnessOption func(*web.Config)
 
-func newHarness(t *testing.T, payouts handlers.Payouts, appID string, opts ...harnessOption) *harness {
+// newHarness starts the real Payout Service and a dashboard talking to it through the client.
+func newHarness(t *testing.T, opts ...harnessOption) *harness {
 	t.Helper()
 	ctx := context.Background()
 	store, err := dashstore.Open(ctx, filepath.Join(t.TempDir(), "dashboard.db"))
@@ -70,19 +76,25 @@ func newHarness(t *testing.T, payouts handlers.Payouts, appID string, opts ...ha
 	if err != nil {
 		t.Fatal(err)
 	}
-	if payouts == nil {
-		// A real client of a service nobody runs: enough for pages that never call it.
-		c, err := client.New("http://127.0.0.1:1/api", client.WithRetry(client.RetryPolicy{MaxAttempts: 1}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		payouts = c
+	env := servicetest.Start(t)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	// Runs before the service's own cleanup (cleanups run last-in first-out), so its graceful
+	// shutdown does not wait on this client's idle keep-alive connections.
+	t.Cleanup(hc.CloseIdleConnections)
+	payouts, err := client.New(env.URL, client.WithCredentials(env.ClientID, env.APIKey), client.WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payouts, AppID: appID,
+	// One call before anything else: it also makes sure the service is accepting before a short
+	// test's cleanup shuts it down (a shutdown racing the server's start leaves it accepting).
+	if _, err := payouts.GetApp(ctx, env.AppID); err != nil {
+		t.Fatal(err)
+	}
+	if err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payouts, AppID: env.AppID,
 		Now: clk.Now, Password: testPassword, Logger: logger}); err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, srv: srv, store: store, clock: clk}
+	return &harness{t: t, srv: srv, store: store, clock: clk, env: env, payouts: payouts}
 }
 
 // addOperator creates an operator with a known password.
@@ -225,4 +237,15 @@ func wantRedirect(t *testing.T, res response, prefix string) {
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, prefix) {
 		t.Fatalf("%s %s: status %d to %q, want 303 to %s…", res.Request.Method, res.Request.URL, res.StatusCode, loc, prefix)
 	}
+}
+
+// createUser makes a payee in the service directly, as setup.
+func (h *harness) createUser(first, last string) *payouts.User {
+	h.t.Helper()
+	u, err := h.payouts.CreateUser(context.Background(), payouts.CreateUserRequest{FirstName: first, LastName: last,
+		Email: strings.ToLower(first+"."+last) + "@example.com", CountryCode: "1", PhoneNumber: "5550100" + fmt.Sprint(len(first)%10)})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return u
 }

@@ -13,7 +13,7 @@ import (
 var shownPassword = regexp.MustCompile(`<code[^>]*>([A-Za-z0-9_-]{20})</code>`)
 
 func TestOperatorsAdmin(t *testing.T) {
-	h := newHarness(t, nil, "")
+	h := newHarness(t)
 	admin, adminOp := h.signedIn(dashstore.RoleAdmin)
 
 	t.Run("form errors are re-rendered with 422", func(t *testing.T) {
@@ -112,7 +112,7 @@ func TestOperatorsAdmin(t *testing.T) {
 }
 
 func TestSecurityHeaders(t *testing.T) {
-	h := newHarness(t, nil, "")
+	h := newHarness(t)
 	a, _ := h.signedIn(dashstore.RoleAdmin)
 	res := a.get("/operators")
 	wantStatus(t, res, http.StatusOK)
@@ -174,7 +174,7 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 func TestErrorPages(t *testing.T) {
-	h := newHarness(t, nil, "")
+	h := newHarness(t)
 	a, _ := h.signedIn(dashstore.RoleAdmin)
 
 	page := a.get("/operators/6f1c1f39-0d5e-4f43-9d7e-000000000000")

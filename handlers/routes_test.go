@@ -59,9 +59,10 @@ func (a *agent) request(rc routeCase, form url.Values) response {
 }
 
 func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
-	h := newHarness(t, nil, "")
+	h := newHarness(t)
 	target, _ := h.addOperator("target@example.com", dashstore.RoleSupport)
-	routes := registeredRoutes(t, h, map[string]string{"/operators": target.ID})
+	user := h.createUser("Rita", "Routes")
+	routes := registeredRoutes(t, h, map[string]string{"/operators": target.ID, "/users": user.ID})
 
 	agents := map[dashstore.Role]*agent{}
 	for _, role := range dashstore.Roles {
@@ -135,7 +136,7 @@ func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
 }
 
 func TestRegisterRefusesRoutesWithoutPermission(t *testing.T) {
-	h := newHarness(t, nil, "")
+	h := newHarness(t)
 	ok := func(c *fiber.Ctx) error { return nil }
 	for _, r := range []web.Route{
 		{Method: fiber.MethodGet, Path: "/no-permission", Handler: ok},

@@ -26,7 +26,7 @@ func sessionCookie(t *testing.T, res response) *http.Cookie {
 }
 
 func TestLoginPageFullAndFragment(t *testing.T) {
-	h := newHarness(t, nil, "")
+	h := newHarness(t)
 	a := h.agent()
 
 	full := a.get("/login")
@@ -47,7 +47,7 @@ func TestLoginPageFullAndFragment(t *testing.T) {
 }
 
 func TestSessionRoundTrip(t *testing.T) {
-	h := newHarness(t, nil, "")
+	h := newHarness(t)
 	op, password := h.addOperator("ops@example.com", dashstore.RoleOperations)
 	a := h.agent()
 
@@ -135,7 +135,7 @@ func TestSessionRoundTrip(t *testing.T) {
 }
 
 func TestLoginErrors(t *testing.T) {
-	h := newHarness(t, nil, "")
+	h := newHarness(t)
 	op, password := h.addOperator("someone@example.com", dashstore.RoleSupport)
 	a := h.agent()
 	a.get("/login")
@@ -167,7 +167,7 @@ func TestLoginErrors(t *testing.T) {
 // refused with 429, even when each claims another address in X-Forwarded-For and tries another
 // account. After the window, the right password works again.
 func TestLoginBruteForce(t *testing.T) {
-	h := newHarness(t, nil, "")
+	h := newHarness(t)
 	op, password := h.addOperator("target@example.com", dashstore.RoleAdmin)
 	attacker := h.agent()
 	attacker.get("/login")
@@ -198,7 +198,7 @@ func TestLoginBruteForce(t *testing.T) {
 // Behind a trusted proxy, each client is counted by the address the proxy saw (the rightmost),
 // never by what the client wrote in the header; one account is limited whatever the address.
 func TestLoginLimitBehindProxy(t *testing.T) {
-	h := newHarness(t, nil, "", func(c *web.Config) {
+	h := newHarness(t, func(c *web.Config) {
 		c.TrustedProxies = []string{"0.0.0.0"} // the address app.Test connects from
 		c.ProxyHeader = fiber.HeaderXForwardedFor
 	})

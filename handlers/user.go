@@ -1,0 +1,158 @@
+package handlers
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"disburse/payouts"
+	"disburse/views/components"
+	"disburse/views/pages"
+	"disburse/web"
+)
+
+const usersPerPage = 25
+
+func userStatusOptions() []components.Option {
+	opts := []components.Option{{Value: "", Label: "Any status"}}
+	for _, s := range []payouts.UserStatus{payouts.UserUnverified, payouts.UserVerified, payouts.UserInReview, payouts.UserDisabled} {
+		opts = append(opts, components.Option{Value: string(s), Label: strings.ReplaceAll(string(s), "_", " ")})
+	}
+	return opts
+}
+
+// users lists users, newest first, narrowed by a search and a status. htmx swaps only the table.
+func (h *Handlers) users(c *fiber.Ctx) error {
+	filter := payouts.UserFilter{Search: strings.TrimSpace(c.Query("q")), Status: payouts.UserStatus(c.Query("status"))}
+	if !filter.Status.Valid() {
+		filter.Status = ""
+	}
+	page := pageOf(c, usersPerPage)
+	list, err := h.payouts.ListUsers(c.UserContext(), page, filter)
+	if err != nil {
+		return err
+	}
+	p := pages.UsersProps{Users: list.Data, Search: filter.Search, Status: string(filter.Status),
+		Statuses: userStatusOptions(), CanCreate: h.can(c, web.PermUsersWrite),
+		Filtered: filter.Search != "" || filter.Status != "" || page.StartingAfter != "" || page.EndingBefore != ""}
+	if n := len(list.Data); n > 0 {
+		query := url.Values{"q": {filter.Search}, "status": {string(filter.Status)}}
+		p.Pages = pageLinks("/users", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#users-table")
+	}
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Users", Content: pages.Users(p), Fragment: pages.UsersTable(p)})
+}
+
+var userFields = []string{"first_name", "last_name", "email", "country_code", "phone_number", "username"}
+
+// newUser shows the form to create a user.
+func (h *Handlers) newUser(c *fiber.Ctx) error {
+	return h.renderNewUser(c, fiber.StatusOK, components.Form{Values: map[string]string{"country_code": "1"}})
+}
+
+func (h *Handlers) renderNewUser(c *fiber.Ctx, status int, form components.Form) error {
+	return h.web.Render(c, status, web.Page{Title: "New user", Content: pages.UserNew(pages.UserNewProps{Form: form})})
+}
+
+// createUser creates a user and opens their page.
+func (h *Handlers) createUser(c *fiber.Ctx) error {
+	form := formOf(c, userFields...)
+	u, err := h.payouts.CreateUser(c.UserContext(), payouts.CreateUserRequest{
+		FirstName: form.Value("first_name"), LastName: form.Value("last_name"), Email: form.Value("email"),
+		CountryCode: form.Value("country_code"), PhoneNumber: form.Value("phone_number"), Username: form.Value("username"),
+	})
+	if formFailed(err, &form) {
+		return h.renderNewUser(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if err != nil {
+		return err
+	}
+	h.audit(c, "user.create", "user", u.ID, u.Name()+" <"+u.Email+">")
+	web.Flash(c, web.FlashSuccess, "Created "+u.Name()+".")
+	return web.Redirect(c, "/users/"+u.ID)
+}
+
+// user shows a user's page.
+func (h *Handlers) user(c *fiber.Ctx) error {
+	return h.renderUser(c, fiber.StatusOK, components.Form{}, components.Form{})
+}
+
+// renderUser renders the user's page with the states of its two forms.
+func (h *Handlers) renderUser(c *fiber.Ctx, status int, transfer, verify components.Form) error {
+	ctx := c.UserContext()
+	id := c.Params("id")
+	u, err := h.payouts.GetUser(ctx, id)
+	if err != nil {
+		return err
+	}
+	methods, err := h.payouts.ListPayoutMethods(ctx, id)
+	if err != nil {
+		return err
+	}
+	transfers, err := h.payouts.ListTransfers(ctx, payouts.Page{Limit: 10}, payouts.TransferFilter{UserID: id})
+	if err != nil {
+		return err
+	}
+	p := pages.UserProps{User: *u, Methods: methods, Transfers: transfers.Data,
+		CanWrite: h.can(c, web.PermUsersWrite), CanMove: h.can(c, web.PermMoneyMove),
+		Transfer: pages.TransferFormProps{Form: transfer, IdempotencyKey: uuid.NewString()}, Verify: verify}
+	return h.web.Render(c, status, web.Page{Title: u.Name(), Content: pages.User(p)})
+}
+
+// confirmDeleteUser asks before deleting a user.
+func (h *Handlers) confirmDeleteUser(c *fiber.Ctx) error {
+	u, err := h.payouts.GetUser(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Delete " + u.Name(),
+		Content: pages.UserDelete(pages.UserDeleteProps{UserID: u.ID, UserName: u.Name()})})
+}
+
+// deleteUser deletes a user; one with money or a payout in flight stays, and the page says why.
+func (h *Handlers) deleteUser(c *fiber.Ctx) error {
+	u, err := h.payouts.DeleteUser(c.UserContext(), c.Params("id"))
+	var form components.Form
+	if formFailed(err, &form) {
+		name := c.Params("id")
+		if got, gerr := h.payouts.GetUser(c.UserContext(), c.Params("id")); gerr == nil {
+			name = got.Name()
+		}
+		return h.web.Render(c, fiber.StatusUnprocessableEntity, web.Page{Title: "Delete " + name,
+			Content: pages.UserDelete(pages.UserDeleteProps{UserID: c.Params("id"), UserName: name, Problem: form.Message})})
+	}
+	if err != nil {
+		return err
+	}
+	h.audit(c, "user.delete", "user", u.ID, u.Name()+" <"+u.Email+">")
+	web.Flash(c, web.FlashSuccess, "Deleted "+u.Name()+".")
+	return web.Redirect(c, "/users")
+}
+
+// sendVerificationToken texts the user a one-time code.
+func (h *Handlers) sendVerificationToken(c *fiber.Ctx) error {
+	id := c.Params("id")
+	if err := h.payouts.SendVerificationToken(c.UserContext(), id, payouts.SendVerificationTokenRequest{}); err != nil {
+		return err
+	}
+	h.audit(c, "user.send_verification_token", "user", id, "")
+	web.Flash(c, web.FlashSuccess, "A code is on its way to the user's phone.")
+	return web.Redirect(c, "/users/"+id)
+}
+
+// verifyUser checks the code the user read back.
+func (h *Handlers) verifyUser(c *fiber.Ctx) error {
+	id := c.Params("id")
+	form := formOf(c, "token")
+	err := h.payouts.VerifyUser(c.UserContext(), id, payouts.VerifyUserRequest{Token: strings.TrimSpace(form.Value("token"))})
+	if formFailed(err, &form) {
+		return h.renderUser(c, fiber.StatusUnprocessableEntity, components.Form{}, form)
+	}
+	if err != nil {
+		return err
+	}
+	h.audit(c, "user.verify", "user", id, "")
+	web.Flash(c, web.FlashSuccess, "The user is verified.")
+	return web.Redirect(c, "/users/"+id)
+}
