@@ -197,9 +197,9 @@ func formError(err error, values map[string]string) (components.Form, bool) {
 	case payouts.ENotFound, payouts.EInternal, payouts.EResourceBusy:
 		return components.Form{}, false
 	}
-	f := components.Form{Values: values, Errors: e.Fields}
-	if len(e.Fields) == 0 {
-		f.Message = e.Message
+	f := components.Form{Values: values, Errors: e.Fields, Message: e.Message}
+	if len(e.Fields) > 0 { // on a long form on a phone, the fields may be out of sight
+		f.Message = "Please check the fields marked below."
 	}
 	return f, true
 }

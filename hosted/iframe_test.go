@@ -33,7 +33,7 @@ func newEmbedder(t *testing.T) *embedder {
 	mux.HandleFunc("GET /embed", func(w http.ResponseWriter, r *http.Request) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		fmt.Fprintf(w, `<!doctype html><link rel="icon" href="data:,"><h1>Partner</h1><iframe src="%s" width="390" height="800"></iframe>`, e.src)
+		fmt.Fprintf(w, `<!doctype html><link rel="icon" href="data:,"><h1>Partner</h1><iframe src="%s" width="390" height="800" onload="document.body.dataset.loaded = 'yes'"></iframe>`, e.src)
 	})
 	mux.HandleFunc("GET /back", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><link rel="icon" href="data:,"><h1 id="back">Welcome back</h1>`)
@@ -63,7 +63,9 @@ func TestBrowserFlowInIframe(t *testing.T) {
 	stranger.show(f.Link)
 
 	tab := browser.New(t)
-	browser.Run(t, tab, chromedp.Navigate(partner.URL+"/embed"), chromedp.WaitVisible(`//h1[contains(., "Partner")]`))
+	// Attach to the iframe once its page has loaded: attaching while it is still being set up in
+	// its own process can miss the page.
+	browser.Run(t, tab, chromedp.Navigate(partner.URL+"/embed"), chromedp.WaitReady(chromedp.CSS(`body[data-loaded="yes"]`)))
 	frame := iframeTarget(t, tab, env.Origin+"/f/")
 	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
 	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]`))

@@ -55,6 +55,9 @@ func identifyView(form components.Form) views.Identify {
 			delete(errs, name)
 		}
 		v.Form.Errors = errs
+		if len(errs) == 0 {
+			v.Form.Message = ""
+		}
 	}
 	return v
 }
