@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -15,8 +16,10 @@ type Money int64
 // can never overflow int64.
 const MaxAmount Money = 1_000_000_000_000
 
-// UnmarshalJSON accepts an integer or a string holding an integer, since the public service
-// sends amounts as numeric strings. Fractions, exponents and overflow are errors.
+// UnmarshalJSON reads what a server may send for an amount of cents: an integer, a string
+// holding one, or an integral number written with a fraction or exponent ("1000.0", 1e3); an
+// empty string is zero. A value with a real fraction of a cent, or out of range, is an error.
+// Requests never decode into Money: they take int64, so the service stays strict.
 func (m *Money) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if bytes.Equal(b, []byte("null")) {
@@ -28,13 +31,39 @@ func (m *Money) UnmarshalJSON(b []byte) error {
 			return errors.New("amount: not a string")
 		}
 		b = []byte(strings.TrimSpace(s))
+		if len(b) == 0 {
+			*m = 0
+			return nil
+		}
 	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
+	n, err := parseCents(string(b))
 	if err != nil {
-		return errors.New("amount: must be an integer number of cents")
+		return err
 	}
 	*m = Money(n)
 	return nil
+}
+
+// parseCents reads an integral number of cents, exactly: big.Rat keeps "1e3" and "1000.0" exact
+// and refuses "10.5" without any float rounding.
+func parseCents(s string) (int64, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	// A huge exponent would make big.Rat build a huge number: no amount needs more than 30.
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		if exp, err := strconv.Atoi(s[i+1:]); err != nil || exp > 30 || exp < -30 {
+			return 0, errors.New("amount: must be an integer number of cents")
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || len(s) > 64 {
+		return 0, errors.New("amount: must be an integer number of cents")
+	}
+	if !r.IsInt() || !r.Num().IsInt64() {
+		return 0, errors.New("amount: must be a whole number of cents within range")
+	}
+	return r.Num().Int64(), nil
 }
 
 // String formats m as dollars: $1,234.56, -$0.05.

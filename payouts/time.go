@@ -3,6 +3,7 @@ package payouts
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -12,6 +13,17 @@ type Time struct{ time.Time }
 
 // NewTime wraps t, in UTC.
 func NewTime(t time.Time) Time { return Time{t.UTC()} }
+
+// zonedLayouts are RFC 3339 and the near misses servers write: a space for the T, and offsets
+// without a colon.
+var zonedLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02 15:04:05.999999999Z0700",
+	"2006-01-02 15:04:05.999999999 Z07:00",
+	"2006-01-02 15:04:05.999999999 Z0700",
+}
 
 var zonelessLayouts = []string{
 	"2006-01-02T15:04:05.999999999",
@@ -47,8 +59,11 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 
 // ParseTime reads an RFC 3339 timestamp, or one without a zone taken as UTC.
 func ParseTime(s string) (Time, error) {
-	if tt, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return Time{tt.UTC()}, nil
+	s = strings.TrimSpace(s)
+	for _, layout := range zonedLayouts {
+		if tt, err := time.Parse(layout, s); err == nil {
+			return Time{tt.UTC()}, nil
+		}
 	}
 	var firstErr error
 	for _, layout := range zonelessLayouts {

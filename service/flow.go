@@ -110,7 +110,14 @@ func (s *Service) GetFlow(ctx context.Context, appID, id string) (*payouts.Flow,
 	if err != nil {
 		return nil, orNotFound(err, "flow")
 	}
-	return &f.Flow, nil
+	return s.flowOut(f), nil
+}
+
+// flowOut is a stored flow as the API shows it, with its link.
+func (s *Service) flowOut(f *payouts.FlowRecord) *payouts.Flow {
+	out := f.Flow
+	out.Link = s.FlowURL(f.ID)
+	return &out
 }
 
 // ListFlows returns a page of flows, newest first.
@@ -124,7 +131,7 @@ func (s *Service) ListFlows(ctx context.Context, appID string, page payouts.Page
 	}
 	out := &payouts.List[payouts.Flow]{HasMore: more, Data: make([]payouts.Flow, len(recs))}
 	for i := range recs {
-		out.Data[i] = recs[i].Flow
+		out.Data[i] = *s.flowOut(&recs[i])
 	}
 	return out, nil
 }
@@ -138,6 +145,7 @@ func (s *Service) OpenFlow(ctx context.Context, id string) (*payouts.FlowRecord,
 	if err != nil {
 		return nil, orNotFound(err, "flow")
 	}
+	f.Link = s.FlowURL(f.ID)
 	return f, nil
 }
 
