@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"disburse/client"
-	"disburse/payouts"
 	"disburse/dashstore"
 	"disburse/handlers"
+	"disburse/payouts"
 	"disburse/testutil/servicetest"
 	"disburse/web"
 )

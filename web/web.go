@@ -76,6 +76,14 @@ type NavItem struct {
 	Perm  Permission
 }
 
+// Defaults of the session and login-limit settings.
+const (
+	DefaultSessionIdle     = 30 * time.Minute
+	DefaultSessionLifetime = 12 * time.Hour
+	DefaultLoginAttempts   = 10
+	DefaultLoginWindow     = 15 * time.Minute
+)
+
 func (cfg *Config) setDefaults() {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -88,8 +96,8 @@ func (cfg *Config) setDefaults() {
 		def time.Duration
 	}{
 		{&cfg.ReadTimeout, 15 * time.Second}, {&cfg.WriteTimeout, 30 * time.Second},
-		{&cfg.IdleTimeout, 60 * time.Second}, {&cfg.SessionIdle, 30 * time.Minute},
-		{&cfg.SessionLifetime, 12 * time.Hour}, {&cfg.LoginWindow, 15 * time.Minute},
+		{&cfg.IdleTimeout, 60 * time.Second}, {&cfg.SessionIdle, DefaultSessionIdle},
+		{&cfg.SessionLifetime, DefaultSessionLifetime}, {&cfg.LoginWindow, DefaultLoginWindow},
 	}
 	for _, d := range defaults {
 		if *d.d == 0 {
@@ -100,7 +108,7 @@ func (cfg *Config) setDefaults() {
 		cfg.BodyLimit = 1 << 20
 	}
 	if cfg.LoginAttempts == 0 {
-		cfg.LoginAttempts = 10
+		cfg.LoginAttempts = DefaultLoginAttempts
 	}
 	if cfg.Password == (PasswordParams{}) {
 		cfg.Password = DefaultPasswordParams

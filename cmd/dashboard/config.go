@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+
+	"disburse/dashstore"
+	"disburse/internal/payoutd"
+	"disburse/web"
+)
+
+// config is everything the dashboard was told, parsed once and validated.
+type config struct {
+	Addr        string // where the dashboard listens
+	DashboardDB string // the dashboard's own database: a SQLite path or a postgres:// URL
+	PublicURL   string // the dashboard's origin as browsers reach it; default http://Addr
+
+	// Standalone: a service elsewhere. Empty APIURL means embedded.
+	APIURL      string
+	APIClientID string
+	APIKey      string
+	AppID       string // the app whose wallet the app page shows (embedded: known)
+
+	// Embedded: the Payout Service started in-process.
+	Service payoutd.Config
+
+	AdminEmail    string // the first admin, created when there is no operator
+	AdminPassword string // from DISBURSE_ADMIN_PASSWORD only (a flag would show in ps); empty = random
+
+	Secure         bool
+	TrustedProxies []string
+	ProxyHeader    string
+	LogFormat      string
+	Password       web.PasswordParams // zero = web.DefaultPasswordParams; tests make it cheap
+}
+
+// usageError is a mistake on the command line or in the environment; it exits with status 2.
+type usageError struct{ error }
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+const defaultAddr = "127.0.0.1:8080"
+
+// parseConfig reads flags, with defaults from DISBURSE_* variables, and validates them.
+func parseConfig(args []string, getenv func(string) string, output io.Writer) (config, error) {
+	env := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	var c config
+	var trusted, encryptionKey, secure string
+	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
+	fs.SetOutput(output)
+	fs.StringVar(&c.Addr, "addr", env("DISBURSE_DASHBOARD_ADDR", defaultAddr), "dashboard listen address (DISBURSE_DASHBOARD_ADDR)")
+	fs.StringVar(&c.DashboardDB, "dashboard-db", env("DISBURSE_DASHBOARD_DB", "./data/dashboard.db"),
+		"the dashboard's database (operators, sessions, audit log): SQLite file path or postgres:// URL (DISBURSE_DASHBOARD_DB)")
+	fs.StringVar(&c.PublicURL, "public-dashboard-url", env("DISBURSE_DASHBOARD_URL", ""),
+		"the dashboard's origin as browsers reach it, allowed to frame the hosted pages; default http://ADDR (DISBURSE_DASHBOARD_URL)")
+	fs.StringVar(&c.APIURL, "api-url", env("DISBURSE_API_URL", ""),
+		"base URL of a Payout Service to use instead of the embedded one, e.g. https://api.example.com/api (DISBURSE_API_URL)")
+	fs.StringVar(&c.APIClientID, "api-client-id", env("DISBURSE_API_CLIENT_ID", ""), "API client id, with --api-url (DISBURSE_API_CLIENT_ID)")
+	fs.StringVar(&c.APIKey, "api-key", env("DISBURSE_API_KEY", ""), "API key, with --api-url (DISBURSE_API_KEY)")
+	fs.StringVar(&c.AppID, "app-id", env("DISBURSE_APP_ID", ""), "id of the app, with --api-url, for the app wallet page (DISBURSE_APP_ID)")
+	fs.StringVar(&c.Service.Addr, "service-addr", env("DISBURSE_API_ADDR", payoutd.DefaultAddr),
+		"embedded service: listen address; the API is under /api/v2 (DISBURSE_API_ADDR)")
+	fs.StringVar(&c.Service.DB, "db", env("DISBURSE_DB", payoutd.DefaultDB),
+		"embedded service: SQLite file path or postgres:// URL (DISBURSE_DB)")
+	fs.StringVar(&c.Service.PublicURL, "public-url", env("DISBURSE_PUBLIC_URL", ""),
+		"embedded service: origin of the hosted pages; default http://SERVICE-ADDR (DISBURSE_PUBLIC_URL)")
+	fs.StringVar(&encryptionKey, "encryption-key", env("DISBURSE_ENCRYPTION_KEY", ""),
+		"embedded service: 32-byte key sealing secrets at rest, hex or base64; required with PostgreSQL (DISBURSE_ENCRYPTION_KEY)")
+	fs.StringVar(&c.AdminEmail, "admin-email", env("DISBURSE_ADMIN_EMAIL", "admin@example.com"),
+		"email of the first admin, created when there is no operator (DISBURSE_ADMIN_EMAIL); its password is DISBURSE_ADMIN_PASSWORD or a random one printed once")
+	fs.StringVar(&secure, "secure-cookies", env("DISBURSE_SECURE_COOKIES", "false"),
+		"mark the session cookie Secure and send HSTS: set when served over HTTPS (DISBURSE_SECURE_COOKIES)")
+	fs.StringVar(&trusted, "trusted-proxies", env("DISBURSE_TRUSTED_PROXIES", ""),
+		"comma-separated IPs or CIDRs of reverse proxies whose --proxy-header is believed (DISBURSE_TRUSTED_PROXIES)")
+	fs.StringVar(&c.ProxyHeader, "proxy-header", env("DISBURSE_PROXY_HEADER", "X-Forwarded-For"),
+		"header in which trusted proxies give the client address (DISBURSE_PROXY_HEADER)")
+	fs.StringVar(&c.LogFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"), "log format: text or json (DISBURSE_LOG_FORMAT)")
+	if err := fs.Parse(args); err != nil {
+		return c, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return c, usageError{fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
+	}
+	c.AdminPassword = getenv("DISBURSE_ADMIN_PASSWORD")
+
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("--addr %q: %v", c.Addr, err)
+	}
+	if c.PublicURL != "" {
+		if origin, err := originOf(c.PublicURL); err != nil {
+			bad("--public-dashboard-url: %v", err)
+		} else {
+			c.PublicURL = origin
+		}
+	}
+	if c.APIURL != "" {
+		if u, err := url.Parse(c.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("--api-url %q: want an http or https URL", c.APIURL)
+		}
+		if c.APIClientID == "" || c.APIKey == "" {
+			bad("--api-url needs --api-client-id and --api-key")
+		}
+	} else {
+		if c.APIClientID != "" || c.APIKey != "" || c.AppID != "" {
+			bad("--api-client-id, --api-key and --app-id go with --api-url; without it the service is embedded")
+		}
+		if _, _, err := net.SplitHostPort(c.Service.Addr); err != nil {
+			bad("--service-addr %q: %v", c.Service.Addr, err)
+		}
+		if encryptionKey != "" {
+			key, err := payoutd.ParseKey(encryptionKey)
+			if err != nil {
+				bad("--encryption-key: %v", err)
+			}
+			c.Service.EncryptionKey = key
+		}
+		c.Service.TrustedProxies = list(trusted)
+	}
+	if dashstore.NormalizeEmail(c.AdminEmail) == "" {
+		bad("--admin-email is empty")
+	}
+	if c.AdminPassword != "" {
+		if p := web.PasswordProblem(c.AdminPassword); p != "" {
+			bad("DISBURSE_ADMIN_PASSWORD: %s", p)
+		}
+	}
+	switch secure {
+	case "true", "1", "yes":
+		c.Secure = true
+	case "false", "0", "no", "":
+	default:
+		bad("--secure-cookies %q: want true or false", secure)
+	}
+	c.TrustedProxies = list(trusted) // web.New checks each
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		bad("--log-format %q: want text or json", c.LogFormat)
+	}
+	if len(problems) > 0 {
+		return c, usageError{errors.New(strings.Join(problems, "; "))}
+	}
+	return c, nil
+}
+
+func list(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// originOf returns scheme://host[:port] of an http(s) URL.
+func originOf(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http or https URL", raw)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+func (c config) logger(w io.Writer) *slog.Logger {
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
