@@ -22,11 +22,14 @@ type payee struct {
 
 func (p *payee) step() string { return service.NextStep(&p.flow.Flow) }
 
-// closed reports whether the flow has nothing left for a payee: every step is done, or the
-// payout link it pays out was canceled.
-func (p *payee) closed() bool {
-	return p.step() == "" || (p.flow.Link != nil && p.flow.Link.Status == payouts.LinkCanceled)
+// canceled reports whether the payout link the flow pays out was canceled.
+func (p *payee) canceled() bool {
+	return p.flow.Link != nil && p.flow.Link.Status == payouts.LinkCanceled
 }
+
+// closed reports whether the flow has nothing left for a payee: every step is done, or its
+// payout link was canceled.
+func (p *payee) closed() bool { return p.step() == "" || p.canceled() }
 
 // answer is what a page shows besides the flow: the status, and after a failed post the form
 // as sent with its problems.
@@ -34,7 +37,6 @@ type answer struct {
 	status int
 	form   components.Form // the step's own form
 	method components.Form // the form that adds a payout method
-	sent   bool            // a new verification token was just sent
 }
 
 var ok = answer{status: fiber.StatusOK}
@@ -164,7 +166,7 @@ func (h *Handler) show(c *fiber.Ctx, p *payee, a answer) error {
 	var page templ.Component
 	var err error
 	switch step := p.step(); {
-	case p.flow.Link != nil && p.flow.Link.Status == payouts.LinkCanceled:
+	case p.canceled():
 		title, page = "Payout canceled", views.PayoutLinkPage(linkView(p.flow))
 	case step == "":
 		title = "All done"

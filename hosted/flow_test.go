@@ -3,18 +3,36 @@ package hosted_test
 import (
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"disburse/payouts"
+	"disburse/testutil/pgtest"
+	"disburse/testutil/servicetest"
 )
 
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
 // TestPayoutLinkFlow walks a payee through every step of a payout link's flow with plain form
-// posts, as a browser without JavaScript does, and checks what each step leaves behind.
+// posts, as a browser without JavaScript does, and checks what each step leaves behind, on both
+// database engines.
 func TestPayoutLinkFlow(t *testing.T) {
-	env := start(t)
+	engines := []struct {
+		name string
+		opts []servicetest.Option
+	}{
+		{"sqlite", nil},
+		{"postgres", []servicetest.Option{servicetest.WithPostgres()}},
+	}
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { payoutLinkFlow(t, start(t, e.opts...)) })
+	}
+}
+
+func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 	fund(t, env, 100_00)
 	link := createLink(t, env, map[string]any{"amount": 12_34, "memo": "March invoice",
 		"force_collect_compliance_information": true,

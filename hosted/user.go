@@ -69,7 +69,7 @@ func (h *Handler) verifyPage(c *fiber.Ctx, p *payee, a answer) (templ.Component,
 		return nil, err
 	}
 	return views.VerifyPage(h.signInView(p), views.Verify{Form: a.form, Phone: views.MaskPhone(user.PhoneNumber),
-		Sent: a.sent || c.Query("sent") == "1"}), nil
+		Sent: c.Query("sent") == "1"}), nil
 }
 
 // verify is POST /f/{id}/verify: a right token binds the browser to the payee for the flow.
