@@ -130,7 +130,7 @@ func TestUserPageActions(t *testing.T) {
 			"account_number": {"123456789"}, "account_type": {"checking"}, "is_default": {"true"}})
 		wantRedirect(t, res, userURL)
 		page := a.get(userURL)
-		wantBody(t, page, "Bank account (ACH)", "•••• 6789", "Default")
+		wantBody(t, page, "Bank account (ACH)", "6789", "Default")
 		if strings.Contains(page.body, "123456789") {
 			t.Error("the full account number is on the page")
 		}

@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"strings"
+
 	"disburse/payouts"
 	"disburse/views/components"
 )
@@ -23,12 +25,10 @@ func withInputMode(f components.FieldProps, mode string) components.FieldProps {
 // methodDetail is what identifies a payout method to a person, never a full account number.
 func methodDetail(m payouts.PayoutMethod) string {
 	switch {
+	case m.Mask != "" && strings.Contains(m.Description, m.Mask):
+		return m.Description
 	case m.Mask != "":
-		s := "•••• " + m.Mask
-		if m.Description != "" {
-			s = m.Description + " " + s
-		}
-		return s
+		return strings.TrimSpace(m.Description + " •••• " + m.Mask)
 	case m.Email != "":
 		return m.Email
 	case m.Handle != "":
@@ -79,4 +79,13 @@ func routingField(userID, value, problem string) components.FieldProps {
 		f.Error = "not a valid routing number: it must be 9 digits with a matching ABA checksum"
 	}
 	return f
+}
+
+// transferAmount is how much a transfer moved. Balance transfers carry the API's sign (negative
+// from the app to the user); the type says the direction, so the amount is shown without it.
+func transferAmount(t payouts.Transfer) payouts.Money {
+	if t.Type == payouts.TransferBalance && t.Amount < 0 {
+		return -t.Amount
+	}
+	return t.Amount
 }

@@ -336,7 +336,7 @@ func TransfersTable(ts []payouts.Transfer) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Money(t.Amount).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Money(transferAmount(t)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
