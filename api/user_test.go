@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"disburse/payouts"
 )
@@ -228,7 +229,11 @@ func TestVerifyUser(t *testing.T) {
 			t.Errorf("202 with a body: %q", resp.Body)
 		}
 	})
+	t.Run("send again at once", func(t *testing.T) {
+		call{method: "POST", path: send, status: http.StatusTooManyRequests, code: payouts.ETooManyRequests}.do(t, env)
+	})
 	t.Run("send by voice", func(t *testing.T) {
+		env.Clock.Advance(30 * time.Second) // the resend gap
 		resp := call{method: "POST", path: send, body: map[string]any{"use_voice": true}, status: http.StatusAccepted}.do(t, env)
 		if len(resp.Body) != 0 {
 			t.Errorf("202 with a body: %q", resp.Body)

@@ -258,6 +258,11 @@ func TestResendToken(t *testing.T) {
 	pending := p.Session(t)
 	old := lastToken(t, env, "+1 5555550230")
 
+	// A code asked for again at once is refused with a word to wait; after the gap it comes.
+	if p := post(t, env, "/f/"+f.ID+"/resend", url.Values{"s": {pending}}); p.Status != http.StatusTooManyRequests {
+		t.Fatalf("resend at once: %d", p.Status)
+	}
+	env.Clock.Advance(30 * time.Second)
 	p = post(t, env, "/f/"+f.ID+"/resend", url.Values{"s": {pending}})
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("resend: %d", p.Status)

@@ -151,6 +151,7 @@ var statusOf = map[string]int{
 	payouts.EUserInfoMissing:    http.StatusUnprocessableEntity,
 	payouts.EResourceBusy:       http.StatusConflict,
 	payouts.ETooLarge:           http.StatusRequestEntityTooLarge,
+	payouts.ETooManyRequests:    http.StatusTooManyRequests,
 }
 
 // renderError answers err with an error page. Expected failures say what went wrong; anything

@@ -18,6 +18,9 @@ const (
 	tokenDigits      = 6
 	tokenLifetime    = 10 * time.Minute
 	tokenMaxAttempts = 5
+	// tokenResendGap is how long a user waits before another token is sent, so nobody can flood
+	// a phone or reset the attempt count faster than a person types.
+	tokenResendGap = 30 * time.Second
 )
 
 // CreateUser adds a payee.
@@ -248,7 +251,17 @@ func (s *Service) SendVerificationToken(ctx context.Context, appID, id string, r
 	token := randomDigits(tokenDigits)
 	rec := &payouts.VerificationRecord{AppID: appID, UserID: id, TokenHash: []byte(s.keyedHash("verify", appID, id, token)),
 		Expires: s.now().Add(tokenLifetime)}
-	if err := s.store.InTx(ctx, func(q Queries) error { return q.SaveVerification(ctx, rec) }); err != nil {
+	err = s.store.InTx(ctx, func(q Queries) error {
+		prior, err := q.GetVerification(ctx, appID, id)
+		if err == nil && s.now().Before(prior.Expires.Add(-tokenLifetime+tokenResendGap)) {
+			return payouts.Errorf(payouts.ETooManyRequests, "A code was sent less than 30 seconds ago; wait a moment before asking for another.")
+		}
+		if err != nil && !errors.Is(err, payouts.ErrNoRecord) {
+			return err
+		}
+		return q.SaveVerification(ctx, rec)
+	})
+	if err != nil {
 		return err
 	}
 	channel := "sms"

@@ -21,6 +21,7 @@ func TestVerification(t *testing.T) {
 		return body[i+3 : i+9]
 	}
 	token := send()
+	wantCode(t, e.svc.SendVerificationToken(e.ctx, e.app, e.user.ID, payouts.SendVerificationTokenRequest{}), payouts.ETooManyRequests)
 	wrong := "000000"
 	if token == wrong {
 		wrong = "111111"
@@ -36,12 +37,14 @@ func TestVerification(t *testing.T) {
 		t.Fatalf("user after verify: %+v", u)
 	}
 
+	e.clock.Advance(30 * time.Second)
 	token = send()
 	for i := 0; i < 5; i++ {
 		e.svc.VerifyUser(e.ctx, e.app, e.user.ID, payouts.VerifyUserRequest{Token: wrong})
 	}
 	wantCode(t, e.svc.VerifyUser(e.ctx, e.app, e.user.ID, payouts.VerifyUserRequest{Token: token}), payouts.EInvalidInput)
 
+	e.clock.Advance(30 * time.Second)
 	token = send()
 	e.clock.Advance(10*time.Minute + time.Second)
 	wantCode(t, e.svc.VerifyUser(e.ctx, e.app, e.user.ID, payouts.VerifyUserRequest{Token: token}), payouts.EInvalidInput)
