@@ -40,6 +40,7 @@ type flags struct {
 	addr, db, publicURL, encryptionKey string
 	bodyLimit, trustedProxies          string
 	frameAncestors, shutdownTimeout    string
+	sandboxInbox                       string
 	logFormat, logLevel                string
 }
 
@@ -74,6 +75,8 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed (DISBURSE_TRUSTED_PROXIES)")
 	fs.StringVar(&f.frameAncestors, "frame-ancestors", env("DISBURSE_FRAME_ANCESTORS", ""),
 		"comma-separated origins allowed to embed the hosted pages in an iframe (DISBURSE_FRAME_ANCESTORS)")
+	fs.StringVar(&f.sandboxInbox, "sandbox-inbox", env("DISBURSE_SANDBOX_INBOX", "on"),
+		"serve the sandbox inbox page at /sandbox/inbox: on or off; turn it off where real messages are sent (DISBURSE_SANDBOX_INBOX)")
 	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
 		"how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)")
 }
@@ -92,6 +95,13 @@ func (f *flags) config() (config, error) {
 	}}
 	if cfg.service.DB == "" {
 		bad("--db: must name a SQLite file or a postgres:// URL")
+	}
+	switch f.sandboxInbox {
+	case "on", "":
+	case "off":
+		cfg.service.HideSandboxInbox = true
+	default:
+		bad("--sandbox-inbox %q: want on or off", f.sandboxInbox)
 	}
 	if f.addr != "" {
 		if _, _, err := net.SplitHostPort(f.addr); err != nil {

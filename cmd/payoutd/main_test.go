@@ -205,6 +205,14 @@ func TestParseConfig(t *testing.T) {
 			if c.service.EncryptionKey != nil {
 				t.Errorf("a key without configuration: %x", c.service.EncryptionKey)
 			}
+			if c.service.HideSandboxInbox {
+				t.Error("the sandbox inbox is hidden by default")
+			}
+		}},
+		{"sandbox inbox off", nil, map[string]string{"DISBURSE_SANDBOX_INBOX": "off"}, func(t *testing.T, c config) {
+			if !c.service.HideSandboxInbox {
+				t.Error("DISBURSE_SANDBOX_INBOX=off left the inbox on")
+			}
 		}},
 		{"environment", nil, map[string]string{
 			"DISBURSE_API_ADDR": "0.0.0.0:9000", "DISBURSE_DB": "postgres://u@db/disburse",
@@ -257,6 +265,7 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"log level", []string{"--log-level", "loud"}, nil},
 		{"trusted proxy", []string{"--trusted-proxies", "proxy.local"}, nil},
 		{"shutdown timeout", []string{"--shutdown-timeout", "-1s"}, nil},
+		{"sandbox inbox", []string{"--sandbox-inbox", "maybe"}, nil},
 		{"unknown flag", []string{"--port", "80"}, nil},
 		{"stray argument", []string{"serve"}, nil},
 		{"empty database", []string{"--db", " "}, nil},
