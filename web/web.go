@@ -18,6 +18,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"disburse/dashstore"
+	"disburse/internal/httpserve"
 )
 
 // Store is what the dashboard's infrastructure needs of its database (dashstore.Store).
@@ -210,19 +211,7 @@ func (s *Server) Permission(method, path string) (Permission, bool) {
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	errc := make(chan error, 1)
-	go func() { errc <- s.App.Listener(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if err := s.App.ShutdownWithContext(shutdownCtx); err != nil {
-			return err
-		}
-		return <-errc
-	}
+	return httpserve.Serve(ctx, s.App, ln, 10*time.Second)
 }
 
 func parseIPOrCIDR(s string) (*net.IPNet, error) {

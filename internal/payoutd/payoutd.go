@@ -10,7 +10,6 @@ package payoutd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -21,6 +20,7 @@ import (
 
 	"disburse/api"
 	"disburse/hosted"
+	"disburse/internal/httpserve"
 	"disburse/payouts"
 	"disburse/service"
 	"disburse/static"
@@ -173,22 +173,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		// The worker stops before Serve returns, so Close never pulls the store from under it.
 		defer func() { stopWorker(); <-workerDone }()
 	}
-	l := newListener(ln)
-	errc := make(chan error, 1)
-	go func() { errc <- s.app.Listener(l) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	l.dropFresh()
-	if err := s.app.ShutdownWithTimeout(s.cfg.ShutdownTimeout); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) {
-		return err
-	}
-	return nil
+	return httpserve.Serve(ctx, s.app, ln, s.cfg.ShutdownTimeout)
 }
 
 // ListenAndServe listens on Config.Addr and serves until ctx ends, as Serve.

@@ -1,4 +1,4 @@
-package payoutd
+package httpserve
 
 import (
 	"io"
