@@ -35,7 +35,7 @@ type env struct {
 	cfg    service.Config
 }
 
-func newEnv(t *testing.T, deposit int64) *env {
+func newEnv(t testing.TB, deposit int64) *env {
 	t.Helper()
 	e := &env{ctx: context.Background(), path: filepath.Join(t.TempDir(), "test.db"),
 		clock: &clock{t: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)},
@@ -62,7 +62,7 @@ func newEnv(t *testing.T, deposit int64) *env {
 }
 
 // open (re)starts the service on the env's database file.
-func (e *env) open(t *testing.T) {
+func (e *env) open(t testing.TB) {
 	t.Helper()
 	st, err := store.Open(e.ctx, e.path)
 	if err != nil {
@@ -76,7 +76,7 @@ func (e *env) open(t *testing.T) {
 	e.st, e.svc = st, svc
 }
 
-func (e *env) newUser(t *testing.T, email, phone string) *payouts.User {
+func (e *env) newUser(t testing.TB, email, phone string) *payouts.User {
 	t.Helper()
 	u, err := e.svc.CreateUser(e.ctx, e.app, payouts.CreateUserRequest{FirstName: "Ada", LastName: "Lovelace",
 		Email: email, CountryCode: "1", PhoneNumber: phone})
@@ -86,14 +86,14 @@ func (e *env) newUser(t *testing.T, email, phone string) *payouts.User {
 	return u
 }
 
-func (e *env) checkLedger(t *testing.T) {
+func (e *env) checkLedger(t testing.TB) {
 	t.Helper()
 	if err := e.svc.CheckLedger(e.ctx, e.app); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func (e *env) addMethod(t *testing.T, userID string, req payouts.AddPayoutMethodRequest) *payouts.PayoutMethod {
+func (e *env) addMethod(t testing.TB, userID string, req payouts.AddPayoutMethodRequest) *payouts.PayoutMethod {
 	t.Helper()
 	m, err := e.svc.AddPayoutMethod(e.ctx, e.app, userID, req)
 	if err != nil {
@@ -102,7 +102,7 @@ func (e *env) addMethod(t *testing.T, userID string, req payouts.AddPayoutMethod
 	return m
 }
 
-func (e *env) wallets(t *testing.T, userID string) (app, user payouts.Wallet) {
+func (e *env) wallets(t testing.TB, userID string) (app, user payouts.Wallet) {
 	t.Helper()
 	a, err := e.svc.GetApp(e.ctx, e.app, e.app)
 	if err != nil {
@@ -115,7 +115,7 @@ func (e *env) wallets(t *testing.T, userID string) (app, user payouts.Wallet) {
 	return a.Wallet, u.Wallet
 }
 
-func (e *env) settle(t *testing.T, after time.Duration) int {
+func (e *env) settle(t testing.TB, after time.Duration) int {
 	t.Helper()
 	e.clock.Advance(after)
 	n, err := e.svc.SettleDue(e.ctx, 1000)
@@ -126,7 +126,7 @@ func (e *env) settle(t *testing.T, after time.Duration) int {
 	return n
 }
 
-func (e *env) transfer(t *testing.T, id string) *payouts.Transfer {
+func (e *env) transfer(t testing.TB, id string) *payouts.Transfer {
 	t.Helper()
 	tr, err := e.svc.GetTransfer(e.ctx, e.app, id)
 	if err != nil {
@@ -135,7 +135,7 @@ func (e *env) transfer(t *testing.T, id string) *payouts.Transfer {
 	return tr
 }
 
-func wantCode(t *testing.T, err error, code string) {
+func wantCode(t testing.TB, err error, code string) {
 	t.Helper()
 	if payouts.ErrorCode(err) != code {
 		t.Fatalf("error = %v, want code %q", err, code)
