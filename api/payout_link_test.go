@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -254,6 +255,7 @@ func TestListPayoutLinks(t *testing.T) {
 		{"search by phone", "?search=5550199", []payouts.PayoutLink{katherine}, false},
 		{"search and status", "?search=hopper&status=delivered", []payouts.PayoutLink{alan, grace}, false},
 		{"search for no one", "?search=nobody", nil, false},
+		{"search wildcards match themselves", "?search=%25", nil, false},
 		{"first page", "?limit=2", []payouts.PayoutLink{bounced, canceled}, true},
 		{"next page", "?limit=2&starting_after=" + canceled.ID, []payouts.PayoutLink{katherine, alan}, true},
 		{"last page", "?limit=2&starting_after=" + alan.ID, []payouts.PayoutLink{grace}, false},
@@ -487,5 +489,62 @@ func TestCancelPayoutLinkInput(t *testing.T) {
 	}
 	if a := getApp(t, env, w.other).Wallet; a != theirApp {
 		t.Errorf("another app's wallet changed: %+v, want %+v", a, theirApp)
+	}
+}
+
+// TestConcurrentCancelAndClaim sends ten cancels of one link at once while its payee claims it,
+// on both databases: exactly one of them wins. Either the payee has the money and every cancel
+// was refused, or one cancel returned the money to the app and the claim was refused.
+func TestConcurrentCancelAndClaim(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine.name, func(t *testing.T) {
+			env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
+			creds := env.Credentials()
+			deposit(t, env, creds, 1_000_00)
+			user := createUser(t, env, creds)
+			l := createLink(t, env, creds, map[string]any{"amount": 40_00})
+
+			reqs := make([]*http.Request, 10)
+			for i := range reqs {
+				reqs[i] = env.NewRequest(t, "DELETE", "/v2/payout-links/"+l.ID, nil)
+			}
+			claimed := make(chan error, 1)
+			go func() {
+				_, err := env.Service.ClaimPayoutLink(context.Background(), l.ID, user.ID)
+				claimed <- err
+			}()
+			canceled := 0
+			for _, a := range concurrently(env, reqs) {
+				switch {
+				case a.err != nil:
+					t.Fatalf("cancel: %v", a.err)
+				case a.status == http.StatusOK:
+					canceled++
+				case a.status == http.StatusUnprocessableEntity && strings.Contains(string(a.body), payouts.EInvalidTransaction):
+				default:
+					t.Errorf("cancel answered %d %s, want 200 or 422 %s", a.status, a.body, payouts.EInvalidTransaction)
+				}
+			}
+			claimErr := <-claimed
+
+			got := getLink(t, env, l.ID)
+			wallets := balancesOf(t, env, creds, user.ID)
+			switch {
+			case claimErr == nil:
+				if canceled != 0 || got.Status != payouts.LinkClaimed || wallets != (balances{960_00, 960_00, 40_00, 40_00}) {
+					t.Errorf("claimed, yet %d cancels succeeded; link %s; %v", canceled, got.Status, wallets)
+				}
+			case canceled == 1:
+				if got.Status != payouts.LinkCanceled || wallets != (balances{1_000_00, 1_000_00, 0, 0}) {
+					t.Errorf("canceled, yet the link is %s; %v", got.Status, wallets)
+				}
+				if e := (*payouts.Error)(nil); !errors.As(claimErr, &e) || e.Code != payouts.EInvalidTransaction {
+					t.Errorf("the claim of a canceled link failed with %v, want %s", claimErr, payouts.EInvalidTransaction)
+				}
+			default:
+				t.Errorf("claim: %v, and %d cancels succeeded; want exactly one winner", claimErr, canceled)
+			}
+			env.CheckLedger(t)
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -165,5 +166,55 @@ func TestReviewTransferInput(t *testing.T) {
 	}
 	if got := balancesOf(t, env, w.app, w.user.ID); got != before {
 		t.Errorf("refused reviews moved money: %v, want %v", got, before)
+	}
+}
+
+// TestConcurrentReviews sends ten reviews of one flagged payout at once, half releasing and half
+// rejecting it, on both databases: exactly one is applied, the others are refused with 422, and
+// the money is where that one review put it.
+func TestConcurrentReviews(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine.name, func(t *testing.T) {
+			env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
+			creds := env.Credentials()
+			deposit(t, env, creds, 1_000_00)
+			user := createUser(t, env, creds)
+			addMethod(t, env, creds, user.ID, paypalBody)
+			held := createPayout(t, env, map[string]any{"user_id": user.ID, "amount": flagAmount, "platform": "paypal", "fund": true})
+
+			reqs := make([]*http.Request, 10)
+			for i := range reqs {
+				action := []string{"release", "reject"}[i%2]
+				reqs[i] = env.NewRequest(t, "POST", "/v2/transfers/"+held.ID+"/review", map[string]any{"action": action})
+			}
+			var applied []payouts.Transfer
+			for _, a := range concurrently(env, reqs) {
+				switch {
+				case a.err != nil:
+					t.Fatalf("review: %v", a.err)
+				case a.status == http.StatusOK:
+					var tr payouts.Transfer
+					if err := json.Unmarshal(a.body, &tr); err != nil {
+						t.Fatalf("review answered %s: %v", a.body, err)
+					}
+					applied = append(applied, tr)
+				case a.status == http.StatusUnprocessableEntity && strings.Contains(string(a.body), payouts.EInvalidTransaction):
+				default:
+					t.Errorf("review answered %d %s, want 200 or 422 %s", a.status, a.body, payouts.EInvalidTransaction)
+				}
+			}
+			if len(applied) != 1 {
+				t.Fatalf("%d reviews applied, want exactly 1", len(applied))
+			}
+			settle(t, env, time.Minute)
+			want := balances{1_000_00, 1_000_00, 0, 0} // rejected: the funding is back
+			if applied[0].Status == payouts.TransferPending {
+				want = balances{1_000_00 - flagAmount - 25, 1_000_00 - flagAmount - 25, 0, 0} // released and paid
+			}
+			if got := balancesOf(t, env, creds, user.ID); got != want {
+				t.Errorf("after the review (%s): %v, want %v", applied[0].Status, got, want)
+			}
+			env.CheckLedger(t)
+		})
 	}
 }
