@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -549,6 +550,56 @@ func TestConcurrentPayouts(t *testing.T) {
 			if got, want := balancesOf(t, env, creds, user.ID), (balances{950_00, 950_00, 0, 0}); got != want {
 				t.Errorf("after settlement: %v, want %v", got, want)
 			}
+		})
+	}
+}
+
+// TestConcurrentIdempotentRequests sends 10 identical payouts, and 10 identical payout links,
+// each group with one idempotency key, all at once, on both databases: each group makes exactly
+// one object and reserves its money once; every other answer is that object or resource-busy.
+func TestConcurrentIdempotentRequests(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine.name, func(t *testing.T) {
+			env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
+			creds := env.Credentials()
+			deposit(t, env, creds, 1_000_00)
+			user := createUser(t, env, creds)
+			addMethod(t, env, creds, user.ID, paypalBody)
+			transfer(t, env, creds, user.ID, -50_00)
+
+			payout := map[string]any{"user_id": user.ID, "amount": 10_00, "platform": "paypal", "idempotency_key": uuid.NewString()}
+			link := map[string]any{"amount": 100_00, "idempotency_key": uuid.NewString()}
+			var reqs []*http.Request
+			for range 10 {
+				reqs = append(reqs, env.NewRequest(t, "POST", "/v2/payouts", payout), env.NewRequest(t, "POST", "/v2/payout-links", link))
+			}
+			ids := map[string]map[string]bool{"/api/v2/payouts": {}, "/api/v2/payout-links": {}}
+			for i, a := range concurrently(env, reqs) {
+				path := reqs[i].URL.Path
+				switch {
+				case a.err != nil:
+					t.Fatalf("%s: %v", path, a.err)
+				case a.status == http.StatusOK || a.status == http.StatusCreated:
+					var obj struct{ ID string }
+					if err := json.Unmarshal(a.body, &obj); err != nil {
+						t.Fatalf("%s answered %s: %v", path, a.body, err)
+					}
+					ids[path][obj.ID] = true
+				case a.status == http.StatusConflict && strings.Contains(string(a.body), payouts.EResourceBusy):
+				default:
+					t.Errorf("%s answered %d %s, want the object or 409 %s", path, a.status, a.body, payouts.EResourceBusy)
+				}
+			}
+			for path, made := range ids {
+				if len(made) != 1 {
+					t.Errorf("%s: the answers name %d objects, want 1", path, len(made))
+				}
+			}
+			// One payout of $10 with its fee, and one link of $100, reserved.
+			if got, want := balancesOf(t, env, creds, user.ID), (balances{950_00, 850_00 - 25, 50_00, 40_00}); got != want {
+				t.Errorf("after the requests: %v, want %v", got, want)
+			}
+			env.CheckLedger(t)
 		})
 	}
 }
