@@ -144,9 +144,9 @@ func TestCreatePayoutLink(t *testing.T) {
 			tr.PayoutLinkID == nil || *tr.PayoutLinkID != l.ID {
 			t.Errorf("the link's transfer %+v", tr)
 		}
-		want2 := balances{before.app, before.appFree - 25_00, before.user, before.userFree}
-		if got := balancesOf(t, env, w.app, w.user.ID); got != want2 {
-			t.Errorf("after the link: %v, want %v", got, want2)
+		reserved := balances{before.app, before.appFree - 25_00, before.user, before.userFree}
+		if got := balancesOf(t, env, w.app, w.user.ID); got != reserved {
+			t.Errorf("after the link: %v, want %v", got, reserved)
 		}
 		if got := getLink(t, env, l.ID); got.ID != l.ID || got.Status != l.Status || got.Link != l.Link {
 			t.Errorf("read back %+v, want %+v", got, l)
