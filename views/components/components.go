@@ -108,6 +108,20 @@ func (f FieldProps) ID() string { return "field-" + f.Name }
 // WrapperID is the element id of the field's wrapper, the swap target of CheckURL.
 func (f FieldProps) WrapperID() string { return "wrap-" + f.Name }
 
+// describedBy is the id of the text that describes the input: its error when it has one,
+// otherwise its hint, otherwise none. An input names one description, never two.
+func (f FieldProps) describedBy() string { return describedBy(f.ID(), f.Error, f.Hint) }
+
+func describedBy(id, problem, hint string) string {
+	switch {
+	case problem != "":
+		return id + "-error"
+	case hint != "":
+		return id + "-hint"
+	}
+	return ""
+}
+
 func (f FieldProps) inputType() string {
 	if f.Type == "" {
 		return "text"
@@ -132,6 +146,8 @@ type SelectProps struct {
 	// Attrs are extra attributes of the select element, such as hx-get to swap a dependent form.
 	Attrs map[string]any
 }
+
+func (s SelectProps) describedBy() string { return describedBy("field-"+s.Name, s.Error, s.Hint) }
 
 // PageLinks are the links of a cursor-paginated table: empty when there is no such page.
 type PageLinks struct {
