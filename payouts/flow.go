@@ -3,7 +3,7 @@ package payouts
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
+	"reflect"
 )
 
 // Step names of a hosted flow.
@@ -47,7 +47,8 @@ func (s *Step) UnmarshalJSON(b []byte) error {
 		type plain Step
 		return json.Unmarshal(b, (*plain)(s))
 	}
-	return errors.New("a step is a name or an object with a name")
+	// A type error, so that encoding/json names the field it was in.
+	return &json.UnmarshalTypeError{Value: "step", Type: reflect.TypeFor[Step]()}
 }
 
 // MarshalJSON writes a step with no options as its bare name.

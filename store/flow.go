@@ -49,7 +49,7 @@ func (q *Queries) CreateFlow(ctx context.Context, f *payouts.FlowRecord) error {
 
 // GetFlow reads one flow of the app.
 func (q *Queries) GetFlow(ctx context.Context, appID, id string) (*payouts.FlowRecord, error) {
-	f, err := scanFlow(q.queryRow(ctx, `SELECT `+flowColumns+` FROM flows WHERE app_id = ? AND id = ?`, appID, id))
+	f, err := scanFlow(q.queryRow(ctx, `SELECT `+flowColumns+` FROM flows WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (q *Queries) GetFlow(ctx context.Context, appID, id string) (*payouts.FlowR
 
 // FlowByID reads a flow by id alone, for the hosted pages.
 func (q *Queries) FlowByID(ctx context.Context, id string) (*payouts.FlowRecord, error) {
-	f, err := scanFlow(q.queryRow(ctx, `SELECT `+flowColumns+` FROM flows WHERE id = ?`, id))
+	f, err := scanFlow(q.queryRow(ctx, `SELECT `+flowColumns+` FROM flows WHERE id = ?`+q.lockRow(""), id))
 	if err != nil {
 		return nil, err
 	}

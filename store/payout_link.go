@@ -55,7 +55,7 @@ func (q *Queries) CreatePayoutLink(ctx context.Context, l *payouts.PayoutLinkRec
 
 // GetPayoutLink reads one payout link of the app.
 func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (*payouts.PayoutLinkRecord, error) {
-	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE app_id = ? AND id = ?`, appID, id))
+	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (*payouts
 
 // PayoutLinkByID reads a payout link by id alone, for the hosted pages its payee opens.
 func (q *Queries) PayoutLinkByID(ctx context.Context, id string) (*payouts.PayoutLinkRecord, error) {
-	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE id = ?`, id))
+	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE id = ?`+q.lockRow(""), id))
 	if err != nil {
 		return nil, err
 	}

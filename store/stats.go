@@ -10,13 +10,17 @@ import (
 
 const dayMicros = int64(24 * time.Hour / time.Microsecond)
 
-// DailyVolumes sums the app's transfers that did not fail, per UTC day and type, from since on.
-// Days without volume are absent.
+// DailyVolumes sums the app's transfers per UTC day and type, from since on: payouts that are on
+// the rail or completed, deposits, and completed balance transfers from the app to users (not
+// money users sent back, nor payout links' reservations until claimed). Days without volume are
+// absent.
 func (q *Queries) DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error) {
 	rows, err := q.query(ctx, `SELECT created / ?, type, COUNT(*), SUM(CASE WHEN amount < 0 THEN -amount ELSE amount END)
 		FROM transfers WHERE app_id = ? AND created >= ? AND status <> ? AND status <> ?
+		AND NOT (type = ? AND (amount > 0 OR status <> ?))
 		GROUP BY created / ?, type`,
-		dayMicros, appID, sqldb.Micros(since), payouts.TransferFailed, payouts.TransferFlagged, dayMicros)
+		dayMicros, appID, sqldb.Micros(since), payouts.TransferFailed, payouts.TransferFlagged,
+		payouts.TransferBalance, payouts.TransferCompleted, dayMicros)
 	if err != nil {
 		return nil, err
 	}

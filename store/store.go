@@ -27,6 +27,7 @@ type Store struct {
 type Queries struct {
 	conn    conn
 	dialect sqldb.Dialect
+	inTx    bool // bound to a write transaction: reads there lock what they read (PostgreSQL)
 }
 
 // conn is what *sql.DB and *sql.Tx have in common.
@@ -61,7 +62,7 @@ func (s *Store) DB() *sqldb.DB { return s.db }
 // InTx runs fn in one write transaction.
 func (s *Store) InTx(ctx context.Context, fn func(q *Queries) error) error {
 	return s.db.InTx(ctx, func(tx *sql.Tx) error {
-		return fn(&Queries{conn: tx, dialect: s.db.Dialect})
+		return fn(&Queries{conn: tx, dialect: s.db.Dialect, inTx: true})
 	})
 }
 
@@ -75,6 +76,20 @@ func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Ro
 
 func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	return q.conn.QueryRowContext(ctx, sqldb.Rebind(q.dialect, query), args...)
+}
+
+// lockRow is appended to a read of rows a write transaction will change: on PostgreSQL the
+// transaction locks them, so a concurrent writer of the same row waits and then reads what the
+// first wrote, instead of acting on a stale copy. SQLite needs nothing: the write transaction
+// holds the one write lock. of names the table when the query joins others.
+func (q *Queries) lockRow(of string) string {
+	if q.dialect != sqldb.Postgres || !q.inTx {
+		return ""
+	}
+	if of != "" {
+		return " FOR UPDATE OF " + of
+	}
+	return " FOR UPDATE"
 }
 
 // execOne runs a statement that must change exactly one row; none is ErrNoRecord.

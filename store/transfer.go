@@ -60,7 +60,7 @@ func (q *Queries) insertTransfer(ctx context.Context, t *payouts.TransferRecord)
 
 // GetTransfer reads one transfer of the app.
 func (q *Queries) GetTransfer(ctx context.Context, appID, id string) (*payouts.TransferRecord, error) {
-	t, err := scanTransfer(q.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers WHERE app_id = ? AND id = ?`, appID, id))
+	t, err := scanTransfer(q.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
 	if err != nil {
 		return nil, err
 	}

@@ -101,7 +101,7 @@ func sqlNullPtr(s *string) sql.NullString {
 
 // GetUser reads a user who is not deleted.
 func (q *Queries) GetUser(ctx context.Context, appID, id string) (*payouts.UserRecord, error) {
-	u, err := scanUser(q.queryRow(ctx, userSelect+` WHERE u.app_id = ? AND u.id = ? AND u.deleted_at IS NULL`, appID, id))
+	u, err := scanUser(q.queryRow(ctx, userSelect+` WHERE u.app_id = ? AND u.id = ? AND u.deleted_at IS NULL`+q.lockRow("u"), appID, id))
 	if err != nil {
 		return nil, err
 	}
