@@ -15,6 +15,8 @@ import (
 
 	"disburse/api"
 	"disburse/internal/payoutd"
+	"disburse/payouts"
+	"disburse/service"
 )
 
 // config is everything payoutd was told, validated.
@@ -40,7 +42,7 @@ type flags struct {
 	addr, db, publicURL, encryptionKey string
 	bodyLimit, trustedProxies          string
 	frameAncestors, shutdownTimeout    string
-	sandboxInbox                       string
+	sandboxInbox, fees, thresholds1099 string
 	logFormat, logLevel                string
 }
 
@@ -75,6 +77,10 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed (DISBURSE_TRUSTED_PROXIES)")
 	fs.StringVar(&f.frameAncestors, "frame-ancestors", env("DISBURSE_FRAME_ANCESTORS", ""),
 		"comma-separated origins allowed to embed the hosted pages in an iframe (DISBURSE_FRAME_ANCESTORS)")
+	fs.StringVar(&f.fees, "fees", env("DISBURSE_FEES", ""),
+		"payout fee per platform in dollars, e.g. paypal=0.25,venmo=0.25,cash_app=0.25,ach=0; unlisted platforms keep the default (DISBURSE_FEES)")
+	fs.StringVar(&f.thresholds1099, "thresholds-1099", env("DISBURSE_THRESHOLDS_1099", ""),
+		"1099 threshold per calendar year in dollars, e.g. 2025=600,2026=2000; later years use the latest (DISBURSE_THRESHOLDS_1099)")
 	fs.StringVar(&f.sandboxInbox, "sandbox-inbox", env("DISBURSE_SANDBOX_INBOX", "on"),
 		"serve the sandbox inbox page at /sandbox/inbox: on or off; turn it off where real messages are sent (DISBURSE_SANDBOX_INBOX)")
 	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
@@ -95,6 +101,30 @@ func (f *flags) config() (config, error) {
 	}}
 	if cfg.service.DB == "" {
 		bad("--db: must name a SQLite file or a postgres:// URL")
+	}
+	fees, err := parseAmounts(f.fees, func(k string) bool { return payouts.Platform(k).Valid() })
+	if err != nil {
+		bad("--fees: %v", err)
+	}
+	for p, fee := range fees {
+		if cfg.service.Fees == nil {
+			cfg.service.Fees = service.DefaultFees()
+		}
+		cfg.service.Fees[payouts.Platform(p)] = fee
+	}
+	thresholds, err := parseAmounts(f.thresholds1099, func(k string) bool {
+		y, err := strconv.Atoi(k)
+		return err == nil && y >= 2000 && y <= 2200
+	})
+	if err != nil {
+		bad("--thresholds-1099: %v", err)
+	}
+	for y, amount := range thresholds {
+		if cfg.service.Thresholds1099 == nil {
+			cfg.service.Thresholds1099 = map[int]payouts.Money{}
+		}
+		year, _ := strconv.Atoi(y)
+		cfg.service.Thresholds1099[year] = amount
 	}
 	switch f.sandboxInbox {
 	case "on", "":
@@ -174,6 +204,25 @@ func list(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseAmounts reads "key=dollars,key=dollars" into cents per key, refusing keys valid rejects
+// and negative amounts.
+func parseAmounts(s string, valid func(string) bool) (map[string]payouts.Money, error) {
+	out := map[string]payouts.Money{}
+	for _, pair := range list(s) {
+		k, v, ok := strings.Cut(pair, "=")
+		k = strings.TrimSpace(k)
+		if !ok || !valid(k) {
+			return nil, fmt.Errorf("%q: want name=amount with a known name", pair)
+		}
+		m, err := payouts.ParseDollars(v)
+		if err != nil || m < 0 {
+			return nil, fmt.Errorf("%q: want a non-negative amount in dollars", pair)
+		}
+		out[k] = m
+	}
+	return out, nil
 }
 
 // parseSize reads a byte count: 1048576, 512KiB, 1MiB.

@@ -209,6 +209,13 @@ func TestParseConfig(t *testing.T) {
 				t.Error("the sandbox inbox is hidden by default")
 			}
 		}},
+		{"fees and thresholds", []string{"--fees", "paypal=0.50, ach=0.10", "--thresholds-1099", "2025=600,2027=2100.50"}, nil,
+			func(t *testing.T, c config) {
+				f, th := c.service.Fees, c.service.Thresholds1099
+				if f["paypal"] != 50 || f["ach"] != 10 || f["venmo"] != 25 || th[2025] != 600_00 || th[2027] != 2100_50 {
+					t.Errorf("fees %v, thresholds %v", f, th)
+				}
+			}},
 		{"sandbox inbox off", nil, map[string]string{"DISBURSE_SANDBOX_INBOX": "off"}, func(t *testing.T, c config) {
 			if !c.service.HideSandboxInbox {
 				t.Error("DISBURSE_SANDBOX_INBOX=off left the inbox on")
@@ -266,6 +273,10 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"trusted proxy", []string{"--trusted-proxies", "proxy.local"}, nil},
 		{"shutdown timeout", []string{"--shutdown-timeout", "-1s"}, nil},
 		{"sandbox inbox", []string{"--sandbox-inbox", "maybe"}, nil},
+		{"fee of an unknown platform", []string{"--fees", "zelle=1"}, nil},
+		{"negative fee", []string{"--fees", "paypal=-1"}, nil},
+		{"threshold of a bad year", []string{"--thresholds-1099", "soon=600"}, nil},
+		{"threshold in cents with decimals", []string{"--thresholds-1099", "2026=1.234"}, nil},
 		{"unknown flag", []string{"--port", "80"}, nil},
 		{"stray argument", []string{"serve"}, nil},
 		{"empty database", []string{"--db", " "}, nil},

@@ -60,6 +60,10 @@ type Config struct {
 	// WorkerInterval is how often the background worker settles due payouts and delivers payout
 	// links (default 1s); a negative interval runs no worker (tests that drive SettleDue).
 	WorkerInterval time.Duration
+	// Fees is the payout fee per platform and Thresholds1099 the 1099 threshold per year; nil
+	// means the service's defaults.
+	Fees           map[payouts.Platform]payouts.Money
+	Thresholds1099 map[int]payouts.Money
 	// SandboxDelay and SandboxACHDelay are how long sandbox payouts take to settle (defaults 5s
 	// and 20s).
 	SandboxDelay, SandboxACHDelay time.Duration
@@ -125,7 +129,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 
 func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, error) {
 	svc, err := service.New(st, service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
-		SandboxDelay: cfg.SandboxDelay, SandboxACHDelay: cfg.SandboxACHDelay},
+		SandboxDelay: cfg.SandboxDelay, SandboxACHDelay: cfg.SandboxACHDelay,
+		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099},
 		cfg.Clock, cfg.Notifier, log.With("component", "service"))
 	if err != nil {
 		return nil, err
