@@ -97,16 +97,18 @@ type FieldProps struct {
 	Autocomplete string
 	InputMode    string
 	Placeholder  string
+	// Prefix makes the element ids unique when two forms of a page have a field of one name.
+	Prefix string
 	// HTMX asks the server to check the field when it changes: the URL of a GET that answers
 	// the field again (its id is the swap target).
 	CheckURL string
 }
 
 // ID is the element id of the field's input.
-func (f FieldProps) ID() string { return "field-" + f.Name }
+func (f FieldProps) ID() string { return "field-" + f.Prefix + f.Name }
 
 // WrapperID is the element id of the field's wrapper, the swap target of CheckURL.
-func (f FieldProps) WrapperID() string { return "wrap-" + f.Name }
+func (f FieldProps) WrapperID() string { return "wrap-" + f.Prefix + f.Name }
 
 // describedBy is the id of the text that describes the input: its error when it has one,
 // otherwise its hint, otherwise none. An input names one description, never two.
@@ -164,6 +166,15 @@ const (
 	Link            = "font-medium text-indigo-600 hover:text-indigo-500 underline-offset-2 hover:underline focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600 rounded"
 	Card            = "rounded-lg bg-white shadow-sm ring-1 ring-gray-200"
 )
+
+// filterInputType is a search box for live filters (browsers offer to clear it), a text box
+// otherwise.
+func filterInputType(live bool) string {
+	if live {
+		return "search"
+	}
+	return "text"
+}
 
 // flashRole makes errors interrupt a screen reader and other messages wait their turn.
 func flashRole(kind string) string {
