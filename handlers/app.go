@@ -18,7 +18,7 @@ func (h *Handlers) app(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) renderApp(c *fiber.Ctx, status int, form components.Form) error {
-	p := pages.AppProps{CanDeposit: h.can(c, web.PermMoneyMove),
+	p := pages.AppProps{CanDeposit: h.can(c, web.PermMoneyMove), CanReadTransfers: h.can(c, web.PermTransfersRead),
 		Deposit: pages.TransferFormProps{Form: form, IdempotencyKey: uuid.NewString()}}
 	if h.appID != "" {
 		ctx := c.UserContext()

@@ -3,10 +3,12 @@ package handlers
 import (
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"disburse/dashstore"
+	"disburse/views/components"
 	"disburse/views/pages"
 	"disburse/web"
 )
@@ -32,14 +34,24 @@ func objectURL(objectType, id string) string {
 		return "/operators/" + id
 	case "app":
 		return "/app"
+	case "transfer":
+		return "/transfers/" + id
+	case "payout_link":
+		return "/payout-links/" + id
+	case "flow":
+		return "/flows/" + id
 	}
 	return ""
 }
 
-// auditLog shows the audit log, newest first, narrowed to an operator or an object.
+// auditObjectTypes are the kinds of object the audit log records actions on.
+var auditObjectTypes = []string{"user", "transfer", "payout_link", "flow", "app", "operator", "transfers", "transactions"}
+
+// auditLog shows the audit log, newest first, narrowed to an operator, a kind of object or one
+// object.
 func (h *Handlers) auditLog(c *fiber.Ctx) error {
 	f := dashstore.AuditFilter{OperatorID: c.Query("operator"), ObjectType: c.Query("object_type"),
-		ObjectID: c.Query("object_id"), Limit: 50}
+		ObjectID: strings.TrimSpace(c.Query("object_id")), Limit: 50}
 	if before := c.Query("before"); before != "" {
 		n, err := strconv.ParseInt(before, 10, 64)
 		if err != nil || n < 1 {
@@ -47,26 +59,32 @@ func (h *Handlers) auditLog(c *fiber.Ctx) error {
 		}
 		f.Before = n
 	}
-	entries, more, err := h.store.AuditLog(c.UserContext(), f)
+	ctx := c.UserContext()
+	entries, more, err := h.store.AuditLog(ctx, f)
 	if err != nil {
 		return err
 	}
-	p := pages.AuditProps{ObjectType: f.ObjectType, ObjectID: f.ObjectID}
+	ops, err := h.store.Operators(ctx)
+	if err != nil {
+		return err
+	}
+	p := pages.AuditProps{OperatorID: f.OperatorID, ObjectType: f.ObjectType, ObjectID: f.ObjectID,
+		Operators:   []components.Option{{Value: "", Label: "Any operator"}},
+		ObjectTypes: options("Any object", auditObjectTypes, pages.ObjectTypeName),
+		Filtered:    f.OperatorID != "" || f.ObjectType != "" || f.ObjectID != "" || f.Before != 0}
+	for _, op := range ops {
+		p.Operators = append(p.Operators, components.Option{Value: op.ID, Label: op.Name + " <" + op.Email + ">"})
+	}
 	for _, e := range entries {
-		p.Entries = append(p.Entries, pages.AuditRow{Created: e.Created, OperatorEmail: e.OperatorEmail,
+		p.Entries = append(p.Entries, pages.AuditRow{Created: e.Created, OperatorID: e.OperatorID, OperatorEmail: e.OperatorEmail,
 			Action: e.Action, ObjectType: e.ObjectType, ObjectID: e.ObjectID,
 			ObjectURL: objectURL(e.ObjectType, e.ObjectID), Detail: e.Detail, IP: e.IP})
 	}
 	p.Pages.Target = "#audit-table"
 	if more {
-		q := url.Values{}
-		for _, k := range []string{"operator", "object_type", "object_id"} {
-			if v := c.Query(k); v != "" {
-				q.Set(k, v)
-			}
-		}
-		q.Set("before", strconv.FormatInt(entries[len(entries)-1].ID, 10))
-		p.Pages.Next = "/audit?" + q.Encode()
+		query := url.Values{"operator": {f.OperatorID}, "object_type": {f.ObjectType}, "object_id": {f.ObjectID},
+			"before": {strconv.FormatInt(entries[len(entries)-1].ID, 10)}}
+		p.Pages.Next = queryURL("/audit", query)
 	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Audit log", Content: pages.Audit(p), Fragment: pages.AuditTable(p)})
 }

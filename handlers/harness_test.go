@@ -249,3 +249,33 @@ func (h *harness) createUser(first, last string) *payouts.User {
 	}
 	return u
 }
+
+// deposit funds the app's wallet directly, as setup.
+func (h *harness) deposit(cents int64) *payouts.Transfer {
+	h.t.Helper()
+	t, err := h.payouts.Deposit(context.Background(), h.env.AppID, payouts.DepositRequest{Amount: cents})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return t
+}
+
+// createPayoutLink issues a payout link directly, as setup; the app needs the money.
+func (h *harness) createPayoutLink(req payouts.CreatePayoutLinkRequest) *payouts.PayoutLink {
+	h.t.Helper()
+	l, err := h.payouts.CreatePayoutLink(context.Background(), req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return l
+}
+
+// createFlow makes a flow directly, as setup.
+func (h *harness) createFlow(req payouts.CreateFlowRequest) *payouts.Flow {
+	h.t.Helper()
+	f, err := h.payouts.CreateFlow(context.Background(), req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return f
+}

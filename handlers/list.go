@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -42,4 +43,37 @@ func pageLinks(path string, query url.Values, page payouts.Page, firstID, lastID
 		links.Next = link("after", lastID)
 	}
 	return links
+}
+
+// queryURL is path with the non-empty values of query, as a link keeps a list's filters.
+func queryURL(path string, query url.Values) string {
+	q := url.Values{}
+	for k, vs := range query {
+		if len(vs) > 0 && vs[0] != "" {
+			q.Set(k, vs[0])
+		}
+	}
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
+}
+
+// options turns values into the choices of a select, led by the choice of no filter.
+func options[T ~string](any string, values []T, label func(T) string) []components.Option {
+	out := []components.Option{{Value: "", Label: any}}
+	for _, v := range values {
+		out = append(out, components.Option{Value: string(v), Label: label(v)})
+	}
+	return out
+}
+
+// userFilterOf reads the ?user= filter of a list: a user id, or empty. Anything else is a
+// problem to show beside the list, not a request to send to the service.
+func userFilterOf(c *fiber.Ctx) (id, problem string) {
+	id = strings.TrimSpace(c.Query("user"))
+	if id != "" && !payouts.ValidID(id) {
+		return id, "That is not a user id. Copy the id from the user's page (it looks like 8-4-4-4-12 hexadecimal digits)."
+	}
+	return id, ""
 }

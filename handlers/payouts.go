@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"iter"
 
 	"disburse/payouts"
 )
@@ -19,8 +20,28 @@ type Payouts interface {
 	AddPayoutMethod(ctx context.Context, userID string, req payouts.AddPayoutMethodRequest) (*payouts.PayoutMethod, error)
 	ListPayoutMethods(ctx context.Context, userID string) ([]payouts.PayoutMethod, error)
 	SubmitCompliance(ctx context.Context, userID string, req payouts.ComplianceRequest) error
+
 	CreateTransfer(ctx context.Context, req payouts.CreateTransferRequest) (*payouts.Transfer, error)
 	ListTransfers(ctx context.Context, page payouts.Page, filter payouts.TransferFilter) (*payouts.List[payouts.Transfer], error)
+	AllTransfers(ctx context.Context, filter payouts.TransferFilter) iter.Seq2[payouts.Transfer, error]
+	GetTransfer(ctx context.Context, id string) (*payouts.Transfer, error)
+	ReviewTransfer(ctx context.Context, id string, req payouts.ReviewTransferRequest) (*payouts.Transfer, error)
+	CreatePayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Transfer, error)
+
+	ListTransactions(ctx context.Context, page payouts.Page, filter payouts.TransactionFilter) (*payouts.List[payouts.Transaction], error)
+	AllTransactions(ctx context.Context, filter payouts.TransactionFilter) iter.Seq2[payouts.Transaction, error]
+	GetTransaction(ctx context.Context, id int64) (*payouts.Transaction, error)
+
+	CreatePayoutLink(ctx context.Context, req payouts.CreatePayoutLinkRequest) (*payouts.PayoutLink, error)
+	ListPayoutLinks(ctx context.Context, page payouts.Page, filter payouts.PayoutLinkFilter) (*payouts.List[payouts.PayoutLink], error)
+	GetPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
+	CancelPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
+
+	CreateFlow(ctx context.Context, req payouts.CreateFlowRequest) (*payouts.Flow, error)
+	ListFlows(ctx context.Context, page payouts.Page) (*payouts.List[payouts.Flow], error)
+	GetFlow(ctx context.Context, id string) (*payouts.Flow, error)
+
 	GetApp(ctx context.Context, appID string) (*payouts.App, error)
+	GetAppStats(ctx context.Context, appID string, days int) (*payouts.AppStats, error)
 	Deposit(ctx context.Context, appID string, req payouts.DepositRequest) (*payouts.Transfer, error)
 }

@@ -8,7 +8,12 @@ import (
 
 // Nav is the dashboard's navigation; each operator sees the links their role allows.
 var Nav = []web.NavItem{
+	{Label: "Overview", Href: "/overview", Perm: web.PermAppRead},
 	{Label: "Users", Href: "/users", Perm: web.PermUsersRead},
+	{Label: "Transfers", Href: "/transfers", Perm: web.PermTransfersRead},
+	{Label: "Transactions", Href: "/transactions", Perm: web.PermTransfersRead},
+	{Label: "Payout links", Href: "/payout-links", Perm: web.PermLinksRead},
+	{Label: "Flows", Href: "/flows", Perm: web.PermFlowsRead},
 	{Label: "App wallet", Href: "/app", Perm: web.PermAppRead},
 	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage},
 	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead},
@@ -23,6 +28,7 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/login", Perm: web.PermPublic, Handler: h.login},
 		{Method: post, Path: "/logout", Perm: web.PermSignedIn, Handler: h.logout},
 		{Method: get, Path: "/", Perm: web.PermSignedIn, Handler: h.home},
+		{Method: get, Path: "/overview", Perm: web.PermAppRead, Handler: h.overview},
 
 		{Method: get, Path: "/users", Perm: web.PermUsersRead, Handler: h.users},
 		{Method: get, Path: "/users/new", Perm: web.PermUsersWrite, Handler: h.newUser},
@@ -38,6 +44,29 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/users/:id/compliance", Perm: web.PermUsersWrite, Handler: h.newCompliance},
 		{Method: post, Path: "/users/:id/compliance", Perm: web.PermUsersWrite, Handler: h.submitCompliance},
 		{Method: post, Path: "/users/:id/transfers", Perm: web.PermMoneyMove, Handler: h.moveMoney},
+		{Method: post, Path: "/users/:id/payouts", Perm: web.PermMoneyMove, Handler: h.sendPayout},
+
+		// Literal paths come before the :id routes of the same prefix, which would take them.
+		{Method: get, Path: "/transfers", Perm: web.PermTransfersRead, Handler: h.transfers},
+		{Method: get, Path: "/transfers/export", Perm: web.PermExport, Handler: h.exportTransfers},
+		{Method: get, Path: "/transfers/:id", Perm: web.PermTransfersRead, Handler: h.transfer},
+		{Method: post, Path: "/transfers/:id/review", Perm: web.PermMoneyMove, Handler: h.reviewTransfer},
+
+		{Method: get, Path: "/transactions", Perm: web.PermTransfersRead, Handler: h.transactions},
+		{Method: get, Path: "/transactions/export", Perm: web.PermExport, Handler: h.exportTransactions},
+		{Method: get, Path: "/transactions/:id", Perm: web.PermTransfersRead, Handler: h.transaction},
+
+		{Method: get, Path: "/payout-links", Perm: web.PermLinksRead, Handler: h.payoutLinks},
+		{Method: get, Path: "/payout-links/new", Perm: web.PermLinksWrite, Handler: h.newPayoutLink},
+		{Method: post, Path: "/payout-links", Perm: web.PermLinksWrite, Handler: h.createPayoutLink},
+		{Method: get, Path: "/payout-links/:id", Perm: web.PermLinksRead, Handler: h.payoutLink},
+		{Method: post, Path: "/payout-links/:id/cancel", Perm: web.PermLinksCancel, Handler: h.cancelPayoutLink},
+
+		{Method: get, Path: "/flows", Perm: web.PermFlowsRead, Handler: h.flows},
+		{Method: get, Path: "/flows/new", Perm: web.PermFlowsWrite, Handler: h.newFlow},
+		{Method: post, Path: "/flows", Perm: web.PermFlowsWrite, Handler: h.createFlow},
+		{Method: get, Path: "/flows/:id", Perm: web.PermFlowsRead, Handler: h.flow},
+		{Method: get, Path: "/flows/:id/progress", Perm: web.PermFlowsRead, Handler: h.flowProgress},
 
 		{Method: get, Path: "/app", Perm: web.PermAppRead, Handler: h.app},
 		{Method: post, Path: "/app/deposits", Perm: web.PermMoneyMove, Handler: h.deposit},

@@ -3,12 +3,14 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
 
 	"disburse/dashstore"
+	"disburse/payouts"
 	"disburse/web"
 )
 
@@ -62,7 +64,12 @@ func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
 	h := newHarness(t)
 	target, _ := h.addOperator("target@example.com", dashstore.RoleSupport)
 	user := h.createUser("Rita", "Routes")
-	routes := registeredRoutes(t, h, map[string]string{"/operators": target.ID, "/users": user.ID})
+	deposit := h.deposit(100_00)
+	link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 10_00, Payee: &payouts.Payee{Email: "rita@example.com"}})
+	flow := h.createFlow(payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: payouts.StepBackgroundCheck}}})
+	routes := registeredRoutes(t, h, map[string]string{"/operators": target.ID, "/users": user.ID,
+		"/transfers": deposit.ID, "/transactions": strconv.FormatInt(deposit.Transactions[0].ID, 10),
+		"/payout-links": link.ID, "/flows": flow.ID})
 
 	agents := map[dashstore.Role]*agent{}
 	for _, role := range dashstore.Roles {

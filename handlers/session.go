@@ -46,7 +46,11 @@ func (h *Handlers) logout(c *fiber.Ctx) error {
 	return web.Redirect(c, "/login")
 }
 
-// home is where "/" leads: the users list, which every role may read.
+// home is where "/" leads: the overview for those who may read the app, otherwise the users
+// list, which every role may read.
 func (h *Handlers) home(c *fiber.Ctx) error {
+	if h.can(c, web.PermAppRead) {
+		return web.Redirect(c, "/overview")
+	}
 	return web.Redirect(c, "/users")
 }

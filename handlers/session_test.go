@@ -76,15 +76,15 @@ func TestSessionRoundTrip(t *testing.T) {
 	wantRedirect(t, stale.get("/"), "/login")
 
 	// The new one works, and carries the operator.
-	wantRedirect(t, a.get("/"), "/users")
+	wantRedirect(t, a.get("/"), "/overview")
 
 	t.Run("idle expiry", func(t *testing.T) {
 		b := h.agent()
 		b.login(op.Email, password)
 		h.clock.Advance(29 * time.Minute)
-		wantRedirect(t, b.get("/"), "/users")
+		wantRedirect(t, b.get("/"), "/overview")
 		h.clock.Advance(29 * time.Minute) // active 29 minutes ago: still in
-		wantRedirect(t, b.get("/"), "/users")
+		wantRedirect(t, b.get("/"), "/overview")
 		h.clock.Advance(31 * time.Minute)
 		wantRedirect(t, b.get("/"), "/login")
 	})
@@ -94,7 +94,7 @@ func TestSessionRoundTrip(t *testing.T) {
 		b.login(op.Email, password)
 		for elapsed := time.Duration(0); elapsed < 12*time.Hour-20*time.Minute; elapsed += 20 * time.Minute {
 			h.clock.Advance(20 * time.Minute)
-			wantRedirect(t, b.get("/"), "/users")
+			wantRedirect(t, b.get("/"), "/overview")
 		}
 		h.clock.Advance(20 * time.Minute)
 		wantRedirect(t, b.get("/"), "/login")

@@ -1,6 +1,12 @@
 package handlers
 
 import (
+	"context"
+	"iter"
+	"net/url"
+	"strconv"
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 
 	"disburse/payouts"
@@ -45,7 +51,7 @@ func (h *Handlers) moveMoney(c *fiber.Ctx) error {
 	form := formOf(c, "direction", "amount", "idempotency_key")
 	amount, ok := amountOf(&form, "amount")
 	if !ok {
-		return h.renderUser(c, fiber.StatusUnprocessableEntity, form, components.Form{})
+		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{transfer: form})
 	}
 	// The API's sign: negative moves money from the app to the user, positive back to the app.
 	signed, what := -amount, amount.String()+" to the user"
@@ -55,7 +61,7 @@ func (h *Handlers) moveMoney(c *fiber.Ctx) error {
 	t, err := h.payouts.CreateTransfer(c.UserContext(), payouts.CreateTransferRequest{
 		UserID: id, Amount: int64(signed), IdempotencyKey: idempotencyKeyOf(form)})
 	if formFailed(err, &form) {
-		return h.renderUser(c, fiber.StatusUnprocessableEntity, form, components.Form{})
+		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{transfer: form})
 	}
 	if err != nil {
 		return err
@@ -63,4 +69,131 @@ func (h *Handlers) moveMoney(c *fiber.Ctx) error {
 	h.audit(c, "transfer.create", "user", id, "moved "+what+" (transfer "+t.ID+")")
 	web.Flash(c, web.FlashSuccess, "Moved "+what+".")
 	return web.Redirect(c, "/users/"+id)
+}
+
+const transfersPerPage = 50
+
+var (
+	transferTypes    = []payouts.TransferType{payouts.TransferPayout, payouts.TransferBalance, payouts.TransferRefill}
+	transferStatuses = []payouts.TransferStatus{payouts.TransferCreated, payouts.TransferPending, payouts.TransferCompleted,
+		payouts.TransferFailed, payouts.TransferFlagged}
+)
+
+// transferFilterOf reads the filters of the transfers list and of its export: the same query
+// gives the same rows in both. Unknown types and statuses are no filter; a user that is not an
+// id is a problem to show.
+func transferFilterOf(c *fiber.Ctx) (payouts.TransferFilter, url.Values, string) {
+	user, problem := userFilterOf(c)
+	f := payouts.TransferFilter{UserID: user, Type: payouts.TransferType(c.Query("type")),
+		Status: payouts.TransferStatus(c.Query("status"))}
+	if !f.Type.Valid() {
+		f.Type = ""
+	}
+	if !f.Status.Valid() {
+		f.Status = ""
+	}
+	query := url.Values{"user": {f.UserID}, "type": {string(f.Type)}, "status": {string(f.Status)}}
+	if problem != "" {
+		f.UserID = ""
+	}
+	return f, query, problem
+}
+
+// transfers lists transfers, newest first, narrowed by user, type and status. htmx swaps only
+// the table; its links and the filter form work without JavaScript too.
+func (h *Handlers) transfers(c *fiber.Ctx) error {
+	filter, query, problem := transferFilterOf(c)
+	page := pageOf(c, transfersPerPage)
+	p := pages.TransfersProps{UserID: query.Get("user"), Type: string(filter.Type), Status: string(filter.Status),
+		Types: options("Any type", transferTypes, pages.TransferTypeName), Statuses: options("Any status", transferStatuses, pages.TransferStatusName),
+		Problem: problem, Filtered: query.Get("user") != "" || filter.Type != "" || filter.Status != "" || page.StartingAfter != "" || page.EndingBefore != ""}
+	status := fiber.StatusOK
+	if problem != "" {
+		status = fiber.StatusUnprocessableEntity
+	} else {
+		list, err := h.payouts.ListTransfers(c.UserContext(), page, filter)
+		if err != nil {
+			return err
+		}
+		p.Transfers = list.Data
+		if n := len(list.Data); n > 0 {
+			p.Pages = pageLinks("/transfers", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#transfers-table")
+		}
+		if h.can(c, web.PermExport) {
+			p.ExportURL = queryURL("/transfers/export", query)
+		}
+	}
+	return h.web.Render(c, status, web.Page{Title: "Transfers", Content: pages.Transfers(p), Fragment: pages.TransfersList(p)})
+}
+
+// transfer shows one transfer: what it moved, its status timeline, its transactions and, when
+// it is flagged, the review.
+func (h *Handlers) transfer(c *fiber.Ctx) error {
+	return h.renderTransfer(c, fiber.StatusOK, components.Form{})
+}
+
+func (h *Handlers) renderTransfer(c *fiber.Ctx, status int, review components.Form) error {
+	t, err := h.payouts.GetTransfer(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	p := pages.TransferDetailProps{Transfer: *t, CanReview: h.can(c, web.PermMoneyMove), Review: review}
+	return h.web.Render(c, status, web.Page{Title: "Transfer " + t.ID, Content: pages.TransferDetail(p)})
+}
+
+// reviewTransfer releases a flagged transfer to its rail or rejects it; a rejection needs a
+// reason, which the service keeps as the failure reason and the audit log keeps too.
+func (h *Handlers) reviewTransfer(c *fiber.Ctx) error {
+	id := c.Params("id")
+	form := formOf(c, "action", "reason")
+	action, reason := form.Value("action"), strings.TrimSpace(form.Value("reason"))
+	switch {
+	case action != payouts.ReviewRelease && action != payouts.ReviewReject:
+		return fiber.NewError(fiber.StatusBadRequest, "Choose to release or to reject the transfer.")
+	case action == payouts.ReviewReject && reason == "":
+		form.Errors = map[string]string{"reason": "say why the transfer is rejected"}
+		return h.renderTransfer(c, fiber.StatusUnprocessableEntity, form)
+	case len(reason) > 500:
+		form.Errors = map[string]string{"reason": "use at most 500 characters"}
+		return h.renderTransfer(c, fiber.StatusUnprocessableEntity, form)
+	}
+	t, err := h.payouts.ReviewTransfer(c.UserContext(), id, payouts.ReviewTransferRequest{Action: action, Reason: reason})
+	if formFailed(err, &form) {
+		return h.renderTransfer(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if err != nil {
+		return err
+	}
+	what := "Released " + t.Amount.String() + " to the rail."
+	detail := "released " + t.Amount.String()
+	if action == payouts.ReviewReject {
+		what, detail = "Rejected the transfer of "+t.Amount.String()+".", "rejected "+t.Amount.String()+": "+reason
+	}
+	h.audit(c, "transfer."+action, "transfer", t.ID, detail)
+	web.Flash(c, web.FlashSuccess, what)
+	return web.Redirect(c, "/transfers/"+t.ID)
+}
+
+// exportTransfers streams every transfer of the list's filter as CSV, page by page from the
+// service, so the export of any number of rows holds one page in memory.
+func (h *Handlers) exportTransfers(c *fiber.Ctx) error {
+	filter, query, problem := transferFilterOf(c)
+	if problem != "" {
+		return fiber.NewError(fiber.StatusBadRequest, problem)
+	}
+	h.audit(c, "transfers.export", "transfers", "", "CSV of "+describeQuery(query))
+	return exportCSV(c, h.web, "transfers-"+h.now().UTC().Format("20060102-150405")+".csv", transferCSVHeader,
+		func(ctx context.Context) iter.Seq2[payouts.Transfer, error] { return h.payouts.AllTransfers(ctx, filter) }, transferCSVRecord)
+}
+
+var transferCSVHeader = []string{"id", "created", "type", "status", "user_id", "amount", "amount_cents",
+	"platform", "account_id", "external_id", "payout_link_id", "failure_reason", "metadata"}
+
+// transferCSVRecord is a transfer as a row of the export. The amount carries the API's sign
+// (balance transfers from the app to a user are negative); the type says what moved.
+func transferCSVRecord(t payouts.Transfer) []string {
+	return []string{csvText(t.ID), csvTime(t.Created.Time), csvText(string(t.Type)), csvText(string(t.Status)),
+		csvText(deref(t.UserID)), t.Amount.Decimal(), strconv.FormatInt(int64(t.Amount), 10),
+		csvText(string(t.ExternalData.Platform)), csvText(t.ExternalData.AccountID), csvText(t.ExternalData.ExternalID),
+		csvText(deref(t.PayoutLinkID)), csvText(t.FailureReason), csvText(string(t.Metadata))}
 }

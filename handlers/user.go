@@ -15,13 +15,9 @@ import (
 
 const usersPerPage = 25
 
-func userStatusOptions() []components.Option {
-	opts := []components.Option{{Value: "", Label: "Any status"}}
-	for _, s := range []payouts.UserStatus{payouts.UserUnverified, payouts.UserVerified, payouts.UserInReview, payouts.UserDisabled} {
-		opts = append(opts, components.Option{Value: string(s), Label: strings.ReplaceAll(string(s), "_", " ")})
-	}
-	return opts
-}
+var userStatuses = []payouts.UserStatus{payouts.UserUnverified, payouts.UserVerified, payouts.UserInReview, payouts.UserDisabled}
+
+func userStatusLabel(s payouts.UserStatus) string { return strings.ReplaceAll(string(s), "_", " ") }
 
 // users lists users, newest first, narrowed by a search and a status. htmx swaps only the table.
 func (h *Handlers) users(c *fiber.Ctx) error {
@@ -35,7 +31,7 @@ func (h *Handlers) users(c *fiber.Ctx) error {
 		return err
 	}
 	p := pages.UsersProps{Users: list.Data, Search: filter.Search, Status: string(filter.Status),
-		Statuses: userStatusOptions(), CanCreate: h.can(c, web.PermUsersWrite),
+		Statuses: options("Any status", userStatuses, userStatusLabel), CanCreate: h.can(c, web.PermUsersWrite),
 		Filtered: filter.Search != "" || filter.Status != "" || page.StartingAfter != "" || page.EndingBefore != ""}
 	if n := len(list.Data); n > 0 {
 		query := url.Values{"q": {filter.Search}, "status": {string(filter.Status)}}
@@ -75,11 +71,17 @@ func (h *Handlers) createUser(c *fiber.Ctx) error {
 
 // user shows a user's page.
 func (h *Handlers) user(c *fiber.Ctx) error {
-	return h.renderUser(c, fiber.StatusOK, components.Form{}, components.Form{})
+	return h.renderUser(c, fiber.StatusOK, userForms{})
 }
 
-// renderUser renders the user's page with the states of its two forms.
-func (h *Handlers) renderUser(c *fiber.Ctx, status int, transfer, verify components.Form) error {
+// userForms are the states of the forms of a user's page, after one of them was sent.
+type userForms struct {
+	transfer, payout, verify components.Form
+}
+
+// renderUser renders the user's page with the states of its forms; each form gets a fresh
+// idempotency key.
+func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 	ctx := c.UserContext()
 	id := c.Params("id")
 	u, err := h.payouts.GetUser(ctx, id)
@@ -96,7 +98,9 @@ func (h *Handlers) renderUser(c *fiber.Ctx, status int, transfer, verify compone
 	}
 	p := pages.UserProps{User: *u, Methods: methods, Transfers: transfers.Data,
 		CanWrite: h.can(c, web.PermUsersWrite), CanMove: h.can(c, web.PermMoneyMove),
-		Transfer: pages.TransferFormProps{Form: transfer, IdempotencyKey: uuid.NewString()}, Verify: verify}
+		CanReadTransfers: h.can(c, web.PermTransfersRead), CanCreateLink: h.can(c, web.PermLinksWrite),
+		Transfer: pages.TransferFormProps{Form: forms.transfer, IdempotencyKey: uuid.NewString()},
+		Payout:   payoutFormProps(methods, forms.payout), Verify: forms.verify}
 	return h.web.Render(c, status, web.Page{Title: u.Name(), Content: pages.User(p)})
 }
 
@@ -147,7 +151,7 @@ func (h *Handlers) verifyUser(c *fiber.Ctx) error {
 	form := formOf(c, "token")
 	err := h.payouts.VerifyUser(c.UserContext(), id, payouts.VerifyUserRequest{Token: strings.TrimSpace(form.Value("token"))})
 	if formFailed(err, &form) {
-		return h.renderUser(c, fiber.StatusUnprocessableEntity, components.Form{}, form)
+		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{verify: form})
 	}
 	if err != nil {
 		return err

@@ -19,7 +19,9 @@ type AppProps struct {
 	Deposits   []payouts.Transfer
 	Pages      components.PageLinks
 	CanDeposit bool
-	Deposit    TransferFormProps
+	// CanReadTransfers opens each deposit's page from the table.
+	CanReadTransfers bool
+	Deposit          TransferFormProps
 }
 
 // App is the app's wallet: its balance, what is reserved, and its deposits.
@@ -109,7 +111,7 @@ func App(p AppProps) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(p.App.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/app.templ`, Line: 28, Col: 79}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/app.templ`, Line: 30, Col: 79}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 			if templ_7745c5c3_Err != nil {
@@ -159,7 +161,7 @@ func App(p AppProps) templ.Component {
 				var templ_7745c5c3_Var7 string
 				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(p.Deposit.IdempotencyKey)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/app.templ`, Line: 38, Col: 83}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/app.templ`, Line: 40, Col: 83}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -271,7 +273,7 @@ func Deposits(p AppProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = TransfersTable(p.Deposits).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = TransfersTable(p.Deposits, p.CanReadTransfers).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

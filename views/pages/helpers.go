@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"disburse/payouts"
@@ -14,6 +16,12 @@ func withType(f components.FieldProps, t string) components.FieldProps {
 
 func withHint(f components.FieldProps, hint string) components.FieldProps {
 	f.Hint = hint
+	return f
+}
+
+// withPrefix gives a field ids of its own, for a page with another form's field of that name.
+func withPrefix(f components.FieldProps, prefix string) components.FieldProps {
+	f.Prefix = prefix
 	return f
 }
 
@@ -89,3 +97,156 @@ func transferAmount(t payouts.Transfer) payouts.Money {
 	}
 	return t.Amount
 }
+
+// TransferTypeName names a type of transfer, as filters offer it.
+func TransferTypeName(t payouts.TransferType) string {
+	switch t {
+	case payouts.TransferRefill:
+		return "Deposit"
+	case payouts.TransferPayout:
+		return "Payout"
+	case payouts.TransferBalance:
+		return "Between app and user"
+	}
+	return string(t)
+}
+
+// TransferStatusName names a transfer status.
+func TransferStatusName(s payouts.TransferStatus) string {
+	switch s {
+	case payouts.TransferCreated:
+		return "Created"
+	case payouts.TransferPending:
+		return "Pending"
+	case payouts.TransferCompleted:
+		return "Completed"
+	case payouts.TransferFailed:
+		return "Failed"
+	case payouts.TransferFlagged:
+		return "Flagged"
+	}
+	return string(s)
+}
+
+// LinkStatusName names a payout link status.
+func LinkStatusName(s payouts.PayoutLinkStatus) string {
+	switch s {
+	case payouts.LinkSent:
+		return "Sent"
+	case payouts.LinkDelivered:
+		return "Delivered"
+	case payouts.LinkDeliveryPending:
+		return "Delivery pending"
+	case payouts.LinkDeliveryFailed:
+		return "Delivery failed"
+	case payouts.LinkClaimed:
+		return "Claimed"
+	case payouts.LinkCanceled:
+		return "Canceled"
+	}
+	return string(s)
+}
+
+// StepName names a step of a hosted flow.
+func StepName(step string) string {
+	switch step {
+	case payouts.StepCompliance:
+		return "Tax form (W-9 or W-8BEN)"
+	case payouts.StepIDVerification:
+		return "Identity verification"
+	case payouts.StepBackgroundCheck:
+		return "Background check"
+	case payouts.StepManagePayments:
+		return "Payment methods"
+	case payouts.StepManagePayouts:
+		return "Payout methods"
+	case payouts.StepPayout:
+		return "Payout"
+	case payouts.StepRedirect:
+		return "Redirect back to your site"
+	}
+	return step
+}
+
+// ObjectTypeName names a kind of object of the audit log.
+func ObjectTypeName(t string) string {
+	switch t {
+	case "payout_link":
+		return "Payout link"
+	case "transfers":
+		return "Transfers (exports)"
+	case "transactions":
+		return "Transactions (exports)"
+	}
+	if t == "" {
+		return t
+	}
+	return strings.ToUpper(t[:1]) + t[1:]
+}
+
+// PayeeName is who a payout link is for, in words: a name, else an email or phone, else "anyone
+// with the link".
+func PayeeName(p payouts.Payee) string {
+	name := strings.TrimSpace(p.FirstName + " " + p.LastName)
+	switch {
+	case name != "":
+		return name
+	case p.Email != "":
+		return p.Email
+	case p.PhoneNumber != "":
+		return "+" + p.CountryCode + " " + p.PhoneNumber
+	}
+	return "anyone with the link"
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// payeeContact is how a payee is reached: their email and phone, as given.
+func payeeContact(p payouts.Payee) string {
+	var parts []string
+	if p.Email != "" {
+		parts = append(parts, p.Email)
+	}
+	if p.PhoneNumber != "" {
+		parts = append(parts, "+"+p.CountryCode+" "+p.PhoneNumber)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func deliveryLabel(m payouts.DeliveryMethod) string {
+	switch m {
+	case payouts.DeliveryEmail:
+		return "By email"
+	case payouts.DeliverySMS:
+		return "By text message"
+	}
+	return "Handed over by the app"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "Yes"
+	}
+	return "No"
+}
+
+// stepList names a flow's steps in words.
+func stepList(steps []string) string {
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = StepName(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// progressText is "2 of 3": the steps completed of the flow's steps.
+func progressText(f payouts.Flow) string {
+	return strconv.Itoa(len(f.CompletedSteps)) + " of " + strconv.Itoa(len(f.Steps))
+}
+
+func stepDone(f payouts.Flow, step string) bool { return slices.Contains(f.CompletedSteps, step) }

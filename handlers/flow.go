@@ -1,0 +1,128 @@
+package handlers
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"disburse/payouts"
+	"disburse/views/components"
+	"disburse/views/pages"
+	"disburse/web"
+)
+
+const flowsPerPage = 25
+
+// A step picker is one checkbox per step, named FIELD.STEP, and the redirect step's URL in
+// redirect_url; FIELD is the API's field (steps, additional_steps), where the service puts its
+// problems with the steps.
+
+// stepFields are the form fields of a step picker.
+func stepFields(field string) []string {
+	out := []string{"redirect_url"}
+	for _, s := range payouts.StepNames {
+		out = append(out, field+"."+s)
+	}
+	return out
+}
+
+// stepsOf reads the steps picked, in the order flows run them.
+func stepsOf(form components.Form, field string) []payouts.Step {
+	var out []payouts.Step
+	for _, name := range payouts.StepNames {
+		if form.Value(field+"."+name) != "true" {
+			continue
+		}
+		st := payouts.Step{Name: name}
+		if name == payouts.StepRedirect {
+			st.RedirectURL = strings.TrimSpace(form.Value("redirect_url"))
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// stepChoices are the steps a picker offers, leaving out those given.
+func stepChoices(leaveOut ...string) []components.Option {
+	var out []components.Option
+	for _, s := range payouts.StepNames {
+		if !slices.Contains(leaveOut, s) {
+			out = append(out, components.Option{Value: s, Label: pages.StepName(s)})
+		}
+	}
+	return out
+}
+
+// flows lists the hosted flows, newest first.
+func (h *Handlers) flows(c *fiber.Ctx) error {
+	page := pageOf(c, flowsPerPage)
+	list, err := h.payouts.ListFlows(c.UserContext(), page)
+	if err != nil {
+		return err
+	}
+	p := pages.FlowsProps{Flows: list.Data, CanCreate: h.can(c, web.PermFlowsWrite),
+		Paged: page.StartingAfter != "" || page.EndingBefore != ""}
+	if n := len(list.Data); n > 0 {
+		p.Pages = pageLinks("/flows", nil, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#flows-table")
+	}
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flows", Content: pages.Flows(p), Fragment: pages.FlowsTable(p)})
+}
+
+var flowFields = append([]string{"user_id", "metadata"}, stepFields("steps")...)
+
+// newFlow shows the form to create a flow, for a user when ?user= names one.
+func (h *Handlers) newFlow(c *fiber.Ctx) error {
+	form := components.Form{Values: map[string]string{}}
+	if id, problem := userFilterOf(c); id != "" && problem == "" {
+		form.Values["user_id"] = id
+	}
+	return h.renderNewFlow(c, fiber.StatusOK, form)
+}
+
+func (h *Handlers) renderNewFlow(c *fiber.Ctx, status int, form components.Form) error {
+	p := pages.FlowNewProps{Form: form, Steps: stepChoices()}
+	return h.web.Render(c, status, web.Page{Title: "New flow", Content: pages.FlowNew(p)})
+}
+
+// createFlow makes a hosted flow of the steps picked and opens it.
+func (h *Handlers) createFlow(c *fiber.Ctx) error {
+	form := formOf(c, flowFields...)
+	req := payouts.CreateFlowRequest{Steps: stepsOf(form, "steps"), UserID: strings.TrimSpace(form.Value("user_id"))}
+	if len(req.Steps) == 0 {
+		form.Errors = map[string]string{"steps": "pick at least one step"}
+		return h.renderNewFlow(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if !metadataOf(&form, &req.Metadata) {
+		return h.renderNewFlow(c, fiber.StatusUnprocessableEntity, form)
+	}
+	f, err := h.payouts.CreateFlow(c.UserContext(), req)
+	if formFailed(err, &form) {
+		return h.renderNewFlow(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if err != nil {
+		return err
+	}
+	h.audit(c, "flow.create", "flow", f.ID, strings.Join(f.Steps, ", "))
+	web.Flash(c, web.FlashSuccess, "Created the flow.")
+	return web.Redirect(c, "/flows/"+f.ID)
+}
+
+// flow shows a flow: the hosted page in an iframe, as the payee sees it, and its progress.
+func (h *Handlers) flow(c *fiber.Ctx) error {
+	f, err := h.payouts.GetFlow(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flow", Content: pages.FlowDetail(pages.FlowDetailProps{Flow: *f})})
+}
+
+// flowProgress is the flow's progress alone, which the flow page polls until every step is done.
+func (h *Handlers) flowProgress(c *fiber.Ctx) error {
+	f, err := h.payouts.GetFlow(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	progress := pages.FlowProgress(*f)
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flow progress", Content: progress, Fragment: progress})
+}

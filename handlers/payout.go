@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"disburse/payouts"
+	"disburse/views/components"
+	"disburse/views/pages"
+	"disburse/web"
+)
+
+var payoutFields = []string{"platform", "account_id", "amount", "fund", "payout_fee_party", "idempotency_key"}
+
+// payoutFormProps is the send-payout form of a user's page, with a fresh idempotency key: the
+// key goes with the form, so a double click or a resubmitted form pays once.
+func payoutFormProps(methods []payouts.PayoutMethod, form components.Form) pages.PayoutFormProps {
+	if form.Values == nil {
+		form.Values = map[string]string{"platform": string(payouts.PlatformDefault)}
+	}
+	return pages.PayoutFormProps{Form: form, Methods: methods, IdempotencyKey: uuid.NewString()}
+}
+
+// sendPayout pays a user's money out on a rail: their default method or a platform they have
+// saved (a bank account picked by id), optionally funded from the app's wallet first.
+func (h *Handlers) sendPayout(c *fiber.Ctx) error {
+	id := c.Params("id")
+	form := formOf(c, payoutFields...)
+	amount, ok := amountOf(&form, "amount")
+	if !ok {
+		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
+	}
+	req := payouts.CreatePayoutRequest{UserID: id, Amount: int64(amount), Platform: payouts.Platform(form.Value("platform")),
+		Fund: form.Value("fund") == "true", PayoutFeeParty: payouts.FeeParty(form.Value("payout_fee_party")),
+		IdempotencyKey: idempotencyKeyOf(form)}
+	if req.Platform == payouts.PlatformACH {
+		req.AccountID = form.Value("account_id")
+	}
+	t, err := h.payouts.CreatePayout(c.UserContext(), req)
+	if formFailed(err, &form) {
+		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
+	}
+	if err != nil {
+		return err
+	}
+	what := amount.String() + " by " + t.ExternalData.Platform.Label()
+	h.audit(c, "payout.create", "user", id, "paid out "+what+" (transfer "+t.ID+")")
+	switch t.Status {
+	case payouts.TransferFlagged:
+		web.Flash(c, web.FlashInfo, "The payout of "+what+" is held for review.")
+	case payouts.TransferFailed:
+		web.Flash(c, web.FlashError, "The payout of "+what+" failed: "+t.FailureReason+".")
+	default:
+		web.Flash(c, web.FlashSuccess, "Sent a payout of "+what+".")
+	}
+	return web.Redirect(c, "/users/"+id)
+}

@@ -1,0 +1,151 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"disburse/payouts"
+	"disburse/views/components"
+	"disburse/views/pages"
+	"disburse/web"
+)
+
+const linksPerPage = 25
+
+var linkStatuses = []payouts.PayoutLinkStatus{payouts.LinkDelivered, payouts.LinkDeliveryPending, payouts.LinkDeliveryFailed,
+	payouts.LinkSent, payouts.LinkClaimed, payouts.LinkCanceled}
+
+// payoutLinks lists payout links, newest first, found by payee (name, email or phone) or memo
+// and narrowed by status: support's way to find the link a payee calls about.
+func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
+	filter := payouts.PayoutLinkFilter{Search: strings.TrimSpace(c.Query("q")), Status: payouts.PayoutLinkStatus(c.Query("status"))}
+	if !filter.Status.Valid() {
+		filter.Status = ""
+	}
+	page := pageOf(c, linksPerPage)
+	list, err := h.payouts.ListPayoutLinks(c.UserContext(), page, filter)
+	if err != nil {
+		return err
+	}
+	p := pages.PayoutLinksProps{Links: list.Data, Search: filter.Search, Status: string(filter.Status),
+		Statuses: options("Any status", linkStatuses, pages.LinkStatusName), CanCreate: h.can(c, web.PermLinksWrite),
+		Filtered: filter.Search != "" || filter.Status != "" || page.StartingAfter != "" || page.EndingBefore != ""}
+	if n := len(list.Data); n > 0 {
+		query := url.Values{"q": {filter.Search}, "status": {string(filter.Status)}}
+		p.Pages = pageLinks("/payout-links", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#payout-links-table")
+	}
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Payout links", Content: pages.PayoutLinks(p), Fragment: pages.PayoutLinksTable(p)})
+}
+
+// Form field names are the API's field paths, so the service's problems land on the inputs.
+var payoutLinkFields = append([]string{"amount", "user_id", "payee.first_name", "payee.last_name", "payee.email",
+	"payee.country_code", "payee.phone_number", "delivery.method", "delivery.message", "memo", "tax_exempt",
+	"force_collect_compliance_information", "payout_fee_party", "metadata", "idempotency_key"}, stepFields("additional_steps")...)
+
+// newPayoutLink shows the form to issue a payout link, for a user when ?user= names one.
+func (h *Handlers) newPayoutLink(c *fiber.Ctx) error {
+	form := components.Form{Values: map[string]string{"delivery.method": string(payouts.DeliveryLink), "payee.country_code": "1"}}
+	if id, problem := userFilterOf(c); id != "" && problem == "" {
+		form.Values["user_id"] = id
+	}
+	return h.renderNewPayoutLink(c, fiber.StatusOK, form)
+}
+
+func (h *Handlers) renderNewPayoutLink(c *fiber.Ctx, status int, form components.Form) error {
+	p := pages.PayoutLinkNewProps{Form: form, IdempotencyKey: uuid.NewString(), Steps: stepChoices(payouts.StepPayout)}
+	return h.web.Render(c, status, web.Page{Title: "New payout link", Content: pages.PayoutLinkNew(p)})
+}
+
+// createPayoutLink issues a payout link: the app's money is reserved until the payee claims it.
+func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
+	form := formOf(c, payoutLinkFields...)
+	amount, ok := amountOf(&form, "amount")
+	if !ok {
+		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
+	}
+	v := func(name string) string { return strings.TrimSpace(form.Value(name)) }
+	req := payouts.CreatePayoutLinkRequest{Amount: int64(amount), UserID: v("user_id"), Memo: v("memo"),
+		TaxExempt: form.Value("tax_exempt") == "true", ForceCollectComplianceInfo: form.Value("force_collect_compliance_information") == "true",
+		PayoutFeeParty: payouts.FeeParty(form.Value("payout_fee_party")), IdempotencyKey: idempotencyKeyOf(form),
+		Delivery:        &payouts.Delivery{Method: payouts.DeliveryMethod(form.Value("delivery.method")), Message: v("delivery.message")},
+		AdditionalSteps: stepsOf(form, "additional_steps")}
+	if payee := (payouts.Payee{FirstName: v("payee.first_name"), LastName: v("payee.last_name"), Email: v("payee.email"),
+		CountryCode: v("payee.country_code"), PhoneNumber: v("payee.phone_number")}); payee.FirstName != "" ||
+		payee.LastName != "" || payee.Email != "" || payee.PhoneNumber != "" {
+		req.Payee = &payee
+	}
+	if !metadataOf(&form, &req.Metadata) {
+		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
+	}
+	l, err := h.payouts.CreatePayoutLink(c.UserContext(), req)
+	if formFailed(err, &form) {
+		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if err != nil {
+		return err
+	}
+	h.audit(c, "payout_link.create", "payout_link", l.ID, l.Amount.String()+" for "+pages.PayeeName(l.Payee))
+	web.Flash(c, web.FlashSuccess, "Issued a payout link of "+l.Amount.String()+".")
+	return web.Redirect(c, "/payout-links/"+l.ID)
+}
+
+// metadataOf reads the optional metadata field: JSON, as the API stores it. A problem goes on
+// the field.
+func metadataOf(form *components.Form, m *payouts.Metadata) bool {
+	s := strings.TrimSpace(form.Value("metadata"))
+	if s == "" {
+		return true
+	}
+	if !json.Valid([]byte(s)) {
+		form.Errors = map[string]string{"metadata": `must be JSON, like {"order": "A-17"}`}
+		return false
+	}
+	*m = payouts.Metadata(s)
+	return true
+}
+
+// payoutLink shows a payout link: its link to copy, the claim page as the payee sees it, and
+// the form to cancel it.
+func (h *Handlers) payoutLink(c *fiber.Ctx) error {
+	return h.renderPayoutLink(c, fiber.StatusOK, components.Form{})
+}
+
+func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.Form) error {
+	l, err := h.payouts.GetPayoutLink(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	p := pages.PayoutLinkProps{Link: *l, CanCancel: h.can(c, web.PermLinksCancel), Cancel: cancel,
+		CanReadFlows: h.can(c, web.PermFlowsRead), CanReadTransfers: h.can(c, web.PermTransfersRead)}
+	return h.web.Render(c, status, web.Page{Title: "Payout link", Content: pages.PayoutLinkDetail(p), Fragment: pages.PayoutLinkCancel(p)})
+}
+
+// cancelPayoutLink cancels an unclaimed link; the reserved money returns to the app. The reason
+// is required: it is the audit log's record of why a payee's money was taken back.
+func (h *Handlers) cancelPayoutLink(c *fiber.Ctx) error {
+	form := formOf(c, "reason")
+	reason := strings.TrimSpace(form.Value("reason"))
+	switch {
+	case reason == "":
+		form.Errors = map[string]string{"reason": "say why the link is canceled"}
+	case len(reason) > 500:
+		form.Errors = map[string]string{"reason": "use at most 500 characters"}
+	}
+	if form.Errors != nil {
+		return h.renderPayoutLink(c, fiber.StatusUnprocessableEntity, form)
+	}
+	l, err := h.payouts.CancelPayoutLink(c.UserContext(), c.Params("id"))
+	if formFailed(err, &form) {
+		return h.renderPayoutLink(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if err != nil {
+		return err
+	}
+	h.audit(c, "payout_link.cancel", "payout_link", l.ID, "canceled "+l.Amount.String()+" for "+pages.PayeeName(l.Payee)+": "+reason)
+	web.Flash(c, web.FlashSuccess, "Canceled the payout link; "+l.Amount.String()+" is back in the app's wallet.")
+	return web.Redirect(c, "/payout-links/"+l.ID)
+}

@@ -1,0 +1,30 @@
+package handlers
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"disburse/views/pages"
+	"disburse/web"
+)
+
+// chartDays is the window of the overview's volume chart.
+const chartDays = 30
+
+// overview is the dashboard's home for those who may read the app: its wallet, today's payouts,
+// the transfers that need someone, and the last 30 days of volume.
+func (h *Handlers) overview(c *fiber.Ctx) error {
+	p := pages.OverviewProps{CanReadTransfers: h.can(c, web.PermTransfersRead)}
+	if h.appID != "" {
+		ctx := c.UserContext()
+		app, err := h.payouts.GetApp(ctx, h.appID)
+		if err != nil {
+			return err
+		}
+		stats, err := h.payouts.GetAppStats(ctx, h.appID, chartDays)
+		if err != nil {
+			return err
+		}
+		p.App, p.Stats = app, stats
+	}
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Overview", Content: pages.Overview(p)})
+}
