@@ -73,7 +73,9 @@ func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
 	}
 	h.audit(c, "transactions.export", "transactions", "", "CSV of "+describeQuery(query))
 	return exportCSV(c, h.web, "transactions-"+h.now().UTC().Format("20060102-150405")+".csv", transactionCSVHeader,
-		func(ctx context.Context) iter.Seq2[payouts.Transaction, error] { return h.payouts.AllTransactions(ctx, filter) },
+		func(ctx context.Context) iter.Seq2[payouts.Transaction, error] {
+			return h.payouts.AllTransactions(ctx, filter)
+		},
 		transactionCSVRecord)
 }
 

@@ -183,7 +183,9 @@ func (h *Handlers) exportTransfers(c *fiber.Ctx) error {
 	}
 	h.audit(c, "transfers.export", "transfers", "", "CSV of "+describeQuery(query))
 	return exportCSV(c, h.web, "transfers-"+h.now().UTC().Format("20060102-150405")+".csv", transferCSVHeader,
-		func(ctx context.Context) iter.Seq2[payouts.Transfer, error] { return h.payouts.AllTransfers(ctx, filter) }, transferCSVRecord)
+		func(ctx context.Context) iter.Seq2[payouts.Transfer, error] {
+			return h.payouts.AllTransfers(ctx, filter)
+		}, transferCSVRecord)
 }
 
 var transferCSVHeader = []string{"id", "created", "type", "status", "user_id", "amount", "amount_cents",
