@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -278,4 +279,64 @@ func (h *harness) createFlow(req payouts.CreateFlowRequest) *payouts.Flow {
 		h.t.Fatal(err)
 	}
 	return f
+}
+
+// fundedUser makes a payee with a PayPal method and moves cents from the app to their wallet,
+// depositing into the app first (with $10.00 more for the fees the app pays).
+func (h *harness) fundedUser(first, last string, cents int64) *payouts.User {
+	h.t.Helper()
+	ctx := context.Background()
+	u := h.createUser(first, last)
+	if _, err := h.payouts.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+		Email: u.Email, IsDefault: true}); err != nil {
+		h.t.Fatal(err)
+	}
+	h.deposit(cents + 10_00)
+	if _, err := h.payouts.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: u.ID, Amount: -cents}); err != nil {
+		h.t.Fatal(err)
+	}
+	return u
+}
+
+// flaggedPayout pays a user $13.13, the sandbox's amount that is held for review.
+func (h *harness) flaggedPayout(u *payouts.User) *payouts.Transfer {
+	h.t.Helper()
+	t, err := h.payouts.CreatePayout(context.Background(), payouts.CreatePayoutRequest{UserID: u.ID, Amount: 1313,
+		Platform: payouts.PlatformDefault})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if t.Status != payouts.TransferFlagged {
+		h.t.Fatalf("a $13.13 payout is %s, want flagged", t.Status)
+	}
+	return t
+}
+
+// auditActions lists the actions the audit log holds for an object, newest first.
+func (h *harness) auditActions(objectType, objectID string) []dashstore.AuditEntry {
+	h.t.Helper()
+	entries, _, err := h.store.AuditLog(context.Background(), dashstore.AuditFilter{ObjectType: objectType, ObjectID: objectID, Limit: 100})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return entries
+}
+
+// htmxGet asks for path as htmx does, and fails the test if the answer is a whole page.
+func (a *agent) htmxGet(path string) response {
+	a.h.t.Helper()
+	res := a.get(path, "HX-Request", "true")
+	if strings.Contains(res.body, "<html") {
+		a.h.t.Fatalf("GET %s from htmx answered a whole page", path)
+	}
+	return res
+}
+
+// links returns the hrefs of the answer matching pattern (a regexp with one group), unescaped.
+func links(res response, pattern string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(pattern).FindAllStringSubmatch(res.body, -1) {
+		out = append(out, html.UnescapeString(m[1]))
+	}
+	return out
 }

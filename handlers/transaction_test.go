@@ -1,0 +1,115 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"disburse/dashstore"
+	"disburse/payouts"
+)
+
+// transactionIDs is what the service itself lists for a filter, newest first.
+func (h *harness) transactionIDs(f payouts.TransactionFilter) []string {
+	h.t.Helper()
+	var out []string
+	for tx, err := range h.payouts.AllTransactions(context.Background(), f) {
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		out = append(out, strconv.FormatInt(tx.ID, 10))
+	}
+	return out
+}
+
+func TestTransactionsListDetailAndExport(t *testing.T) {
+	h := newHarness(t)
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	wantBody(t, manager.get("/transactions"), "No transactions yet")
+
+	ann := h.fundedUser("Ann", "Lines", 200_00)
+	h.fundedUser("Bob", "Others", 10_00)
+	for i := range 60 {
+		if _, err := h.payouts.CreateTransfer(t.Context(), payouts.CreateTransferRequest{UserID: ann.ID, Amount: int64(1 + i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	full := manager.get("/transactions")
+	wantStatus(t, full, http.StatusOK)
+	wantBody(t, full, "<!doctype html>", `id="transactions-table"`, `name="user"`, `href="/transactions/export"`)
+
+	want := h.transactionIDs(payouts.TransactionFilter{UserID: ann.ID})
+	if len(want) < 61 {
+		t.Fatalf("setup: %d transactions of the user", len(want))
+	}
+	for _, htmx := range []bool{false, true} {
+		out, back := manager.walkPages("/transactions?user="+ann.ID, htmx)
+		wantPagesBackAndForth(t, out, back, want, 50)
+	}
+	all := h.transactionIDs(payouts.TransactionFilter{})
+	out, back := manager.walkPages("/transactions", true)
+	wantPagesBackAndForth(t, out, back, all, 50)
+
+	res := manager.htmxGet("/transactions?user=" + ann.ID)
+	wantBody(t, res, `href="/transactions/export?user=`+ann.ID+`"`)
+	if strings.Contains(res.body, `role="search"`) {
+		t.Error("the fragment has the filter form")
+	}
+	bad := manager.htmxGet("/transactions?user=not-an-id")
+	wantStatus(t, bad, http.StatusUnprocessableEntity)
+	wantBody(t, bad, "That is not a user id")
+
+	t.Run("detail", func(t *testing.T) {
+		tx, err := h.payouts.GetTransaction(t.Context(), mustInt(t, want[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := manager.get("/transactions/" + want[0])
+		wantStatus(t, page, http.StatusOK)
+		wantBody(t, page, "Transaction "+want[0], tx.Amount.String(), tx.SourceName, tx.DestinationName,
+			`href="/transfers/`+tx.TransferID+`"`, `href="/users/`+ann.ID+`"`)
+		wantStatus(t, manager.get("/transactions/999999"), http.StatusNotFound)
+		wantStatus(t, manager.get("/transactions/abc"), http.StatusNotFound)
+	})
+
+	t.Run("export", func(t *testing.T) {
+		res := manager.get("/transactions/export?user=" + ann.ID)
+		wantStatus(t, res, http.StatusOK)
+		rows := readCSV(t, res.body)
+		if strings.Join(rows[0], ",") != "id,created,type,status,transfer_id,user_id,source_name,destination_name,amount,amount_cents,metadata" {
+			t.Errorf("header %v", rows[0])
+		}
+		if len(rows)-1 != len(want) {
+			t.Fatalf("%d rows, want %d", len(rows)-1, len(want))
+		}
+		for i, row := range rows[1:] {
+			if row[0] != want[i] || row[5] != ann.ID {
+				t.Errorf("row %d: %v, want transaction %s of the user", i+1, row, want[i])
+			}
+			if _, err := time.Parse(time.RFC3339, row[1]); err != nil {
+				t.Errorf("row %d created %q", i+1, row[1])
+			}
+			cents := mustInt(t, row[9])
+			if payouts.Money(cents).Decimal() != row[8] {
+				t.Errorf("row %d: %s dollars, %s cents", i+1, row[8], row[9])
+			}
+		}
+		entries := h.auditActions("transactions", "")
+		if len(entries) != 1 || entries[0].Action != "transactions.export" || entries[0].Detail != "CSV of user="+ann.ID {
+			t.Errorf("audit of the export: %+v", entries)
+		}
+	})
+}
+
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
