@@ -24,6 +24,7 @@ import (
 
 	"disburse/payouts"
 	"disburse/service"
+	"disburse/static"
 	"disburse/views/components"
 	views "disburse/views/hosted"
 )
@@ -49,7 +50,7 @@ type Handler struct {
 	svc    *service.Service
 	cfg    Config
 	log    *slog.Logger
-	assets *assets
+	assets *static.Assets
 }
 
 // New returns the hosted pages of svc; Register adds their routes to a router.
@@ -65,7 +66,10 @@ func New(svc *service.Service, cfg Config) (*Handler, error) {
 	if cfg.Assets == nil {
 		return nil, errors.New("hosted: Config.Assets is required")
 	}
-	a, err := loadAssets(cfg.Assets)
+	a, err := static.Load(cfg.Assets)
+	if err == nil && a.URL("css/app.css") == "" {
+		err = errors.New("hosted: the assets have no css/app.css")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +134,7 @@ func (h *Handler) sameOrigin(fn fiber.Handler) fiber.Handler {
 // leaves half a page on the wire.
 func (h *Handler) render(c *fiber.Ctx, status int, title, appName string, content templ.Component) error {
 	var buf bytes.Buffer
-	p := views.Page{Title: title, AppName: appName, CSS: h.assets.url("css/app.css")}
+	p := views.Page{Title: title, AppName: appName, CSS: h.assets.URL("css/app.css")}
 	if err := views.Shell(p, content).Render(c.UserContext(), &buf); err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ func (h *Handler) Register(r fiber.Router) {
 	get := func(path string, fn fiber.Handler) { r.Get(path, h.page(fn)) }
 	post := func(path string, fn fiber.Handler) { r.Post(path, h.page(h.sameOrigin(fn))) }
 
-	get("/static/*", h.serveStatic)
+	get("/static/*", h.assets.Serve)
 
 	get("/l/:id", h.payoutLink)
 

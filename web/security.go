@@ -2,12 +2,7 @@ package web
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
-	"io/fs"
-	"mime"
-	"path"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -52,42 +47,15 @@ func Nonce(c *fiber.Ctx) string {
 	return n
 }
 
-// serveStatic answers /static/* from the embedded assets. Asset URLs carry a hash of their
-// content (?v=...), so a matching URL may be cached for good and a new build is fetched at once.
+// serveStatic answers /static/* from the embedded assets.
 func (s *Server) serveStatic() error {
-	s.assets = map[string]string{}
-	files := map[string][]byte{}
-	err := fs.WalkDir(static.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(static.FS, p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		files[p] = b
-		s.assets[p] = "/static/" + p + "?v=" + hex.EncodeToString(sum[:6])
-		return nil
-	})
+	assets, err := static.Load(static.FS)
 	if err != nil {
 		return err
 	}
-	return s.Register([]Route{{Method: fiber.MethodGet, Path: "/static/*", Perm: PermPublic, Handler: func(c *fiber.Ctx) error {
-		name := c.Params("*")
-		b, ok := files[name]
-		if !ok {
-			return fiber.ErrNotFound
-		}
-		if v := c.Query("v"); v != "" && "/static/"+name+"?v="+v == s.assets[name] {
-			c.Set("Cache-Control", "public, max-age=31536000, immutable")
-		} else {
-			c.Set("Cache-Control", "no-cache")
-		}
-		c.Set(fiber.HeaderContentType, mime.TypeByExtension(path.Ext(name)))
-		return c.Send(b)
-	}}})
+	s.assets = assets
+	return s.Register([]Route{{Method: fiber.MethodGet, Path: "/static/*", Perm: PermPublic, Handler: assets.Serve}})
 }
 
 // Asset returns the versioned URL of an embedded asset, such as "css/app.css".
-func (s *Server) Asset(name string) string { return s.assets[name] }
+func (s *Server) Asset(name string) string { return s.assets.URL(name) }

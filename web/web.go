@@ -19,6 +19,7 @@ import (
 
 	"disburse/dashstore"
 	"disburse/internal/httpserve"
+	"disburse/static"
 )
 
 // Store is what the dashboard's infrastructure needs of its database (dashstore.Store).
@@ -124,8 +125,8 @@ type Server struct {
 	sessions  *SessionStore
 	trusted   []*net.IPNet
 	routes    map[string]Permission // "GET /users/:id" -> permission
-	assets    map[string]string     // asset name -> versioned URL
-	dummyHash string                // checked against for unknown emails, so they take as long as known ones
+	assets    *static.Assets
+	dummyHash string // checked against for unknown emails, so they take as long as known ones
 }
 
 // New builds the app: recover, security headers, static assets, sessions and CSRF. Routes come

@@ -28,8 +28,8 @@ type rule struct {
 var none = []string{}
 
 // rules is ARCHITECTURE.md's "Import rules". sqldb is the neutral engine layer the stores share,
-// ledger is pure posting logic over the vocabulary, and static is embedded files with no logic,
-// served by both faces.
+// ledger is pure posting logic over the vocabulary, and static is the embedded assets and their
+// serving, shared by both faces.
 var rules = []rule{
 	{pkg: "payouts", only: none},
 	{pkg: "sqldb", only: none},
