@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"disburse/internal/payoutd"
@@ -72,7 +71,7 @@ func TestBrowserFlowInIframe(t *testing.T) {
 	heading := func(text string) chromedp.Action[chromedp.Void] {
 		return chromedp.WaitVisible(`//h1[contains(., "` + text + `")]`)
 	}
-	frame := iframeTarget(t, tab, env.Origin+"/f/", heading("Confirm it’s you"))
+	frame := browser.Frame(t, tab, env.Origin+"/f/", heading("Confirm it’s you"))
 
 	browser.Run(t, frame,
 		chromedp.SendKeys(field("phone_number"), "5555550111"),
@@ -121,52 +120,4 @@ func hasConsoleError(tab context.Context, text string) bool {
 		}
 	}
 	return false
-}
-
-// iframeTarget attaches to the cross-site iframe of tab whose URL starts with prefix: Chrome runs
-// it in its own process, out of reach of the page's DOM.
-//
-// Attaching to an out-of-process iframe now and then yields a session that never answers, so
-// the attachment is proven with ready, an action on the framed page, and made again if that
-// does not answer in a few seconds.
-func iframeTarget(t *testing.T, tab context.Context, prefix string, ready chromedp.Action[chromedp.Void]) context.Context {
-	t.Helper()
-	for attempt := 1; attempt <= 4; attempt++ {
-		id := frameTargetID(t, tab, prefix)
-		frame, cancel := chromedp.NewContext(tab, chromedp.WithTargetID(id))
-		// The first Do attaches with frame itself: a session attached under a shorter-lived
-		// context would end with it.
-		err := chromedp.Do(frame)
-		if err == nil {
-			try, stop := context.WithTimeout(frame, 10*time.Second)
-			err = chromedp.Do(try, ready)
-			stop()
-		}
-		if err == nil {
-			t.Cleanup(cancel)
-			return frame
-		}
-		t.Logf("attaching to the iframe, try %d: %v", attempt, err)
-		cancel()
-	}
-	t.Fatalf("the iframe at %s never answered", prefix)
-	return nil
-}
-
-// frameTargetID waits for the iframe target whose URL starts with prefix.
-func frameTargetID(t *testing.T, tab context.Context, prefix string) target.ID {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		infos, err := chromedp.Targets(tab)
-		if err != nil {
-			t.Fatalf("browser targets: %v", err)
-		}
-		for _, info := range infos {
-			if info.Type == "iframe" && strings.HasPrefix(info.URL, prefix) {
-				return info.TargetID
-			}
-		}
-	}
-	t.Fatalf("no iframe at %s", prefix)
-	return ""
 }

@@ -403,12 +403,12 @@ func TestBrowserOperationsRunsAFlow(t *testing.T) {
 	loc, _ := chromedp.Run(j.tab, chromedp.Location())
 	flowID := loc[strings.LastIndex(loc, "/")+1:]
 
-	frame := iframeTarget(t, j.tab, j.hosted+"/f/"+flowID)
 	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
 	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]`))
 	heading := func(text string) chromedp.Action[chromedp.Void] {
 		return chromedp.WaitVisible(chromedp.Search(`//h1[contains(., "` + text + `")]`))
 	}
+	frame := browser.Frame(t, j.tab, j.hosted+"/f/"+flowID, heading("Confirm it’s you"))
 	inFrame := func(actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(frame, actions...); err != nil {
@@ -416,7 +416,7 @@ func TestBrowserOperationsRunsAFlow(t *testing.T) {
 			t.Fatalf("in the iframe: %v", err)
 		}
 	}
-	inFrame(heading("Confirm it’s you"), chromedp.SendKeys(field("phone_number"), "5550177"), submit, heading("Enter your code"))
+	inFrame(chromedp.SendKeys(field("phone_number"), "5550177"), submit, heading("Enter your code"))
 	inFrame(chromedp.SendKeys(field("token"), j.sandboxCode("+1 5550177")), submit, heading("Background check"),
 		chromedp.Click(field("consent")), chromedp.SendKeys(field("name"), "Flo Framed"), submit, heading("Payout methods"))
 
@@ -451,27 +451,6 @@ func (j *journey) sandboxCode(to string) string {
 		j.t.Fatalf("no code in the message to %s", to)
 	}
 	return code[1]
-}
-
-// iframeTarget attaches to the cross-site iframe of tab whose URL starts with prefix: Chrome runs
-// it in its own process, out of reach of the page's DOM.
-func iframeTarget(t *testing.T, tab context.Context, prefix string) context.Context {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		infos, err := chromedp.Targets(tab)
-		if err != nil {
-			t.Fatalf("browser targets: %v", err)
-		}
-		for _, info := range infos {
-			if info.Type == "iframe" && strings.HasPrefix(info.URL, prefix) {
-				frame, cancel := chromedp.NewContext(tab, chromedp.WithTargetID(info.TargetID))
-				t.Cleanup(cancel)
-				return frame
-			}
-		}
-	}
-	t.Fatalf("no iframe at %s", prefix)
-	return nil
 }
 
 // A double click on Send payout pays once: the form's idempotency key makes a second submit the
