@@ -47,7 +47,7 @@ var testPassword = web.PasswordParams{Memory: 1024, Time: 1, Threads: 1}
 
 // harness is a whole dashboard: a real store on SQLite, the web server and every handler.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	srv     *web.Server
 	store   *dashstore.Store
 	clock   *clock
@@ -58,7 +58,7 @@ type harness struct {
 type harnessOption func(*web.Config)
 
 // newHarness starts the real Payout Service and a dashboard talking to it through the client.
-func newHarness(t *testing.T, opts ...harnessOption) *harness {
+func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()
 	ctx := context.Background()
 	store, err := dashstore.Open(ctx, filepath.Join(t.TempDir(), "dashboard.db"))
@@ -216,14 +216,14 @@ func (h *harness) signedIn(role dashstore.Role) (*agent, dashstore.Operator) {
 	return a, op
 }
 
-func wantStatus(t *testing.T, res response, want int) {
+func wantStatus(t testing.TB, res response, want int) {
 	t.Helper()
 	if res.StatusCode != want {
 		t.Fatalf("%s %s: status %d, want %d\n%.2000s", res.Request.Method, res.Request.URL, res.StatusCode, want, res.body)
 	}
 }
 
-func wantBody(t *testing.T, res response, parts ...string) {
+func wantBody(t testing.TB, res response, parts ...string) {
 	t.Helper()
 	for _, p := range parts {
 		if !strings.Contains(res.body, p) {
@@ -232,7 +232,7 @@ func wantBody(t *testing.T, res response, parts ...string) {
 	}
 }
 
-func wantRedirect(t *testing.T, res response, prefix string) {
+func wantRedirect(t testing.TB, res response, prefix string) {
 	t.Helper()
 	loc := res.Header.Get("Location")
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, prefix) {
