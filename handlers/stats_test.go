@@ -51,14 +51,14 @@ func TestOverview(t *testing.T) {
 		`data-testid="today-payouts"><span class="tabular-nums">`+stats.Today.Payouts.String()+`<`,
 		strconv.Itoa(stats.Today.PayoutCount)+" payouts",
 		`href="/transfers?status=flagged"`, `href="/transfers?type=payout&amp;status=failed"`,
-		`<svg viewBox="0 0 720 220"`, `role="img"`, "Show as a table")
+		`<svg viewBox="0 0 1000 240"`, `role="img"`, "Show as a table")
 	bars := regexp.MustCompile(`<rect x="\d+" y="(\d+)" width="\d+" height="(\d+)"[^>]*data-date="([^"]+)"`).FindAllStringSubmatch(page.body, -1)
 	if len(bars) != 30 {
 		t.Fatalf("%d bars, want 30", len(bars))
 	}
 	// Only today has payouts, so its bar is the full height of the plot and the others are empty.
 	today := bars[29]
-	if today[3] != stats.Days[29].Date || today[2] != "180" || today[1] != "12" {
+	if today[3] != stats.Days[29].Date || today[2] != "200" || today[1] != "12" {
 		t.Errorf("today's bar %v", today[1:])
 	}
 	for _, b := range bars[:29] {

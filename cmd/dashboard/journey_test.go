@@ -81,7 +81,7 @@ func (j *journey) operator(role dashstore.Role) (string, string) {
 	if err != nil {
 		j.t.Fatal(err)
 	}
-	op := dashstore.Operator{Email: string(role) + "@example.com", Name: "Journey " + string(role), Role: role, PasswordHash: hash}
+	op := dashstore.Operator{Email: "journey-" + string(role) + "@example.com", Name: "Journey " + string(role), Role: role, PasswordHash: hash}
 	if err := j.store.CreateOperator(context.Background(), &op, time.Now()); err != nil {
 		j.t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestBrowserSupportCancelsPayoutLink(t *testing.T) {
 		t.Errorf("the app has %s available, want %s", app.Wallet.WithdrawableAmount, before+target.Amount)
 	}
 	entries, _, err := j.store.AuditLog(ctx, dashstore.AuditFilter{ObjectType: "payout_link", ObjectID: target.ID, Limit: 10})
-	if err != nil || len(entries) != 1 || entries[0].OperatorEmail != "support@example.com" ||
+	if err != nil || len(entries) != 1 || entries[0].OperatorEmail != "journey-support@example.com" ||
 		!strings.HasSuffix(entries[0].Detail, ": payee asked to be paid by bank transfer instead") {
 		t.Errorf("audit = %+v, %v", entries, err)
 	}

@@ -158,14 +158,6 @@ type PageLinks struct {
 	Target string // the id (with #) of the element htmx swaps, the table
 }
 
-// Button classes shared by forms and links that look like buttons.
-const (
-	ButtonPrimary   = "inline-flex items-center justify-center rounded-md bg-indigo-600 px-3 py-2 text-sm font-semibold text-white shadow-sm hover:bg-indigo-500 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600 focus-visible:ring-offset-2 disabled:opacity-50"
-	ButtonSecondary = "inline-flex items-center justify-center rounded-md bg-white px-3 py-2 text-sm font-semibold text-gray-900 shadow-sm ring-1 ring-inset ring-gray-300 hover:bg-gray-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600"
-	ButtonDanger    = "inline-flex items-center justify-center rounded-md bg-red-600 px-3 py-2 text-sm font-semibold text-white shadow-sm hover:bg-red-500 focus:outline-none focus-visible:ring-2 focus-visible:ring-red-600 focus-visible:ring-offset-2"
-	Link            = "font-medium text-indigo-600 hover:text-indigo-500 underline-offset-2 hover:underline focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600 rounded"
-	Card            = "rounded-lg bg-white shadow-sm ring-1 ring-gray-200"
-)
 
 // filterInputType is a search box for live filters (browsers offer to clear it), a text box
 // otherwise.

@@ -34,8 +34,8 @@ type chartTick struct {
 }
 
 const (
-	chartWidth  = 720
-	chartHeight = 220
+	chartWidth  = 1000
+	chartHeight = 240
 	chartLeft   = 80 // room for the largest amount
 	chartTop    = 12
 	chartBottom = 28 // room for the dates

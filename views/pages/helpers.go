@@ -60,6 +60,9 @@ func transferTypeLabel(t payouts.Transfer) string {
 		}
 		return "Payout"
 	case payouts.TransferBalance:
+		if t.PayoutLinkID != nil {
+			return "Payout link" // the app's money reserved for the link, paid when it is claimed
+		}
 		// The sign says the direction as the user's wallet sees it; see handlers/transfer.go.
 		if t.Amount < 0 {
 			return "App to user"
@@ -250,3 +253,6 @@ func progressText(f payouts.Flow) string {
 }
 
 func stepDone(f payouts.Flow, step string) bool { return slices.Contains(f.CompletedSteps, step) }
+
+// hasMetadata reports whether an object carries metadata worth showing (not nothing, not null).
+func hasMetadata(m payouts.Metadata) bool { return len(payouts.NormalizeMetadata(m)) > 0 }

@@ -1352,7 +1352,7 @@ func PayoutLinkDetail(p PayoutLinkProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if len(p.Link.Metadata) > 0 {
+		if hasMetadata(p.Link.Metadata) {
 			templ_7745c5c3_Var77 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 				templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 				templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)

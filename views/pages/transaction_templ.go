@@ -763,7 +763,7 @@ func TransactionDetail(p TransactionDetailProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if len(p.Transaction.Metadata) > 0 {
+		if hasMetadata(p.Transaction.Metadata) {
 			templ_7745c5c3_Var43 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 				templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 				templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
