@@ -214,6 +214,19 @@ func TestBrowserSupportCancelsPayoutLink(t *testing.T) {
 		t.Error("the canceled link still offers to cancel it")
 	}
 
+	// Back on the list, the status filter applies as soon as it is chosen: only this link is
+	// canceled.
+	j.run(
+		chromedp.Navigate(j.base+"/payout-links"),
+		chromedp.WaitVisible(chromedp.CSS("#field-status")),
+		chromedp.Poll[chromedp.Void](`(() => { const s = document.querySelector('#field-status'); s.value = 'canceled';
+			s.dispatchEvent(new Event('change', {bubbles: true})); return true })()`),
+	)
+	j.waitRows("#payout-links-table", []string{target.ID})
+	if loc, _ := chromedp.Run(j.tab, chromedp.Location()); !strings.Contains(loc, "status=canceled") {
+		t.Errorf("the status filter is not in the address bar: %s", loc)
+	}
+
 	got, err := j.api.GetPayoutLink(ctx, target.ID)
 	if err != nil || got.Status != payouts.LinkCanceled {
 		t.Fatalf("link in the service: %+v, %v", got, err)

@@ -9,6 +9,7 @@ package components
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -147,6 +148,12 @@ type SelectProps struct {
 	Hint     string
 	// Attrs are extra attributes of the select element, such as hx-get to swap a dependent form.
 	Attrs map[string]any
+	Class string // more classes of the select element
+}
+
+func withClass(s SelectProps, class string) SelectProps {
+	s.Class = strings.TrimSpace(s.Class + " " + class)
+	return s
 }
 
 func (s SelectProps) describedBy() string { return describedBy("field-"+s.Name, s.Error, s.Hint) }

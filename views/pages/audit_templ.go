@@ -92,7 +92,7 @@ func Audit(p AuditProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Select(components.SelectProps{Name: "operator", Label: "Operator", Options: p.Operators, Selected: p.OperatorID}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.FilterSelect(components.SelectProps{Name: "operator", Label: "Operator", Options: p.Operators, Selected: p.OperatorID}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -100,7 +100,7 @@ func Audit(p AuditProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Select(components.SelectProps{Name: "object_type", Label: "Object", Options: p.ObjectTypes, Selected: p.ObjectType}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.FilterSelect(components.SelectProps{Name: "object_type", Label: "Object", Options: p.ObjectTypes, Selected: p.ObjectType}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -98,7 +98,7 @@ func PayoutLinks(p PayoutLinksProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Select(components.SelectProps{Name: "status", Label: "Status", Options: p.Statuses, Selected: p.Status}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.FilterSelect(components.SelectProps{Name: "status", Label: "Status", Options: p.Statuses, Selected: p.Status}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
