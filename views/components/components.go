@@ -165,7 +165,6 @@ type PageLinks struct {
 	Target string // the id (with #) of the element htmx swaps, the table
 }
 
-
 // filterInputType is a search box for live filters (browsers offer to clear it), a text box
 // otherwise.
 func filterInputType(live bool) string {
