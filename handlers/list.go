@@ -60,8 +60,8 @@ func queryURL(path string, query url.Values) string {
 }
 
 // options turns values into the choices of a select, led by the choice of no filter.
-func options[T ~string](any string, values []T, label func(T) string) []components.Option {
-	out := []components.Option{{Value: "", Label: any}}
+func options[T ~string](noFilter string, values []T, label func(T) string) []components.Option {
+	out := []components.Option{{Value: "", Label: noFilter}}
 	for _, v := range values {
 		out = append(out, components.Option{Value: string(v), Label: label(v)})
 	}

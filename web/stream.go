@@ -36,8 +36,8 @@ func (s *Server) Stream(c *fiber.Ctx, contentType, filename string, write func(i
 	return nil
 }
 
-// deadlineWriter pushes the connection's write deadline forward, at most once a second, as the
-// body is written.
+// deadlineWriter pushes the connection's write deadline forward as the body is written, every
+// quarter of the timeout at most.
 type deadlineWriter struct {
 	w        io.Writer
 	conn     net.Conn
@@ -46,7 +46,7 @@ type deadlineWriter struct {
 }
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
-	if now := time.Now(); now.Sub(d.extended) >= time.Second {
+	if now := time.Now(); now.Sub(d.extended) >= d.timeout/4 {
 		d.extended = now
 		if err := d.conn.SetWriteDeadline(now.Add(d.timeout)); err != nil {
 			return 0, err
