@@ -115,3 +115,19 @@ func TestFlowPageAndProgress(t *testing.T) {
 	wantStatus(t, manager.get("/flows/00000000-0000-4000-8000-000000000000"), http.StatusNotFound)
 	wantStatus(t, manager.htmxGet("/flows/nope/progress"), http.StatusNotFound)
 }
+
+func TestFlowsPages(t *testing.T) {
+	h := newHarness(t)
+	ops, _ := h.signedIn(dashstore.RoleOperations)
+	var want []string
+	for range 30 {
+		f := h.createFlow(payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: payouts.StepCompliance}}})
+		want = append([]string{f.ID}, want...)
+	}
+	full := ops.get("/flows")
+	wantBody(t, full, "<!doctype html>", `id="flows-table"`, `href="/flows/new"`, "Older →")
+	for _, htmx := range []bool{false, true} {
+		out, back := ops.walkPages("/flows", htmx)
+		wantPagesBackAndForth(t, out, back, want, 25)
+	}
+}
