@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"disburse/ledger"
@@ -117,7 +119,9 @@ func (q *Queries) SetPostingState(ctx context.Context, id int64, from, to ledger
 	return q.execOne(ctx, `UPDATE postings SET state = ? WHERE id = ? AND state = ?`, to, id, from)
 }
 
-// PostingsOfTransfers reads the postings of the given transfers, oldest first.
+// PostingsOfTransfers reads the postings of the given transfers, oldest first. They are looked up
+// in the (app_id, transfer_id, id) index and sorted here: with an ORDER BY id, SQLite would walk
+// the app's whole (app_id, id) index instead, and a page would cost what the ledger weighs.
 func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error) {
 	if len(transferIDs) == 0 {
 		return nil, nil
@@ -128,8 +132,10 @@ func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transfe
 		args = append(args, id)
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(transferIDs)), ", ")
-	return scanPostings(q.query(ctx, `SELECT `+postingColumns+` FROM postings
-		WHERE app_id = ? AND transfer_id IN (`+marks+`) ORDER BY id`, args...))
+	postings, err := scanPostings(q.query(ctx, `SELECT `+postingColumns+` FROM postings
+		WHERE app_id = ? AND transfer_id IN (`+marks+`)`, args...))
+	slices.SortFunc(postings, func(a, b ledger.Posting) int { return cmp.Compare(a.ID, b.ID) })
+	return postings, err
 }
 
 // LedgerSnapshot reads all accounts and postings of an app, for the invariant checker.

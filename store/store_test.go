@@ -367,3 +367,20 @@ func TestKeysetPlans(t *testing.T) {
 		}
 	})
 }
+
+// TestPostingsOfTransfersPlan: the postings of a page of transfers are found through the
+// (app_id, transfer_id) index, not by walking the app's ledger.
+func TestPostingsOfTransfersPlan(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "plan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var id, parent, notused int
+	var detail string
+	err = st.DB().QueryRow(`EXPLAIN QUERY PLAN SELECT id FROM postings WHERE app_id = ? AND transfer_id IN (?, ?)`,
+		"a", "t1", "t2").Scan(&id, &parent, &notused, &detail)
+	if err != nil || !strings.Contains(detail, "postings_transfer") {
+		t.Fatalf("plan %q (%v) does not use postings_transfer", detail, err)
+	}
+}
