@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -86,6 +87,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		apiURL = "http://" + svcLn.Addr().String() + "/api"
 		frameSources = []string{svc.Config().PublicURL}
 		serve("payout service", func(ctx context.Context) error { return svc.Serve(ctx, svcLn) })
+	} else if u, err := url.Parse(apiURL); err == nil && u.Host != "" {
+		// The service's hosted pages, previewed in iframes, live at the API's origin; that
+		// service must list this dashboard among the origins allowed to frame them.
+		frameSources = []string{u.Scheme + "://" + u.Host}
 	}
 
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second}}
