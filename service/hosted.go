@@ -102,18 +102,7 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID string, req payouts.
 	req.CountryCode = strings.TrimPrefix(strings.TrimSpace(req.CountryCode), "+")
 	req.PhoneNumber = strings.Map(keepDigits, req.PhoneNumber)
 	p := payouts.Problems{}
-	switch {
-	case req.CountryCode == "":
-		p.Add("country_code", "is required")
-	case !payouts.ValidCountryCode(req.CountryCode):
-		p.Add("country_code", "must be 1 to 3 digits")
-	}
-	switch {
-	case req.PhoneNumber == "":
-		p.Add("phone_number", "is required")
-	case !payouts.ValidPhoneNumber(req.PhoneNumber):
-		p.Add("phone_number", "must be 4 to 14 digits")
-	}
+	checkPhone(p, req.CountryCode, req.PhoneNumber)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}

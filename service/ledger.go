@@ -83,7 +83,7 @@ type line struct {
 	metadata payouts.Metadata
 }
 
-// ErrInsufficientFunds is what a movement that would overdraw a wallet answers.
+// insufficientFunds is what a movement that would overdraw a wallet answers.
 func insufficientFunds() *payouts.Error {
 	return payouts.Errorf(payouts.EInsufficientFunds, "Insufficient funds for this transfer.")
 }

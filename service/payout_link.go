@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,7 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 			steps = append(steps, payouts.StepCompliance)
 		}
 		for _, st := range extra.steps {
-			if !contains(steps, st) {
+			if !slices.Contains(steps, st) {
 				steps = append(steps, st)
 			}
 		}
@@ -83,15 +84,6 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 	}
 	out, err := s.GetPayoutLink(ctx, appID, id)
 	return out, replayed, err
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func toSteps(names []string, redirect string) []payouts.Step {

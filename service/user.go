@@ -76,18 +76,7 @@ func validateUser(req payouts.CreateUserRequest) error {
 	case !payouts.ValidEmail(req.Email):
 		p.Add("email", "is not a valid email address")
 	}
-	switch {
-	case req.CountryCode == "":
-		p.Add("country_code", "is required")
-	case !payouts.ValidCountryCode(req.CountryCode):
-		p.Add("country_code", "must be 1 to 3 digits")
-	}
-	switch {
-	case req.PhoneNumber == "":
-		p.Add("phone_number", "is required")
-	case !payouts.ValidPhoneNumber(req.PhoneNumber):
-		p.Add("phone_number", "must be 4 to 14 digits")
-	}
+	checkPhone(p, req.CountryCode, req.PhoneNumber)
 	if req.Username != "" && !payouts.ValidUsername(req.Username) {
 		p.Add("username", "must be 1 to 50 letters, digits or dashes")
 	}
@@ -108,6 +97,22 @@ func validateUser(req payouts.CreateUserRequest) error {
 		e.Code = payouts.EInvalidUsername
 	}
 	return e
+}
+
+// checkPhone records problems with a country code and national number, both required.
+func checkPhone(p payouts.Problems, countryCode, number string) {
+	switch {
+	case countryCode == "":
+		p.Add("country_code", "is required")
+	case !payouts.ValidCountryCode(countryCode):
+		p.Add("country_code", "must be 1 to 3 digits")
+	}
+	switch {
+	case number == "":
+		p.Add("phone_number", "is required")
+	case !payouts.ValidPhoneNumber(number):
+		p.Add("phone_number", "must be 4 to 14 digits")
+	}
 }
 
 // GetUser returns a user with its wallet.
