@@ -1,4 +1,4 @@
-module disburse
+module github.com/disburse/disburse
 
 go 1.26.0
 

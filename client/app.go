@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // GetApp returns an app with its wallet (GET /v2/apps/{id}).

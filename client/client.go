@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 
 	"github.com/google/uuid"
 )

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"disburse/client"
-	"disburse/payouts"
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/payouts"
 )
 
 func TestNewBaseURL(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // SubmitCompliance files the user's tax form, a W-9 or a W-8BEN, and so sets the user's

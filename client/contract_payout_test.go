@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"disburse/client"
-	"disburse/internal/payoutd"
-	"disburse/payouts"
-	"disburse/testutil/servicetest"
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/payouts"
 )
 
 // startSettledByHand starts the service without its background worker, so that payouts settle

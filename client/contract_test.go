@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"disburse/client"
-	"disburse/payouts"
-	"disburse/testutil/servicetest"
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/payouts"
 )
 
 // The contract tests run every method against the real Payout Service, started in-process on

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"disburse/client"
-	"disburse/payouts"
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/payouts"
 )
 
 // sample reads a JSON answer shaped like the public service's from testdata/public.

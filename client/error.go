@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // errorBody is every shape of error body the client understands: ours ({"error": code,

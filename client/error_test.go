@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 func TestDecodeError(t *testing.T) {

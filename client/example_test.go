@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"disburse/client"
-	"disburse/internal/payoutd"
-	"disburse/payouts"
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/payouts"
 )
 
 // The common journey: create a payee, save how to pay them, fund their wallet, pay them out, and

@@ -5,7 +5,7 @@ import (
 	"iter"
 	"net/http"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // CreateFlow makes a hosted multi-step flow for a payee; embed its Link in an iframe

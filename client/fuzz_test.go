@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // FuzzDecode feeds arbitrary answers to every decoder of the client: the error decoder must

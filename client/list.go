@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // pageQuery writes a page as query parameters, leaving out what is unset so that the service

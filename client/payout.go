@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // CreatePayout sends a user's money out on a rail (POST /v2/payouts) and returns the payout

@@ -5,7 +5,7 @@ import (
 	"iter"
 	"net/http"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // CreatePayoutLink reserves money of the app for a payee, who claims it on the hosted page at the

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // AddPayoutMethod saves a way to pay the user (PUT /v2/users/{id}/payout-methods). Account

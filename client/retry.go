@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // RetryPolicy says how a request that is safe to repeat is retried. Only GETs and requests whose

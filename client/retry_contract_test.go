@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"disburse/client"
-	"disburse/payouts"
-	"disburse/testutil/servicetest"
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/payouts"
 )
 
 // droppingProxy stands between the client and the real service. It forwards every request

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // answerFunc answers one attempt.

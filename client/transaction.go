@@ -5,7 +5,7 @@ import (
 	"iter"
 	"strconv"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // GetTransaction returns one ledger line (GET /v2/transactions/{id}); transaction ids are

@@ -5,7 +5,7 @@ import (
 	"iter"
 	"net/http"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // CreateTransfer moves money between the app and a user (POST /v2/transfers): a negative amount

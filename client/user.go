@@ -5,7 +5,7 @@ import (
 	"iter"
 	"net/http"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // CreateUser adds a payee (POST /v2/users). It is not retried: the API has no idempotency key

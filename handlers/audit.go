@@ -7,10 +7,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/dashstore"
-	"disburse/views/components"
-	"disburse/views/pages"
-	"disburse/web"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/web"
 )
 
 // audit records that the signed-in operator did action to an object. It runs after the action

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"disburse/dashstore"
+	"github.com/disburse/disburse/internal/dashstore"
 )
 
 // seedRows is the size of every list of the benchmark's service: users, transfers, transactions

@@ -5,10 +5,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/payouts"
-	"disburse/views/components"
-	"disburse/views/pages"
-	"disburse/web"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/web"
 )
 
 // Form field names are the API's field paths (w9.address.line_1, ...), so the service's field

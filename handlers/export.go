@@ -12,7 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/web"
+	"github.com/disburse/disburse/web"
 )
 
 // exportCSV answers with a CSV file of every row of list, written as the rows arrive: the

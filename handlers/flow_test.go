@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"disburse/dashstore"
-	"disburse/payouts"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
 )
 
 func TestCreateFlow(t *testing.T) {

@@ -12,10 +12,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/dashstore"
-	"disburse/payouts"
-	"disburse/views/components"
-	"disburse/web"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/web"
 )
 
 // Store is what the handlers need of the dashboard's own database (dashstore.Store).

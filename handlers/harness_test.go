@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"disburse/client"
-	"disburse/dashstore"
-	"disburse/handlers"
-	"disburse/payouts"
-	"disburse/testutil/servicetest"
-	"disburse/web"
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/handlers"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/web"
 )
 
 // clock is the injectable clock of sessions and login limits: tests move it, never sleep.

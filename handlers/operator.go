@@ -3,10 +3,10 @@ package handlers
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/dashstore"
-	"disburse/views/components"
-	"disburse/views/pages"
-	"disburse/web"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/web"
 )
 
 func roleOptions() []components.Option {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"disburse/dashstore"
+	"github.com/disburse/disburse/internal/dashstore"
 )
 
 var shownPassword = regexp.MustCompile(`<code[^>]*>([A-Za-z0-9_-]{20})</code>`)

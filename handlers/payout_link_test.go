@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"disburse/dashstore"
-	"disburse/payouts"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
 )
 
 func TestPayoutLinksListAndSearch(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"iter"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // Payouts is what the dashboard needs of the Payout Service: the methods of disburse/client it

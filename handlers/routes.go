@@ -3,7 +3,7 @@ package handlers
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/web"
+	"github.com/disburse/disburse/web"
 )
 
 // Nav is the dashboard's navigation; each operator sees the links their role allows.

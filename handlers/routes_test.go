@@ -9,9 +9,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/dashstore"
-	"disburse/payouts"
-	"disburse/web"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/web"
 )
 
 // routeCase is one registered route, with its parameters filled in with real ids.

@@ -3,9 +3,9 @@ package handlers
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/payouts"
-	"disburse/views/pages"
-	"disburse/web"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/web"
 )
 
 // loginPage shows the sign-in form; a signed-in operator goes straight on.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/dashstore"
-	"disburse/web"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/web"
 )
 
 func sessionCookie(t *testing.T, res response) *http.Cookie {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/payouts"
-	"disburse/views/pages"
-	"disburse/web"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/web"
 )
 
 const transactionsPerPage = 50

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"disburse/dashstore"
-	"disburse/payouts"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
 )
 
 // transactionIDs is what the service itself lists for a filter, newest first.

@@ -9,10 +9,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/payouts"
-	"disburse/views/components"
-	"disburse/views/pages"
-	"disburse/web"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/web"
 )
 
 // amountOf reads the dollar amount typed in the form's field into cents, or puts the problem on

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"disburse/dashstore"
-	"disburse/payouts"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
 )
 
 var rowIDs = regexp.MustCompile(`<tr data-id="([^"]+)"`)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"disburse/dashstore"
+	"github.com/disburse/disburse/internal/dashstore"
 )
 
 func TestUsersListFullAndFragment(t *testing.T) {

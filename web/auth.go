@@ -9,8 +9,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/dashstore"
-	"disburse/payouts"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
 )
 
 // SignIn checks an operator's email and password and, when they match, starts a fresh session

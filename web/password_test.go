@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"disburse/dashstore"
+	"github.com/disburse/disburse/internal/dashstore"
 )
 
 func TestPasswordHash(t *testing.T) {

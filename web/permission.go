@@ -1,6 +1,6 @@
 package web
 
-import "disburse/dashstore"
+import "github.com/disburse/disburse/internal/dashstore"
 
 // Permission names what a route lets an operator do. Every route names one; a route without one
 // does not register (deny by default).

@@ -11,10 +11,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/payouts"
-	"disburse/views/components"
-	"disburse/views/layout"
-	"disburse/views/pages"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/layout"
+	"github.com/disburse/disburse/views/pages"
 )
 
 // Page is what a handler renders: the page's content inside the shell, and the fragment an htmx

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/static"
+	"github.com/disburse/disburse/static"
 )
 
 const localsNonce = "web.nonce"

@@ -14,7 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/dashstore"
+	"github.com/disburse/disburse/internal/dashstore"
 )
 
 // streamServer serves one public route whose handler streams with write, on a real connection.

@@ -17,9 +17,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
-	"disburse/dashstore"
-	"disburse/internal/httpserve"
-	"disburse/static"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/httpserve"
+	"github.com/disburse/disburse/static"
 )
 
 // Store is what the dashboard's infrastructure needs of its database (dashstore.Store).

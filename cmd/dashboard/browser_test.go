@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"disburse/testutil/browser"
+	"github.com/disburse/disburse/internal/testutil/browser"
 )
 
 // The journey of the issue, in a real headless Chromium against the real embedded service: an

@@ -10,9 +10,9 @@ import (
 	"net/url"
 	"strings"
 
-	"disburse/dashstore"
-	"disburse/internal/payoutd"
-	"disburse/web"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/web"
 )
 
 // config is everything the dashboard was told, parsed once and validated.

@@ -20,11 +20,11 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
 
-	"disburse/client"
-	"disburse/dashstore"
-	"disburse/payouts"
-	"disburse/testutil/browser"
-	"disburse/web"
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/testutil/browser"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/web"
 )
 
 // journey is the whole product, started as the README's first command starts it, for one

@@ -13,12 +13,12 @@ import (
 	"sync"
 	"time"
 
-	"disburse/client"
-	"disburse/dashstore"
-	"disburse/handlers"
-	"disburse/internal/payoutd"
-	"disburse/payouts"
-	"disburse/web"
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/handlers"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/web"
 )
 
 // embeddedApp is the name under which the embedded service's app credentials are kept in the

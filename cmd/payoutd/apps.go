@@ -8,7 +8,7 @@ import (
 	"io"
 	"log/slog"
 
-	"disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/payoutd"
 )
 
 // runApps is "payoutd apps create NAME [--json]": make an app on the same database the service

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"disburse/api"
-	"disburse/internal/payoutd"
-	"disburse/payouts"
-	"disburse/service"
+	"github.com/disburse/disburse/internal/api"
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/payouts"
 )
 
 // config is everything payoutd was told, validated.

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"disburse/api"
-	"disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/api"
+	"github.com/disburse/disburse/internal/payoutd"
 )
 
 // env returns a getenv reading from vars.

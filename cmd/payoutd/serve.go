@@ -8,8 +8,8 @@ import (
 	"io"
 	"net"
 
-	"disburse/internal/payoutd"
-	"disburse/payouts"
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/payouts"
 )
 
 // parseConfig reads the serve command line.

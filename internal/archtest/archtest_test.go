@@ -27,15 +27,17 @@ type rule struct {
 
 var none = []string{}
 
-// rules is ARCHITECTURE.md's "Import rules". sqldb is the neutral engine layer the stores share,
-// ledger is pure posting logic over the vocabulary, and static is the embedded assets and their
-// serving, shared by both faces.
+// rules is docs/ARCHITECTURE.md's "Import rules". sqldb is the neutral engine layer the stores
+// share, ledger is pure posting logic, the store implements the interface the service declares
+// (so it imports the service, never the other way), and static is the embedded assets and their
+// serving, shared by both faces. Packages under internal/ are named without that prefix.
 var rules = []rule{
 	{pkg: "payouts", only: none},
 	{pkg: "sqldb", only: none},
-	{pkg: "ledger", only: []string{"payouts"}},
-	{pkg: "service", only: []string{"payouts", "ledger", "sqldb"}},
-	{pkg: "store", only: []string{"payouts", "ledger", "sqldb"}},
+	{pkg: "ledger", only: none},
+	{pkg: "service", only: []string{"payouts", "ledger"}},
+	{pkg: "store", only: []string{"service", "payouts", "ledger", "sqldb"}},
+	{pkg: "dashstore", only: []string{"payouts", "sqldb"}},
 	{pkg: "client", only: []string{"payouts"}},
 	{pkg: "api", only: []string{"service", "payouts", "views", "ledger", "static"}},
 	{pkg: "hosted", only: []string{"service", "payouts", "views", "ledger", "static"}},
@@ -48,6 +50,23 @@ type goPackage struct {
 	ImportPath string
 	Imports    []string // direct
 	Deps       []string // transitive
+}
+
+// public lists the top-level folders whose packages others may import: the product's faces, the
+// typed client and its wire vocabulary. Everything else of the service lives under internal/.
+var public = []string{"cmd", "web", "views", "static", "handlers", "client", "payouts"}
+
+func TestOnlyPublicPackagesOutsideInternal(t *testing.T) {
+	module, pkgs := listPackages(t)
+	for _, p := range pkgs {
+		rest, ok := strings.CutPrefix(p.ImportPath, module+"/")
+		if !ok || strings.HasPrefix(rest, "internal/") {
+			continue
+		}
+		if first, _, _ := strings.Cut(rest, "/"); !slices.Contains(public, first) {
+			t.Errorf("%s is outside internal/; only %s may be", p.ImportPath, strings.Join(public, ", "))
+		}
+	}
 }
 
 func TestImportRules(t *testing.T) {
@@ -116,12 +135,14 @@ func reachable(pkg string) map[string]bool {
 }
 
 // component returns the top-level folder of an import path of ours ("views" for
-// disburse/views/pages), or "" for a package that is not ours.
+// MODULE/views/pages), looking through internal/ ("store" for MODULE/internal/store/migrations),
+// or "" for a package that is not ours.
 func component(module, importPath string) string {
 	rest, ok := strings.CutPrefix(importPath, module+"/")
 	if !ok {
 		return ""
 	}
+	rest = strings.TrimPrefix(rest, "internal/")
 	first, _, _ := strings.Cut(rest, "/")
 	return first
 }
@@ -207,8 +228,11 @@ func TestViolations(t *testing.T) {
 		{"vocabulary uses only the standard library", []goPackage{pkg("m/payouts", []string{"time", "errors"}, nil)}, "payouts", 0},
 		{"vocabulary imports the engine", []goPackage{pkg("m/payouts", []string{"m/sqldb"}, nil)}, "payouts", 1},
 		{"store imports its own subpackage", []goPackage{pkg("m/store", []string{"m/store/migrations", "m/sqldb", "m/payouts"}, nil)}, "store", 0},
-		{"store imports service", []goPackage{pkg("m/store", []string{"m/service"}, nil)}, "store", 1},
-		{"api reaches sqldb through service", []goPackage{pkg("m/api", []string{"m/service", "github.com/gofiber/fiber/v2"}, []string{"m/sqldb", "m/ledger"})}, "api", 0},
+		{"store implements the service's interface", []goPackage{pkg("m/internal/store", []string{"m/internal/service", "m/internal/sqldb"}, []string{"m/payouts", "m/internal/ledger"})}, "store", 0},
+		{"store imports api", []goPackage{pkg("m/internal/store", []string{"m/internal/api"}, nil)}, "store", 1},
+		{"service imports store", []goPackage{pkg("m/internal/service", []string{"m/internal/store"}, nil)}, "service", 1},
+		{"api reaches ledger through service", []goPackage{pkg("m/api", []string{"m/service", "github.com/gofiber/fiber/v2"}, []string{"m/ledger"})}, "api", 0},
+		{"api reaches sqldb through service", []goPackage{pkg("m/api", []string{"m/service"}, []string{"m/sqldb"})}, "api", 1},
 		{"api imports store", []goPackage{pkg("m/api", []string{"m/store", "m/service"}, nil)}, "api", 1},
 		{"api reaches store through views", []goPackage{pkg("m/api", []string{"m/views/pages"}, []string{"m/store"})}, "api", 1},
 		{"client imports service", []goPackage{pkg("m/client", []string{"net/http", "m/service"}, []string{"m/payouts"})}, "client", 1},

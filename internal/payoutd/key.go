@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"disburse/sqldb"
+	"github.com/disburse/disburse/internal/sqldb"
 )
 
 // KeySize is the length of the encryption key: AES-256.

@@ -18,13 +18,13 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"disburse/api"
-	"disburse/hosted"
-	"disburse/internal/httpserve"
-	"disburse/payouts"
-	"disburse/service"
-	"disburse/static"
-	"disburse/store"
+	"github.com/disburse/disburse/internal/api"
+	"github.com/disburse/disburse/internal/hosted"
+	"github.com/disburse/disburse/internal/httpserve"
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/static"
 )
 
 // Defaults of Config.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/payoutd"
 )
 
 func TestParseKey(t *testing.T) {

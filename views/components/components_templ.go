@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"time"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // Button classes shared by forms and links that look like buttons. They live in this templ file

@@ -8,7 +8,7 @@ package hosted
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "disburse/views/components"
+import "github.com/disburse/disburse/views/components"
 
 // CompliancePage collects a W-9 from a US person or a W-8BEN from anyone else; links switch
 // between the two forms.

@@ -8,7 +8,7 @@ package hosted
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "disburse/payouts"
+import "github.com/disburse/disburse/payouts"
 
 // RedirectPage is the last step: a button back to the app. Its form targets the top window, so
 // it leaves the iframe the flow runs in without any script.

@@ -8,9 +8,10 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"time"
 
-	"disburse/payouts"
-	"disburse/views/components"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
 )
 
 // Button classes of the hosted pages: large touch targets, full width on a phone.
@@ -225,9 +226,12 @@ type Inbox struct {
 
 // Message is a message of the sandbox inbox, its body cut into text and links.
 type Message struct {
-	payouts.MessageRecord
 	AppName string
+	Channel string // sms, voice or email
+	To      string
+	Subject string
 	Body    []Segment
+	Created time.Time
 }
 
 // Segment is a piece of a message body: plain text, a URL to link, or a code to stand out.

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"strconv"
 
-	"disburse/views/components"
+	"github.com/disburse/disburse/views/components"
 )
 
 // Shell is the whole page around content: a single column sized for a phone, widening a little

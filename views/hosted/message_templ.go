@@ -8,7 +8,7 @@ package hosted
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "disburse/views/components"
+import "github.com/disburse/disburse/views/components"
 
 // InboxPage is the sandbox inbox: every SMS and email the sandbox sent instead of delivering it,
 // newest first, with their links clickable.

@@ -8,7 +8,7 @@ package hosted
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "disburse/views/components"
+import "github.com/disburse/disburse/views/components"
 
 // PayoutPage is the payout step: choose a saved method (or add one) and get paid.
 func PayoutPage(f Flow, p Payout) templ.Component {

@@ -8,7 +8,7 @@ package hosted
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "disburse/views/components"
+import "github.com/disburse/disburse/views/components"
 
 // IdentifyPage asks for the payee's phone number, and for their names and email when the number
 // is new.

@@ -5,7 +5,7 @@ package layout
 import (
 	"encoding/json"
 
-	"disburse/views/components"
+	"github.com/disburse/disburse/views/components"
 )
 
 // Props is the view model of the shell around every page.

@@ -8,7 +8,7 @@ package layout
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "disburse/views/components"
+import "github.com/disburse/disburse/views/components"
 
 // Shell is the whole page around content.
 func Shell(p Props, content templ.Component) templ.Component {

@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"time"
 
-	"disburse/views/components"
+	"github.com/disburse/disburse/views/components"
 )
 
 // AuditRow is one entry of the audit log.

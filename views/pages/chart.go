@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"disburse/payouts"
+	"github.com/disburse/disburse/payouts"
 )
 
 // volumeChart is the geometry of the overview's bar chart of daily payout volume, worked out

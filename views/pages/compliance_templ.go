@@ -8,7 +8,7 @@ package pages
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "disburse/views/components"
+import "github.com/disburse/disburse/views/components"
 
 // ComplianceProps is the view model of the tax form page.
 type ComplianceProps struct {

@@ -12,7 +12,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"disburse/views/components"
+	"github.com/disburse/disburse/views/components"
 )
 
 // ErrorProps is the view model of an error page.

@@ -11,8 +11,8 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"strconv"
 
-	"disburse/payouts"
-	"disburse/views/components"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
 )
 
 // FlowsProps is the view model of the flows list.

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"disburse/payouts"
-	"disburse/views/components"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
 )
 
 func withType(f components.FieldProps, t string) components.FieldProps {

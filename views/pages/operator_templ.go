@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"time"
 
-	"disburse/views/components"
+	"github.com/disburse/disburse/views/components"
 )
 
 // OperatorRow is an operator as the operator pages show one.

@@ -9,8 +9,8 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
-	"disburse/payouts"
-	"disburse/views/components"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
 )
 
 // PayoutFormProps is the state of the form that sends a user's money out on a rail.

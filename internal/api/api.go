@@ -1,0 +1,150 @@
+// Package api is the JSON transport of the Payout Service: the /v2 wire format of API.md on a
+// Fiber app. Handlers decode a request, call the service and encode its answer; errors become
+// statuses in one place (error.go). The app is meant to be mounted at /api, so that routes read
+// /api/v2/...
+package api
+
+import (
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+
+	"github.com/disburse/disburse/internal/service"
+)
+
+// Defaults of Config.
+const (
+	DefaultBodyLimit    = 1 << 20 // 1 MiB: the largest valid request (8 KiB of metadata and a form) is far smaller
+	DefaultReadTimeout  = 15 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultIdleTimeout  = 60 * time.Second
+	DefaultHeaderLimit  = 16 << 10 // fasthttp's 4 KiB is tight for long credentials and cookies
+)
+
+// Config is the HTTP settings of the transport, parsed by cmd/* and passed down.
+type Config struct {
+	// BodyLimit is the largest request body accepted, in bytes; larger ones answer 413.
+	BodyLimit int
+	// ReadTimeout, WriteTimeout and IdleTimeout bound a slow or idle client.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// TrustedProxies are the IPs or CIDR ranges of reverse proxies whose ProxyHeader is believed
+	// for the client's IP. When empty, the client IP is the peer's address.
+	TrustedProxies []string
+	// ProxyHeader carries the client IP set by a trusted proxy; default X-Forwarded-For.
+	ProxyHeader string
+	// HeaderLimit bounds the request line and headers together, in bytes; larger ones answer 431.
+	HeaderLimit int
+}
+
+func (cfg Config) withDefaults() Config {
+	if cfg.BodyLimit <= 0 {
+		cfg.BodyLimit = DefaultBodyLimit
+	}
+	if cfg.ReadTimeout <= 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.HeaderLimit <= 0 {
+		cfg.HeaderLimit = DefaultHeaderLimit
+	}
+	if cfg.ProxyHeader == "" {
+		cfg.ProxyHeader = fiber.HeaderXForwardedFor
+	}
+	return cfg
+}
+
+// FiberConfig returns the settings of a Fiber app that serves the API. The body limit, the
+// timeouts and the proxy settings belong to the server, so they take effect on the app that
+// listens: a process that mounts the API in a larger app builds that app with these settings
+// too, and with ErrorHandler unless it has its own.
+func (cfg Config) FiberConfig() fiber.Config {
+	cfg = cfg.withDefaults()
+	fc := fiber.Config{
+		// Fiber's strings point into fasthttp's reused buffers unless Immutable; the service
+		// keeps ids and bodies beyond the handler, so they must be copies.
+		Immutable:             true,
+		BodyLimit:             cfg.BodyLimit,
+		ReadTimeout:           cfg.ReadTimeout,
+		WriteTimeout:          cfg.WriteTimeout,
+		IdleTimeout:           cfg.IdleTimeout,
+		ReadBufferSize:        cfg.HeaderLimit,
+		DisableStartupMessage: true,
+	}
+	// Set before the first c.IP(): without it, anyone could choose their logged IP with a header.
+	if len(cfg.TrustedProxies) > 0 {
+		fc.EnableTrustedProxyCheck = true
+		fc.TrustedProxies = cfg.TrustedProxies
+		fc.ProxyHeader = cfg.ProxyHeader
+	}
+	return fc
+}
+
+// handler holds what every handler needs.
+type handler struct {
+	svc *service.Service
+	log *slog.Logger
+}
+
+// New returns the /v2 API as a Fiber app, to be mounted at /api (or served alone).
+func New(svc *service.Service, cfg Config, log *slog.Logger) *fiber.App {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &handler{svc: svc, log: log}
+	fc := cfg.FiberConfig()
+	fc.ErrorHandler = ErrorHandler(log)
+	app := fiber.New(fc)
+	app.Use(h.logRequests, recover.New(recover.Config{
+		EnableStackTrace:  true,
+		StackTraceHandler: h.logPanic,
+	}))
+	h.routes(app)
+	return app
+}
+
+// logRequests writes one log line per request with its final status. Errors are answered here,
+// by the API's error handler, so that the line carries the status the client saw.
+func (h *handler) logRequests(c *fiber.Ctx) error {
+	start := time.Now()
+	if err := c.Next(); err != nil {
+		if err := h.handleError(c, err); err != nil {
+			return err
+		}
+	}
+	status := c.Response().StatusCode()
+	level := slog.LevelInfo
+	if status >= fiber.StatusInternalServerError {
+		level = slog.LevelError
+	}
+	attrs := []slog.Attr{
+		slog.String("method", c.Method()),
+		slog.String("path", c.Path()),
+		slog.Int("status", status),
+		slog.Duration("duration", time.Since(start)),
+		slog.String("ip", c.IP()),
+	}
+	if app := currentApp(c); app != nil {
+		attrs = append(attrs, slog.String("app_id", app.ID))
+	}
+	h.log.LogAttrs(c.UserContext(), level, "request", attrs...)
+	return nil
+}
+
+func (h *handler) logPanic(c *fiber.Ctx, v any) {
+	h.log.ErrorContext(c.UserContext(), "panic", "method", c.Method(), "path", c.Path(), "panic", v,
+		"stack", string(debug.Stack()))
+}
+
+// noContent answers status with an empty body (Fiber's SendStatus would write the status text).
+func noContent(c *fiber.Ctx, status int) error {
+	c.Status(status)
+	return nil
+}

@@ -1,0 +1,46 @@
+package api
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+func (h *handler) getApp(c *fiber.Ctx) error {
+	app, err := h.svc.GetApp(c.UserContext(), appID(c), c.Params("app_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(app)
+}
+
+func (h *handler) deposit(c *fiber.Ctx) error {
+	var req payouts.DepositRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	t, err := h.svc.Deposit(c.UserContext(), appID(c), c.Params("app_id"), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(t)
+}
+
+// appStats answers GET /v2/apps/{app_id}/stats?days=N, our extension for the dashboard's overview.
+func (h *handler) appStats(c *fiber.Ctx) error {
+	days := 0
+	if v := c.Query("days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return payouts.FieldError("days", "must be a whole number")
+		}
+		days = n
+	}
+	stats, err := h.svc.AppStats(c.UserContext(), appID(c), c.Params("app_id"), days)
+	if err != nil {
+		return err
+	}
+	return c.JSON(stats)
+}

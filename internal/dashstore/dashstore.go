@@ -1,0 +1,50 @@
+// Package dashstore keeps the operator dashboard's own data: operators and their roles, their
+// server-side sessions, the audit log of what they changed, failed login attempts, and the API
+// credentials of the Payout Service the dashboard embeds. It runs on SQLite or PostgreSQL through
+// sqldb and knows nothing of the Payout Service's storage: the dashboard reaches payouts only
+// through the HTTP client.
+//
+// Expected failures are *payouts.Error values (not-found, invalid-input with Fields), so the
+// dashboard maps every error onto forms and pages the same way, wherever it came from.
+package dashstore
+
+import (
+	"context"
+	"embed"
+	"fmt"
+
+	"github.com/disburse/disburse/internal/sqldb"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Store is the dashboard's database.
+type Store struct {
+	db *sqldb.DB
+}
+
+// Open opens dsn (a SQLite file path or a postgres:// URL) and applies pending migrations.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	db, err := sqldb.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	s, err := New(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// New migrates db and returns a Store on it.
+func New(ctx context.Context, db *sqldb.DB) (*Store, error) {
+	if err := db.Migrate(ctx, migrations, "migrations", "dashboard_migrations"); err != nil {
+		return nil, fmt.Errorf("dashstore: %w", err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }

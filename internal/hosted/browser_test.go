@@ -1,0 +1,178 @@
+package hosted_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/disburse/disburse/internal/testutil/browser"
+	"github.com/disburse/disburse/payouts"
+)
+
+// TestBrowserClaimsPayoutLink is the payee's whole journey in headless Chromium, on a phone-sized
+// screen: a payout link made through the API is opened, the payee confirms their phone with the
+// token the sandbox inbox shows, fills a W-9, passes the identity and background checks, adds a
+// payout method and gets paid; the API then shows the link claimed and, once the rail settles,
+// the payout completed.
+func TestBrowserClaimsPayoutLink(t *testing.T) {
+	env := start(t)
+	fund(t, env, 500_00)
+	link := createLink(t, env, map[string]any{"amount": 123_45, "memo": "Logo design, March",
+		"force_collect_compliance_information": true,
+		"additional_steps":                     []string{"id-verification", "background-check", "manage-payouts"}})
+
+	tab := browser.New(t)
+	// An iPhone-sized screen: the pages are built for it first.
+	browser.Run(t, tab, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulateScale(2)))
+	shot := func(name string) { browser.Screenshot(t, tab, name) }
+	// heading waits for the page whose h1 says text: each click leads to a new page.
+	heading := func(text string) chromedp.Action[chromedp.Void] {
+		return chromedp.WaitVisible(`//h1[contains(., "` + text + `")]`)
+	}
+	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
+	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]`))
+
+	browser.Run(t, tab,
+		chromedp.Navigate(link.Link),
+		chromedp.WaitVisible(`//a[contains(., "Claim $123.45")]`),
+	)
+	shot("1-claim")
+	browser.Run(t, tab,
+		chromedp.Click(`//a[contains(., "Claim $123.45")]`),
+		heading("Confirm it’s you"),
+		chromedp.SendKeys(field("phone_number"), "(555) 555-0199"),
+		submit,
+		// The number is new: the page asks who the payee is.
+		chromedp.WaitVisible(field("first_name")),
+		chromedp.SendKeys(field("first_name"), "Grace"),
+		chromedp.SendKeys(field("last_name"), "Hopper"),
+		chromedp.SendKeys(field("email"), "grace@example.com"),
+	)
+	shot("2-identify")
+	browser.Run(t, tab, submit, heading("Enter your code"))
+	shot("3-verify")
+	verifyURL, err := chromedp.Run(tab, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The token is read where a person would read it: the sandbox inbox page.
+	browser.Run(t, tab, chromedp.Navigate(env.Origin+"/sandbox/inbox"), heading("Sandbox inbox"))
+	shot("4-inbox")
+	newest, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`main ol > li`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := tokenPattern.FindString(newest)
+	if !strings.Contains(newest, "+1 5555550199") || token == "" {
+		t.Fatalf("newest inbox message: %q", newest)
+	}
+
+	browser.Run(t, tab,
+		chromedp.Navigate(verifyURL),
+		heading("Enter your code"),
+		chromedp.SendKeys(field("token"), token),
+		submit,
+		heading("Tax information"),
+		chromedp.SetValue(field("w9.date_of_birth"), "1990-12-09"),
+		chromedp.SendKeys(field("w9.tin"), "12345"),
+		chromedp.SendKeys(field("w9.address.line_1"), "1 Navy Way"),
+		chromedp.SendKeys(field("w9.address.city"), "Arlington"),
+		chromedp.SendKeys(field("w9.address.state"), "VA"),
+		chromedp.SendKeys(field("w9.address.postcode"), "22202"),
+		submit,
+		// The short TIN comes back with its problem beside it; the rest of the form is kept.
+		chromedp.WaitVisible(`//p[@id="field-w9.tin-error"][contains(., "must be 9 digits")]`),
+	)
+	shot("5-compliance-error")
+	if city, err := chromedp.Run(tab, chromedp.Value(field("w9.address.city"))); err != nil || city != "Arlington" {
+		t.Fatalf("city after the error: %q %v", city, err)
+	}
+	browser.Run(t, tab,
+		chromedp.SendKeys(field("w9.tin"), "123456789"),
+		submit,
+		heading("Identity check"),
+		chromedp.SendKeys(field("ssn_last4"), "6789"),
+		chromedp.SetValue(field("date_of_birth"), "1990-12-09"),
+		submit,
+		heading("Background check"),
+		chromedp.Click(field("consent")),
+		chromedp.SendKeys(field("name"), "Grace Hopper"),
+	)
+	shot("6-background-check")
+	browser.Run(t, tab,
+		submit,
+		heading("Payout methods"),
+		// The platform is chosen with a link, so the form needs no script.
+		chromedp.Click(`//nav[@aria-label="Payout platform"]/a[contains(., "Venmo")]`),
+		chromedp.WaitVisible(field("handle")),
+		chromedp.SendKeys(field("handle"), "@grace-hopper"),
+	)
+	shot("7-payout-method")
+	browser.Run(t, tab,
+		submit,
+		heading("Get paid"),
+		chromedp.WaitVisible(`//label[contains(., "Venmo @grace-hopper")]/input[@type="radio"]`),
+	)
+	shot("8-payout")
+	browser.Run(t, tab,
+		chromedp.Click(`//button[contains(., "Pay out $123.45")]`),
+		heading("All done"),
+		chromedp.WaitVisible(`//p[contains(., "Your money is on its way.")]`),
+	)
+	shot("9-done")
+	// Forms shown again with their problems answer 422, which the console reports; any other
+	// error, a CSP violation among them, is a fault.
+	errs := slices.DeleteFunc(browser.ConsoleErrors(tab), func(e string) bool {
+		return strings.Contains(e, "status of 422")
+	})
+	if len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+
+	// Through the API: the link is claimed by the payee, and its payout is on the rail.
+	var got payouts.PayoutLink
+	env.Do(t, "GET", "/v2/payout-links/"+link.ID, nil).Decode(t, &got)
+	if got.Status != payouts.LinkClaimed || got.ClaimedUserID == nil {
+		t.Fatalf("link after the flow: %+v", got)
+	}
+	flow := getFlow(t, env, *link.FlowID)
+	if !flow.Done() || len(flow.CompletedSteps) != 5 {
+		t.Errorf("flow after the payee finished: %+v", flow)
+	}
+	payout := func() payouts.Transfer {
+		t.Helper()
+		r := env.Do(t, "GET", "/v2/transfers?type=payout&user_id="+*got.ClaimedUserID, nil)
+		var list payouts.List[payouts.Transfer]
+		r.Decode(t, &list)
+		if r.Status != http.StatusOK || len(list.Data) != 1 {
+			t.Fatalf("payouts of the payee: %d %s", r.Status, r.Body)
+		}
+		return list.Data[0]
+	}
+	if p := payout(); p.Status != payouts.TransferPending || p.Amount != 123_45 || p.ExternalData.Platform != payouts.PlatformVenmo ||
+		p.PayoutLinkID == nil || *p.PayoutLinkID != link.ID {
+		t.Fatalf("payout before settlement: %+v", p)
+	}
+
+	env.Clock.Advance(time.Minute)
+	if n, err := env.Service.SettleDue(ctx, 10); err != nil || n != 1 {
+		t.Fatalf("settle: %d payouts, %v", n, err)
+	}
+	if p := payout(); p.Status != payouts.TransferCompleted {
+		t.Fatalf("payout after settlement: %+v", p)
+	}
+	user, err := env.Service.GetUser(ctx, env.AppID, *got.ClaimedUserID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user.Wallet.Amount != 0 || !user.Compliance.Collected1099 || !user.Compliance.IDVerified || !user.Verified {
+		t.Errorf("payee after the payout: wallet %+v, compliance %+v", user.Wallet, user.Compliance)
+	}
+	browser.Run(t, tab, chromedp.Reload(), chromedp.WaitVisible(`//p[contains(., "Your money has arrived.")]`))
+	env.CheckLedger(t)
+}

@@ -1,0 +1,218 @@
+package hosted_test
+
+import (
+	"context"
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/payouts"
+)
+
+// start runs the real service with its hosted pages, the sandbox notifier and no background
+// worker: tests settle payouts themselves with SettleDue.
+func start(t *testing.T, opts ...servicetest.Option) *servicetest.Env {
+	t.Helper()
+	opts = append([]servicetest.Option{servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}, opts...)
+	return servicetest.Start(t, opts...)
+}
+
+// page is a hosted page as the browser got it, redirects not followed.
+type page struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+// Location is where a redirect sends the browser.
+func (p page) Location() string { return p.Header.Get("Location") }
+
+// Session is the signed session of the page: the hidden field of its forms, or the s parameter
+// of the URL it redirects to.
+func (p page) Session(t *testing.T) string {
+	t.Helper()
+	if loc := p.Location(); loc != "" {
+		u, err := url.Parse(loc)
+		if err != nil {
+			t.Fatalf("redirect to %q: %v", loc, err)
+		}
+		if s := u.Query().Get("s"); s != "" {
+			return s
+		}
+	}
+	if m := sessionField.FindStringSubmatch(p.Body); m != nil {
+		return html.UnescapeString(m[1])
+	}
+	t.Fatalf("no session in the %d page:\n%s", p.Status, p.Body)
+	return ""
+}
+
+var sessionField = regexp.MustCompile(`name="s" value="([^"]+)"`)
+
+// Has fails t unless the page's body contains each text: markup as is, or text HTML-escaped as
+// templ writes it.
+func (p page) Has(t *testing.T, texts ...string) {
+	t.Helper()
+	for _, s := range texts {
+		if !strings.Contains(p.Body, s) && !strings.Contains(p.Body, html.EscapeString(s)) {
+			t.Errorf("page (%d) lacks %q:\n%s", p.Status, s, p.Body)
+		}
+	}
+}
+
+// FieldError returns the problem the page shows under the field name.
+func (p page) FieldError(name string) string {
+	re := regexp.MustCompile(`id="field-` + regexp.QuoteMeta(name) + `-error"[^>]*>([^<]*)<`)
+	if m := re.FindStringSubmatch(p.Body); m != nil {
+		return html.UnescapeString(m[1])
+	}
+	return ""
+}
+
+// noRedirects is an HTTP client that keeps redirects for the test to see.
+func noRedirects(env *servicetest.Env) *http.Client {
+	return &http.Client{Timeout: time.Minute, Transport: env.HTTP.Transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func send(t *testing.T, env *servicetest.Env, req *http.Request) page {
+	t.Helper()
+	resp, err := noRedirects(env).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read: %v", req.Method, req.URL, err)
+	}
+	return page{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}
+}
+
+// get opens a hosted page by path (or by a full URL of the service).
+func get(t *testing.T, env *servicetest.Env, path string) page {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, env.Origin+strings.TrimPrefix(path, env.Origin), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return send(t, env, req)
+}
+
+// post submits a form as a browser does from a page with Referrer-Policy no-referrer: with
+// Origin "null".
+func post(t *testing.T, env *servicetest.Env, path string, form url.Values) page {
+	t.Helper()
+	return postFrom(t, env, "null", path, form)
+}
+
+func postFrom(t *testing.T, env *servicetest.Env, origin, path string, form url.Values) page {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, env.Origin+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	return send(t, env, req)
+}
+
+// fund deposits amount cents into the app's wallet through the API.
+func fund(t *testing.T, env *servicetest.Env, amount int64) {
+	t.Helper()
+	if r := env.Do(t, "POST", "/v2/apps/"+env.AppID+"/deposit", map[string]any{"amount": amount}); r.Status != http.StatusOK {
+		t.Fatalf("deposit: %d %s", r.Status, r.Body)
+	}
+}
+
+// createLink makes a payout link through the API.
+func createLink(t *testing.T, env *servicetest.Env, req map[string]any) payouts.PayoutLink {
+	t.Helper()
+	r := env.Do(t, "POST", "/v2/payout-links", req)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create payout link: %d %s", r.Status, r.Body)
+	}
+	var l payouts.PayoutLink
+	r.Decode(t, &l)
+	return l
+}
+
+// createFlow makes a flow through the API.
+func createFlow(t *testing.T, env *servicetest.Env, req map[string]any) payouts.Flow {
+	t.Helper()
+	r := env.Do(t, "POST", "/v2/flows", req)
+	if r.Status != http.StatusOK && r.Status != http.StatusCreated {
+		t.Fatalf("create flow: %d %s", r.Status, r.Body)
+	}
+	var f payouts.Flow
+	r.Decode(t, &f)
+	return f
+}
+
+// getFlow reads a flow through the API.
+func getFlow(t *testing.T, env *servicetest.Env, id string) payouts.Flow {
+	t.Helper()
+	r := env.Do(t, "GET", "/v2/flows/"+id, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("get flow: %d %s", r.Status, r.Body)
+	}
+	var f payouts.Flow
+	r.Decode(t, &f)
+	return f
+}
+
+var tokenPattern = regexp.MustCompile(`\b(\d{6})\b`)
+
+// lastToken is the verification token the sandbox last texted to phone (+CC NUMBER).
+func lastToken(t *testing.T, env *servicetest.Env, phone string) string {
+	t.Helper()
+	m, ok := env.Inbox.Last(phone)
+	if !ok {
+		t.Fatalf("no message to %s in the sandbox inbox", phone)
+	}
+	tok := tokenPattern.FindString(m.Body)
+	if tok == "" {
+		t.Fatalf("no token in the message to %s: %q", phone, m.Body)
+	}
+	return tok
+}
+
+// signIn identifies a payee on a flow by phone, as a new user when names are given, and enters
+// the token texted; it returns the verified session.
+func signIn(t *testing.T, env *servicetest.Env, flowID string, who url.Values) string {
+	t.Helper()
+	p := post(t, env, "/f/"+flowID+"/identify", who)
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("identify: %d\n%s", p.Status, p.Body)
+	}
+	pending := p.Session(t)
+	digits := strings.NewReplacer("-", "", " ", "").Replace(who.Get("phone_number"))
+	tok := lastToken(t, env, "+"+who.Get("country_code")+" "+digits)
+	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {tok}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("verify: %d\n%s", p.Status, p.Body)
+	}
+	return p.Session(t)
+}
+
+// ada is a new payee's identify form.
+func ada(phone string) url.Values {
+	return url.Values{"country_code": {"1"}, "phone_number": {phone}, "first_name": {"Ada"},
+		"last_name": {"Lovelace"}, "email": {"ada" + phone + "@example.com"}}
+}
+
+func withSession(s string, v url.Values) url.Values {
+	v.Set("s", s)
+	return v
+}
+
+var ctx = context.Background()

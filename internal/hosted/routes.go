@@ -1,0 +1,38 @@
+package hosted
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// Register adds every hosted route to r, which is meant to be the service's root. Each route
+// carries its own wrappers rather than router-wide middleware, so that nothing here touches the
+// routes of the API mounted beside them.
+func (h *Handler) Register(r fiber.Router) {
+	get := func(path string, fn fiber.Handler) { r.Get(path, h.page(fn)) }
+	post := func(path string, fn fiber.Handler) { r.Post(path, h.page(h.sameOrigin(fn))) }
+
+	get("/static/*", h.assets.Serve)
+
+	get("/l/:id", h.payoutLink)
+
+	get("/f/:id", h.flow)
+	post("/f/:id/identify", h.identify)
+	post("/f/:id/verify", h.forPayee(false, h.verify))
+	post("/f/:id/resend", h.forPayee(false, h.resend))
+	post("/f/:id/compliance", h.forPayee(true, h.submitCompliance, payouts.StepCompliance))
+	post("/f/:id/id-verification", h.forPayee(true, h.verifyIdentity, payouts.StepIDVerification))
+	post("/f/:id/background-check", h.forPayee(true, h.backgroundCheck, payouts.StepBackgroundCheck))
+	post("/f/:id/payout-methods", h.forPayee(true, h.addPayoutMethod,
+		payouts.StepManagePayments, payouts.StepManagePayouts, payouts.StepPayout))
+	post("/f/:id/manage-payments", h.forPayee(true, h.confirmPayoutMethods, payouts.StepManagePayments))
+	post("/f/:id/manage-payouts", h.forPayee(true, h.confirmPayoutMethods, payouts.StepManagePayouts))
+	post("/f/:id/payout", h.forPayee(true, h.payout, payouts.StepPayout))
+	post("/f/:id/redirect", h.forPayee(true, h.redirect, payouts.StepRedirect))
+	get("/f/:id/*", h.restart)
+
+	if h.cfg.SandboxInbox {
+		get("/sandbox/inbox", h.inbox)
+	}
+}

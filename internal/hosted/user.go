@@ -1,0 +1,91 @@
+package hosted
+
+import (
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
+	views "github.com/disburse/disburse/views/hosted"
+)
+
+// identify is POST /f/{id}/identify: the payee gives a phone number (and names and email when it
+// is new) and is texted a token.
+func (h *Handler) identify(c *fiber.Ctx) error {
+	p, err := h.openPayee(c)
+	if err != nil {
+		return err
+	}
+	if p.closed() {
+		return h.next(c, p) // nothing left to do: no token to send
+	}
+	user, err := h.svc.IdentifyPayee(c.UserContext(), p.flow.ID, payouts.CreateUserRequest{
+		CountryCode: c.FormValue("country_code"), PhoneNumber: c.FormValue("phone_number"),
+		FirstName: c.FormValue("first_name"), LastName: c.FormValue("last_name"), Email: c.FormValue("email"),
+	})
+	if err != nil {
+		a, isForm := failed(c, err)
+		if !isForm {
+			return err
+		}
+		p.sess = service.PayeeSession{}
+		return h.show(c, p, a)
+	}
+	p.sess = service.PayeeSession{FlowID: p.flow.ID, UserID: user.ID}
+	return h.next(c, p)
+}
+
+// identifyView is the identify page's model. The names and email are asked for once the service
+// says the number is new; their "is required" problems are not shown before the payee saw them.
+func identifyView(form components.Form) views.Identify {
+	details := []string{"first_name", "last_name", "email"}
+	v := views.Identify{Form: form}
+	typed := false
+	for _, name := range details {
+		v.NewPayee = v.NewPayee || form.Error(name) != ""
+		typed = typed || form.Value(name) != ""
+	}
+	if v.NewPayee && !typed {
+		errs := map[string]string{}
+		for k, e := range form.Errors {
+			errs[k] = e
+		}
+		for _, name := range details {
+			delete(errs, name)
+		}
+		v.Form.Errors = errs
+		if len(errs) == 0 {
+			v.Form.Message = ""
+		}
+	}
+	return v
+}
+
+// verifyPage asks for the token sent to the payee's phone.
+func (h *Handler) verifyPage(c *fiber.Ctx, p *payee, a answer) (templ.Component, error) {
+	user, err := h.svc.GetUser(c.UserContext(), p.flow.AppID, p.sess.UserID)
+	if err != nil {
+		return nil, err
+	}
+	return views.VerifyPage(h.signInView(p), views.Verify{Form: a.form, Phone: views.MaskPhone(user.PhoneNumber),
+		Sent: c.Query("sent") == "1"}), nil
+}
+
+// verify is POST /f/{id}/verify: a right token binds the browser to the payee for the flow.
+func (h *Handler) verify(c *fiber.Ctx, p *payee) error {
+	err := h.svc.VerifyUser(c.UserContext(), p.flow.AppID, p.sess.UserID, payouts.VerifyUserRequest{Token: c.FormValue("token")})
+	if err != nil {
+		return h.retry(c, p, err)
+	}
+	p.sess.Verified = true
+	return h.next(c, p)
+}
+
+// resend is POST /f/{id}/resend: a new token, replacing the last.
+func (h *Handler) resend(c *fiber.Ctx, p *payee) error {
+	if err := h.svc.SendVerificationToken(c.UserContext(), p.flow.AppID, p.sess.UserID, payouts.SendVerificationTokenRequest{}); err != nil {
+		return err
+	}
+	return h.next(c, p, "sent", "1")
+}

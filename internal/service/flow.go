@@ -1,0 +1,188 @@
+package service
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// CreateFlow makes a hosted flow a payee completes step by step.
+func (s *Service) CreateFlow(ctx context.Context, appID string, req payouts.CreateFlowRequest) (*payouts.Flow, error) {
+	steps, redirect, err := validateSteps("steps", req.Steps, true)
+	if err != nil {
+		return nil, err
+	}
+	if req.UserID != "" && !payouts.ValidID(req.UserID) {
+		return nil, payouts.FieldError("user_id", "is not a valid id")
+	}
+	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
+		return nil, payouts.FieldError("metadata", m)
+	}
+	f := s.newFlow(appID, steps, redirect, req.Metadata)
+	err = s.store.InTx(ctx, func(q Queries) error {
+		if req.UserID != "" {
+			if _, err := s.getUser(ctx, q, appID, req.UserID); err != nil {
+				return err
+			}
+			f.UserID = &req.UserID
+		}
+		return q.CreateFlow(ctx, f)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &f.Flow, nil
+}
+
+func (s *Service) newFlow(appID string, steps []string, redirect string, md payouts.Metadata) *FlowRecord {
+	f := &FlowRecord{AppID: appID, Flow: payouts.Flow{
+		ID: uuid.NewString(), Created: payouts.NewTime(s.now()), Steps: steps, CompletedSteps: []string{},
+		RedirectURL: redirect, Metadata: payouts.NormalizeMetadata(md),
+	}}
+	f.Link = s.FlowURL(f.ID)
+	return f
+}
+
+// FlowURL is where a payee opens a flow.
+func (s *Service) FlowURL(id string) string {
+	return strings.TrimRight(s.cfg.PublicURL, "/") + "/f/" + id
+}
+
+// PayoutLinkURL is where a payee opens a payout link.
+func (s *Service) PayoutLinkURL(id string) string {
+	return strings.TrimRight(s.cfg.PublicURL, "/") + "/l/" + id
+}
+
+// validateSteps checks step names (unique, known; redirect needs an http(s) redirect_url) and
+// returns them in the order a flow runs them, with the redirect URL.
+func validateSteps(field string, in []payouts.Step, required bool) ([]string, string, error) {
+	if len(in) == 0 {
+		if required {
+			return nil, "", payouts.FieldError(field, "must name at least one step")
+		}
+		return nil, "", nil
+	}
+	seen := map[string]bool{}
+	redirect := ""
+	for _, st := range in {
+		switch {
+		case !payouts.ValidStep(st.Name):
+			return nil, "", payouts.FieldError(field, "unknown step "+quote(st.Name)+"; steps are "+strings.Join(payouts.StepNames, ", "))
+		case seen[st.Name]:
+			return nil, "", payouts.FieldError(field, "step "+quote(st.Name)+" is named twice")
+		}
+		seen[st.Name] = true
+		if st.Name == payouts.StepRedirect {
+			u, err := url.Parse(st.RedirectURL)
+			if st.RedirectURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return nil, "", payouts.FieldError(field, "the redirect step needs a redirect_url starting with https://")
+			}
+			redirect = st.RedirectURL
+		}
+	}
+	var out []string
+	for _, name := range payouts.StepNames {
+		if seen[name] {
+			out = append(out, name)
+		}
+	}
+	return out, redirect, nil
+}
+
+func quote(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return `"` + s + `"`
+}
+
+// GetFlow returns a flow.
+func (s *Service) GetFlow(ctx context.Context, appID, id string) (*payouts.Flow, error) {
+	if !payouts.ValidID(id) {
+		return nil, notFound("flow")
+	}
+	f, err := s.store.GetFlow(ctx, appID, id)
+	if err != nil {
+		return nil, orNotFound(err, "flow")
+	}
+	return s.flowOut(f), nil
+}
+
+// flowOut is a stored flow as the API shows it, with its link.
+func (s *Service) flowOut(f *FlowRecord) *payouts.Flow {
+	out := f.Flow
+	out.Link = s.FlowURL(f.ID)
+	return &out
+}
+
+// ListFlows returns a page of flows, newest first.
+func (s *Service) ListFlows(ctx context.Context, appID string, page payouts.Page) (*payouts.List[payouts.Flow], error) {
+	if err := page.Validate(); err != nil {
+		return nil, err
+	}
+	recs, more, err := s.store.ListFlows(ctx, appID, page)
+	if err != nil {
+		return nil, cursorError(err, page)
+	}
+	out := &payouts.List[payouts.Flow]{HasMore: more, Data: make([]payouts.Flow, len(recs))}
+	for i := range recs {
+		out.Data[i] = *s.flowOut(&recs[i])
+	}
+	return out, nil
+}
+
+// OpenFlow returns a flow by id alone, with its app: the hosted pages' entry point.
+func (s *Service) OpenFlow(ctx context.Context, id string) (*FlowRecord, error) {
+	if !payouts.ValidID(id) {
+		return nil, notFound("flow")
+	}
+	f, err := s.store.FlowByID(ctx, id)
+	if err != nil {
+		return nil, orNotFound(err, "flow")
+	}
+	f.Link = s.FlowURL(f.ID)
+	return f, nil
+}
+
+// CompleteFlowStep marks a step of the flow done for the user working through it. Completing a
+// step twice changes nothing.
+func (s *Service) CompleteFlowStep(ctx context.Context, flowID, userID, step string) (*FlowRecord, error) {
+	var out *FlowRecord
+	err := s.store.InTx(ctx, func(q Queries) error {
+		f, err := q.FlowByID(ctx, flowID)
+		if err != nil {
+			return orNotFound(err, "flow")
+		}
+		if !slices.Contains(f.Steps, step) {
+			return payouts.FieldError("step", "is not a step of this flow")
+		}
+		if f.UserID != nil && *f.UserID != userID {
+			return payouts.Errorf(payouts.EUnauthorized, "This flow belongs to someone else.")
+		}
+		f.UserID = &userID
+		if !slices.Contains(f.CompletedSteps, step) {
+			f.CompletedSteps = append(f.CompletedSteps, step)
+		}
+		if err := q.UpdateFlow(ctx, f); err != nil {
+			return err
+		}
+		out = f
+		return nil
+	})
+	return out, err
+}
+
+// NextStep is the first step of the flow not completed yet, or "" when all are.
+func NextStep(f *payouts.Flow) string {
+	for _, st := range f.Steps {
+		if !slices.Contains(f.CompletedSteps, st) {
+			return st
+		}
+	}
+	return ""
+}

@@ -1,0 +1,143 @@
+package service_test
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/payouts"
+)
+
+// clock is a clock the test moves.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// env is a service on a real SQLite store with an app, a funded app wallet and a user.
+type env struct {
+	ctx    context.Context
+	path   string
+	clock  *clock
+	svc    *service.Service
+	st     *store.Store
+	stores []*store.Store
+	app    string
+	user   *payouts.User
+	cfg    service.Config
+}
+
+func newEnv(t testing.TB, deposit int64) *env {
+	t.Helper()
+	e := &env{ctx: context.Background(), path: filepath.Join(t.TempDir(), "test.db"),
+		clock: &clock{t: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)},
+		cfg:   service.Config{EncryptionKey: make([]byte, 32), PublicURL: "http://pay.test"}}
+	t.Cleanup(func() {
+		e.checkLedger(t)
+		for _, st := range e.stores {
+			st.Close()
+		}
+	})
+	e.open(t)
+	cred, err := e.svc.CreateApp(e.ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.app = cred.AppID
+	e.user = e.newUser(t, "ada@example.com", "5550100")
+	if deposit > 0 {
+		if _, err := e.svc.Deposit(e.ctx, e.app, e.app, payouts.DepositRequest{Amount: deposit}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// open (re)starts the service on the env's database file.
+func (e *env) open(t testing.TB) {
+	t.Helper()
+	st, err := store.Open(e.ctx, e.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.stores = append(e.stores, st)
+	svc, err := service.New(st, e.cfg, e.clock, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.st, e.svc = st, svc
+}
+
+func (e *env) newUser(t testing.TB, email, phone string) *payouts.User {
+	t.Helper()
+	u, err := e.svc.CreateUser(e.ctx, e.app, payouts.CreateUserRequest{FirstName: "Ada", LastName: "Lovelace",
+		Email: email, CountryCode: "1", PhoneNumber: phone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func (e *env) checkLedger(t testing.TB) {
+	t.Helper()
+	if err := e.svc.CheckLedger(e.ctx, e.app); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *env) addMethod(t testing.TB, userID string, req payouts.AddPayoutMethodRequest) *payouts.PayoutMethod {
+	t.Helper()
+	m, err := e.svc.AddPayoutMethod(e.ctx, e.app, userID, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func (e *env) wallets(t testing.TB, userID string) (app, user payouts.Wallet) {
+	t.Helper()
+	a, err := e.svc.GetApp(e.ctx, e.app, e.app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := e.svc.GetUser(e.ctx, e.app, userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Wallet, u.Wallet
+}
+
+func (e *env) settle(t testing.TB, after time.Duration) int {
+	t.Helper()
+	e.clock.Advance(after)
+	n, err := e.svc.SettleDue(e.ctx, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.checkLedger(t)
+	return n
+}
+
+func (e *env) transfer(t testing.TB, id string) *payouts.Transfer {
+	t.Helper()
+	tr, err := e.svc.GetTransfer(e.ctx, e.app, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func wantCode(t testing.TB, err error, code string) {
+	t.Helper()
+	if payouts.ErrorCode(err) != code {
+		t.Fatalf("error = %v, want code %q", err, code)
+	}
+}

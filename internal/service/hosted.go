@@ -1,0 +1,225 @@
+package service
+
+import (
+	"context"
+	"crypto/hmac"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// The use cases of the hosted payee pages that no API endpoint has: the payee's session on a
+// flow, identifying the payee by phone, the sandbox background check, and the payout step.
+
+// PayeeSessionLifetime is how long a payee session lasts after the page that issued it; every
+// page issues a fresh one, so a payee who keeps going never runs out.
+const PayeeSessionLifetime = 30 * time.Minute
+
+// PayeeSession binds a browser to the payee working through a hosted flow. The pages run inside
+// other sites' iframes, where cookies are unreliable, so it travels as a signed token in forms
+// and redirect URLs.
+type PayeeSession struct {
+	FlowID string
+	UserID string
+	// Verified is false between entering a phone number and entering the token texted to it.
+	Verified bool
+	Expires  time.Time
+}
+
+// SignPayeeSession returns the token of a session of userID on flowID that expires
+// PayeeSessionLifetime from now.
+func (s *Service) SignPayeeSession(flowID, userID string, verified bool) string {
+	stage := "p"
+	if verified {
+		stage = "v"
+	}
+	exp := strconv.FormatInt(s.now().Add(PayeeSessionLifetime).Unix(), 10)
+	return strings.Join([]string{flowID, userID, stage, exp, s.keyedHash("payee-session", flowID, userID, stage, exp)}, ".")
+}
+
+// OpenPayeeSession checks a token from SignPayeeSession and that it is a session on flowID. A
+// token that was altered, belongs to another flow or has expired is an unauthorized error.
+func (s *Service) OpenPayeeSession(token, flowID string) (PayeeSession, error) {
+	invalid := payouts.Errorf(payouts.EUnauthorized, "This page's session is not valid. Start again from your link.")
+	parts := strings.Split(token, ".")
+	if len(parts) != 5 {
+		return PayeeSession{}, invalid
+	}
+	flow, user, stage, exp, mac := parts[0], parts[1], parts[2], parts[3], parts[4]
+	if !hmac.Equal([]byte(mac), []byte(s.keyedHash("payee-session", flow, user, stage, exp))) ||
+		flow != flowID || (stage != "p" && stage != "v") {
+		return PayeeSession{}, invalid
+	}
+	unix, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil {
+		return PayeeSession{}, invalid
+	}
+	sess := PayeeSession{FlowID: flow, UserID: user, Verified: stage == "v", Expires: time.Unix(unix, 0).UTC()}
+	if !s.now().Before(sess.Expires) {
+		return PayeeSession{}, payouts.Errorf(payouts.EUnauthorized, "Your session expired. Confirm your phone number again to continue.")
+	}
+	return sess, nil
+}
+
+// HostedFlow is a flow as its hosted pages show it: with the name of its app and, when the flow
+// pays out a payout link, the link.
+type HostedFlow struct {
+	FlowRecord
+	AppName string
+	Link    *PayoutLinkRecord
+}
+
+// OpenHostedFlow returns a flow by id alone with what its pages show.
+func (s *Service) OpenHostedFlow(ctx context.Context, id string) (*HostedFlow, error) {
+	f, err := s.OpenFlow(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	app, err := s.store.GetApp(ctx, f.AppID)
+	if err != nil {
+		return nil, err
+	}
+	out := &HostedFlow{FlowRecord: *f, AppName: app.Name}
+	if f.PayoutLinkID != nil {
+		if out.Link, err = s.OpenPayoutLink(ctx, *f.PayoutLinkID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// IdentifyPayee finds the payee of a hosted flow by phone number, creating the user from the
+// names and email given when the number is new, and texts them a verification token. A flow
+// that already belongs to a user (it was issued to them, or they started it) accepts only that
+// user's number, and creates nobody.
+func (s *Service) IdentifyPayee(ctx context.Context, flowID string, req payouts.CreateUserRequest) (*payouts.User, error) {
+	f, err := s.OpenFlow(ctx, flowID)
+	if err != nil {
+		return nil, err
+	}
+	req.CountryCode = strings.TrimPrefix(strings.TrimSpace(req.CountryCode), "+")
+	req.PhoneNumber = strings.Map(keepDigits, req.PhoneNumber)
+	p := payouts.Problems{}
+	checkPhone(p, req.CountryCode, req.PhoneNumber)
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	var user *payouts.User
+	if f.UserID != nil {
+		if user, err = s.GetUser(ctx, f.AppID, *f.UserID); err != nil {
+			return nil, err
+		}
+		if user.PhoneNumber != (payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber}) {
+			return nil, payouts.FieldError("phone_number", "is not the number this page was sent to")
+		}
+	} else if user, err = s.FindOrCreatePayee(ctx, f.AppID, req); err != nil {
+		return nil, err
+	}
+	if err := s.SendVerificationToken(ctx, f.AppID, user.ID, payouts.SendVerificationTokenRequest{}); err != nil {
+		return nil, err
+	}
+	return user, nil
+}
+
+// keepDigits drops the spaces, dashes and brackets people type in phone numbers.
+func keepDigits(r rune) rune {
+	if r >= '0' && r <= '9' {
+		return r
+	}
+	if r == ' ' || r == '-' || r == '(' || r == ')' || r == '.' {
+		return -1
+	}
+	return r // anything else stays, so that validation names the mistake
+}
+
+// BackgroundCheckConsent is the payee's signed consent to a background check.
+type BackgroundCheckConsent struct {
+	Consent bool
+	Name    string // the payee's full legal name, as a signature
+}
+
+// ConsentToBackgroundCheck runs the sandbox background check of a hosted flow on the payee's
+// signed consent and completes the step; the flow's completed steps are its record. The sandbox
+// check clears everyone who consents.
+func (s *Service) ConsentToBackgroundCheck(ctx context.Context, flowID, userID string, c BackgroundCheckConsent) error {
+	p := payouts.Problems{}
+	if !c.Consent {
+		p.Add("consent", "is needed to run the background check")
+	}
+	required(p, "name", c.Name)
+	if err := p.Err(); err != nil {
+		return err
+	}
+	_, err := s.CompleteFlowStep(ctx, flowID, userID, payouts.StepBackgroundCheck)
+	return err
+}
+
+// ConfirmPayoutMethods completes a manage-payouts or manage-payments step for a payee who
+// already has a payout method saved.
+func (s *Service) ConfirmPayoutMethods(ctx context.Context, flowID, userID, step string) error {
+	if step != payouts.StepManagePayouts && step != payouts.StepManagePayments {
+		return payouts.FieldError("step", "is not a step that manages payout methods")
+	}
+	f, err := s.OpenFlow(ctx, flowID)
+	if err != nil {
+		return err
+	}
+	methods, err := s.ListPayoutMethods(ctx, f.AppID, userID)
+	if err != nil {
+		return err
+	}
+	if len(methods) == 0 {
+		return payouts.Errorf(payouts.EUserInfoMissing, "Add a payout method to continue.")
+	}
+	_, err = s.CompleteFlowStep(ctx, flowID, userID, step)
+	return err
+}
+
+// PayOutFlow is the payout step of a hosted flow: it claims the flow's payout link for the
+// payee, if the flow has one, pays the payee's whole withdrawable balance out to the chosen
+// method, and completes the step. A payout the rail refuses at once leaves the step open, the
+// money back in the payee's wallet, so they can choose another method; a later try skips the
+// claim the earlier one made.
+func (s *Service) PayOutFlow(ctx context.Context, flowID, userID, methodID string) (*payouts.Transfer, error) {
+	f, err := s.OpenFlow(ctx, flowID)
+	if err != nil {
+		return nil, err
+	}
+	if NextStep(&f.Flow) != payouts.StepPayout {
+		return nil, payouts.Errorf(payouts.EInvalidTransaction, "Finish the earlier steps before the payout.")
+	}
+	if f.UserID != nil && *f.UserID != userID {
+		return nil, payouts.Errorf(payouts.EUnauthorized, "This flow belongs to someone else.")
+	}
+	if methodID == "" {
+		return nil, payouts.FieldError("account_id", "choose where to send the money")
+	}
+	var feeParty payouts.FeeParty
+	linkID := ""
+	if f.PayoutLinkID != nil {
+		l, err := s.OpenPayoutLink(ctx, *f.PayoutLinkID)
+		if err != nil {
+			return nil, err
+		}
+		linkID, feeParty = l.ID, l.PayoutFeeParty
+		claimedByUser := l.Status == payouts.LinkClaimed && l.ClaimedUserID != nil && *l.ClaimedUserID == userID
+		if !claimedByUser {
+			if _, err := s.ClaimPayoutLink(ctx, l.ID, userID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	t, err := s.Withdraw(ctx, f.AppID, userID, methodID, feeParty, linkID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status == payouts.TransferFailed {
+		return nil, payouts.FieldError("account_id", "the payment was refused: "+t.FailureReason+"; choose another method")
+	}
+	if _, err := s.CompleteFlowStep(ctx, flowID, userID, payouts.StepPayout); err != nil {
+		return nil, err
+	}
+	return t, nil
+}

@@ -1,0 +1,105 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// IdempotencyWindow is how long an idempotency key is remembered.
+const IdempotencyWindow = 24 * time.Hour
+
+// idempotent runs create inside one write transaction guarded by an idempotency key, so that
+// concurrent duplicates produce exactly one effect: the second waits on the first's write lock
+// (SQLite) or unique-key row lock (PostgreSQL), then finds the finished key. It returns the id of
+// the resource made now or earlier, and whether it was made earlier.
+//
+// With sameKeyAnyBody the key alone identifies the request (payout links); otherwise the same key
+// with another body is refused.
+func (s *Service) idempotent(ctx context.Context, appID, op, key string, req any, sameKeyAnyBody bool,
+	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
+	if key == "" {
+		err = s.store.InTx(ctx, func(q Queries) error {
+			id, err = create(q)
+			return err
+		})
+		return id, false, err
+	}
+	if !payouts.ValidID(key) {
+		return "", false, payouts.FieldError("idempotency_key", "must be a UUID")
+	}
+	hash, err := requestHash(op, req)
+	if err != nil {
+		return "", false, err
+	}
+	err = s.store.InTx(ctx, func(q Queries) error {
+		now := s.now()
+		rec := &IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash, Created: now}
+		prior, err := q.ClaimIdempotencyKey(ctx, rec)
+		if err != nil {
+			return err
+		}
+		if prior != nil && now.Sub(prior.Created) >= IdempotencyWindow {
+			// Expired: forget it and take the key afresh.
+			if err := q.ReleaseIdempotencyKey(ctx, appID, key); err != nil {
+				return err
+			}
+			if prior, err = q.ClaimIdempotencyKey(ctx, rec); err != nil {
+				return err
+			}
+		}
+		if prior != nil {
+			switch {
+			case prior.Operation != op || (!sameKeyAnyBody && prior.RequestHash != hash):
+				return payouts.Errorf(payouts.EIdempotencyReused,
+					"This idempotency key was already used with a different request.")
+			case prior.ResourceID == "":
+				return payouts.Errorf(payouts.EResourceBusy,
+					"A request with this idempotency key is still being processed.")
+			}
+			id, replayed = prior.ResourceID, true
+			return nil
+		}
+		id, err = create(q)
+		if err != nil {
+			return err
+		}
+		return q.FinishIdempotencyKey(ctx, appID, key, id)
+	})
+	return id, replayed, err
+}
+
+// requestHash fingerprints a request without its idempotency key.
+func requestHash(op string, req any) (string, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return "", err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", errors.New("service: request is not an object")
+	}
+	delete(m, "idempotency_key")
+	b, _ = json.Marshal(m) // map keys marshal sorted: a stable form
+	var compact bytes.Buffer
+	json.Compact(&compact, b)
+	sum := sha256.Sum256(append([]byte(op+"\x00"), compact.Bytes()...))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// PurgeIdempotencyKeys forgets the keys older than the idempotency window.
+func (s *Service) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.store.InTx(ctx, func(q Queries) error {
+		var err error
+		n, err = q.PurgeIdempotencyKeys(ctx, s.now().Add(-IdempotencyWindow))
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,168 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/payouts"
+)
+
+// book is the one ledger write path: every money movement of the service goes through a book
+// bound to the open transaction. It resolves accounts (creating them on first use), names them
+// for the transaction lines, and applies postings with the no-overdraft guard.
+type book struct {
+	q       Queries
+	appID   string
+	appName string
+	now     func() payouts.Time
+	kinds   map[int64]ledger.Kind
+}
+
+func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, error) {
+	app, err := q.GetApp(ctx, appID)
+	if err != nil {
+		return nil, orNotFound(err, "app")
+	}
+	return &book{q: q, appID: appID, appName: app.Name, kinds: map[int64]ledger.Kind{},
+		now: func() payouts.Time { return payouts.NewTime(s.now()) }}, nil
+}
+
+// party is one side of a posting: an account and how the transaction line names it.
+type party struct {
+	account int64
+	name    string
+	userID  string
+}
+
+func (b *book) account(ctx context.Context, kind ledger.Kind, ref, name, userID string) (party, error) {
+	a, err := b.q.EnsureAccount(ctx, b.appID, kind, ref)
+	if err != nil {
+		return party{}, err
+	}
+	b.kinds[a.ID] = kind
+	return party{account: a.ID, name: name, userID: userID}, nil
+}
+
+func (b *book) app(ctx context.Context) (party, error) {
+	return b.account(ctx, ledger.AppWallet, "", b.appName, "")
+}
+
+func (b *book) user(ctx context.Context, u *payouts.User) (party, error) {
+	return b.account(ctx, ledger.UserWallet, u.ID, u.Name(), u.ID)
+}
+
+func (b *book) bank(ctx context.Context) (party, error) {
+	return b.account(ctx, ledger.External, "bank", "Bank", "")
+}
+
+func (b *book) clearing(ctx context.Context, p payouts.Platform) (party, error) {
+	return b.account(ctx, ledger.Clearing, string(p), p.Label(), "")
+}
+
+func (b *book) rail(ctx context.Context, p payouts.Platform) (party, error) {
+	return b.account(ctx, ledger.External, "rail:"+string(p), p.Label()+" payee", "")
+}
+
+func (b *book) fees(ctx context.Context) (party, error) {
+	return b.account(ctx, ledger.Fees, "", "Fees", "")
+}
+
+func (b *book) escrow(ctx context.Context) (party, error) {
+	return b.account(ctx, ledger.Escrow, "", "Payout link escrow", "")
+}
+
+// line is a new posting to make.
+type line struct {
+	from, to party
+	amount   payouts.Money
+	typ      payouts.TransactionType
+	pending  bool
+	metadata payouts.Metadata
+}
+
+// insufficientFunds is what a movement that would overdraw a wallet answers.
+func insufficientFunds() *payouts.Error {
+	return payouts.Errorf(payouts.EInsufficientFunds, "Insufficient funds for this transfer.")
+}
+
+// move writes the lines of transferID and settles the given pending postings (commit or void),
+// all guarded against overdraft, and returns the new postings.
+func (b *book) move(ctx context.Context, transferID string, lines []line, settle []ledger.Change) ([]ledger.Posting, error) {
+	recs := make([]ledger.Posting, len(lines))
+	changes := make([]ledger.Change, 0, len(lines)+len(settle))
+	for i, l := range lines {
+		userID := l.from.userID
+		if userID == "" {
+			userID = l.to.userID
+		}
+		recs[i] = ledger.Posting{TransferID: transferID, Debit: l.from.account, Credit: l.to.account,
+			Amount: int64(l.amount), Type: string(l.typ),
+			AppID: b.appID, UserID: userID, SourceName: l.from.name, DestinationName: l.to.name,
+			Metadata: l.metadata, Created: b.now().Time,
+		}
+		op := ledger.OpPost
+		if l.pending {
+			op = ledger.OpReserve
+		}
+		changes = append(changes, ledger.Change{Op: op, Posting: &recs[i]})
+	}
+	// Settling a pending posting never raises what leaves an account, so only the new lines'
+	// accounts, which the book resolved, can need the overdraft guard.
+	changes = append(changes, settle...)
+	deltas, err := ledger.Plan(changes, func(id int64) bool { return b.kinds[id].NoOverdraft() })
+	if err != nil {
+		return nil, err
+	}
+	if err := b.q.ApplyDeltas(ctx, deltas); err != nil {
+		if errors.Is(err, ErrOverdraft) {
+			return nil, insufficientFunds()
+		}
+		return nil, err
+	}
+	for i := range recs {
+		if err := b.q.InsertPosting(ctx, &recs[i]); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range settle {
+		if err := b.q.SetPostingState(ctx, c.Posting.ID, ledger.Pending, c.Posting.State); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
+// CheckLedger verifies the invariants of an app's ledger: every account's totals match its
+// postings, balances sum to zero, and no wallet is below zero. Tests call it after every scenario.
+func (s *Service) CheckLedger(ctx context.Context, appID string) error {
+	accounts, postings, err := s.store.LedgerSnapshot(ctx, appID)
+	if err != nil {
+		return err
+	}
+	if errs := ledger.Check(accounts, postings); len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Error()
+		}
+		return fmt.Errorf("ledger of app %s: %s", appID, strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// transactionOf turns a posting into the API's transaction.
+func transactionOf(p ledger.Posting) payouts.Transaction {
+	t := payouts.Transaction{
+		ID: p.ID, Amount: payouts.Money(p.Amount), Created: payouts.NewTime(p.Created),
+		SourceName: p.SourceName, DestinationName: p.DestinationName,
+		Type: payouts.TransactionType(p.Type), TransferID: p.TransferID, Metadata: p.Metadata,
+		Status: string(p.State),
+	}
+	if p.UserID != "" {
+		id := p.UserID
+		t.UserID = &id
+	}
+	return t
+}

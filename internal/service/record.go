@@ -1,0 +1,117 @@
+package service
+
+import (
+	"errors"
+	"time"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// Records are the stored forms of the entities: what only the service and its store see
+// (hashed keys, sealed secrets, bookkeeping). They never travel as JSON, so they live here and
+// not in the wire vocabulary: the store implements the service's Store with them.
+
+// ErrNoRecord is what a store answers for a row that does not exist or belongs to another app.
+var ErrNoRecord = errors.New("no such record")
+
+// ErrOverdraft is what a store answers when a guarded account would go below zero.
+var ErrOverdraft = errors.New("overdraft")
+
+// AppRecord is an app with its hashed API key.
+type AppRecord struct {
+	ID       string
+	Name     string
+	ClientID string
+	KeyHash  []byte // SHA-256 of the API key: keys are long random strings, so a fast hash is enough
+	Created  time.Time
+}
+
+// UserRecord is a user as stored, with wallet and ledger bits filled in by reads.
+type UserRecord struct {
+	payouts.User
+	AppID   string
+	Seq     int64 // insertion order, the keyset for pagination
+	Deleted bool
+}
+
+// VerificationRecord is an outstanding phone verification token, hashed.
+type VerificationRecord struct {
+	AppID     string
+	UserID    string
+	TokenHash []byte
+	Expires   time.Time
+	Attempts  int
+}
+
+// PayoutMethodRecord is a payout method with its sealed secrets.
+type PayoutMethodRecord struct {
+	payouts.PayoutMethod
+	AppID         string
+	UserID        string
+	Fingerprint   string // keyed hash of the identifying value, so re-adding a method updates it
+	RoutingNumber string
+	AccountType   payouts.AccountType
+	SealedAccount []byte // account number, AES-GCM sealed
+}
+
+// TaxFormRecord is a W-9 or W-8BEN, sealed as a whole, with the flags it sets.
+type TaxFormRecord struct {
+	AppID    string
+	UserID   string
+	Kind     string // "w9" or "w8ben"
+	Sealed   []byte // the form as JSON, AES-GCM sealed
+	TINLast4 string
+	Created  time.Time
+}
+
+// TransferRecord is a transfer as stored; Transactions is filled by GetTransfer.
+type TransferRecord struct {
+	payouts.Transfer
+	AppID          string
+	Seq            int64
+	IdempotencyKey string
+	// Payout settlement bookkeeping, used by the rail worker.
+	SettleAt  time.Time
+	Attempts  int
+	FeeParty  payouts.FeeParty
+	Fund      bool
+	TaxExempt bool
+	Updated   time.Time
+}
+
+// IdempotencyRecord remembers a request made with an idempotency key for 24 hours.
+type IdempotencyRecord struct {
+	AppID       string
+	Key         string
+	Operation   string // "transfer", "payout", "payout-link", "deposit"
+	RequestHash string
+	ResourceID  string // set when the first request finished
+	Created     time.Time
+}
+
+// PayoutLinkRecord is a payout link as stored.
+type PayoutLinkRecord struct {
+	payouts.PayoutLink
+	AppID           string
+	Seq             int64
+	ForceCompliance bool
+	Updated         time.Time
+}
+
+// FlowRecord is a hosted flow as stored.
+type FlowRecord struct {
+	payouts.Flow
+	AppID string
+	Seq   int64
+}
+
+// MessageRecord is an SMS or email the sandbox notifier kept instead of sending.
+type MessageRecord struct {
+	ID      int64
+	AppID   string
+	Channel string // sms, voice or email
+	To      string
+	Subject string
+	Body    string
+	Created time.Time
+}

@@ -1,0 +1,113 @@
+// Package service holds the use cases of the Payout Service: apps, users, payout methods,
+// compliance, transfers and the ledger write path, payouts, payout links and flows. It speaks
+// the vocabulary of package payouts and declares the Store it needs; transports call it, stores
+// implement it.
+package service
+
+import (
+	"context"
+	"crypto/cipher"
+	"log/slog"
+	"time"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// Clock tells the time; tests pass one they control.
+type Clock interface{ Now() time.Time }
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns the current time in UTC.
+func (SystemClock) Now() time.Time { return time.Now().UTC() }
+
+// Message is an SMS or email the service sends: verification tokens and payout links.
+type Message struct {
+	AppID   string
+	Channel string // "sms" or "email"
+	To      string // phone number (+CC NUMBER) or email address
+	Subject string
+	Body    string
+}
+
+// Notifier delivers messages. The sandbox notifier keeps them in an inbox a person can read.
+type Notifier interface {
+	Send(ctx context.Context, m Message) error
+}
+
+// Config is what the service needs to know, parsed once by cmd/*.
+type Config struct {
+	// EncryptionKey seals TINs and account numbers at rest (AES-256-GCM, 32 bytes).
+	EncryptionKey []byte
+	// Thresholds1099 maps a calendar year to the payments that require a W-9; years after the
+	// last entry use the last entry's value.
+	Thresholds1099 map[int]payouts.Money
+	// PublicURL is the origin of the hosted pages, used in the link fields of payout links and
+	// flows.
+	PublicURL string
+	// Fees is the fee per payout on each platform; a platform not listed is free.
+	Fees map[payouts.Platform]payouts.Money
+	// DefaultFeeParty pays the fee when a request names no party.
+	DefaultFeeParty payouts.FeeParty
+	// Rails moves payouts out, per platform; nil means the sandbox rails with the delays below.
+	Rails map[payouts.Platform]Rail
+	// SandboxDelay and SandboxACHDelay are how long sandbox payouts take to settle.
+	SandboxDelay, SandboxACHDelay time.Duration
+}
+
+// DefaultThresholds1099 is the IRS reporting threshold: $600 through 2025, $2,000 from 2026.
+func DefaultThresholds1099() map[int]payouts.Money {
+	return map[int]payouts.Money{2025: 600_00, 2026: 2_000_00}
+}
+
+// Service is the Payout Service's use cases.
+type Service struct {
+	store    Store
+	clock    Clock
+	notifier Notifier
+	log      *slog.Logger
+	aead     cipher.AEAD
+	cfg      Config
+}
+
+// New returns a Service on store. clock and notifier may be nil for the system clock and the
+// sandbox inbox.
+func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logger) (*Service, error) {
+	aead, err := newAEAD(cfg.EncryptionKey)
+	if err != nil {
+		return nil, err
+	}
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Fees == nil {
+		cfg.Fees = DefaultFees()
+	}
+	if cfg.DefaultFeeParty == "" {
+		cfg.DefaultFeeParty = payouts.FeePartyPlatform
+	}
+	if cfg.SandboxDelay == 0 {
+		cfg.SandboxDelay = 5 * time.Second
+	}
+	if cfg.SandboxACHDelay == 0 {
+		cfg.SandboxACHDelay = 20 * time.Second
+	}
+	if cfg.Rails == nil {
+		cfg.Rails = SandboxRails(clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
+	}
+	if len(cfg.Thresholds1099) == 0 {
+		cfg.Thresholds1099 = DefaultThresholds1099()
+	}
+	if notifier == nil {
+		notifier = inbox{store: store, clock: clock}
+	}
+	return &Service{store: store, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg}, nil
+}
+
+// now is the clock's time at the microsecond precision both stores keep, so an object reads the
+// same whether it was just made or read back.
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }

@@ -1,0 +1,99 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/payouts"
+)
+
+// Store is what the service needs of a database. Reads run outside any transaction; InTx runs
+// fn in one write transaction that takes the write lock at its start (SQLite) or row locks as it
+// goes (PostgreSQL), so a money movement is all or nothing.
+type Store interface {
+	Queries
+	InTx(ctx context.Context, fn func(q Queries) error) error
+}
+
+// Queries are the statements of the store. A row that does not exist, or belongs to another app,
+// is ErrNoRecord; an overdraft refused by ApplyDeltas is ErrOverdraft. Each takes the app id so
+// that one app can never read or touch another's rows.
+type Queries interface {
+	// Apps
+	CreateApp(ctx context.Context, a *AppRecord) error
+	GetApp(ctx context.Context, id string) (*AppRecord, error)
+	AppByClientID(ctx context.Context, clientID string) (*AppRecord, error)
+	ListApps(ctx context.Context) ([]AppRecord, error)
+
+	// Ledger
+	EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
+	FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
+	ApplyDeltas(ctx context.Context, deltas []ledger.Delta) error
+	InsertPosting(ctx context.Context, p *ledger.Posting) error
+	SetPostingState(ctx context.Context, id int64, from, to ledger.State) error
+	PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error)
+	LedgerSnapshot(ctx context.Context, appID string) ([]ledger.Account, []ledger.Posting, error)
+
+	// Users
+	CreateUser(ctx context.Context, u *UserRecord) error
+	GetUser(ctx context.Context, appID, id string) (*UserRecord, error)
+	ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) ([]UserRecord, bool, error)
+	UpdateUser(ctx context.Context, u *UserRecord) error
+	FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (*UserRecord, error)
+	DeleteUser(ctx context.Context, appID, id string, at time.Time) error
+
+	// Verification tokens
+	SaveVerification(ctx context.Context, v *VerificationRecord) error
+	GetVerification(ctx context.Context, appID, userID string) (*VerificationRecord, error)
+	DeleteVerification(ctx context.Context, appID, userID string) error
+
+	// Payout methods
+	SavePayoutMethod(ctx context.Context, m *PayoutMethodRecord) error
+	ListPayoutMethods(ctx context.Context, appID, userID string) ([]PayoutMethodRecord, error)
+	SetDefaultPayoutMethod(ctx context.Context, appID, userID, methodID string) error
+
+	// Compliance
+	SaveTaxForm(ctx context.Context, f *TaxFormRecord) error
+	AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error)
+	YearlyPayments(ctx context.Context, appID, userID string, year int) (payouts.Money, error)
+
+	// Transfers and transactions
+	CreateTransfer(ctx context.Context, t *TransferRecord) error
+	GetTransfer(ctx context.Context, appID, id string) (*TransferRecord, error)
+	UpdateTransfer(ctx context.Context, t *TransferRecord, from payouts.TransferStatus) error
+	TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error)
+	DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error)
+	CountTransfers(ctx context.Context, appID string, f payouts.TransferFilter, since time.Time) (int, error)
+	// ClaimDuePayout locks and returns one pending payout whose settle time has come, skipping
+	// rows other workers hold; none is ErrNoRecord.
+	ClaimDuePayout(ctx context.Context, now time.Time) (*TransferRecord, error)
+	ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) ([]TransferRecord, bool, error)
+	GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error)
+	ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error)
+
+	// Payout links
+	CreatePayoutLink(ctx context.Context, l *PayoutLinkRecord) error
+	GetPayoutLink(ctx context.Context, appID, id string) (*PayoutLinkRecord, error)
+	PayoutLinkByID(ctx context.Context, id string) (*PayoutLinkRecord, error)
+	UpdatePayoutLink(ctx context.Context, l *PayoutLinkRecord, from payouts.PayoutLinkStatus) error
+	ListPayoutLinks(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutLinkFilter) ([]PayoutLinkRecord, bool, error)
+	ClaimDueDelivery(ctx context.Context, now time.Time) (*PayoutLinkRecord, error)
+
+	// Flows
+	CreateFlow(ctx context.Context, f *FlowRecord) error
+	GetFlow(ctx context.Context, appID, id string) (*FlowRecord, error)
+	FlowByID(ctx context.Context, id string) (*FlowRecord, error)
+	UpdateFlow(ctx context.Context, f *FlowRecord) error
+	ListFlows(ctx context.Context, appID string, page payouts.Page) ([]FlowRecord, bool, error)
+
+	// Sandbox inbox
+	SaveMessage(ctx context.Context, m *MessageRecord) error
+	ListMessages(ctx context.Context, appID string, limit int) ([]MessageRecord, error)
+
+	// Idempotency
+	ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRecord) (*IdempotencyRecord, error)
+	FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) error
+	ReleaseIdempotencyKey(ctx context.Context, appID, key string) error
+	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
+}

@@ -1,0 +1,209 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// CreateTransfer moves money between the app and a user at once: a negative amount from the app
+// to the user, a positive one from the user to the app.
+func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
+	p := payouts.Problems{}
+	switch {
+	case req.UserID == "":
+		p.Add("user_id", "is required")
+	case !payouts.ValidID(req.UserID):
+		p.Add("user_id", "is not a valid id")
+	}
+	checkAmount(p, req.Amount, true)
+	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
+		p.Add("metadata", m)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	id, _, err := s.idempotent(ctx, appID, "transfer", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+		user, err := s.getUser(ctx, q, appID, req.UserID)
+		if err != nil {
+			return "", err
+		}
+		b, err := s.book(ctx, q, appID)
+		if err != nil {
+			return "", err
+		}
+		app, err := b.app(ctx)
+		if err != nil {
+			return "", err
+		}
+		wallet, err := b.user(ctx, &user.User)
+		if err != nil {
+			return "", err
+		}
+		amount := payouts.Money(req.Amount)
+		from, to := wallet, app
+		if amount < 0 {
+			from, to, amount = app, wallet, -amount
+		}
+		t := s.newTransfer(appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
+		t.UserID = &user.ID
+		t.Status = payouts.TransferCompleted
+		t.IdempotencyKey = req.IdempotencyKey
+		t.TaxExempt = req.TaxExempt
+		if err := q.CreateTransfer(ctx, t); err != nil {
+			return "", err
+		}
+		if _, err := b.move(ctx, t.ID, []line{{from: from, to: to, amount: amount, typ: payouts.TransactionBalance}}, nil); err != nil {
+			return "", err
+		}
+		if req.Amount < 0 && !req.TaxExempt {
+			if err := s.recordPayment(ctx, q, user, amount); err != nil {
+				return "", err
+			}
+		}
+		return t.ID, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.GetTransfer(ctx, appID, id)
+}
+
+// checkAmount records a problem with an amount in cents: zero, out of range, or negative where
+// signed is false.
+func checkAmount(p payouts.Problems, amount int64, signed bool) {
+	switch {
+	case amount == 0 && signed:
+		p.Add("amount", "must not be zero")
+	case amount <= 0 && !signed:
+		p.Add("amount", "must be greater than zero")
+	case amount > int64(payouts.MaxAmount) || amount < -int64(payouts.MaxAmount):
+		p.Add("amount", "must be at most 1000000000000 cents")
+	}
+}
+
+func (s *Service) newTransfer(appID string, typ payouts.TransferType, amount payouts.Money, md payouts.Metadata) *TransferRecord {
+	now := s.now()
+	return &TransferRecord{AppID: appID, Updated: now, Transfer: payouts.Transfer{
+		ID: uuid.NewString(), Created: payouts.NewTime(now), Type: typ, Amount: amount,
+		Status: payouts.TransferCreated, Metadata: payouts.NormalizeMetadata(md),
+	}}
+}
+
+// Deposit funds the app's wallet from its bank: a refill.
+func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.DepositRequest) (*payouts.Transfer, error) {
+	if id != appID {
+		return nil, notFound("app")
+	}
+	p := payouts.Problems{}
+	checkAmount(p, req.Amount, false)
+	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
+		p.Add("metadata", m)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	tid, _, err := s.idempotent(ctx, appID, "deposit", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+		b, err := s.book(ctx, q, appID)
+		if err != nil {
+			return "", err
+		}
+		bank, err := b.bank(ctx)
+		if err != nil {
+			return "", err
+		}
+		app, err := b.app(ctx)
+		if err != nil {
+			return "", err
+		}
+		t := s.newTransfer(appID, payouts.TransferRefill, payouts.Money(req.Amount), req.Metadata)
+		t.Status = payouts.TransferCompleted
+		t.IdempotencyKey = req.IdempotencyKey
+		t.ExternalData = payouts.ExternalData{ExternalID: "dep_" + strings.ReplaceAll(t.ID[:13], "-", "")}
+		if err := q.CreateTransfer(ctx, t); err != nil {
+			return "", err
+		}
+		_, err = b.move(ctx, t.ID, []line{{from: bank, to: app, amount: payouts.Money(req.Amount), typ: payouts.TransactionRefill}}, nil)
+		return t.ID, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.GetTransfer(ctx, appID, tid)
+}
+
+// GetTransfer returns a transfer with its transactions.
+func (s *Service) GetTransfer(ctx context.Context, appID, id string) (*payouts.Transfer, error) {
+	if !payouts.ValidID(id) {
+		return nil, notFound("transfer")
+	}
+	rec, err := s.store.GetTransfer(ctx, appID, id)
+	if err != nil {
+		return nil, orNotFound(err, "transfer")
+	}
+	out, err := s.withTransactions(ctx, appID, []TransferRecord{*rec})
+	if err != nil {
+		return nil, err
+	}
+	if out[0].StatusHistory, err = s.store.TransferHistory(ctx, appID, id); err != nil {
+		return nil, err
+	}
+	return &out[0], nil
+}
+
+// withTransactions returns the transfers with their ledger lines, read in one query.
+func (s *Service) withTransactions(ctx context.Context, appID string, recs []TransferRecord) ([]payouts.Transfer, error) {
+	ids := make([]string, len(recs))
+	for i := range recs {
+		ids[i] = recs[i].ID
+	}
+	postings, err := s.store.PostingsOfTransfers(ctx, appID, ids)
+	if err != nil {
+		return nil, err
+	}
+	byTransfer := make(map[string][]payouts.Transaction, len(recs))
+	for _, p := range postings {
+		byTransfer[p.TransferID] = append(byTransfer[p.TransferID], transactionOf(p))
+	}
+	out := make([]payouts.Transfer, len(recs))
+	for i := range recs {
+		out[i] = recs[i].Transfer
+		out[i].Transactions = byTransfer[recs[i].ID]
+		if out[i].Transactions == nil {
+			out[i].Transactions = []payouts.Transaction{}
+		}
+	}
+	return out, nil
+}
+
+// ListTransfers returns a page of transfers, newest first.
+func (s *Service) ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) (*payouts.List[payouts.Transfer], error) {
+	if err := page.Validate(); err != nil {
+		return nil, err
+	}
+	p := payouts.Problems{}
+	if f.UserID != "" && !payouts.ValidID(f.UserID) {
+		p.Add("user_id", "is not a valid id")
+	}
+	if f.Type != "" && !f.Type.Valid() {
+		p.Add("type", "must be refill, payout or balance")
+	}
+	if f.Status != "" && !f.Status.Valid() {
+		p.Add("status", "must be created, pending, completed, failed or flagged")
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	recs, more, err := s.store.ListTransfers(ctx, appID, page, f)
+	if err != nil {
+		return nil, cursorError(err, page)
+	}
+	data, err := s.withTransactions(ctx, appID, recs)
+	if err != nil {
+		return nil, err
+	}
+	return &payouts.List[payouts.Transfer]{HasMore: more, Data: data}, nil
+}

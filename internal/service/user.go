@@ -1,0 +1,324 @@
+package service
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/payouts"
+)
+
+// Verification tokens: six digits, ten minutes, five tries.
+const (
+	tokenDigits      = 6
+	tokenLifetime    = 10 * time.Minute
+	tokenMaxAttempts = 5
+	// tokenResendGap is how long a user waits before another token is sent, so nobody can flood
+	// a phone or reset the attempt count faster than a person types.
+	tokenResendGap = 30 * time.Second
+)
+
+// CreateUser adds a payee.
+func (s *Service) CreateUser(ctx context.Context, appID string, req payouts.CreateUserRequest) (*payouts.User, error) {
+	req.FirstName = strings.TrimSpace(req.FirstName)
+	req.LastName = strings.TrimSpace(req.LastName)
+	req.Email = strings.TrimSpace(req.Email)
+	req.CountryCode = strings.TrimPrefix(strings.TrimSpace(req.CountryCode), "+")
+	req.PhoneNumber = strings.TrimSpace(req.PhoneNumber)
+	req.Username = strings.TrimSpace(req.Username)
+	if err := validateUser(req); err != nil {
+		return nil, err
+	}
+	rec := &UserRecord{AppID: appID, User: payouts.User{
+		ID: uuid.NewString(), FirstName: req.FirstName, LastName: req.LastName, Email: req.Email,
+		PhoneNumber: payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber},
+		Status:      payouts.UserUnverified, Metadata: payouts.NormalizeMetadata(req.Metadata),
+		Created: payouts.NewTime(s.now()),
+	}}
+	if req.Username != "" {
+		rec.Username = &req.Username
+	}
+	err := s.store.InTx(ctx, func(q Queries) error {
+		if err := q.CreateUser(ctx, rec); err != nil {
+			return err
+		}
+		_, err := q.EnsureAccount(ctx, appID, ledger.UserWallet, rec.ID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rec.User, nil
+}
+
+// validateUser checks a new user. A request whose only problem is the email, phone or username
+// answers that field's own code, as the public API does.
+func validateUser(req payouts.CreateUserRequest) error {
+	p := payouts.Problems{}
+	nameLen := func(field, v string) {
+		switch {
+		case v == "":
+			p.Add(field, "is required")
+		case len(v) > 100:
+			p.Add(field, "must be at most 100 characters")
+		}
+	}
+	nameLen("first_name", req.FirstName)
+	nameLen("last_name", req.LastName)
+	switch {
+	case req.Email == "":
+		p.Add("email", "is required")
+	case !payouts.ValidEmail(req.Email):
+		p.Add("email", "is not a valid email address")
+	}
+	checkPhone(p, req.CountryCode, req.PhoneNumber)
+	if req.Username != "" && !payouts.ValidUsername(req.Username) {
+		p.Add("username", "must be 1 to 50 letters, digits or dashes")
+	}
+	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
+		p.Add("metadata", m)
+	}
+	err := p.Err()
+	if err == nil || len(p) != 1 {
+		return err
+	}
+	e := err.(*payouts.Error)
+	switch {
+	case p["email"] != "" && req.Email != "":
+		e.Code = payouts.EInvalidEmail
+	case (p["phone_number"] != "" && req.PhoneNumber != "") || (p["country_code"] != "" && req.CountryCode != ""):
+		e.Code = payouts.EInvalidPhone
+	case p["username"] != "":
+		e.Code = payouts.EInvalidUsername
+	}
+	return e
+}
+
+// checkPhone records problems with a country code and national number, both required.
+func checkPhone(p payouts.Problems, countryCode, number string) {
+	switch {
+	case countryCode == "":
+		p.Add("country_code", "is required")
+	case !payouts.ValidCountryCode(countryCode):
+		p.Add("country_code", "must be 1 to 3 digits")
+	}
+	switch {
+	case number == "":
+		p.Add("phone_number", "is required")
+	case !payouts.ValidPhoneNumber(number):
+		p.Add("phone_number", "must be 4 to 14 digits")
+	}
+}
+
+// GetUser returns a user with its wallet.
+func (s *Service) GetUser(ctx context.Context, appID, id string) (*payouts.User, error) {
+	rec, err := s.getUser(ctx, s.store, appID, id)
+	if err != nil {
+		return nil, err
+	}
+	return &rec.User, nil
+}
+
+func (s *Service) getUser(ctx context.Context, q Queries, appID, id string) (*UserRecord, error) {
+	if !payouts.ValidID(id) {
+		return nil, notFound("user")
+	}
+	rec, err := q.GetUser(ctx, appID, id)
+	if err != nil {
+		return nil, orNotFound(err, "user")
+	}
+	return rec, nil
+}
+
+// ListUsers returns a page of users, newest first.
+func (s *Service) ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) (*payouts.List[payouts.User], error) {
+	if err := page.Validate(); err != nil {
+		return nil, err
+	}
+	if f.Status != "" && !f.Status.Valid() {
+		return nil, payouts.FieldError("status", "must be one of unverified, verified, in_review, disabled")
+	}
+	f.Search = strings.TrimSpace(f.Search)
+	if len(f.Search) > 100 {
+		return nil, payouts.FieldError("search", "must be at most 100 characters")
+	}
+	recs, more, err := s.store.ListUsers(ctx, appID, page, f)
+	if err != nil {
+		return nil, cursorError(err, page)
+	}
+	out := &payouts.List[payouts.User]{HasMore: more, Data: make([]payouts.User, len(recs))}
+	for i := range recs {
+		out.Data[i] = recs[i].User
+	}
+	return out, nil
+}
+
+// cursorError turns a store's unknown cursor into the API's validation error, naming the
+// cursor the page used.
+func cursorError(err error, page payouts.Page) error {
+	if !errors.Is(err, ErrNoRecord) {
+		return err
+	}
+	field := "starting_after"
+	if page.EndingBefore != "" {
+		field = "ending_before"
+	}
+	return payouts.FieldError(field, "is not the id of an object in this list")
+}
+
+// UpdateUser changes a user's default payout method or metadata.
+func (s *Service) UpdateUser(ctx context.Context, appID, id string, req payouts.UpdateUserRequest) (*payouts.User, error) {
+	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
+		return nil, payouts.FieldError("metadata", m)
+	}
+	if req.DefaultPayoutMethod != nil && !req.DefaultPayoutMethod.Valid() {
+		return nil, payouts.FieldError("default_payout_method", "must be paypal, venmo, cash_app or ach")
+	}
+	var out *payouts.User
+	err := s.store.InTx(ctx, func(q Queries) error {
+		rec, err := s.getUser(ctx, q, appID, id)
+		if err != nil {
+			return err
+		}
+		if req.DefaultPayoutMethod != nil {
+			methods, err := q.ListPayoutMethods(ctx, appID, id)
+			if err != nil {
+				return err
+			}
+			var chosen string
+			for _, m := range methods { // newest first: the latest method of the platform wins
+				if m.Platform == *req.DefaultPayoutMethod {
+					chosen = m.ID
+					break
+				}
+			}
+			if chosen == "" {
+				return payouts.FieldError("default_payout_method", "no payout method of this platform is saved for the user")
+			}
+			if err := q.SetDefaultPayoutMethod(ctx, appID, id, chosen); err != nil {
+				return err
+			}
+		}
+		if req.Metadata != nil {
+			rec.Metadata = payouts.NormalizeMetadata(req.Metadata)
+			if err := q.UpdateUser(ctx, rec); err != nil {
+				return err
+			}
+		}
+		rec, err = q.GetUser(ctx, appID, id)
+		if err != nil {
+			return err
+		}
+		out = &rec.User
+		return nil
+	})
+	return out, err
+}
+
+// DeleteUser removes a user who holds no money and has nothing in flight. The ledger keeps the
+// user's history.
+func (s *Service) DeleteUser(ctx context.Context, appID, id string) (*payouts.User, error) {
+	var out *payouts.User
+	err := s.store.InTx(ctx, func(q Queries) error {
+		rec, err := s.getUser(ctx, q, appID, id)
+		if err != nil {
+			return err
+		}
+		a, err := q.FindAccount(ctx, appID, ledger.UserWallet, id)
+		if err != nil && !errors.Is(err, ErrNoRecord) {
+			return err
+		}
+		if a != nil && (a.Balance() != 0 || a.DebitsPending != 0 || a.CreditsPending != 0) {
+			return payouts.Errorf(payouts.EInvalidTransaction,
+				"The user holds money or has a payout in flight; move it out before deleting the user.")
+		}
+		if err := q.DeleteUser(ctx, appID, id, s.now()); err != nil {
+			return err
+		}
+		rec.Status = payouts.UserDisabled
+		out = &rec.User
+		return nil
+	})
+	return out, err
+}
+
+// SendVerificationToken texts the user a six-digit token, replacing any earlier one.
+func (s *Service) SendVerificationToken(ctx context.Context, appID, id string, req payouts.SendVerificationTokenRequest) error {
+	user, err := s.GetUser(ctx, appID, id)
+	if err != nil {
+		return err
+	}
+	token := randomDigits(tokenDigits)
+	rec := &VerificationRecord{AppID: appID, UserID: id, TokenHash: []byte(s.keyedHash("verify", appID, id, token)),
+		Expires: s.now().Add(tokenLifetime)}
+	err = s.store.InTx(ctx, func(q Queries) error {
+		prior, err := q.GetVerification(ctx, appID, id)
+		if err == nil && s.now().Before(prior.Expires.Add(-tokenLifetime+tokenResendGap)) {
+			return payouts.Errorf(payouts.ETooManyRequests, "A code was sent less than 30 seconds ago; wait a moment before asking for another.")
+		}
+		if err != nil && !errors.Is(err, ErrNoRecord) {
+			return err
+		}
+		return q.SaveVerification(ctx, rec)
+	})
+	if err != nil {
+		return err
+	}
+	channel := "sms"
+	if req.UseVoice {
+		channel = "voice"
+	}
+	return s.notifier.Send(ctx, Message{AppID: appID, Channel: channel, To: user.PhoneNumber.String(),
+		Subject: "Your verification code",
+		Body:    "Your verification code is " + token + ". It expires in 10 minutes."})
+}
+
+// VerifyUser checks a token the user received. Wrong tries count; after five the token is gone.
+func (s *Service) VerifyUser(ctx context.Context, appID, id string, req payouts.VerifyUserRequest) error {
+	token := strings.TrimSpace(req.Token)
+	if len(token) < tokenDigits {
+		return payouts.FieldError("token", "must be at least 6 characters")
+	}
+	var verr error // the answer to a wrong token, returned after the attempt is committed
+	err := s.store.InTx(ctx, func(q Queries) error {
+		user, err := s.getUser(ctx, q, appID, id)
+		if err != nil {
+			return err
+		}
+		v, err := q.GetVerification(ctx, appID, id)
+		if errors.Is(err, ErrNoRecord) || (err == nil && !s.now().Before(v.Expires)) {
+			verr = payouts.FieldError("token", "no valid token: it expired or was never sent; request a new one")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		want := []byte(s.keyedHash("verify", appID, id, token))
+		if subtle.ConstantTimeCompare(want, v.TokenHash) != 1 {
+			v.Attempts++
+			if v.Attempts >= tokenMaxAttempts {
+				verr = payouts.FieldError("token", "too many wrong tokens; request a new one")
+				return q.DeleteVerification(ctx, appID, id)
+			}
+			verr = payouts.FieldError("token", "is not the token we sent")
+			return q.SaveVerification(ctx, v)
+		}
+		if err := q.DeleteVerification(ctx, appID, id); err != nil {
+			return err
+		}
+		user.Verified = true
+		if user.Status == payouts.UserUnverified {
+			user.Status = payouts.UserVerified
+		}
+		return q.UpdateUser(ctx, user)
+	})
+	if err != nil {
+		return err
+	}
+	return verr
+}

@@ -1,0 +1,55 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+)
+
+// ClaimIdempotencyKey takes a key for a request. It returns nil when the key was free and is now
+// this request's, or the earlier request's record when the key was taken. On PostgreSQL a
+// concurrent claim of the same key waits here until the first transaction ends.
+func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.IdempotencyRecord) (*service.IdempotencyRecord, error) {
+	res, err := q.exec(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id, key) DO NOTHING`,
+		k.AppID, k.Key, k.Operation, k.RequestHash, sqldb.Micros(k.Created))
+	if err != nil {
+		return nil, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return nil, err
+	}
+	prior := service.IdempotencyRecord{AppID: k.AppID, Key: k.Key}
+	var resource sql.NullString
+	var created int64
+	err = q.queryRow(ctx, `SELECT operation, request_hash, resource_id, created FROM idempotency_keys
+		WHERE app_id = ? AND key = ?`, k.AppID, k.Key).Scan(&prior.Operation, &prior.RequestHash, &resource, &created)
+	if err != nil {
+		return nil, err
+	}
+	prior.ResourceID, prior.Created = resource.String, sqldb.FromMicros(created)
+	return &prior, nil
+}
+
+// FinishIdempotencyKey records the resource a key's request made.
+func (q *Queries) FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) error {
+	return q.execOne(ctx, `UPDATE idempotency_keys SET resource_id = ? WHERE app_id = ? AND key = ?`, resourceID, appID, key)
+}
+
+// ReleaseIdempotencyKey forgets a key.
+func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, appID, key string) error {
+	_, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE app_id = ? AND key = ?`, appID, key)
+	return err
+}
+
+// PurgeIdempotencyKeys forgets keys made before the given time and returns how many.
+func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
+	res, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE created < ?`, sqldb.Micros(before))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,190 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
+)
+
+const accountColumns = `id, app_id, kind, ref, debits_posted, credits_posted, debits_pending, credits_pending`
+
+func scanAccount(row interface{ Scan(...any) error }) (*ledger.Account, error) {
+	var a ledger.Account
+	err := row.Scan(&a.ID, &a.AppID, &a.Kind, &a.Ref, &a.DebitsPosted, &a.CreditsPosted, &a.DebitsPending, &a.CreditsPending)
+	if err != nil {
+		return nil, noRecord(err)
+	}
+	return &a, nil
+}
+
+// EnsureAccount returns the app's account of this kind and ref, creating it on first use.
+func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error) {
+	a, err := q.FindAccount(ctx, appID, kind, ref)
+	if err != service.ErrNoRecord {
+		return a, err
+	}
+	_, err = q.exec(ctx, `INSERT INTO ledger_accounts (app_id, kind, ref) VALUES (?, ?, ?)
+		ON CONFLICT (app_id, kind, ref) DO NOTHING`, appID, kind, ref)
+	if err != nil {
+		return nil, err
+	}
+	return q.FindAccount(ctx, appID, kind, ref)
+}
+
+// FindAccount reads the app's account of this kind and ref.
+func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error) {
+	return scanAccount(q.queryRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts
+		WHERE app_id = ? AND kind = ? AND ref = ?`, appID, kind, ref))
+}
+
+// The guard and the write are one statement: the row is locked while its balance is checked,
+// so no two writers can both spend the same money.
+const (
+	applyDelta = `UPDATE ledger_accounts SET debits_posted = debits_posted + ?, credits_posted = credits_posted + ?,
+		debits_pending = debits_pending + ?, credits_pending = credits_pending + ? WHERE id = ?`
+	applyGuardedDelta = applyDelta + ` AND credits_posted + ? - debits_posted - ? - debits_pending - ? >= 0`
+)
+
+// ApplyDeltas adds the deltas to their accounts, in the order given (ledger.Plan sorts them by
+// account, so writers lock accounts in one order). A guarded delta that would overdraw its
+// account fails the whole call with service.ErrOverdraft.
+func (q *Queries) ApplyDeltas(ctx context.Context, deltas []ledger.Delta) error {
+	for _, d := range deltas {
+		args := []any{d.DebitsPosted, d.CreditsPosted, d.DebitsPending, d.CreditsPending, d.Account}
+		stmt := applyDelta
+		if d.Guard {
+			stmt = applyGuardedDelta
+			args = append(args, d.CreditsPosted, d.DebitsPosted, d.DebitsPending)
+		}
+		if err := q.execOne(ctx, stmt, args...); err != nil {
+			if err == service.ErrNoRecord && d.Guard {
+				return service.ErrOverdraft
+			}
+			return fmt.Errorf("store: apply delta to account %d: %w", d.Account, err)
+		}
+	}
+	return nil
+}
+
+const postingColumns = `id, app_id, transfer_id, debit_account, credit_account, amount, state, type, user_id,
+	source_name, destination_name, metadata, created`
+
+func scanPosting(row interface{ Scan(...any) error }) (ledger.Posting, error) {
+	var p ledger.Posting
+	var userID, md sql.NullString
+	var created int64
+	err := row.Scan(&p.ID, &p.AppID, &p.TransferID, &p.Debit, &p.Credit, &p.Amount, &p.State, &p.Type, &userID,
+		&p.SourceName, &p.DestinationName, &md, &created)
+	if err != nil {
+		return p, noRecord(err)
+	}
+	p.UserID, p.Metadata, p.Created = userID.String, metadataOf(md), sqldb.FromMicros(created)
+	return p, nil
+}
+
+func scanPostings(rows *sql.Rows, err error) ([]ledger.Posting, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.Posting
+	for rows.Next() {
+		p, err := scanPosting(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// InsertPosting records a posting and sets its id.
+func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) error {
+	return q.queryRow(ctx, `INSERT INTO postings (app_id, transfer_id, debit_account, credit_account, amount, state,
+		type, user_id, source_name, destination_name, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING id`, p.AppID, p.TransferID, p.Debit, p.Credit, p.Amount, p.State, p.Type, nullString(p.UserID),
+		p.SourceName, p.DestinationName, metadataValue(p.Metadata), sqldb.Micros(p.Created)).Scan(&p.ID)
+}
+
+// SetPostingState moves a posting from one state to another; a posting not in from is
+// ErrNoRecord, so a reservation can be settled once only.
+func (q *Queries) SetPostingState(ctx context.Context, id int64, from, to ledger.State) error {
+	return q.execOne(ctx, `UPDATE postings SET state = ? WHERE id = ? AND state = ?`, to, id, from)
+}
+
+// PostingsOfTransfers reads the postings of the given transfers, oldest first. They are looked up
+// in the (app_id, transfer_id, id) index and sorted here: with an ORDER BY id, SQLite would walk
+// the app's whole (app_id, id) index instead, and a page would cost what the ledger weighs.
+func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error) {
+	if len(transferIDs) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(transferIDs)+1)
+	args = append(args, appID)
+	for _, id := range transferIDs {
+		args = append(args, id)
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(transferIDs)), ", ")
+	postings, err := scanPostings(q.query(ctx, `SELECT `+postingColumns+` FROM postings
+		WHERE app_id = ? AND transfer_id IN (`+marks+`)`, args...))
+	slices.SortFunc(postings, func(a, b ledger.Posting) int { return cmp.Compare(a.ID, b.ID) })
+	return postings, err
+}
+
+// LedgerSnapshot reads all accounts and postings of an app, for the invariant checker.
+func (q *Queries) LedgerSnapshot(ctx context.Context, appID string) ([]ledger.Account, []ledger.Posting, error) {
+	rows, err := q.query(ctx, `SELECT `+accountColumns+` FROM ledger_accounts WHERE app_id = ? ORDER BY id`, appID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var accounts []ledger.Account
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		accounts = append(accounts, *a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	postings, err := scanPostings(q.query(ctx, `SELECT `+postingColumns+` FROM postings WHERE app_id = ? ORDER BY id`, appID))
+	return accounts, postings, err
+}
+
+// GetTransaction reads one posting of the app.
+func (q *Queries) GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error) {
+	p, err := scanPosting(q.queryRow(ctx, `SELECT `+postingColumns+` FROM postings WHERE app_id = ? AND id = ?`, appID, id))
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// ListTransactions reads a page of the app's postings, newest first.
+func (q *Queries) ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error) {
+	l := listQuery{selectFrom: `SELECT ` + postingColumns + ` FROM postings`, order: "id",
+		cursor: func(ctx context.Context, cursor string) (int64, error) {
+			var id int64
+			if _, err := fmt.Sscan(cursor, &id); err != nil || fmt.Sprint(id) != cursor {
+				return 0, service.ErrNoRecord
+			}
+			err := q.queryRow(ctx, `SELECT id FROM postings WHERE app_id = ? AND id = ?`, appID, id).Scan(&id)
+			return id, noRecord(err)
+		}}
+	l.filter("app_id = ?", appID)
+	if f.UserID != "" {
+		l.filter("user_id = ?", f.UserID)
+	}
+	return run(ctx, q, l, page, func(r *sql.Rows) (ledger.Posting, error) { return scanPosting(r) })
+}

@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/payouts"
+)
+
+// listQuery is a keyset-paginated list: rows of one app, newest first, ordered by an indexed,
+// increasing integer column. A page costs the same at any depth: the cursor becomes a bound on
+// that column, never an OFFSET.
+type listQuery struct {
+	selectFrom string   // SELECT ... FROM ... (with any joins)
+	where      []string // conditions, ANDed
+	args       []any
+	order      string // the keyset column, for example "t.seq"
+	// cursor finds the keyset value of the object a cursor names, within the same app.
+	cursor func(ctx context.Context, id string) (int64, error)
+}
+
+func (l *listQuery) filter(cond string, args ...any) {
+	l.where = append(l.where, cond)
+	l.args = append(l.args, args...)
+}
+
+// run reads one page. scan reads one row. It returns the rows and whether more lie beyond the
+// page in the direction of travel.
+func run[T any](ctx context.Context, q *Queries, l listQuery, p payouts.Page, scan func(*sql.Rows) (T, error)) ([]T, bool, error) {
+	dir, backwards := "DESC", false
+	if p.StartingAfter != "" || p.EndingBefore != "" {
+		id, op := p.StartingAfter, " < ?"
+		if id == "" {
+			id, op, dir, backwards = p.EndingBefore, " > ?", "ASC", true
+		}
+		bound, err := l.cursor(ctx, id)
+		if err != nil {
+			return nil, false, err
+		}
+		l.filter(l.order+op, bound)
+	}
+	var b strings.Builder
+	b.WriteString(l.selectFrom)
+	if len(l.where) > 0 {
+		b.WriteString(" WHERE ")
+		b.WriteString(strings.Join(l.where, " AND "))
+	}
+	b.WriteString(" ORDER BY " + l.order + " " + dir + " LIMIT " + strconv.Itoa(p.Limit+1))
+	rows, err := q.query(ctx, b.String(), l.args...)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	out := make([]T, 0, p.Limit+1)
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	more := len(out) > p.Limit
+	if more {
+		out = out[:p.Limit]
+	}
+	if backwards {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out, more, nil
+}
+
+// seqCursor finds the seq of the row with this id in table, for the app.
+func (q *Queries) seqCursor(table, appID string) func(context.Context, string) (int64, error) {
+	return func(ctx context.Context, id string) (int64, error) {
+		if !payouts.ValidID(id) {
+			return 0, service.ErrNoRecord
+		}
+		var seq int64
+		err := q.queryRow(ctx, `SELECT seq FROM `+table+` WHERE app_id = ? AND id = ?`, appID, id).Scan(&seq)
+		return seq, noRecord(err)
+	}
+}
+
+// likePattern makes a case-insensitive substring pattern of s, with LIKE's wildcards escaped.
+func likePattern(s string) string {
+	s = strings.ToLower(s)
+	s = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+	return "%" + s + "%"
+}

@@ -1,0 +1,37 @@
+package store
+
+import (
+	"context"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+)
+
+// SaveMessage keeps a message in the sandbox inbox.
+func (q *Queries) SaveMessage(ctx context.Context, m *service.MessageRecord) error {
+	return q.queryRow(ctx, `INSERT INTO sandbox_messages (app_id, channel, recipient, subject, body, created)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, m.AppID, m.Channel, m.To, m.Subject, m.Body,
+		sqldb.Micros(m.Created)).Scan(&m.ID)
+}
+
+// ListMessages reads the newest messages of the sandbox inbox, of one app or of all when appID
+// is empty.
+func (q *Queries) ListMessages(ctx context.Context, appID string, limit int) ([]service.MessageRecord, error) {
+	rows, err := q.query(ctx, `SELECT id, app_id, channel, recipient, subject, body, created FROM sandbox_messages
+		WHERE (? = '' OR app_id = ?) ORDER BY id DESC LIMIT ?`, appID, appID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []service.MessageRecord
+	for rows.Next() {
+		var m service.MessageRecord
+		var created int64
+		if err := rows.Scan(&m.ID, &m.AppID, &m.Channel, &m.To, &m.Subject, &m.Body, &created); err != nil {
+			return nil, err
+		}
+		m.Created = sqldb.FromMicros(created)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

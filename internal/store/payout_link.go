@@ -1,0 +1,114 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
+)
+
+const linkColumns = `seq, id, app_id, amount, status, payee_first_name, payee_last_name, payee_email, payee_country,
+	payee_phone, delivery_method, delivery_message, tax_exempt, force_compliance, user_id, claimed_user_id, flow_id,
+	transfer_id, memo, metadata, fee_party, created, updated`
+
+func scanLink(row interface{ Scan(...any) error }) (service.PayoutLinkRecord, error) {
+	var l service.PayoutLinkRecord
+	var userID, claimed, flowID, transferID, md sql.NullString
+	var created, updated int64
+	p := &l.Payee
+	err := row.Scan(&l.Seq, &l.ID, &l.AppID, &l.Amount, &l.Status, &p.FirstName, &p.LastName, &p.Email,
+		&p.CountryCode, &p.PhoneNumber, &l.Delivery.Method, &l.Delivery.Message, &l.TaxExempt, &l.ForceCompliance,
+		&userID, &claimed, &flowID, &transferID, &l.Memo, &md, &l.PayoutFeeParty, &created, &updated)
+	if err != nil {
+		return l, noRecord(err)
+	}
+	l.UserID, l.ClaimedUserID, l.FlowID, l.TransferID = stringPtr(userID), stringPtr(claimed), stringPtr(flowID), stringPtr(transferID)
+	l.Metadata = metadataOf(md)
+	l.Created = payouts.NewTime(sqldb.FromMicros(created))
+	l.Updated = sqldb.FromMicros(updated)
+	switch l.Delivery.Method {
+	case payouts.DeliveryEmail:
+		l.Delivery.Email = p.Email
+	case payouts.DeliverySMS:
+		l.Delivery.CountryCode, l.Delivery.PhoneNumber = p.CountryCode, p.PhoneNumber
+	}
+	return l, nil
+}
+
+// CreatePayoutLink inserts a payout link.
+func (q *Queries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord) error {
+	p := l.Payee
+	search := strings.ToLower(strings.Join([]string{p.FirstName, p.LastName, p.FirstName + " " + p.LastName,
+		p.Email, p.CountryCode + p.PhoneNumber, l.Memo}, "\n"))
+	return q.queryRow(ctx, `INSERT INTO payout_links (id, app_id, amount, status, payee_first_name, payee_last_name,
+		payee_email, payee_country, payee_phone, delivery_method, delivery_message, tax_exempt, force_compliance,
+		user_id, claimed_user_id, flow_id, transfer_id, memo, metadata, fee_party, search, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		l.ID, l.AppID, int64(l.Amount), l.Status, p.FirstName, p.LastName, p.Email, p.CountryCode, p.PhoneNumber,
+		l.Delivery.Method, l.Delivery.Message, l.TaxExempt, l.ForceCompliance, sqlNullPtr(l.UserID),
+		sqlNullPtr(l.ClaimedUserID), sqlNullPtr(l.FlowID), sqlNullPtr(l.TransferID), l.Memo,
+		metadataValue(l.Metadata), l.PayoutFeeParty, search, sqldb.Micros(l.Created.Time), sqldb.Micros(l.Updated)).Scan(&l.Seq)
+}
+
+// GetPayoutLink reads one payout link of the app.
+func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (*service.PayoutLinkRecord, error) {
+	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// PayoutLinkByID reads a payout link by id alone, for the hosted pages its payee opens.
+func (q *Queries) PayoutLinkByID(ctx context.Context, id string) (*service.PayoutLinkRecord, error) {
+	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE id = ?`+q.lockRow(""), id))
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// UpdatePayoutLink writes a link's status and claim, if it is still in status from.
+func (q *Queries) UpdatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord, from payouts.PayoutLinkStatus) error {
+	return q.execOne(ctx, `UPDATE payout_links SET status = ?, claimed_user_id = ?, updated = ?
+		WHERE app_id = ? AND id = ? AND status = ?`,
+		l.Status, sqlNullPtr(l.ClaimedUserID), sqldb.Micros(l.Updated), l.AppID, l.ID, from)
+}
+
+// ListPayoutLinks reads a page of the app's payout links, newest first.
+func (q *Queries) ListPayoutLinks(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutLinkFilter) ([]service.PayoutLinkRecord, bool, error) {
+	l := listQuery{selectFrom: `SELECT ` + linkColumns + ` FROM payout_links`, order: "seq",
+		cursor: q.seqCursor("payout_links", appID)}
+	l.filter("app_id = ?", appID)
+	if f.Status != "" {
+		l.filter("status = ?", f.Status)
+	}
+	if f.Search != "" {
+		l.filter(`search LIKE ? ESCAPE '\'`, likePattern(f.Search))
+	}
+	return run(ctx, q, l, page, func(r *sql.Rows) (service.PayoutLinkRecord, error) { return scanLink(r) })
+}
+
+// ClaimDueDelivery locks and returns one payout link waiting to be sent whose lease (its updated
+// time) has passed, skipping rows other workers hold; none is service.ErrNoRecord.
+func (q *Queries) ClaimDueDelivery(ctx context.Context, now time.Time) (*service.PayoutLinkRecord, error) {
+	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE status = ? AND updated <= ?
+		ORDER BY updated LIMIT 1`+q.skipLocked(), payouts.LinkDeliveryPending, sqldb.Micros(now)))
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// skipLocked makes a worker's SELECT lock its row and pass over rows other workers hold. SQLite
+// needs no such clause: its write transaction holds the one write lock.
+func (q *Queries) skipLocked() string {
+	if q.dialect == sqldb.Postgres {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}

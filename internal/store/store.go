@@ -1,0 +1,141 @@
+// Package store keeps the Payout Service's data in SQL through database/sql: SQLite by default,
+// PostgreSQL in production. Every statement is written once, with ? placeholders rebound for the
+// engine; only the DDL differs per engine. One file per noun.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Store is the Payout Service's database. Its read methods run outside any transaction; InTx
+// hands a Queries bound to one write transaction.
+type Store struct {
+	*Queries
+	db *sqldb.DB
+}
+
+// Queries are the statements, bound either to the database or to one transaction.
+type Queries struct {
+	conn    conn
+	dialect sqldb.Dialect
+	inTx    bool // bound to a write transaction: reads there lock what they read (PostgreSQL)
+}
+
+// conn is what *sql.DB and *sql.Tx have in common.
+type conn interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Open opens dsn (a SQLite file path or a postgres:// URL) and brings its schema up to date.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	db, err := sqldb.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, migrations, "migrations", "schema_migrations"); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Store{Queries: &Queries{conn: db.DB, dialect: db.Dialect}, db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Dialect names the engine in use.
+func (s *Store) Dialect() sqldb.Dialect { return s.db.Dialect }
+
+// DB is the underlying handle, for tests that inspect query plans.
+func (s *Store) DB() *sqldb.DB { return s.db }
+
+// InTx runs fn in one write transaction.
+func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) error {
+	return s.db.InTx(ctx, func(tx *sql.Tx) error {
+		return fn(&Queries{conn: tx, dialect: s.db.Dialect, inTx: true})
+	})
+}
+
+func (q *Queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return q.conn.ExecContext(ctx, sqldb.Rebind(q.dialect, query), args...)
+}
+
+func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return q.conn.QueryContext(ctx, sqldb.Rebind(q.dialect, query), args...)
+}
+
+func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return q.conn.QueryRowContext(ctx, sqldb.Rebind(q.dialect, query), args...)
+}
+
+// lockRow is appended to a read of rows a write transaction will change: on PostgreSQL the
+// transaction locks them, so a concurrent writer of the same row waits and then reads what the
+// first wrote, instead of acting on a stale copy. SQLite needs nothing: the write transaction
+// holds the one write lock. of names the table when the query joins others.
+func (q *Queries) lockRow(of string) string {
+	if q.dialect != sqldb.Postgres || !q.inTx {
+		return ""
+	}
+	if of != "" {
+		return " FOR UPDATE OF " + of
+	}
+	return " FOR UPDATE"
+}
+
+// execOne runs a statement that must change exactly one row; none is ErrNoRecord.
+func (q *Queries) execOne(ctx context.Context, query string, args ...any) error {
+	res, err := q.exec(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return service.ErrNoRecord
+	}
+	return nil
+}
+
+// noRecord maps sql.ErrNoRows to service.ErrNoRecord.
+func noRecord(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return service.ErrNoRecord
+	}
+	return err
+}
+
+// nullString stores "" as NULL.
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// metadataValue stores metadata as text, or NULL.
+func metadataValue(m payouts.Metadata) sql.NullString {
+	return sql.NullString{String: string(m), Valid: len(m) > 0}
+}
+
+func metadataOf(s sql.NullString) payouts.Metadata {
+	if !s.Valid || s.String == "" {
+		return nil
+	}
+	return payouts.Metadata(s.String)
+}
+
+func stringPtr(s sql.NullString) *string {
+	if !s.Valid {
+		return nil
+	}
+	v := s.String
+	return &v
+}

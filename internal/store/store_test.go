@@ -1,0 +1,387 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/payouts"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// engines runs a test against a fresh store of each engine: the conformance suite.
+func engines(t *testing.T, test func(t *testing.T, st *store.Store)) {
+	t.Helper()
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			dsn := filepath.Join(t.TempDir(), "test.db")
+			if engine == "postgres" {
+				dsn = pgtest.DSN(t)
+			}
+			st, err := store.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			test(t, st)
+		})
+	}
+}
+
+var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+
+func newApp(t *testing.T, st *store.Store, name string) string {
+	t.Helper()
+	id := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(name)*1000+int(name[0]))
+	if err := st.CreateApp(context.Background(), &service.AppRecord{ID: id, Name: name, ClientID: "ck_" + name,
+		KeyHash: []byte("hash"), Created: t0}); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func userID(n int) string { return fmt.Sprintf("10000000-0000-4000-8000-%012d", n) }
+
+func newUser(t *testing.T, q interface {
+	CreateUser(context.Context, *service.UserRecord) error
+}, appID string, n int, email string) *service.UserRecord {
+	t.Helper()
+	u := &service.UserRecord{AppID: appID, User: payouts.User{ID: userID(n), FirstName: "User", LastName: fmt.Sprint(n),
+		Email: email, PhoneNumber: payouts.Phone{CountryCode: "1", PhoneNumber: fmt.Sprintf("555%07d", n)},
+		Status: payouts.UserUnverified, Created: payouts.NewTime(t0)}}
+	if err := q.CreateUser(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestApps(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		id := newApp(t, st, "acme")
+		got, err := st.AppByClientID(ctx, "ck_acme")
+		if err != nil || got.ID != id || string(got.KeyHash) != "hash" || !got.Created.Equal(t0) {
+			t.Fatalf("AppByClientID = %+v, %v", got, err)
+		}
+		if _, err := st.GetApp(ctx, "00000000-0000-4000-8000-999999999999"); !errors.Is(err, service.ErrNoRecord) {
+			t.Fatalf("unknown app: %v", err)
+		}
+		err = st.CreateApp(ctx, &service.AppRecord{ID: "x", Name: "dup", ClientID: "ck_acme", KeyHash: []byte("h"), Created: t0})
+		if !sqldb.IsUniqueViolation(err) {
+			t.Fatalf("duplicate client id: %v", err)
+		}
+	})
+}
+
+func TestLedgerGuard(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		bank, _ := st.EnsureAccount(ctx, appID, ledger.External, "bank")
+		wallet, _ := st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
+		again, err := st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
+		if err != nil || again.ID != wallet.ID {
+			t.Fatalf("EnsureAccount is not idempotent: %v %v", again, err)
+		}
+		deposit := []ledger.Delta{{Account: bank.ID, DebitsPosted: 100}, {Account: wallet.ID, CreditsPosted: 100}}
+		if err := st.ApplyDeltas(ctx, deposit); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name  string
+			delta ledger.Delta
+			want  error
+		}{
+			{"spend within balance", ledger.Delta{Account: wallet.ID, DebitsPending: 60, Guard: true}, nil},
+			{"overdraw the rest", ledger.Delta{Account: wallet.ID, DebitsPosted: 41, Guard: true}, service.ErrOverdraft},
+			{"spend exactly the rest", ledger.Delta{Account: wallet.ID, DebitsPosted: 40, Guard: true}, nil},
+			{"external may go negative", ledger.Delta{Account: bank.ID, DebitsPosted: 1000}, nil},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				err := st.InTx(ctx, func(q service.Queries) error { return q.ApplyDeltas(ctx, []ledger.Delta{tc.delta}) })
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("ApplyDeltas = %v, want %v", err, tc.want)
+				}
+			})
+		}
+		a, _ := st.FindAccount(ctx, appID, ledger.AppWallet, "")
+		if a.Available() != 0 || a.Balance() != 60 {
+			t.Fatalf("wallet balance %d available %d, want 60 and 0", a.Balance(), a.Available())
+		}
+		// An unguarded write that would overdraw is still refused by the CHECK constraint.
+		err = st.ApplyDeltas(ctx, []ledger.Delta{{Account: wallet.ID, DebitsPosted: 1}})
+		if err == nil {
+			t.Fatal("the database accepted an overdraft")
+		}
+	})
+}
+
+// TestConcurrentDebits races writers for one balance: exactly as many succeed as it covers.
+func TestConcurrentDebits(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		bank, _ := st.EnsureAccount(ctx, appID, ledger.External, "bank")
+		wallet, _ := st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
+		if err := st.ApplyDeltas(ctx, []ledger.Delta{{Account: bank.ID, DebitsPosted: 100}, {Account: wallet.ID, CreditsPosted: 100}}); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ok, refused := 0, 0
+		for i := 0; i < 25; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := st.InTx(ctx, func(q service.Queries) error {
+					return q.ApplyDeltas(ctx, []ledger.Delta{
+						{Account: bank.ID, CreditsPosted: 10},
+						{Account: wallet.ID, DebitsPosted: 10, Guard: true},
+					})
+				})
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					ok++
+				case errors.Is(err, service.ErrOverdraft):
+					refused++
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		a, _ := st.FindAccount(ctx, appID, ledger.AppWallet, "")
+		if ok != 10 || refused != 15 || a.Balance() != 0 {
+			t.Fatalf("%d debits went through and %d were refused, balance %d; want 10, 15, 0", ok, refused, a.Balance())
+		}
+	})
+}
+
+func TestUsers(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		other := newApp(t, st, "other")
+		u := newUser(t, st, appID, 1, "Ada@Example.com")
+		tests := []struct {
+			name string
+			rec  service.UserRecord
+			code string
+		}{
+			{"email taken, other case", service.UserRecord{AppID: appID, User: payouts.User{ID: userID(2), Email: "ada@example.COM"}}, payouts.EEmailExists},
+			{"same email in another app", service.UserRecord{AppID: other, User: payouts.User{ID: userID(3), Email: "ada@example.com"}}, ""},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				tc.rec.Status, tc.rec.Created = payouts.UserUnverified, payouts.NewTime(t0)
+				err := st.CreateUser(ctx, &tc.rec)
+				if payouts.ErrorCode(err) != tc.code {
+					t.Fatalf("CreateUser = %v, want code %q", err, tc.code)
+				}
+			})
+		}
+		if _, err := st.GetUser(ctx, other, u.ID); !errors.Is(err, service.ErrNoRecord) {
+			t.Fatalf("another app read the user: %v", err)
+		}
+		u.Compliance.MustCollect1099 = true
+		u.Metadata = payouts.Metadata(`{"k":"v"}`)
+		if err := st.UpdateUser(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.GetUser(ctx, appID, u.ID)
+		if err != nil || !got.Compliance.MustCollect1099 || string(got.Metadata) != `{"k":"v"}` {
+			t.Fatalf("GetUser = %+v, %v", got, err)
+		}
+		if err := st.DeleteUser(ctx, appID, u.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.GetUser(ctx, appID, u.ID); !errors.Is(err, service.ErrNoRecord) {
+			t.Fatalf("deleted user still readable: %v", err)
+		}
+		newUser(t, st, appID, 4, "ada@example.com") // the email is free again
+	})
+}
+
+// TestPagination walks a list both ways: no gap, no duplicate, has_more right at both ends.
+func TestPagination(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		const n = 37
+		for i := 1; i <= n; i++ {
+			newUser(t, st, appID, i, fmt.Sprintf("u%d@example.com", i))
+		}
+		var forward []string
+		page := payouts.Page{Limit: 10}
+		for {
+			users, more, err := st.ListUsers(ctx, appID, page, payouts.UserFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range users {
+				forward = append(forward, u.ID)
+			}
+			if !more {
+				break
+			}
+			page.StartingAfter = users[len(users)-1].ID
+		}
+		if len(forward) != n || forward[0] != userID(n) || forward[n-1] != userID(1) {
+			t.Fatalf("forward walk saw %d users from %s to %s", len(forward), forward[0], forward[len(forward)-1])
+		}
+		var backward []string
+		page = payouts.Page{Limit: 10, EndingBefore: forward[n-1]}
+		for {
+			users, more, err := st.ListUsers(ctx, appID, page, payouts.UserFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			backward = append(append([]string{}, idsOf(users)...), backward...)
+			if !more {
+				break
+			}
+			page.EndingBefore = users[0].ID
+		}
+		if strings.Join(backward, ",") != strings.Join(forward[:n-1], ",") {
+			t.Fatalf("backward walk differs from forward walk")
+		}
+		_, _, err := st.ListUsers(ctx, appID, payouts.Page{Limit: 10, StartingAfter: userID(999)}, payouts.UserFilter{})
+		if !errors.Is(err, service.ErrNoRecord) {
+			t.Fatalf("unknown cursor: %v", err)
+		}
+		found, _, err := st.ListUsers(ctx, appID, payouts.Page{Limit: 10}, payouts.UserFilter{Search: "U17@EXAMPLE"})
+		if err != nil || len(found) != 1 || found[0].ID != userID(17) {
+			t.Fatalf("search found %v, %v", idsOf(found), err)
+		}
+		found, _, _ = st.ListUsers(ctx, appID, payouts.Page{Limit: 10}, payouts.UserFilter{Search: "%"})
+		if len(found) != 0 {
+			t.Fatalf("a %% search matched %d users: wildcards must be escaped", len(found))
+		}
+	})
+}
+
+func idsOf(users []service.UserRecord) []string {
+	out := make([]string, len(users))
+	for i, u := range users {
+		out[i] = u.ID
+	}
+	return out
+}
+
+func TestIdempotencyKeys(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		k := &service.IdempotencyRecord{AppID: appID, Key: "k1", Operation: "transfer", RequestHash: "h", Created: t0}
+		prior, err := st.ClaimIdempotencyKey(ctx, k)
+		if err != nil || prior != nil {
+			t.Fatalf("first claim = %v, %v", prior, err)
+		}
+		if err := st.FinishIdempotencyKey(ctx, appID, "k1", "res"); err != nil {
+			t.Fatal(err)
+		}
+		prior, err = st.ClaimIdempotencyKey(ctx, k)
+		if err != nil || prior == nil || prior.ResourceID != "res" || prior.RequestHash != "h" {
+			t.Fatalf("second claim = %+v, %v", prior, err)
+		}
+	})
+}
+
+func TestPayoutMethodUpsert(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		u := newUser(t, st, appID, 1, "a@example.com")
+		save := func(id, desc string) string {
+			m := &service.PayoutMethodRecord{AppID: appID, UserID: u.ID, Fingerprint: "fp", SealedAccount: []byte{1, 2},
+				PayoutMethod: payouts.PayoutMethod{ID: id, Platform: payouts.PlatformACH, Description: desc, Country: "US",
+					Currency: "USD", Created: payouts.NewTime(t0)}}
+			if err := st.SavePayoutMethod(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			return m.ID
+		}
+		first := save("20000000-0000-4000-8000-000000000001", "old")
+		second := save("20000000-0000-4000-8000-000000000002", "new")
+		if first != second {
+			t.Fatalf("saving the same account again made a new method")
+		}
+		if err := st.SetDefaultPayoutMethod(ctx, appID, u.ID, first); err != nil {
+			t.Fatal(err)
+		}
+		methods, err := st.ListPayoutMethods(ctx, appID, u.ID)
+		if err != nil || len(methods) != 1 || methods[0].Description != "new" || !methods[0].Default || len(methods[0].SealedAccount) != 2 {
+			t.Fatalf("ListPayoutMethods = %+v, %v", methods, err)
+		}
+	})
+}
+
+// TestKeysetPlans shows that list pages read an index in keyset order, so a deep page costs what
+// the first does.
+func TestKeysetPlans(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		db := st.DB()
+		query := `SELECT id FROM transfers WHERE app_id = ? AND seq < ? ORDER BY seq DESC LIMIT 11`
+		explain := "EXPLAIN QUERY PLAN " + query
+		if db.Dialect == sqldb.Postgres {
+			if _, err := db.ExecContext(ctx, `SET enable_seqscan = off`); err != nil {
+				t.Fatal(err)
+			}
+			explain = "EXPLAIN " + query
+		}
+		rows, err := db.QueryContext(ctx, db.Rebind(explain), "app", 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var plan strings.Builder
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			rows.Scan(ptrs...)
+			fmt.Fprintln(&plan, vals...)
+		}
+		t.Logf("plan:\n%s", plan.String())
+		p := plan.String()
+		if !strings.Contains(p, "transfers_app") || strings.Contains(p, "TEMP B-TREE") || strings.Contains(p, "Sort") {
+			t.Fatalf("the page query does not walk the (app_id, seq) index in order:\n%s", p)
+		}
+	})
+}
+
+// TestPostingsOfTransfersPlan: the postings of a page of transfers are found through the
+// (app_id, transfer_id) index, not by walking the app's ledger.
+func TestPostingsOfTransfersPlan(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "plan.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var id, parent, notused int
+	var detail string
+	err = st.DB().QueryRow(`EXPLAIN QUERY PLAN SELECT id FROM postings WHERE app_id = ? AND transfer_id IN (?, ?)`,
+		"a", "t1", "t2").Scan(&id, &parent, &notused, &detail)
+	if err != nil || !strings.Contains(detail, "postings_transfer") {
+		t.Fatalf("plan %q (%v) does not use postings_transfer", detail, err)
+	}
+}

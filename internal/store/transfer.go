@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
+)
+
+const transferColumns = `seq, id, app_id, user_id, status, type, amount, platform, account_id, external_id,
+	payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at, attempts,
+	created, updated`
+
+func scanTransfer(row interface{ Scan(...any) error }) (service.TransferRecord, error) {
+	var t service.TransferRecord
+	var userID, linkID, md sql.NullString
+	var settleAt, created, updated int64
+	err := row.Scan(&t.Seq, &t.ID, &t.AppID, &userID, &t.Status, &t.Type, &t.Amount, &t.ExternalData.Platform,
+		&t.ExternalData.AccountID, &t.ExternalData.ExternalID, &linkID, &md, &t.FailureReason, &t.IdempotencyKey,
+		&t.FeeParty, &t.Fund, &t.TaxExempt, &settleAt, &t.Attempts, &created, &updated)
+	if err != nil {
+		return t, noRecord(err)
+	}
+	t.UserID, t.PayoutLinkID, t.Metadata = stringPtr(userID), stringPtr(linkID), metadataOf(md)
+	t.Created = payouts.NewTime(sqldb.FromMicros(created))
+	t.Updated = sqldb.FromMicros(updated)
+	if settleAt != 0 {
+		t.SettleAt = sqldb.FromMicros(settleAt)
+	}
+	return t, nil
+}
+
+// micros0 stores the zero time as 0.
+func micros0(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+// CreateTransfer inserts a transfer and the first step of its history.
+func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord) error {
+	if err := q.insertTransfer(ctx, t); err != nil {
+		return err
+	}
+	return q.addEvent(ctx, t, t.Created.Time)
+}
+
+func (q *Queries) insertTransfer(ctx context.Context, t *service.TransferRecord) error {
+	return q.queryRow(ctx, `INSERT INTO transfers (id, app_id, user_id, status, type, amount, platform, account_id,
+		external_id, payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at,
+		attempts, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		t.ID, t.AppID, sqlNullPtr(t.UserID), t.Status, t.Type, int64(t.Amount), t.ExternalData.Platform,
+		t.ExternalData.AccountID, t.ExternalData.ExternalID, sqlNullPtr(t.PayoutLinkID), metadataValue(t.Metadata),
+		t.FailureReason, t.IdempotencyKey, t.FeeParty, t.Fund, t.TaxExempt, micros0(t.SettleAt), t.Attempts,
+		sqldb.Micros(t.Created.Time), sqldb.Micros(t.Updated)).Scan(&t.Seq)
+}
+
+// GetTransfer reads one transfer of the app.
+func (q *Queries) GetTransfer(ctx context.Context, appID, id string) (*service.TransferRecord, error) {
+	t, err := scanTransfer(q.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// UpdateTransfer writes a transfer's status and settlement fields, if it is still in status from:
+// two workers can never both move the same transfer on.
+func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord, from payouts.TransferStatus) error {
+	err := q.execOne(ctx, `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
+		attempts = ?, updated = ?, payout_link_id = ? WHERE app_id = ? AND id = ? AND status = ?`,
+		t.Status, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), t.Attempts, sqldb.Micros(t.Updated),
+		sqlNullPtr(t.PayoutLinkID), t.AppID, t.ID, from)
+	if err != nil || t.Status == from {
+		return err
+	}
+	return q.addEvent(ctx, t, t.Updated)
+}
+
+func (q *Queries) addEvent(ctx context.Context, t *service.TransferRecord, at time.Time) error {
+	_, err := q.exec(ctx, `INSERT INTO transfer_events (app_id, transfer_id, status, reason, at) VALUES (?, ?, ?, ?, ?)`,
+		t.AppID, t.ID, t.Status, t.FailureReason, sqldb.Micros(at))
+	return err
+}
+
+// TransferHistory reads the statuses a transfer took, oldest first.
+func (q *Queries) TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error) {
+	rows, err := q.query(ctx, `SELECT status, reason, at FROM transfer_events WHERE app_id = ? AND transfer_id = ?
+		ORDER BY id`, appID, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []payouts.StatusChange
+	for rows.Next() {
+		var c payouts.StatusChange
+		var at int64
+		if err := rows.Scan(&c.Status, &c.Reason, &at); err != nil {
+			return nil, err
+		}
+		c.At = payouts.NewTime(sqldb.FromMicros(at))
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// ListTransfers reads a page of the app's transfers, newest first.
+func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) ([]service.TransferRecord, bool, error) {
+	l := listQuery{selectFrom: `SELECT ` + transferColumns + ` FROM transfers`, order: "seq",
+		cursor: q.seqCursor("transfers", appID)}
+	l.filter("app_id = ?", appID)
+	if f.UserID != "" {
+		l.filter("user_id = ?", f.UserID)
+	}
+	if f.Type != "" {
+		l.filter("type = ?", f.Type)
+	}
+	if f.Status != "" {
+		l.filter("status = ?", f.Status)
+	}
+	return run(ctx, q, l, page, func(r *sql.Rows) (service.TransferRecord, error) { return scanTransfer(r) })
+}
+
+// ClaimDuePayout locks and returns one pending payout whose settle time has come, skipping rows
+// other workers hold; none is service.ErrNoRecord.
+func (q *Queries) ClaimDuePayout(ctx context.Context, now time.Time) (*service.TransferRecord, error) {
+	t, err := scanTransfer(q.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers
+		WHERE status = ? AND type = ? AND settle_at <= ? ORDER BY settle_at LIMIT 1`+q.skipLocked(),
+		payouts.TransferPending, payouts.TransferPayout, sqldb.Micros(now)))
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}

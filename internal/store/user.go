@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
+)
+
+// userSelect reads users with their wallet and default payout method's platform.
+const userSelect = `SELECT u.seq, u.id, u.app_id, u.first_name, u.last_name, u.email, u.country_code,
+	u.phone_number, u.username, u.status, u.verified, m.platform, u.tax_id_collected, u.address_collected,
+	u.dob_collected, u.must_collect_1099, u.collected_1099, u.w8ben_collected, u.flagged, u.id_verified,
+	u.metadata, u.created, COALESCE(a.credits_posted - a.debits_posted, 0),
+	COALESCE(a.credits_posted - a.debits_posted - a.debits_pending, 0)
+	FROM users u
+	LEFT JOIN ledger_accounts a ON a.app_id = u.app_id AND a.kind = '` + string(ledger.UserWallet) + `' AND a.ref = u.id
+	LEFT JOIN payout_methods m ON m.id = u.default_method_id`
+
+func scanUser(row interface{ Scan(...any) error }) (service.UserRecord, error) {
+	var u service.UserRecord
+	var username, platform, md sql.NullString
+	var created, amount, withdrawable int64
+	c := &u.Compliance
+	err := row.Scan(&u.Seq, &u.ID, &u.AppID, &u.FirstName, &u.LastName, &u.Email, &u.PhoneNumber.CountryCode,
+		&u.PhoneNumber.PhoneNumber, &username, &u.Status, &u.Verified, &platform, &c.TaxIDCollected,
+		&c.AddressCollected, &c.DateOfBirthCollected, &c.MustCollect1099, &c.Collected1099, &c.W8BENCollected,
+		&c.Flagged, &c.IDVerified, &md, &created, &amount, &withdrawable)
+	if err != nil {
+		return u, noRecord(err)
+	}
+	u.Username = stringPtr(username)
+	if platform.Valid {
+		p := payouts.Platform(platform.String)
+		u.DefaultPayoutMethod = &p
+	}
+	u.Metadata = metadataOf(md)
+	u.Created = payouts.NewTime(sqldb.FromMicros(created))
+	u.Wallet = payouts.Wallet{Amount: payouts.Money(amount), WithdrawableAmount: payouts.Money(withdrawable)}
+	return u, nil
+}
+
+// searchText is what a user search matches: name, email and phone, lower-cased.
+func searchText(u *payouts.User) string {
+	return strings.ToLower(strings.Join([]string{u.FirstName, u.LastName, u.FirstName + " " + u.LastName,
+		u.Email, u.PhoneNumber.CountryCode + u.PhoneNumber.PhoneNumber, deref(u.Username)}, "\n"))
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// CreateUser inserts a user. A taken email or username answers the API's conflict error.
+func (q *Queries) CreateUser(ctx context.Context, u *service.UserRecord) error {
+	var usernameKey sql.NullString
+	if u.Username != nil {
+		usernameKey = nullString(strings.ToLower(*u.Username))
+	}
+	// Check first so the answer can say which key is taken; the unique indexes still decide.
+	var taken string
+	err := q.queryRow(ctx, `SELECT CASE WHEN email_key = ? THEN 'email' ELSE 'username' END FROM users
+		WHERE app_id = ? AND deleted_at IS NULL AND (email_key = ? OR username_key = ?) LIMIT 1`,
+		strings.ToLower(u.Email), u.AppID, strings.ToLower(u.Email), usernameKey).Scan(&taken)
+	switch {
+	case err == nil && taken == "email":
+		return emailTaken()
+	case err == nil:
+		return payouts.Errorf(payouts.EUsernameExists, "A user with this username already exists.")
+	case err != sql.ErrNoRows:
+		return err
+	}
+	err = q.queryRow(ctx, `INSERT INTO users (id, app_id, first_name, last_name, email, email_key, country_code,
+		phone_number, username, username_key, status, verified, metadata, search, created)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		u.ID, u.AppID, u.FirstName, u.LastName, u.Email, strings.ToLower(u.Email), u.PhoneNumber.CountryCode,
+		u.PhoneNumber.PhoneNumber, sqlNullPtr(u.Username), usernameKey, u.Status, u.Verified,
+		metadataValue(u.Metadata), searchText(&u.User), sqldb.Micros(u.Created.Time)).Scan(&u.Seq)
+	if sqldb.IsUniqueViolation(err) {
+		return emailTaken() // a concurrent create won the race for the same key
+	}
+	return err
+}
+
+func emailTaken() error {
+	return payouts.Errorf(payouts.EEmailExists, "A user with this email already exists.")
+}
+
+func sqlNullPtr(s *string) sql.NullString {
+	if s == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: *s, Valid: true}
+}
+
+// GetUser reads a user who is not deleted.
+func (q *Queries) GetUser(ctx context.Context, appID, id string) (*service.UserRecord, error) {
+	u, err := scanUser(q.queryRow(ctx, userSelect+` WHERE u.app_id = ? AND u.id = ? AND u.deleted_at IS NULL`+q.lockRow("u"), appID, id))
+	if err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// ListUsers reads a page of the app's users, newest first.
+func (q *Queries) ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) ([]service.UserRecord, bool, error) {
+	l := listQuery{selectFrom: userSelect, order: "u.seq", cursor: q.seqCursor("users", appID)}
+	l.filter("u.app_id = ?", appID)
+	l.filter("u.deleted_at IS NULL")
+	if f.Status != "" {
+		l.filter("u.status = ?", f.Status)
+	}
+	if f.Search != "" {
+		l.filter(`u.search LIKE ? ESCAPE '\'`, likePattern(f.Search))
+	}
+	return run(ctx, q, l, page, func(r *sql.Rows) (service.UserRecord, error) { return scanUser(r) })
+}
+
+// UpdateUser writes a user's status, verification, compliance flags and metadata.
+func (q *Queries) UpdateUser(ctx context.Context, u *service.UserRecord) error {
+	c := u.Compliance
+	return q.execOne(ctx, `UPDATE users SET status = ?, verified = ?, tax_id_collected = ?, address_collected = ?,
+		dob_collected = ?, must_collect_1099 = ?, collected_1099 = ?, w8ben_collected = ?, flagged = ?,
+		id_verified = ?, metadata = ? WHERE app_id = ? AND id = ? AND deleted_at IS NULL`,
+		u.Status, u.Verified, c.TaxIDCollected, c.AddressCollected, c.DateOfBirthCollected, c.MustCollect1099,
+		c.Collected1099, c.W8BENCollected, c.Flagged, c.IDVerified, metadataValue(u.Metadata), u.AppID, u.ID)
+}
+
+// DeleteUser marks a user deleted; its email and username become free again.
+func (q *Queries) DeleteUser(ctx context.Context, appID, id string, at time.Time) error {
+	return q.execOne(ctx, `UPDATE users SET deleted_at = ?, status = ? WHERE app_id = ? AND id = ? AND deleted_at IS NULL`,
+		sqldb.Micros(at), payouts.UserDisabled, appID, id)
+}
+
+// SaveVerification stores the user's outstanding token, replacing any earlier one.
+func (q *Queries) SaveVerification(ctx context.Context, v *service.VerificationRecord) error {
+	_, err := q.exec(ctx, `INSERT INTO verifications (app_id, user_id, token_hash, expires, attempts) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (app_id, user_id) DO UPDATE SET token_hash = excluded.token_hash, expires = excluded.expires,
+		attempts = excluded.attempts`, v.AppID, v.UserID, v.TokenHash, sqldb.Micros(v.Expires), v.Attempts)
+	return err
+}
+
+// GetVerification reads the user's outstanding token.
+func (q *Queries) GetVerification(ctx context.Context, appID, userID string) (*service.VerificationRecord, error) {
+	v := service.VerificationRecord{AppID: appID, UserID: userID}
+	var expires int64
+	err := q.queryRow(ctx, `SELECT token_hash, expires, attempts FROM verifications WHERE app_id = ? AND user_id = ?`,
+		appID, userID).Scan(&v.TokenHash, &expires, &v.Attempts)
+	if err != nil {
+		return nil, noRecord(err)
+	}
+	v.Expires = sqldb.FromMicros(expires)
+	return &v, nil
+}
+
+// DeleteVerification forgets the user's token.
+func (q *Queries) DeleteVerification(ctx context.Context, appID, userID string) error {
+	_, err := q.exec(ctx, `DELETE FROM verifications WHERE app_id = ? AND user_id = ?`, appID, userID)
+	return err
+}
+
+// FindUserByContact reads the app's user with this phone number, or else with this email.
+func (q *Queries) FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (*service.UserRecord, error) {
+	u, err := scanUser(q.queryRow(ctx, userSelect+` WHERE u.app_id = ? AND u.deleted_at IS NULL
+		AND ((u.country_code = ? AND u.phone_number = ?) OR u.email_key = ?)
+		ORDER BY CASE WHEN u.phone_number = ? THEN 0 ELSE 1 END, u.seq LIMIT 1`,
+		appID, countryCode, phone, strings.ToLower(email), phone))
+	if err != nil {
+		return nil, err
+	}
+	return &u, nil
+}

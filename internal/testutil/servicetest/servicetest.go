@@ -1,0 +1,258 @@
+// Package servicetest starts the real Payout Service in-process for tests: the real store (SQLite
+// in t.TempDir(), or PostgreSQL through pgtest), the real service and the real HTTP app,
+// listening on 127.0.0.1 over real HTTP.
+//
+//	env := servicetest.Start(t)
+//	resp := env.Do(t, "POST", "/v2/users", map[string]any{...})
+//
+// When the test ends, Start's cleanup checks the ledger of every app (it must balance) and fails
+// the test if any request was answered with a 5xx status: bad input must never cause one. A
+// package that uses WithPostgres calls pgtest.Main from its TestMain.
+package servicetest
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/payouts"
+)
+
+// Env is a running Payout Service and the credentials of its first app.
+type Env struct {
+	// URL is the API's base: http://127.0.0.1:PORT/api, to which /v2/... paths are appended.
+	URL string
+	// Origin is http://127.0.0.1:PORT, where the hosted pages are.
+	Origin string
+
+	AppID    string
+	ClientID string
+	APIKey   string
+
+	Server  *payoutd.Server
+	Service *service.Service
+	Store   *store.Store
+	// Clock is the service's clock: the wall clock until a test sets or advances it.
+	Clock *Clock
+	// Inbox holds every message the service sent, kept by its sandbox notifier.
+	Inbox *Inbox
+	// HTTP is a client for the server, with room for many concurrent connections.
+	HTTP *http.Client
+
+	logs *logRecorder
+}
+
+// Option changes how Start starts the service.
+type Option func(*options)
+
+type options struct {
+	dsn      string
+	postgres bool
+	clock    *Clock
+	config   []func(*payoutd.Config)
+}
+
+// WithPostgres runs the service on a fresh PostgreSQL database from pgtest.
+func WithPostgres() Option { return func(o *options) { o.postgres = true } }
+
+// WithDSN runs the service on the given database (a SQLite path or a postgres:// URL).
+func WithDSN(dsn string) Option { return func(o *options) { o.dsn = dsn } }
+
+// WithClock gives the service c as its clock, for a test that starts it frozen or shares it.
+func WithClock(c *Clock) Option { return func(o *options) { o.clock = c } }
+
+// WithConfig changes the payoutd configuration before the server is built.
+func WithConfig(fn func(*payoutd.Config)) Option {
+	return func(o *options) { o.config = append(o.config, fn) }
+}
+
+// Start starts the Payout Service with one app and returns its environment. Everything stops
+// when t ends.
+func Start(t testing.TB, opts ...Option) *Env {
+	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	dir := t.TempDir()
+	switch {
+	case o.dsn != "":
+	case o.postgres:
+		o.dsn = pgtest.DSN(t)
+	default:
+		o.dsn = filepath.Join(dir, "disburse.db")
+	}
+	if o.clock == nil {
+		o.clock = &Clock{}
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("servicetest: listen: %v", err)
+	}
+	origin := "http://" + ln.Addr().String()
+	env := &Env{
+		URL:    origin + "/api",
+		Origin: origin,
+		Clock:  o.clock,
+		logs:   newLogRecorder(),
+		HTTP: &http.Client{
+			Timeout:   time.Minute,
+			Transport: &http.Transport{MaxIdleConnsPerHost: 64, Proxy: nil},
+		},
+	}
+	cfg := payoutd.Config{
+		Addr:          ln.Addr().String(),
+		DB:            o.dsn,
+		PublicURL:     origin,
+		EncryptionKey: bytes.Repeat([]byte{7}, payoutd.KeySize),
+		Clock:         o.clock,
+	}
+	for _, fn := range o.config {
+		fn(&cfg)
+	}
+	ctx := context.Background()
+	srv, err := payoutd.New(ctx, cfg, slog.New(env.logs))
+	if err != nil {
+		ln.Close()
+		t.Fatalf("servicetest: start: %v", err)
+	}
+	env.Server, env.Service, env.Store = srv, srv.Service(), srv.Store()
+	env.Inbox = &Inbox{svc: env.Service, t: t}
+
+	serveCtx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(serveCtx, ln) }()
+	t.Cleanup(func() {
+		env.HTTP.CloseIdleConnections()
+		stop()
+		if err := <-served; err != nil {
+			t.Errorf("servicetest: serve: %v", err)
+		}
+		if err := srv.Close(); err != nil {
+			t.Errorf("servicetest: close: %v", err)
+		}
+		env.logs.check(t)
+	})
+
+	creds, err := srv.CreateApp(ctx, "Test app")
+	if err != nil {
+		t.Fatalf("servicetest: create app: %v", err)
+	}
+	env.AppID, env.ClientID, env.APIKey = creds.AppID, creds.ClientID, creds.APIKey
+	// Registered last so that it runs first, while the store is open.
+	t.Cleanup(func() { env.CheckLedger(t) })
+	return env
+}
+
+// Credentials are those of the first app.
+func (e *Env) Credentials() payouts.Credentials {
+	return payouts.Credentials{AppID: e.AppID, Name: "Test app", ClientID: e.ClientID, APIKey: e.APIKey}
+}
+
+// CreateApp makes another app, for tests of what one app may see of another's.
+func (e *Env) CreateApp(t testing.TB, name string) payouts.Credentials {
+	t.Helper()
+	creds, err := e.Server.CreateApp(context.Background(), name)
+	if err != nil {
+		t.Fatalf("servicetest: create app %q: %v", name, err)
+	}
+	return creds
+}
+
+// CheckLedger fails t unless the ledger of every app holds its invariants.
+func (e *Env) CheckLedger(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	apps, err := e.Service.Apps(ctx)
+	if err != nil {
+		t.Errorf("servicetest: list apps: %v", err)
+		return
+	}
+	for _, app := range apps {
+		if err := e.Service.CheckLedger(ctx, app.ID); err != nil {
+			t.Errorf("servicetest: ledger of app %s (%s): %v", app.Name, app.ID, err)
+		}
+	}
+}
+
+// Clock is a service.Clock that tests control. Its zero value follows the wall clock; Set stops
+// it at a time, Advance moves it forward, running or stopped.
+type Clock struct {
+	mu     sync.Mutex
+	fixed  time.Time
+	offset time.Duration
+}
+
+// NewClock returns a clock stopped at t.
+func NewClock(t time.Time) *Clock { return &Clock{fixed: t.UTC()} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fixed.IsZero() {
+		return c.fixed
+	}
+	return time.Now().Add(c.offset).UTC()
+}
+
+// Set stops the clock at t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fixed = t.UTC()
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fixed.IsZero() {
+		c.fixed = c.fixed.Add(d)
+		return
+	}
+	c.offset += d
+}
+
+// Inbox reads the messages the service's sandbox notifier kept (verification tokens, payout
+// links), as the sandbox inbox page shows them. It stops the test when the store fails, so call
+// it from the test's goroutine.
+type Inbox struct {
+	svc *service.Service
+	t   testing.TB
+}
+
+// Messages returns the messages sent so far to every app, oldest first (at most 500).
+func (in *Inbox) Messages() []service.MessageRecord {
+	in.t.Helper()
+	msgs, err := in.svc.Inbox(context.Background(), "", 500)
+	if err != nil {
+		in.t.Fatalf("servicetest: inbox: %v", err)
+	}
+	slices.Reverse(msgs)
+	return msgs
+}
+
+// Last returns the newest message sent to to (+CC NUMBER or an email address), or false.
+func (in *Inbox) Last(to string) (service.MessageRecord, bool) {
+	in.t.Helper()
+	msgs := in.Messages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].To == to {
+			return msgs[i], true
+		}
+	}
+	return service.MessageRecord{}, false
+}
