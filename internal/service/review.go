@@ -1,0 +1,60 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// ReviewTransfer releases a flagged transfer to its rail, or rejects it and releases its
+// reservations.
+func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payouts.ReviewTransferRequest) (*payouts.Transfer, error) {
+	if !payouts.ValidID(id) {
+		return nil, notFound("transfer")
+	}
+	reason := strings.TrimSpace(req.Reason)
+	err := s.store.InTx(ctx, func(q Queries) error {
+		t, err := q.GetTransfer(ctx, appID, id)
+		if err != nil {
+			return orNotFound(err, "transfer")
+		}
+		p := payouts.Problems{}
+		if req.Action != payouts.ReviewRelease && req.Action != payouts.ReviewReject {
+			p.Add("action", "must be release or reject")
+		}
+		if len(reason) > 500 {
+			p.Add("reason", "must be at most 500 characters")
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		if t.Status != payouts.TransferFlagged {
+			return payouts.Errorf(payouts.EInvalidTransaction, "Only a flagged transfer can be reviewed; this one is %s.", t.Status)
+		}
+		b, err := s.book(ctx, q, appID)
+		if err != nil {
+			return err
+		}
+		if req.Action == payouts.ReviewReject {
+			if reason == "" {
+				reason = "rejected in review"
+			}
+			return s.failPayout(ctx, q, b, t, payouts.TransferFlagged, reason)
+		}
+		t.Status, t.Updated = payouts.TransferPending, s.now()
+		if err := q.UpdateTransfer(ctx, t, payouts.TransferFlagged); err != nil {
+			return err
+		}
+		method, err := s.payoutMethod(ctx, q, &UserRecord{AppID: appID, User: payouts.User{ID: *t.UserID}},
+			t.ExternalData.Platform, t.ExternalData.AccountID)
+		if err != nil {
+			return s.failPayout(ctx, q, b, t, payouts.TransferPending, "the payout method was removed")
+		}
+		return s.submit(ctx, q, b, t, method)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.GetTransfer(ctx, appID, id)
+}
