@@ -28,15 +28,17 @@ type rule struct {
 var none = []string{}
 
 // rules is docs/ARCHITECTURE.md's "Import rules". sqldb is the neutral engine layer the stores
-// share, ledger is pure posting logic, the store implements the interface the service declares
-// (so it imports the service, never the other way), and static is the embedded assets and their
-// serving, shared by both faces. Packages under internal/ are named without that prefix.
+// share, ledger is pure posting logic, the store and the sandbox (rails, notifier, checks)
+// implement interfaces the service declares (so they import the service, never the other way;
+// payoutd wires them in), and static is the embedded assets and their serving, shared by both
+// faces. Packages under internal/ are named without that prefix.
 var rules = []rule{
 	{pkg: "payouts", only: none},
 	{pkg: "sqldb", only: none},
 	{pkg: "ledger", only: none},
 	{pkg: "service", only: []string{"payouts", "ledger"}},
 	{pkg: "store", only: []string{"service", "payouts", "ledger", "sqldb"}},
+	{pkg: "sandbox", only: []string{"service", "payouts"}},
 	{pkg: "dashstore", only: []string{"payouts", "sqldb"}},
 	{pkg: "client", only: []string{"payouts"}},
 	{pkg: "api", only: []string{"service", "payouts", "views", "ledger", "static"}},
@@ -231,6 +233,9 @@ func TestViolations(t *testing.T) {
 		{"store implements the service's interface", []goPackage{pkg("m/internal/store", []string{"m/internal/service", "m/internal/sqldb"}, []string{"m/payouts", "m/internal/ledger"})}, "store", 0},
 		{"store imports api", []goPackage{pkg("m/internal/store", []string{"m/internal/api"}, nil)}, "store", 1},
 		{"service imports store", []goPackage{pkg("m/internal/service", []string{"m/internal/store"}, nil)}, "service", 1},
+		{"sandbox implements the service's interfaces", []goPackage{pkg("m/internal/sandbox", []string{"m/internal/service", "m/payouts"}, []string{"m/internal/ledger"})}, "sandbox", 0},
+		{"sandbox imports store", []goPackage{pkg("m/internal/sandbox", []string{"m/internal/service", "m/internal/store"}, nil)}, "sandbox", 1},
+		{"service imports sandbox", []goPackage{pkg("m/internal/service", []string{"m/internal/sandbox", "m/payouts"}, nil)}, "service", 1},
 		{"api reaches ledger through service", []goPackage{pkg("m/api", []string{"m/service", "github.com/gofiber/fiber/v2"}, []string{"m/ledger"})}, "api", 0},
 		{"api reaches sqldb through service", []goPackage{pkg("m/api", []string{"m/service"}, []string{"m/sqldb"})}, "api", 1},
 		{"api imports store", []goPackage{pkg("m/api", []string{"m/store", "m/service"}, nil)}, "api", 1},

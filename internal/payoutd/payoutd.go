@@ -21,6 +21,7 @@ import (
 	"github.com/disburse/disburse/internal/api"
 	"github.com/disburse/disburse/internal/hosted"
 	"github.com/disburse/disburse/internal/httpserve"
+	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/payouts"
@@ -128,10 +129,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 }
 
 func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, error) {
-	svc, err := service.New(st, service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
-		SandboxDelay: cfg.SandboxDelay, SandboxACHDelay: cfg.SandboxACHDelay,
-		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099},
-		cfg.Clock, cfg.Notifier, log.With("component", "service"))
+	// No real rail, gateway or identity provider is configured yet: the sandbox stands in for
+	// all of them.
+	svcCfg := sandbox.Wire(service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
+		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
+	notifier := cfg.Notifier
+	if notifier == nil {
+		notifier = sandbox.Inbox{Store: st, Clock: cfg.Clock}
+	}
+	svc, err := service.New(st, svcCfg, cfg.Clock, notifier, log.With("component", "service"))
 	if err != nil {
 		return nil, err
 	}

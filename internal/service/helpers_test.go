@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/payouts"
@@ -69,7 +70,7 @@ func (e *env) open(t testing.TB) {
 		t.Fatal(err)
 	}
 	e.stores = append(e.stores, st)
-	svc, err := service.New(st, e.cfg, e.clock, nil, nil)
+	svc, err := service.New(st, sandbox.Wire(e.cfg, e.clock, 0, 0), e.clock, sandbox.Inbox{Store: st, Clock: e.clock}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,13 @@ func (s *Service) FindOrCreatePayee(ctx context.Context, appID string, req payou
 	return s.CreateUser(ctx, appID, req)
 }
 
-// VerifyIdentity runs the sandbox identity check of a hosted flow: it passes unless the last
-// four digits of the SSN are 0000 (the documented failure trigger), and records the result.
+// IdentityVerifier checks a payee's identity against an outside provider (the sandbox's fails
+// SSN last four 0000). A failed check is a payouts field error the form shows.
+type IdentityVerifier interface {
+	VerifyIdentity(ctx context.Context, ssnLast4, dateOfBirth string) error
+}
+
+// VerifyIdentity runs the identity check of a hosted flow and records the result.
 func (s *Service) VerifyIdentity(ctx context.Context, appID, userID, ssnLast4, dateOfBirth string) error {
 	p := payouts.Problems{}
 	if len(ssnLast4) != 4 || !payouts.AllDigits(ssnLast4) {
@@ -34,8 +39,8 @@ func (s *Service) VerifyIdentity(ctx context.Context, appID, userID, ssnLast4, d
 	if err := p.Err(); err != nil {
 		return err
 	}
-	if ssnLast4 == TriggerFailDigits {
-		return payouts.FieldError("ssn_last4", "we could not verify your identity with these details")
+	if err := s.cfg.Identity.VerifyIdentity(ctx, ssnLast4, dateOfBirth); err != nil {
+		return err
 	}
 	return s.store.InTx(ctx, func(q Queries) error {
 		user, err := s.getUser(ctx, q, appID, userID)

@@ -121,7 +121,7 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*Transf
 		t.PayoutLinkID = &o.payoutLinkID
 	}
 	t.Status = payouts.TransferPending
-	if user.Compliance.Flagged || o.amount == TriggerFlagAmount {
+	if user.Compliance.Flagged || s.cfg.Screener.HoldForReview(s.railPayout(t, method)) {
 		t.Status = payouts.TransferFlagged
 	}
 	if err := q.CreateTransfer(ctx, t); err != nil {

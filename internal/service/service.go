@@ -7,6 +7,7 @@ package service
 import (
 	"context"
 	"crypto/cipher"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -50,10 +51,11 @@ type Config struct {
 	Fees map[payouts.Platform]payouts.Money
 	// DefaultFeeParty pays the fee when a request names no party.
 	DefaultFeeParty payouts.FeeParty
-	// Rails moves payouts out, per platform; nil means the sandbox rails with the delays below.
-	Rails map[payouts.Platform]Rail
-	// SandboxDelay and SandboxACHDelay are how long sandbox payouts take to settle.
-	SandboxDelay, SandboxACHDelay time.Duration
+	// Rails moves payouts out, per platform. Screener holds payouts for review and Identity
+	// verifies payees. All three are required; package sandbox provides them without a network.
+	Rails    map[payouts.Platform]Rail
+	Screener Screener
+	Identity IdentityVerifier
 }
 
 // DefaultThresholds1099 is the IRS reporting threshold: $600 through 2025, $2,000 from 2026.
@@ -71,8 +73,8 @@ type Service struct {
 	cfg      Config
 }
 
-// New returns a Service on store. clock and notifier may be nil for the system clock and the
-// sandbox inbox.
+// New returns a Service on store. clock may be nil for the system clock; the notifier and the
+// providers of cfg are required.
 func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logger) (*Service, error) {
 	aead, err := newAEAD(cfg.EncryptionKey)
 	if err != nil {
@@ -90,20 +92,11 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 	if cfg.DefaultFeeParty == "" {
 		cfg.DefaultFeeParty = payouts.FeePartyPlatform
 	}
-	if cfg.SandboxDelay == 0 {
-		cfg.SandboxDelay = 5 * time.Second
-	}
-	if cfg.SandboxACHDelay == 0 {
-		cfg.SandboxACHDelay = 20 * time.Second
-	}
-	if cfg.Rails == nil {
-		cfg.Rails = SandboxRails(clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
+	if cfg.Rails == nil || cfg.Screener == nil || cfg.Identity == nil || notifier == nil {
+		return nil, errors.New("service: rails, screener, identity verifier and notifier are required")
 	}
 	if len(cfg.Thresholds1099) == 0 {
 		cfg.Thresholds1099 = DefaultThresholds1099()
-	}
-	if notifier == nil {
-		notifier = inbox{store: store, clock: clock}
 	}
 	return &Service{store: store, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg}, nil
 }

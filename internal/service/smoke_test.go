@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/payouts"
@@ -17,7 +18,7 @@ func newService(t *testing.T) *service.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc, err := service.New(st, service.Config{EncryptionKey: make([]byte, 32)}, nil, nil, nil)
+	svc, err := service.New(st, sandbox.Wire(service.Config{EncryptionKey: make([]byte, 32)}, nil, 0, 0), nil, sandbox.Inbox{Store: st}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
