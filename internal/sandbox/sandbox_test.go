@@ -67,8 +67,12 @@ func TestChecks(t *testing.T) {
 		{"$13.14 passes", true, func() bool { return !sandbox.Screener{}.HoldForReview(service.RailPayout{Amount: 1314}) }},
 		{"SSN 0000 fails", false, func() bool { return sandbox.IdentityVerifier{}.VerifyIdentity(context.Background(), "0000", "") == nil }},
 		{"SSN 1234 passes", true, func() bool { return sandbox.IdentityVerifier{}.VerifyIdentity(context.Background(), "1234", "") == nil }},
-		{"bounce email is refused", false, func() bool { return sandbox.Inbox{}.Send(context.Background(), service.Message{To: "Bounce@example.com"}) == nil }},
-		{"phone 0000 is refused", false, func() bool { return sandbox.Inbox{}.Send(context.Background(), service.Message{To: "+1 5550000"}) == nil }},
+		{"bounce email is refused", false, func() bool {
+			return sandbox.Inbox{}.Send(context.Background(), service.Message{To: "Bounce@example.com"}) == nil
+		}},
+		{"phone 0000 is refused", false, func() bool {
+			return sandbox.Inbox{}.Send(context.Background(), service.Message{To: "+1 5550000"}) == nil
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
