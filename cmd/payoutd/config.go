@@ -44,6 +44,8 @@ type flags struct {
 	frameAncestors, shutdownTimeout    string
 	sandboxInbox, fees, thresholds1099 string
 	logFormat, logLevel                string
+	workerInterval                     string
+	sandboxDelay, sandboxACHDelay      string
 }
 
 // register adds the flags every subcommand shares (the database, its key and logging); serve
@@ -83,6 +85,12 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"1099 threshold per calendar year in dollars, e.g. 2025=600,2026=2000; later years use the latest (DISBURSE_THRESHOLDS_1099)")
 	fs.StringVar(&f.sandboxInbox, "sandbox-inbox", env("DISBURSE_SANDBOX_INBOX", "on"),
 		"serve the sandbox inbox page at /sandbox/inbox: on or off; turn it off where real messages are sent (DISBURSE_SANDBOX_INBOX)")
+	fs.StringVar(&f.workerInterval, "worker-interval", env("DISBURSE_WORKER_INTERVAL", "1s"),
+		"how often the worker settles due payouts and delivers payout links (DISBURSE_WORKER_INTERVAL)")
+	fs.StringVar(&f.sandboxDelay, "sandbox-delay", env("DISBURSE_SANDBOX_DELAY", "5s"),
+		"how long sandbox PayPal, Venmo and Cash App payouts take to settle (DISBURSE_SANDBOX_DELAY)")
+	fs.StringVar(&f.sandboxACHDelay, "sandbox-ach-delay", env("DISBURSE_SANDBOX_ACH_DELAY", "20s"),
+		"how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)")
 	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
 		"how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)")
 }
@@ -164,12 +172,23 @@ func (f *flags) config() (config, error) {
 			}
 		}
 	}
-	if f.shutdownTimeout != "" {
-		d, err := time.ParseDuration(f.shutdownTimeout)
-		if err != nil || d <= 0 {
-			bad("--shutdown-timeout %q: want a positive duration like 10s", f.shutdownTimeout)
+	for _, d := range []struct {
+		name, value string
+		into        *time.Duration
+	}{
+		{"--worker-interval", f.workerInterval, &cfg.service.WorkerInterval},
+		{"--sandbox-delay", f.sandboxDelay, &cfg.service.SandboxDelay},
+		{"--sandbox-ach-delay", f.sandboxACHDelay, &cfg.service.SandboxACHDelay},
+		{"--shutdown-timeout", f.shutdownTimeout, &cfg.service.ShutdownTimeout},
+	} {
+		if d.value == "" {
+			continue
 		}
-		cfg.service.ShutdownTimeout = d
+		v, err := time.ParseDuration(d.value)
+		if err != nil || v <= 0 {
+			bad("%s %q: want a positive duration like 1s", d.name, d.value)
+		}
+		*d.into = v
 	}
 	switch f.logFormat {
 	case "text", "json":
