@@ -7,6 +7,7 @@ import (
 
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/payouts"
@@ -55,9 +56,10 @@ func (b *bank) verify(c *client.Client) {
 		if n := listed[o.id]; n != 1 {
 			t.Errorf("%s %s (key %s) is listed %d times, want once", o.kind, o.id, o.key, n)
 		}
-		again, err := b.send(ctx, c, o)
-		if err != nil || again.ID != o.id {
-			t.Errorf("replaying key %s of %s %s: got %v, %v", o.key, o.kind, o.id, again, err)
+		if again, err := b.send(ctx, c, o); err != nil {
+			t.Errorf("replaying key %s of %s %s: %v", o.key, o.kind, o.id, err)
+		} else if again.ID != o.id {
+			t.Errorf("replaying key %s of %s %s answered another transfer, %s", o.key, o.kind, o.id, again.ID)
 		}
 		tr, err := c.GetTransfer(ctx, o.id)
 		if err != nil {
@@ -144,7 +146,8 @@ func checkLedger(t *testing.T, db, appID string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	svc, err := service.New(st, service.Config{EncryptionKey: key}, nil, nil, nil)
+	svc, err := service.New(st, sandbox.Wire(service.Config{EncryptionKey: key}, nil, 0, 0), nil,
+		sandbox.Inbox{Store: st}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

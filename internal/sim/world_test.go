@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
@@ -49,7 +50,8 @@ func (w *world) open() error {
 		return err
 	}
 	w.st, w.faulty = st, &faultyStore{Store: st}
-	w.svc, err = service.New(w.faulty, service.Config{EncryptionKey: key}, w.clock, nil, nil)
+	cfg := sandbox.Wire(service.Config{EncryptionKey: key}, w.clock, 0, 0)
+	w.svc, err = service.New(w.faulty, cfg, w.clock, sandbox.Inbox{Store: w.faulty, Clock: w.clock}, nil)
 	return err
 }
 
@@ -62,7 +64,7 @@ func (w *world) crash() error {
 // amount is a whole number of dollars, or now and then the sandbox's review trigger.
 func (w *world) amount(maxDollars int) int64 {
 	if w.rng.IntN(12) == 0 {
-		return int64(service.TriggerFlagAmount)
+		return int64(sandbox.TriggerFlagAmount)
 	}
 	return int64(1+w.rng.IntN(maxDollars)) * 100
 }
