@@ -2,7 +2,6 @@ package faulttest
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/disburse/disburse/client"
-	"github.com/disburse/disburse/payouts"
 )
 
 // TestDeadlockStorm has 50 clients move money both ways between the app and the same 3 users at
@@ -29,9 +27,8 @@ func TestDeadlockStorm(t *testing.T) {
 			b.do(ctx, 0, op{kind: opDeposit, key: uuid.NewString(), amount: 1_000_00})
 
 			start := time.Now()
+			b.strict = true
 			var wg sync.WaitGroup
-			var mu sync.Mutex
-			refused := 0
 			for w := range 50 {
 				wg.Go(func() {
 					rng := rand.New(rand.NewPCG(3, uint64(w)))
@@ -41,27 +38,16 @@ func TestDeadlockStorm(t *testing.T) {
 						if rng.IntN(2) == 0 {
 							o.kind = opToApp
 						}
-						tr, err := b.send(ctx, c, o)
-						var apiErr *payouts.Error
-						switch {
-						case err == nil:
-							o.id = tr.ID
-							mu.Lock()
-							b.acked = append(b.acked, o)
-							mu.Unlock()
-						case errors.As(err, &apiErr) && apiErr.Code == payouts.EInsufficientFunds && apiErr.Status == 422:
-							mu.Lock()
-							refused++
-							mu.Unlock()
-						default:
-							t.Errorf("%s of %d: %v", o.kind, o.amount, err)
-						}
+						b.do(ctx, 0, o)
 					}
 				})
 			}
 			wg.Wait()
+			for _, f := range b.failures {
+				t.Error(f)
+			}
 			t.Logf("%s: %d transfers acknowledged, %d refused for insufficient funds, in %s",
-				engine, len(b.acked), refused, time.Since(start).Round(time.Millisecond))
+				engine, len(b.acked), b.refused, time.Since(start).Round(time.Millisecond))
 			b.verify(c)
 			d.kill()
 			checkLedger(t, d.db, creds.AppID)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -40,6 +41,8 @@ type bank struct {
 	creds   payouts.Credentials
 	clients []*client.Client // one per process; an operation's attempts go round them
 	users   []payouts.User
+	// strict makes any error but insufficient funds a failure, instead of retrying it.
+	strict bool
 
 	mu         sync.Mutex
 	acked      []op
@@ -102,13 +105,13 @@ func (b *bank) do(ctx context.Context, turn int, o op) {
 			b.acked = append(b.acked, o)
 			b.mu.Unlock()
 			return
-		case errors.As(err, &apiErr) && apiErr.Code == payouts.EInsufficientFunds:
+		case errors.As(err, &apiErr) && apiErr.Code == payouts.EInsufficientFunds && apiErr.Status == http.StatusUnprocessableEntity:
 			b.mu.Lock()
 			b.refused++
 			b.mu.Unlock()
 			return
-		case errors.As(err, &apiErr) && apiErr.Code != payouts.EResourceBusy:
-			b.fail("%s %s: answered %d %s: %s", o.kind, o.key, apiErr.Status, apiErr.Code, apiErr.Message)
+		case b.strict || (errors.As(err, &apiErr) && apiErr.Code != payouts.EResourceBusy):
+			b.fail("%s %s: %v", o.kind, o.key, err)
 			return
 		case ctx.Err() != nil:
 			b.fail("%s %s: no answer before the deadline: %v", o.kind, o.key, err)
