@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
+	"testing"
 
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/internal/payoutd"
@@ -132,5 +134,43 @@ func startExampleService() *exampleService {
 			srv.Close()
 			os.RemoveAll(dir)
 		},
+	}
+}
+
+// readmeExample is the snippet of README.md's "Use the Go client": being here, it compiles, and
+// TestReadmeExample fails when the two drift apart.
+func readmeExample(ctx context.Context, clientID, apiKey string) error {
+	c, err := client.New("http://127.0.0.1:8081/api", client.WithCredentials(clientID, apiKey))
+	if err != nil {
+		return err
+	}
+	ada, err := c.CreateUser(ctx, payouts.CreateUserRequest{FirstName: "Ada", LastName: "Lovelace",
+		Email: "ada@example.com", CountryCode: "1", PhoneNumber: "4155550100"})
+	if err != nil {
+		return fmt.Errorf("create user: %s: %w", payouts.ErrorCode(err), err)
+	}
+	_, err = c.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: ada.ID, Amount: -25_00})
+	return err
+}
+
+func TestReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Use the Go client")
+	_, block, ok2 := strings.Cut(section, "```go\n")
+	snippet, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README.md has no Go block under \"## Use the Go client\"")
+	}
+	source, err := os.ReadFile("example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The function body is the snippet indented by one tab.
+	indented := "\t" + strings.ReplaceAll(strings.TrimSuffix(snippet, "\n"), "\n", "\n\t") + "\n"
+	if !strings.Contains(string(source), indented) {
+		t.Errorf("README.md's client snippet is not the body of readmeExample in example_test.go:\n%s", snippet)
 	}
 }

@@ -3,5 +3,5 @@
 // every layer speaks. It imports only the standard library, so the service, the store, the HTTP
 // transports and the client can all depend on it without depending on each other.
 //
-// JSON tags are the wire format of ../shared/API.md.
+// JSON tags are the wire format of docs/API.md.
 package payouts

@@ -1,4 +1,4 @@
-// Package api is the JSON transport of the Payout Service: the /v2 wire format of API.md on a
+// Package api is the JSON transport of the Payout Service: the /v2 wire format of docs/API.md on a
 // Fiber app. Handlers decode a request, call the service and encode its answer; errors become
 // statuses in one place (error.go). The app is meant to be mounted at /api, so that routes read
 // /api/v2/...

@@ -1,6 +1,6 @@
-// Package archtest enforces the import rules of ARCHITECTURE.md on the packages of the module.
-// A rule about a package that does not exist yet is skipped, so the rules bite as soon as the
-// package appears.
+// Package archtest enforces the import rules of docs/ARCHITECTURE.md on the packages of the
+// module. A rule about a package that does not exist yet is skipped, so the rules bite as soon as
+// the package appears.
 package archtest
 
 import (
@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -178,14 +179,9 @@ func listPackages(t *testing.T) (module string, pkgs []goPackage) {
 		t.Fatalf("go list -m: %v", commandError(err))
 	}
 	module = strings.TrimSpace(string(out))
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatalf("go env GOMOD: %v", commandError(err))
-	}
-	root := strings.TrimSuffix(strings.TrimSpace(string(gomod)), "go.mod")
 
 	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,Deps", "./...")
-	cmd.Dir = root
+	cmd.Dir = moduleRoot(t)
 	out, err = cmd.Output()
 	if err != nil {
 		t.Fatalf("go list ./...: %v", commandError(err))
@@ -204,6 +200,16 @@ func listPackages(t *testing.T) (module string, pkgs []goPackage) {
 		t.Fatal("go list found no packages")
 	}
 	return module, pkgs
+}
+
+// moduleRoot returns the folder of the module's go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", commandError(err))
+	}
+	return filepath.Dir(strings.TrimSpace(string(gomod)))
 }
 
 // commandError adds what a failed command printed to its error.
