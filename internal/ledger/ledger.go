@@ -93,6 +93,7 @@ var (
 	ErrNonPositive = errors.New("ledger: posting amount must be positive")
 	ErrSameAccount = errors.New("ledger: posting must move money between two accounts")
 	ErrBadState    = errors.New("ledger: posting is not in a state that allows this operation")
+	ErrBadOp       = errors.New("ledger: unknown operation")
 )
 
 // Delta is the change one operation set makes to one account's totals. Guard asks the store to
@@ -115,8 +116,24 @@ type Change struct {
 
 // Plan checks a set of changes and returns the per-account deltas they add up to, ordered by
 // account id so that every writer locks accounts in the same order. noOverdraft tells which
-// accounts must not go below zero. It also moves each posting to its new state.
+// accounts must not go below zero. It also moves each posting to its new state; when it refuses
+// the set, every posting keeps the state it had.
 func Plan(changes []Change, noOverdraft func(account int64) bool) ([]Delta, error) {
+	before := make([]State, len(changes))
+	for i, c := range changes {
+		before[i] = c.Posting.State
+	}
+	deltas, err := plan(changes, noOverdraft)
+	if err != nil {
+		for i, c := range changes {
+			c.Posting.State = before[i]
+		}
+		return nil, err
+	}
+	return deltas, nil
+}
+
+func plan(changes []Change, noOverdraft func(account int64) bool) ([]Delta, error) {
 	byAccount := map[int64]*Delta{}
 	get := func(id int64) *Delta {
 		d, ok := byAccount[id]
@@ -157,6 +174,8 @@ func Plan(changes []Change, noOverdraft func(account int64) bool) ([]Delta, erro
 			} else {
 				p.State = Voided
 			}
+		default:
+			return nil, fmt.Errorf("%w: %d", ErrBadOp, c.Op)
 		}
 	}
 	out := make([]Delta, 0, len(byAccount))
@@ -167,15 +186,4 @@ func Plan(changes []Change, noOverdraft func(account int64) bool) ([]Delta, erro
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Account < out[j].Account })
 	return out, nil
-}
-
-// Apply adds d to a's totals and reports whether a guarded no-overdraft account stays at or
-// above zero available. Stores that keep balances in memory, and tests, use it; SQL stores
-// express the same rule in their UPDATE statement.
-func (d Delta) Apply(a *Account) bool {
-	a.DebitsPosted += d.DebitsPosted
-	a.CreditsPosted += d.CreditsPosted
-	a.DebitsPending += d.DebitsPending
-	a.CreditsPending += d.CreditsPending
-	return !d.Guard || a.Available() >= 0
 }
