@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,27 +19,10 @@ import (
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/web"
 )
-
-// clock is the injectable clock of sessions and login limits: tests move it, never sleep.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // cheap argon2id costs keep tests fast; the format and the checks are the production ones.
 var testPassword = web.PasswordParams{Memory: 1024, Time: 1, Threads: 1}
@@ -50,7 +32,7 @@ type harness struct {
 	t       testing.TB
 	srv     *web.Server
 	store   *dashstore.Store
-	clock   *clock
+	clock   *testclock.Clock
 	env     *servicetest.Env // the real Payout Service, over HTTP
 	payouts *client.Client   // the dashboard's client of it
 }
@@ -66,7 +48,7 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	clk := &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg := web.Config{Store: store, Logger: logger, Now: clk.Now, Password: testPassword, Nav: handlers.Nav,
 		FrameSources: []string{"http://127.0.0.1:8081"}}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -26,7 +27,7 @@ var start = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 // that payouts settle, and payout links go out, only when the test calls settle or deliver.
 func frozen() []servicetest.Option {
 	return []servicetest.Option{
-		servicetest.WithClock(servicetest.NewClock(start)),
+		servicetest.WithClock(testclock.New(start)),
 		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 }),
 	}
 }

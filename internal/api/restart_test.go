@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -32,7 +33,7 @@ func TestRestartSettlesOnce(t *testing.T) {
 	} {
 		t.Run(engine.name, func(t *testing.T) {
 			dsn := engine.dsn(t)
-			clock := servicetest.NewClock(start)
+			clock := testclock.New(start)
 			var (
 				creds          payouts.Credentials
 				payee, refused payouts.User

@@ -8,6 +8,7 @@ import (
 
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -16,7 +17,7 @@ import (
 // runs.
 func statsWorld(t *testing.T) *world {
 	t.Helper()
-	w := newWorld(t, servicetest.WithClock(servicetest.NewClock(start.Add(-24*time.Hour))),
+	w := newWorld(t, servicetest.WithClock(testclock.New(start.Add(-24*time.Hour))),
 		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 }))
 	w.env.Clock.Set(start)
 	return w

@@ -3,31 +3,21 @@ package service_test
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
-
-// clock is a clock the test moves.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // env is a service on a real SQLite store with an app, a funded app wallet and a user.
 type env struct {
 	ctx    context.Context
 	path   string
-	clock  *clock
+	clock  *testclock.Clock
 	svc    *service.Service
 	st     *store.Store
 	stores []*store.Store
@@ -39,7 +29,7 @@ type env struct {
 func newEnv(t testing.TB, deposit int64) *env {
 	t.Helper()
 	e := &env{ctx: context.Background(), path: filepath.Join(t.TempDir(), "test.db"),
-		clock: &clock{t: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)},
+		clock: testclock.New(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)),
 		cfg:   service.Config{EncryptionKey: make([]byte, 32), PublicURL: "http://pay.test"}}
 	t.Cleanup(func() {
 		e.checkLedger(t)

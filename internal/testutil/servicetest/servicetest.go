@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -44,7 +44,7 @@ type Env struct {
 	Service *service.Service
 	Store   *store.Store
 	// Clock is the service's clock: the wall clock until a test sets or advances it.
-	Clock *Clock
+	Clock *testclock.Clock
 	// Inbox holds every message the service sent, kept by its sandbox notifier.
 	Inbox *Inbox
 	// HTTP is a client for the server, with room for many concurrent connections.
@@ -59,7 +59,7 @@ type Option func(*options)
 type options struct {
 	dsn      string
 	postgres bool
-	clock    *Clock
+	clock    *testclock.Clock
 	config   []func(*payoutd.Config)
 }
 
@@ -70,7 +70,7 @@ func WithPostgres() Option { return func(o *options) { o.postgres = true } }
 func WithDSN(dsn string) Option { return func(o *options) { o.dsn = dsn } }
 
 // WithClock gives the service c as its clock, for a test that starts it frozen or shares it.
-func WithClock(c *Clock) Option { return func(o *options) { o.clock = c } }
+func WithClock(c *testclock.Clock) Option { return func(o *options) { o.clock = c } }
 
 // WithConfig changes the payoutd configuration before the server is built.
 func WithConfig(fn func(*payoutd.Config)) Option {
@@ -94,7 +94,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 		o.dsn = filepath.Join(dir, "disburse.db")
 	}
 	if o.clock == nil {
-		o.clock = &Clock{}
+		o.clock = &testclock.Clock{}
 	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -185,45 +185,6 @@ func (e *Env) CheckLedger(t testing.TB) {
 			t.Errorf("servicetest: ledger of app %s (%s): %v", app.Name, app.ID, err)
 		}
 	}
-}
-
-// Clock is a service.Clock that tests control. Its zero value follows the wall clock; Set stops
-// it at a time, Advance moves it forward, running or stopped.
-type Clock struct {
-	mu     sync.Mutex
-	fixed  time.Time
-	offset time.Duration
-}
-
-// NewClock returns a clock stopped at t.
-func NewClock(t time.Time) *Clock { return &Clock{fixed: t.UTC()} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.fixed.IsZero() {
-		return c.fixed
-	}
-	return time.Now().Add(c.offset).UTC()
-}
-
-// Set stops the clock at t.
-func (c *Clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.fixed = t.UTC()
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.fixed.IsZero() {
-		c.fixed = c.fixed.Add(d)
-		return
-	}
-	c.offset += d
 }
 
 // Inbox reads the messages the service's sandbox notifier kept (verification tokens, payout

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -33,34 +34,9 @@ func TestStart(t *testing.T) {
 	}
 }
 
-func TestClock(t *testing.T) {
-	var running servicetest.Clock
-	if d := time.Since(running.Now()); d < 0 || d > time.Minute {
-		t.Errorf("zero Clock is %v off the wall clock", d)
-	}
-	running.Advance(time.Hour)
-	if d := running.Now().Sub(time.Now()); d < 59*time.Minute || d > 61*time.Minute {
-		t.Errorf("advanced running clock is %v ahead, want an hour", d)
-	}
-
-	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	c := servicetest.NewClock(start)
-	if !c.Now().Equal(start) {
-		t.Errorf("NewClock(%v).Now() = %v", start, c.Now())
-	}
-	c.Advance(25 * time.Hour)
-	if want := start.Add(25 * time.Hour); !c.Now().Equal(want) {
-		t.Errorf("after Advance: %v, want %v", c.Now(), want)
-	}
-	c.Set(start)
-	if !c.Now().Equal(start) {
-		t.Errorf("after Set: %v, want %v", c.Now(), start)
-	}
-}
-
 func TestServiceUsesClock(t *testing.T) {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	env := servicetest.Start(t, servicetest.WithClock(servicetest.NewClock(start)))
+	env := servicetest.Start(t, servicetest.WithClock(testclock.New(start)))
 	resp := env.Do(t, "POST", "/v2/users", map[string]any{
 		"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com",
 		"country_code": "1", "phone_number": "5555550100",
