@@ -20,24 +20,28 @@ func scanApp(row interface{ Scan(...any) error }) (*service.AppRecord, error) {
 }
 
 // CreateApp inserts an app.
-func (q *Queries) CreateApp(ctx context.Context, a *service.AppRecord) error {
-	_, err := q.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?)`,
+func (q *Queries) CreateApp(ctx context.Context, a *service.AppRecord) (err error) {
+	defer wrap(&err, "create app %s", a.ID)
+	_, err = q.exec(ctx, `INSERT INTO apps (`+appColumns+`) VALUES (?, ?, ?, ?, ?)`,
 		a.ID, a.Name, a.ClientID, a.KeyHash, sqldb.Micros(a.Created))
 	return err
 }
 
 // GetApp reads an app by id.
-func (q *Queries) GetApp(ctx context.Context, id string) (*service.AppRecord, error) {
+func (q *Queries) GetApp(ctx context.Context, id string) (_ *service.AppRecord, err error) {
+	defer wrap(&err, "get app %s", id)
 	return scanApp(q.queryRow(ctx, `SELECT `+appColumns+` FROM apps WHERE id = ?`, id))
 }
 
 // AppByClientID reads the app with this API client id.
-func (q *Queries) AppByClientID(ctx context.Context, clientID string) (*service.AppRecord, error) {
+func (q *Queries) AppByClientID(ctx context.Context, clientID string) (_ *service.AppRecord, err error) {
+	defer wrap(&err, "app by client id %s", clientID)
 	return scanApp(q.queryRow(ctx, `SELECT `+appColumns+` FROM apps WHERE client_id = ?`, clientID))
 }
 
 // ListApps reads every app, oldest first.
-func (q *Queries) ListApps(ctx context.Context) ([]service.AppRecord, error) {
+func (q *Queries) ListApps(ctx context.Context) (_ []service.AppRecord, err error) {
+	defer wrap(&err, "list apps")
 	rows, err := q.query(ctx, `SELECT `+appColumns+` FROM apps ORDER BY created, id`)
 	if err != nil {
 		return nil, err

@@ -9,25 +9,28 @@ import (
 )
 
 // SaveTaxForm stores a sealed tax form; the latest one is the one in force.
-func (q *Queries) SaveTaxForm(ctx context.Context, f *service.TaxFormRecord) error {
-	_, err := q.exec(ctx, `INSERT INTO tax_forms (app_id, user_id, kind, sealed, tin_last4, created) VALUES (?, ?, ?, ?, ?, ?)`,
+func (q *Queries) SaveTaxForm(ctx context.Context, f *service.TaxFormRecord) (err error) {
+	defer wrap(&err, "save tax form of user %s", f.UserID)
+	_, err = q.exec(ctx, `INSERT INTO tax_forms (app_id, user_id, kind, sealed, tin_last4, created) VALUES (?, ?, ?, ?, ?, ?)`,
 		f.AppID, f.UserID, f.Kind, f.Sealed, f.TINLast4, sqldb.Micros(f.Created))
 	return err
 }
 
 // AddYearlyPayments adds to a user's payments in a calendar year and returns the new total.
-func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error) {
+func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (_ payouts.Money, err error) {
+	defer wrap(&err, "add %d payments of user %s", year, userID)
 	var total int64
-	err := q.queryRow(ctx, `INSERT INTO tax_years (app_id, user_id, year, amount) VALUES (?, ?, ?, ?)
+	err = q.queryRow(ctx, `INSERT INTO tax_years (app_id, user_id, year, amount) VALUES (?, ?, ?, ?)
 		ON CONFLICT (app_id, user_id, year) DO UPDATE SET amount = tax_years.amount + excluded.amount
 		RETURNING amount`, appID, userID, year, int64(amount)).Scan(&total)
 	return payouts.Money(total), err
 }
 
 // YearlyPayments reads a user's payments in a calendar year.
-func (q *Queries) YearlyPayments(ctx context.Context, appID, userID string, year int) (payouts.Money, error) {
+func (q *Queries) YearlyPayments(ctx context.Context, appID, userID string, year int) (_ payouts.Money, err error) {
+	defer wrap(&err, "%d payments of user %s", year, userID)
 	var total int64
-	err := q.queryRow(ctx, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`,
+	err = q.queryRow(ctx, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`,
 		appID, userID, year).Scan(&total)
 	if noRecord(err) == service.ErrNoRecord {
 		return 0, nil

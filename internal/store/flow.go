@@ -41,7 +41,8 @@ func stepsJSON(steps []string) string {
 }
 
 // CreateFlow inserts a flow.
-func (q *Queries) CreateFlow(ctx context.Context, f *service.FlowRecord) error {
+func (q *Queries) CreateFlow(ctx context.Context, f *service.FlowRecord) (err error) {
+	defer wrap(&err, "create flow %s", f.ID)
 	return q.queryRow(ctx, `INSERT INTO flows (id, app_id, user_id, steps, completed_steps, payout_link_id,
 		redirect_url, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		f.ID, f.AppID, sqlNullPtr(f.UserID), stepsJSON(f.Steps), stepsJSON(f.CompletedSteps), sqlNullPtr(f.PayoutLinkID),
@@ -49,7 +50,8 @@ func (q *Queries) CreateFlow(ctx context.Context, f *service.FlowRecord) error {
 }
 
 // GetFlow reads one flow of the app.
-func (q *Queries) GetFlow(ctx context.Context, appID, id string) (*service.FlowRecord, error) {
+func (q *Queries) GetFlow(ctx context.Context, appID, id string) (_ *service.FlowRecord, err error) {
+	defer wrap(&err, "get flow %s", id)
 	f, err := scanFlow(q.queryRow(ctx, `SELECT `+flowColumns+` FROM flows WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
 	if err != nil {
 		return nil, err
@@ -58,7 +60,8 @@ func (q *Queries) GetFlow(ctx context.Context, appID, id string) (*service.FlowR
 }
 
 // FlowByID reads a flow by id alone, for the hosted pages.
-func (q *Queries) FlowByID(ctx context.Context, id string) (*service.FlowRecord, error) {
+func (q *Queries) FlowByID(ctx context.Context, id string) (_ *service.FlowRecord, err error) {
+	defer wrap(&err, "flow by id %s", id)
 	f, err := scanFlow(q.queryRow(ctx, `SELECT `+flowColumns+` FROM flows WHERE id = ?`+q.lockRow(""), id))
 	if err != nil {
 		return nil, err
@@ -67,13 +70,15 @@ func (q *Queries) FlowByID(ctx context.Context, id string) (*service.FlowRecord,
 }
 
 // UpdateFlow writes a flow's user and completed steps.
-func (q *Queries) UpdateFlow(ctx context.Context, f *service.FlowRecord) error {
+func (q *Queries) UpdateFlow(ctx context.Context, f *service.FlowRecord) (err error) {
+	defer wrap(&err, "update flow %s", f.ID)
 	return q.execOne(ctx, `UPDATE flows SET user_id = ?, completed_steps = ? WHERE app_id = ? AND id = ?`,
 		sqlNullPtr(f.UserID), stepsJSON(f.CompletedSteps), f.AppID, f.ID)
 }
 
 // ListFlows reads a page of the app's flows, newest first.
-func (q *Queries) ListFlows(ctx context.Context, appID string, page payouts.Page) ([]service.FlowRecord, bool, error) {
+func (q *Queries) ListFlows(ctx context.Context, appID string, page payouts.Page) (_ []service.FlowRecord, _ bool, err error) {
+	defer wrap(&err, "list flows")
 	l := listQuery{selectFrom: `SELECT ` + flowColumns + ` FROM flows`, order: "seq", cursor: q.seqCursor("flows", appID)}
 	l.filter("app_id = ?", appID)
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.FlowRecord, error) { return scanFlow(r) })

@@ -12,7 +12,8 @@ import (
 // ClaimIdempotencyKey takes a key for a request. It returns nil when the key was free and is now
 // this request's, or the earlier request's record when the key was taken. On PostgreSQL a
 // concurrent claim of the same key waits here until the first transaction ends.
-func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.IdempotencyRecord) (*service.IdempotencyRecord, error) {
+func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.IdempotencyRecord) (_ *service.IdempotencyRecord, err error) {
+	defer wrap(&err, "claim idempotency key %s", k.Key)
 	res, err := q.exec(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id, key) DO NOTHING`,
 		k.AppID, k.Key, k.Operation, k.RequestHash, sqldb.Micros(k.Created))
@@ -35,18 +36,21 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.Idempotenc
 }
 
 // FinishIdempotencyKey records the resource a key's request made.
-func (q *Queries) FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) error {
+func (q *Queries) FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) (err error) {
+	defer wrap(&err, "finish idempotency key %s", key)
 	return q.execOne(ctx, `UPDATE idempotency_keys SET resource_id = ? WHERE app_id = ? AND key = ?`, resourceID, appID, key)
 }
 
 // ReleaseIdempotencyKey forgets a key.
-func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, appID, key string) error {
-	_, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE app_id = ? AND key = ?`, appID, key)
+func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, appID, key string) (err error) {
+	defer wrap(&err, "release idempotency key %s", key)
+	_, err = q.exec(ctx, `DELETE FROM idempotency_keys WHERE app_id = ? AND key = ?`, appID, key)
 	return err
 }
 
 // PurgeIdempotencyKeys forgets keys made before the given time and returns how many.
-func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
+func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (_ int64, err error) {
+	defer wrap(&err, "purge idempotency keys")
 	res, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE created < ?`, sqldb.Micros(before))
 	if err != nil {
 		return 0, err

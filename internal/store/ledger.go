@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,9 +27,10 @@ func scanAccount(row interface{ Scan(...any) error }) (*ledger.Account, error) {
 }
 
 // EnsureAccount returns the app's account of this kind and ref, creating it on first use.
-func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error) {
+func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (_ *ledger.Account, err error) {
+	defer wrap(&err, "ensure %s account %q", kind, ref)
 	a, err := q.FindAccount(ctx, appID, kind, ref)
-	if err != service.ErrNoRecord {
+	if !errors.Is(err, service.ErrNoRecord) {
 		return a, err
 	}
 	_, err = q.exec(ctx, `INSERT INTO ledger_accounts (app_id, kind, ref) VALUES (?, ?, ?)
@@ -40,7 +42,8 @@ func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.K
 }
 
 // FindAccount reads the app's account of this kind and ref.
-func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error) {
+func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (_ *ledger.Account, err error) {
+	defer wrap(&err, "find %s account %q", kind, ref)
 	return scanAccount(q.queryRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts
 		WHERE app_id = ? AND kind = ? AND ref = ?`, appID, kind, ref))
 }
@@ -56,7 +59,8 @@ const (
 // ApplyDeltas adds the deltas to their accounts, in the order given (ledger.Plan sorts them by
 // account, so writers lock accounts in one order). A guarded delta that would overdraw its
 // account fails the whole call with service.ErrOverdraft.
-func (q *Queries) ApplyDeltas(ctx context.Context, deltas []ledger.Delta) error {
+func (q *Queries) ApplyDeltas(ctx context.Context, deltas []ledger.Delta) (err error) {
+	defer wrap(&err, "apply deltas")
 	for _, d := range deltas {
 		args := []any{d.DebitsPosted, d.CreditsPosted, d.DebitsPending, d.CreditsPending, d.Account}
 		stmt := applyDelta
@@ -65,10 +69,10 @@ func (q *Queries) ApplyDeltas(ctx context.Context, deltas []ledger.Delta) error 
 			args = append(args, d.CreditsPosted, d.DebitsPosted, d.DebitsPending)
 		}
 		if err := q.execOne(ctx, stmt, args...); err != nil {
-			if err == service.ErrNoRecord && d.Guard {
+			if errors.Is(err, service.ErrNoRecord) && d.Guard {
 				return service.ErrOverdraft
 			}
-			return fmt.Errorf("store: apply delta to account %d: %w", d.Account, err)
+			return fmt.Errorf("account %d: %w", d.Account, err)
 		}
 	}
 	return nil
@@ -107,7 +111,8 @@ func scanPostings(rows *sql.Rows, err error) ([]ledger.Posting, error) {
 }
 
 // InsertPosting records a posting and sets its id.
-func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) error {
+func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err error) {
+	defer wrap(&err, "insert posting of transfer %s", p.TransferID)
 	return q.queryRow(ctx, `INSERT INTO postings (app_id, transfer_id, debit_account, credit_account, amount, state,
 		type, user_id, source_name, destination_name, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING id`, p.AppID, p.TransferID, p.Debit, p.Credit, p.Amount, p.State, p.Type, nullString(p.UserID),
@@ -116,14 +121,16 @@ func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) error {
 
 // SetPostingState moves a posting from one state to another; a posting not in from is
 // ErrNoRecord, so a reservation can be settled once only.
-func (q *Queries) SetPostingState(ctx context.Context, id int64, from, to ledger.State) error {
+func (q *Queries) SetPostingState(ctx context.Context, id int64, from, to ledger.State) (err error) {
+	defer wrap(&err, "set posting %d %s -> %s", id, from, to)
 	return q.execOne(ctx, `UPDATE postings SET state = ? WHERE id = ? AND state = ?`, to, id, from)
 }
 
 // PostingsOfTransfers reads the postings of the given transfers, oldest first. They are looked up
 // in the (app_id, transfer_id, id) index and sorted here: with an ORDER BY id, SQLite would walk
 // the app's whole (app_id, id) index instead, and a page would cost what the ledger weighs.
-func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error) {
+func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) (_ []ledger.Posting, err error) {
+	defer wrap(&err, "postings of %d transfers", len(transferIDs))
 	if len(transferIDs) == 0 {
 		return nil, nil
 	}
@@ -140,7 +147,8 @@ func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transfe
 }
 
 // LedgerSnapshot reads all accounts and postings of an app, for the invariant checker.
-func (q *Queries) LedgerSnapshot(ctx context.Context, appID string) ([]ledger.Account, []ledger.Posting, error) {
+func (q *Queries) LedgerSnapshot(ctx context.Context, appID string) (_ []ledger.Account, _ []ledger.Posting, err error) {
+	defer wrap(&err, "ledger snapshot of app %s", appID)
 	rows, err := q.query(ctx, `SELECT `+accountColumns+` FROM ledger_accounts WHERE app_id = ? ORDER BY id`, appID)
 	if err != nil {
 		return nil, nil, err
@@ -163,7 +171,8 @@ func (q *Queries) LedgerSnapshot(ctx context.Context, appID string) ([]ledger.Ac
 }
 
 // GetTransaction reads one posting of the app.
-func (q *Queries) GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error) {
+func (q *Queries) GetTransaction(ctx context.Context, appID string, id int64) (_ *ledger.Posting, err error) {
+	defer wrap(&err, "get transaction %d", id)
 	p, err := scanPosting(q.queryRow(ctx, `SELECT `+postingColumns+` FROM postings WHERE app_id = ? AND id = ?`, appID, id))
 	if err != nil {
 		return nil, err
@@ -172,7 +181,8 @@ func (q *Queries) GetTransaction(ctx context.Context, appID string, id int64) (*
 }
 
 // ListTransactions reads a page of the app's postings, newest first.
-func (q *Queries) ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error) {
+func (q *Queries) ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) (_ []ledger.Posting, _ bool, err error) {
+	defer wrap(&err, "list transactions")
 	l := listQuery{selectFrom: `SELECT ` + postingColumns + ` FROM postings`, order: "id",
 		cursor: func(ctx context.Context, cursor string) (int64, error) {
 			var id int64

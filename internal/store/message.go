@@ -8,7 +8,8 @@ import (
 )
 
 // SaveMessage keeps a message in the sandbox inbox.
-func (q *Queries) SaveMessage(ctx context.Context, m *service.MessageRecord) error {
+func (q *Queries) SaveMessage(ctx context.Context, m *service.MessageRecord) (err error) {
+	defer wrap(&err, "save message")
 	return q.queryRow(ctx, `INSERT INTO sandbox_messages (app_id, channel, recipient, subject, body, created)
 		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, m.AppID, m.Channel, m.To, m.Subject, m.Body,
 		sqldb.Micros(m.Created)).Scan(&m.ID)
@@ -16,7 +17,8 @@ func (q *Queries) SaveMessage(ctx context.Context, m *service.MessageRecord) err
 
 // ListMessages reads the newest messages of the sandbox inbox, of one app or of all when appID
 // is empty.
-func (q *Queries) ListMessages(ctx context.Context, appID string, limit int) ([]service.MessageRecord, error) {
+func (q *Queries) ListMessages(ctx context.Context, appID string, limit int) (_ []service.MessageRecord, err error) {
+	defer wrap(&err, "list messages")
 	rows, err := q.query(ctx, `SELECT id, app_id, channel, recipient, subject, body, created FROM sandbox_messages
 		WHERE (? = '' OR app_id = ?) ORDER BY id DESC LIMIT ?`, appID, appID, limit)
 	if err != nil {

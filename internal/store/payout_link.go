@@ -40,7 +40,8 @@ func scanLink(row interface{ Scan(...any) error }) (service.PayoutLinkRecord, er
 }
 
 // CreatePayoutLink inserts a payout link.
-func (q *Queries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord) error {
+func (q *Queries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord) (err error) {
+	defer wrap(&err, "create payout link %s", l.ID)
 	p := l.Payee
 	search := strings.ToLower(strings.Join([]string{p.FirstName, p.LastName, p.FirstName + " " + p.LastName,
 		p.Email, p.CountryCode + p.PhoneNumber, l.Memo}, "\n"))
@@ -55,7 +56,8 @@ func (q *Queries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRec
 }
 
 // GetPayoutLink reads one payout link of the app.
-func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (*service.PayoutLinkRecord, error) {
+func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (_ *service.PayoutLinkRecord, err error) {
+	defer wrap(&err, "get payout link %s", id)
 	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
 	if err != nil {
 		return nil, err
@@ -64,7 +66,8 @@ func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (*service
 }
 
 // PayoutLinkByID reads a payout link by id alone, for the hosted pages its payee opens.
-func (q *Queries) PayoutLinkByID(ctx context.Context, id string) (*service.PayoutLinkRecord, error) {
+func (q *Queries) PayoutLinkByID(ctx context.Context, id string) (_ *service.PayoutLinkRecord, err error) {
+	defer wrap(&err, "payout link by id %s", id)
 	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE id = ?`+q.lockRow(""), id))
 	if err != nil {
 		return nil, err
@@ -73,14 +76,16 @@ func (q *Queries) PayoutLinkByID(ctx context.Context, id string) (*service.Payou
 }
 
 // UpdatePayoutLink writes a link's status and claim, if it is still in status from.
-func (q *Queries) UpdatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord, from payouts.PayoutLinkStatus) error {
+func (q *Queries) UpdatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord, from payouts.PayoutLinkStatus) (err error) {
+	defer wrap(&err, "update payout link %s", l.ID)
 	return q.execOne(ctx, `UPDATE payout_links SET status = ?, claimed_user_id = ?, updated = ?
 		WHERE app_id = ? AND id = ? AND status = ?`,
 		l.Status, sqlNullPtr(l.ClaimedUserID), sqldb.Micros(l.Updated), l.AppID, l.ID, from)
 }
 
 // ListPayoutLinks reads a page of the app's payout links, newest first.
-func (q *Queries) ListPayoutLinks(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutLinkFilter) ([]service.PayoutLinkRecord, bool, error) {
+func (q *Queries) ListPayoutLinks(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutLinkFilter) (_ []service.PayoutLinkRecord, _ bool, err error) {
+	defer wrap(&err, "list payout links")
 	l := listQuery{selectFrom: `SELECT ` + linkColumns + ` FROM payout_links`, order: "seq",
 		cursor: q.seqCursor("payout_links", appID)}
 	l.filter("app_id = ?", appID)
@@ -95,7 +100,8 @@ func (q *Queries) ListPayoutLinks(ctx context.Context, appID string, page payout
 
 // ClaimDueDelivery locks and returns one payout link waiting to be sent whose lease (its updated
 // time) has passed, skipping rows other workers hold; none is service.ErrNoRecord.
-func (q *Queries) ClaimDueDelivery(ctx context.Context, now time.Time) (*service.PayoutLinkRecord, error) {
+func (q *Queries) ClaimDueDelivery(ctx context.Context, now time.Time) (_ *service.PayoutLinkRecord, err error) {
+	defer wrap(&err, "claim due delivery")
 	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE status = ? AND updated <= ?
 		ORDER BY updated LIMIT 1`+q.skipLocked(), payouts.LinkDeliveryPending, sqldb.Micros(now)))
 	if err != nil {

@@ -10,7 +10,8 @@ import (
 
 // SavePayoutMethod inserts a method, or updates the one with the same fingerprint and keeps its
 // id; m.ID is set to the stored id.
-func (q *Queries) SavePayoutMethod(ctx context.Context, m *service.PayoutMethodRecord) error {
+func (q *Queries) SavePayoutMethod(ctx context.Context, m *service.PayoutMethodRecord) (err error) {
+	defer wrap(&err, "save payout method of user %s", m.UserID)
 	return q.queryRow(ctx, `INSERT INTO payout_methods (id, app_id, user_id, platform, fingerprint, description, mask,
 		email, phone_number, handle, cash_tag, routing_number, account_type, sealed_account, country, currency, created)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -24,7 +25,8 @@ func (q *Queries) SavePayoutMethod(ctx context.Context, m *service.PayoutMethodR
 }
 
 // ListPayoutMethods reads the user's methods, newest first, marking the default.
-func (q *Queries) ListPayoutMethods(ctx context.Context, appID, userID string) ([]service.PayoutMethodRecord, error) {
+func (q *Queries) ListPayoutMethods(ctx context.Context, appID, userID string) (_ []service.PayoutMethodRecord, err error) {
+	defer wrap(&err, "list payout methods of user %s", userID)
 	rows, err := q.query(ctx, `SELECT m.id, m.user_id, m.platform, m.fingerprint, m.description, m.mask, m.email,
 		m.phone_number, m.handle, m.cash_tag, m.routing_number, m.account_type, m.sealed_account, m.country,
 		m.currency, m.created, CASE WHEN u.default_method_id = m.id THEN 1 ELSE 0 END
@@ -54,7 +56,8 @@ func (q *Queries) ListPayoutMethods(ctx context.Context, appID, userID string) (
 }
 
 // SetDefaultPayoutMethod makes one of the user's methods the default.
-func (q *Queries) SetDefaultPayoutMethod(ctx context.Context, appID, userID, methodID string) error {
+func (q *Queries) SetDefaultPayoutMethod(ctx context.Context, appID, userID, methodID string) (err error) {
+	defer wrap(&err, "set default payout method of user %s", userID)
 	return q.execOne(ctx, `UPDATE users SET default_method_id = ? WHERE app_id = ? AND id = ?
 		AND EXISTS (SELECT 1 FROM payout_methods WHERE id = ? AND app_id = ? AND user_id = ?)`,
 		methodID, appID, userID, methodID, appID, userID)

@@ -14,7 +14,8 @@ const dayMicros = int64(24 * time.Hour / time.Microsecond)
 // the rail or completed, deposits, and completed balance transfers from the app to users (not
 // money users sent back, nor payout links' reservations until claimed). Days without volume are
 // absent.
-func (q *Queries) DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error) {
+func (q *Queries) DailyVolumes(ctx context.Context, appID string, since time.Time) (_ map[string]payouts.DailyVolume, err error) {
+	defer wrap(&err, "daily volumes")
 	rows, err := q.query(ctx, `SELECT created / ?, type, COUNT(*), SUM(CASE WHEN amount < 0 THEN -amount ELSE amount END)
 		FROM transfers WHERE app_id = ? AND created >= ? AND status <> ? AND status <> ?
 		AND NOT (type = ? AND (amount > 0 OR status <> ?))
@@ -50,9 +51,10 @@ func (q *Queries) DailyVolumes(ctx context.Context, appID string, since time.Tim
 }
 
 // CountTransfers counts the app's transfers that match f (status and type) created from since on.
-func (q *Queries) CountTransfers(ctx context.Context, appID string, f payouts.TransferFilter, since time.Time) (int, error) {
+func (q *Queries) CountTransfers(ctx context.Context, appID string, f payouts.TransferFilter, since time.Time) (_ int, err error) {
+	defer wrap(&err, "count transfers")
 	var n int
-	err := q.queryRow(ctx, `SELECT COUNT(*) FROM transfers WHERE app_id = ? AND status = ? AND (? = '' OR type = ?)
+	err = q.queryRow(ctx, `SELECT COUNT(*) FROM transfers WHERE app_id = ? AND status = ? AND (? = '' OR type = ?)
 		AND created >= ?`, appID, f.Status, f.Type, f.Type, sqldb.Micros(since)).Scan(&n)
 	return n, err
 }

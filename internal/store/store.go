@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"embed"
 	"errors"
+	"fmt"
 
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
@@ -53,9 +54,6 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
-
-// Dialect names the engine in use.
-func (s *Store) Dialect() sqldb.Dialect { return s.db.Dialect }
 
 // DB is the underlying handle, for tests that inspect query plans.
 func (s *Store) DB() *sqldb.DB { return s.db }
@@ -138,4 +136,13 @@ func stringPtr(s sql.NullString) *string {
 	}
 	v := s.String
 	return &v
+}
+
+// wrap prefixes *errp, when it is set, with the operation that failed. The cause stays
+// matchable with errors.Is and errors.As: service.ErrNoRecord, service.ErrOverdraft and the
+// *payouts.Error a store answers for a taken email.
+func wrap(errp *error, format string, args ...any) {
+	if *errp != nil {
+		*errp = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *errp)
+	}
 }

@@ -42,7 +42,8 @@ func micros0(t time.Time) int64 {
 }
 
 // CreateTransfer inserts a transfer and the first step of its history.
-func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord) error {
+func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord) (err error) {
+	defer wrap(&err, "create transfer %s", t.ID)
 	if err := q.insertTransfer(ctx, t); err != nil {
 		return err
 	}
@@ -60,7 +61,8 @@ func (q *Queries) insertTransfer(ctx context.Context, t *service.TransferRecord)
 }
 
 // GetTransfer reads one transfer of the app.
-func (q *Queries) GetTransfer(ctx context.Context, appID, id string) (*service.TransferRecord, error) {
+func (q *Queries) GetTransfer(ctx context.Context, appID, id string) (_ *service.TransferRecord, err error) {
+	defer wrap(&err, "get transfer %s", id)
 	t, err := scanTransfer(q.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
 	if err != nil {
 		return nil, err
@@ -70,8 +72,9 @@ func (q *Queries) GetTransfer(ctx context.Context, appID, id string) (*service.T
 
 // UpdateTransfer writes a transfer's status and settlement fields, if it is still in status from:
 // two workers can never both move the same transfer on.
-func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord, from payouts.TransferStatus) error {
-	err := q.execOne(ctx, `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
+func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord, from payouts.TransferStatus) (err error) {
+	defer wrap(&err, "update transfer %s", t.ID)
+	err = q.execOne(ctx, `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
 		attempts = ?, updated = ?, payout_link_id = ? WHERE app_id = ? AND id = ? AND status = ?`,
 		t.Status, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), t.Attempts, sqldb.Micros(t.Updated),
 		sqlNullPtr(t.PayoutLinkID), t.AppID, t.ID, from)
@@ -88,7 +91,8 @@ func (q *Queries) addEvent(ctx context.Context, t *service.TransferRecord, at ti
 }
 
 // TransferHistory reads the statuses a transfer took, oldest first.
-func (q *Queries) TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error) {
+func (q *Queries) TransferHistory(ctx context.Context, appID, id string) (_ []payouts.StatusChange, err error) {
+	defer wrap(&err, "history of transfer %s", id)
 	rows, err := q.query(ctx, `SELECT status, reason, at FROM transfer_events WHERE app_id = ? AND transfer_id = ?
 		ORDER BY id`, appID, id)
 	if err != nil {
@@ -109,7 +113,8 @@ func (q *Queries) TransferHistory(ctx context.Context, appID, id string) ([]payo
 }
 
 // ListTransfers reads a page of the app's transfers, newest first.
-func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) ([]service.TransferRecord, bool, error) {
+func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) (_ []service.TransferRecord, _ bool, err error) {
+	defer wrap(&err, "list transfers")
 	l := listQuery{selectFrom: `SELECT ` + transferColumns + ` FROM transfers`, order: "seq",
 		cursor: q.seqCursor("transfers", appID)}
 	l.filter("app_id = ?", appID)
@@ -127,7 +132,8 @@ func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.
 
 // ClaimDuePayout locks and returns one pending payout whose settle time has come, skipping rows
 // other workers hold; none is service.ErrNoRecord.
-func (q *Queries) ClaimDuePayout(ctx context.Context, now time.Time) (*service.TransferRecord, error) {
+func (q *Queries) ClaimDuePayout(ctx context.Context, now time.Time) (_ *service.TransferRecord, err error) {
+	defer wrap(&err, "claim due payout")
 	t, err := scanTransfer(q.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers
 		WHERE status = ? AND type = ? AND settle_at <= ? ORDER BY settle_at LIMIT 1`+q.skipLocked(),
 		payouts.TransferPending, payouts.TransferPayout, sqldb.Micros(now)))

@@ -59,14 +59,15 @@ func deref(s *string) string {
 }
 
 // CreateUser inserts a user. A taken email or username answers the API's conflict error.
-func (q *Queries) CreateUser(ctx context.Context, u *service.UserRecord) error {
+func (q *Queries) CreateUser(ctx context.Context, u *service.UserRecord) (err error) {
+	defer wrap(&err, "create user")
 	var usernameKey sql.NullString
 	if u.Username != nil {
 		usernameKey = nullString(strings.ToLower(*u.Username))
 	}
 	// Check first so the answer can say which key is taken; the unique indexes still decide.
 	var taken string
-	err := q.queryRow(ctx, `SELECT CASE WHEN email_key = ? THEN 'email' ELSE 'username' END FROM users
+	err = q.queryRow(ctx, `SELECT CASE WHEN email_key = ? THEN 'email' ELSE 'username' END FROM users
 		WHERE app_id = ? AND deleted_at IS NULL AND (email_key = ? OR username_key = ?) LIMIT 1`,
 		strings.ToLower(u.Email), u.AppID, strings.ToLower(u.Email), usernameKey).Scan(&taken)
 	switch {
@@ -101,7 +102,8 @@ func sqlNullPtr(s *string) sql.NullString {
 }
 
 // GetUser reads a user who is not deleted.
-func (q *Queries) GetUser(ctx context.Context, appID, id string) (*service.UserRecord, error) {
+func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.UserRecord, err error) {
+	defer wrap(&err, "get user %s", id)
 	u, err := scanUser(q.queryRow(ctx, userSelect+` WHERE u.app_id = ? AND u.id = ? AND u.deleted_at IS NULL`+q.lockRow("u"), appID, id))
 	if err != nil {
 		return nil, err
@@ -110,7 +112,8 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (*service.UserR
 }
 
 // ListUsers reads a page of the app's users, newest first.
-func (q *Queries) ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) ([]service.UserRecord, bool, error) {
+func (q *Queries) ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) (_ []service.UserRecord, _ bool, err error) {
+	defer wrap(&err, "list users")
 	l := listQuery{selectFrom: userSelect, order: "u.seq", cursor: q.seqCursor("users", appID)}
 	l.filter("u.app_id = ?", appID)
 	l.filter("u.deleted_at IS NULL")
@@ -124,7 +127,8 @@ func (q *Queries) ListUsers(ctx context.Context, appID string, page payouts.Page
 }
 
 // UpdateUser writes a user's status, verification, compliance flags and metadata.
-func (q *Queries) UpdateUser(ctx context.Context, u *service.UserRecord) error {
+func (q *Queries) UpdateUser(ctx context.Context, u *service.UserRecord) (err error) {
+	defer wrap(&err, "update user %s", u.ID)
 	c := u.Compliance
 	return q.execOne(ctx, `UPDATE users SET status = ?, verified = ?, tax_id_collected = ?, address_collected = ?,
 		dob_collected = ?, must_collect_1099 = ?, collected_1099 = ?, w8ben_collected = ?, flagged = ?,
@@ -134,24 +138,27 @@ func (q *Queries) UpdateUser(ctx context.Context, u *service.UserRecord) error {
 }
 
 // DeleteUser marks a user deleted; its email and username become free again.
-func (q *Queries) DeleteUser(ctx context.Context, appID, id string, at time.Time) error {
+func (q *Queries) DeleteUser(ctx context.Context, appID, id string, at time.Time) (err error) {
+	defer wrap(&err, "delete user %s", id)
 	return q.execOne(ctx, `UPDATE users SET deleted_at = ?, status = ? WHERE app_id = ? AND id = ? AND deleted_at IS NULL`,
 		sqldb.Micros(at), payouts.UserDisabled, appID, id)
 }
 
 // SaveVerification stores the user's outstanding token, replacing any earlier one.
-func (q *Queries) SaveVerification(ctx context.Context, v *service.VerificationRecord) error {
-	_, err := q.exec(ctx, `INSERT INTO verifications (app_id, user_id, token_hash, expires, attempts) VALUES (?, ?, ?, ?, ?)
+func (q *Queries) SaveVerification(ctx context.Context, v *service.VerificationRecord) (err error) {
+	defer wrap(&err, "save verification of user %s", v.UserID)
+	_, err = q.exec(ctx, `INSERT INTO verifications (app_id, user_id, token_hash, expires, attempts) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (app_id, user_id) DO UPDATE SET token_hash = excluded.token_hash, expires = excluded.expires,
 		attempts = excluded.attempts`, v.AppID, v.UserID, v.TokenHash, sqldb.Micros(v.Expires), v.Attempts)
 	return err
 }
 
 // GetVerification reads the user's outstanding token.
-func (q *Queries) GetVerification(ctx context.Context, appID, userID string) (*service.VerificationRecord, error) {
+func (q *Queries) GetVerification(ctx context.Context, appID, userID string) (_ *service.VerificationRecord, err error) {
+	defer wrap(&err, "get verification of user %s", userID)
 	v := service.VerificationRecord{AppID: appID, UserID: userID}
 	var expires int64
-	err := q.queryRow(ctx, `SELECT token_hash, expires, attempts FROM verifications WHERE app_id = ? AND user_id = ?`,
+	err = q.queryRow(ctx, `SELECT token_hash, expires, attempts FROM verifications WHERE app_id = ? AND user_id = ?`,
 		appID, userID).Scan(&v.TokenHash, &expires, &v.Attempts)
 	if err != nil {
 		return nil, noRecord(err)
@@ -161,13 +168,15 @@ func (q *Queries) GetVerification(ctx context.Context, appID, userID string) (*s
 }
 
 // DeleteVerification forgets the user's token.
-func (q *Queries) DeleteVerification(ctx context.Context, appID, userID string) error {
-	_, err := q.exec(ctx, `DELETE FROM verifications WHERE app_id = ? AND user_id = ?`, appID, userID)
+func (q *Queries) DeleteVerification(ctx context.Context, appID, userID string) (err error) {
+	defer wrap(&err, "delete verification of user %s", userID)
+	_, err = q.exec(ctx, `DELETE FROM verifications WHERE app_id = ? AND user_id = ?`, appID, userID)
 	return err
 }
 
 // FindUserByContact reads the app's user with this phone number, or else with this email.
-func (q *Queries) FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (*service.UserRecord, error) {
+func (q *Queries) FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (_ *service.UserRecord, err error) {
+	defer wrap(&err, "find user by contact")
 	u, err := scanUser(q.queryRow(ctx, userSelect+` WHERE u.app_id = ? AND u.deleted_at IS NULL
 		AND ((u.country_code = ? AND u.phone_number = ?) OR u.email_key = ?)
 		ORDER BY CASE WHEN u.phone_number = ? THEN 0 ELSE 1 END, u.seq LIMIT 1`,
