@@ -15,7 +15,7 @@ import (
 )
 
 // decode reads the JSON body of c into v, a request type of package payouts. It checks syntax
-// only; the service validates what the fields say. Unknown fields are ignored, as API.md
+// only; the service validates what the fields say. Unknown fields are ignored, as docs/API.md
 // promises; a missing Content-Type is tolerated, a non-JSON one is not.
 func decode(c *fiber.Ctx, v any) error {
 	if err := checkContentType(c); err != nil {
