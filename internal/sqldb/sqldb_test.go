@@ -16,12 +16,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // engines runs test against a fresh database of each engine.
 func engines(t *testing.T, test func(t *testing.T, db *sqldb.DB)) {
 	t.Helper()
-	t.Run("sqlite", func(t *testing.T) {
-		test(t, open(t, filepath.Join(t.TempDir(), "test.db")))
-	})
-	t.Run("postgres", func(t *testing.T) {
-		test(t, open(t, pgtest.DSN(t)))
-	})
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) { test(t, open(t, dsn)) })
 }
 
 func open(t *testing.T, dsn string) *sqldb.DB {

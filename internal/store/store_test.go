@@ -24,20 +24,14 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // engines runs a test against a fresh store of each engine: the conformance suite.
 func engines(t *testing.T, test func(t *testing.T, st *store.Store)) {
 	t.Helper()
-	for _, engine := range []string{"sqlite", "postgres"} {
-		t.Run(engine, func(t *testing.T) {
-			dsn := filepath.Join(t.TempDir(), "test.db")
-			if engine == "postgres" {
-				dsn = pgtest.DSN(t)
-			}
-			st, err := store.Open(context.Background(), dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			test(t, st)
-		})
-	}
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		st, err := store.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		test(t, st)
+	})
 }
 
 var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,6 +84,15 @@ func DSN(t testing.TB) string {
 		t.Fatalf("pgtest: %v", err)
 	}
 	return dsn
+}
+
+// EachEngine runs test once per engine disburse supports, as subtests "sqlite" and "postgres",
+// each with the DSN of a fresh, empty database: a SQLite file in the subtest's TempDir, and a
+// database from DSN.
+func EachEngine(t *testing.T, test func(t *testing.T, dsn string)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { test(t, filepath.Join(t.TempDir(), "test.db")) })
+	t.Run("postgres", func(t *testing.T) { test(t, DSN(t)) })
 }
 
 // Main runs the tests of m, then stops the cluster that pgtest started, if any, and removes its
