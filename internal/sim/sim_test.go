@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse/internal/ledger"
-	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -62,7 +62,7 @@ func TestSimulation(t *testing.T) {
 // injected, or the first broken invariant with the steps that led to it.
 func simulate(ctx context.Context, seed uint64, db string) (int, error) {
 	w := &world{ctx: ctx, rng: rand.New(rand.NewPCG(seed, seed)), db: db,
-		clock: servicetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))}
+		clock: testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))}
 	if err := w.open(); err != nil {
 		return 0, err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
-	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -19,7 +19,7 @@ import (
 type world struct {
 	ctx    context.Context
 	rng    *rand.Rand
-	clock  *servicetest.Clock
+	clock  *testclock.Clock
 	db     string
 	st     *store.Store
 	faulty *faultyStore
