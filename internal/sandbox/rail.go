@@ -22,12 +22,14 @@ type Rail struct {
 	Clock    service.Clock
 }
 
-// Submit accepts the payout unless the fail trigger says to reject it.
-func (r *Rail) Submit(_ context.Context, p service.RailPayout) (service.RailReceipt, error) {
+// Submit accepts the payout unless the fail trigger says to reject it. Its external id derives
+// from the idempotency key alone, so a payout submitted again gets the same id: the sandbox keeps
+// no state, and a repeated submission is the same payment.
+func (r *Rail) Submit(_ context.Context, idempotencyKey string, p service.RailPayout) (service.RailReceipt, error) {
 	if rejects(p.Method) {
 		return service.RailReceipt{}, &service.RailRejection{Reason: "the sandbox " + p.Method.Platform.Label() + " account refuses payments"}
 	}
-	id := strings.ReplaceAll(p.TransferID, "-", "")
+	id := strings.ReplaceAll(idempotencyKey, "-", "")
 	return service.RailReceipt{ExternalID: "sbx_" + string(r.Platform) + "_" + id[:16], SettleAt: r.Clock.Now().Add(r.Delay)}, nil
 }
 

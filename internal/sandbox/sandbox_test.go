@@ -35,7 +35,7 @@ func TestRailTriggers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := service.RailPayout{TransferID: "0d9c8b7a-6f5e-4d3c-2b1a-000000000001", Amount: 500, Method: tt.method}
 			rail := rails[tt.method.Platform]
-			receipt, err := rail.Submit(context.Background(), p)
+			receipt, err := rail.Submit(context.Background(), p.TransferID, p)
 			var rejection *service.RailRejection
 			if got := errors.As(err, &rejection); got != tt.rejected {
 				t.Fatalf("rejected = %v (err %v), want %v", got, err, tt.rejected)

@@ -62,10 +62,6 @@ func (b *book) clearing(ctx context.Context, p payouts.Platform) (party, error) 
 	return b.account(ctx, ledger.Clearing, string(p), p.Label(), "")
 }
 
-func (b *book) rail(ctx context.Context, p payouts.Platform) (party, error) {
-	return b.account(ctx, ledger.External, "rail:"+string(p), p.Label()+" payee", "")
-}
-
 func (b *book) fees(ctx context.Context) (party, error) {
 	return b.account(ctx, ledger.Fees, "", "Fees", "")
 }

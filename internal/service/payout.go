@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/disburse/disburse/payouts"
 )
@@ -56,6 +57,7 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 	if err != nil {
 		return nil, err
 	}
+	s.submitNow(ctx, appID, id)
 	return s.GetTransfer(ctx, appID, id)
 }
 
@@ -73,8 +75,8 @@ type payoutOrder struct {
 	payoutLinkID   string
 }
 
-// payout writes a payout transfer and its reservations, and submits it to the rail unless it is
-// held for review.
+// payout writes a payout transfer and its reservations, due for submission to its rail unless it
+// is held for review. The caller runs submitNow once its transaction has committed.
 func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*TransferRecord, error) {
 	user := o.user
 	if user.Compliance.MustCollect1099 && !user.Compliance.Collected1099 && !user.Compliance.W8BENCollected {
@@ -120,9 +122,9 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*Transf
 	if o.payoutLinkID != "" {
 		t.PayoutLinkID = &o.payoutLinkID
 	}
-	t.Status = payouts.TransferPending
+	t.Status, t.RailState, t.SettleAt = payouts.TransferPending, RailSubmitting, s.now()
 	if user.Compliance.Flagged || s.cfg.Screener.HoldForReview(s.railPayout(t, method)) {
-		t.Status = payouts.TransferFlagged
+		t.Status, t.RailState, t.SettleAt = payouts.TransferFlagged, "", time.Time{}
 	}
 	if err := q.CreateTransfer(ctx, t); err != nil {
 		return nil, err
@@ -148,11 +150,6 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*Transf
 	}
 	if o.fund && !o.taxExempt {
 		if err := s.recordPayment(ctx, q, user, o.amount); err != nil {
-			return nil, err
-		}
-	}
-	if t.Status == payouts.TransferPending {
-		if err := s.submit(ctx, q, b, t, method); err != nil {
 			return nil, err
 		}
 	}

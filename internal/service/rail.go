@@ -10,9 +10,11 @@ import (
 // Rail moves money out to payees on one platform. No real rail is reachable from here, so
 // payoutd wires in package sandbox's; real ones plug in behind the same interface.
 type Rail interface {
-	// Submit hands a payout to the rail. A *RailRejection error fails the payout at once; any
-	// other error leaves it to be retried.
-	Submit(ctx context.Context, p RailPayout) (RailReceipt, error)
+	// Submit hands a payout to the rail. idempotencyKey is the same on every attempt for one
+	// payout (its transfer id): a rail must answer a repeated key with the first receipt and not
+	// pay twice, since a worker that died after the call is followed by another calling again. A
+	// *RailRejection error fails the payout at once; any other error leaves it to be retried.
+	Submit(ctx context.Context, idempotencyKey string, p RailPayout) (RailReceipt, error)
 	// Outcome asks what became of a submitted payout.
 	Outcome(ctx context.Context, p RailPayout, externalID string) (RailOutcome, error)
 }

@@ -70,13 +70,16 @@ type TransferRecord struct {
 	AppID          string
 	Seq            int64
 	IdempotencyKey string
-	// Payout settlement bookkeeping, used by the rail worker.
-	SettleAt  time.Time
-	Attempts  int
-	FeeParty  payouts.FeeParty
-	Fund      bool
-	TaxExempt bool
-	Updated   time.Time
+	// Payout bookkeeping of the rail worker (submission.go): where the payout is with its rail,
+	// when the worker next acts on it, and the lease of the worker calling the rail for it.
+	RailState  RailState
+	SettleAt   time.Time
+	LeaseUntil time.Time
+	Attempts   int // claims so far; a worker's claim is still its own while this is unchanged
+	FeeParty   payouts.FeeParty
+	Fund       bool
+	TaxExempt  bool
+	Updated    time.Time
 }
 
 // IdempotencyRecord remembers a request made with an idempotency key for 24 hours.

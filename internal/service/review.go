@@ -32,29 +32,27 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payo
 		if t.Status != payouts.TransferFlagged {
 			return payouts.Errorf(payouts.EInvalidTransaction, "Only a flagged transfer can be reviewed; this one is %s.", t.Status)
 		}
-		b, err := s.book(ctx, q, appID)
-		if err != nil {
-			return err
-		}
 		if req.Action == payouts.ReviewReject {
 			if reason == "" {
 				reason = "rejected in review"
 			}
+			b, err := s.book(ctx, q, appID)
+			if err != nil {
+				return err
+			}
 			return s.failPayout(ctx, q, b, t, payouts.TransferFlagged, reason)
 		}
-		t.Status, t.Updated = payouts.TransferPending, s.now()
-		if err := q.UpdateTransfer(ctx, t, payouts.TransferFlagged); err != nil {
-			return err
-		}
-		method, err := s.payoutMethod(ctx, q, &UserRecord{AppID: appID, User: payouts.User{ID: *t.UserID}},
-			t.ExternalData.Platform, t.ExternalData.AccountID)
-		if err != nil {
-			return s.failPayout(ctx, q, b, t, payouts.TransferPending, "the payout method was removed")
-		}
-		return s.submit(ctx, q, b, t, method)
+		// Released, it takes the path of a new payout: due for submission, submitted by
+		// submitNow after this transaction (or the worker), which also fails it if its method
+		// was removed meanwhile.
+		t.Status, t.RailState, t.SettleAt, t.Updated = payouts.TransferPending, RailSubmitting, s.now(), s.now()
+		return q.UpdateTransfer(ctx, t, payouts.TransferFlagged)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if req.Action == payouts.ReviewRelease {
+		s.submitNow(ctx, appID, id)
 	}
 	return s.GetTransfer(ctx, appID, id)
 }

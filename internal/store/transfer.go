@@ -12,15 +12,15 @@ import (
 
 const transferColumns = `seq, id, app_id, user_id, status, type, amount, platform, account_id, external_id,
 	payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at, attempts,
-	created, updated`
+	rail_state, lease_until, created, updated`
 
 func scanTransfer(row interface{ Scan(...any) error }) (service.TransferRecord, error) {
 	var t service.TransferRecord
 	var userID, linkID, md sql.NullString
-	var settleAt, created, updated int64
+	var settleAt, leaseUntil, created, updated int64
 	err := row.Scan(&t.Seq, &t.ID, &t.AppID, &userID, &t.Status, &t.Type, &t.Amount, &t.ExternalData.Platform,
 		&t.ExternalData.AccountID, &t.ExternalData.ExternalID, &linkID, &md, &t.FailureReason, &t.IdempotencyKey,
-		&t.FeeParty, &t.Fund, &t.TaxExempt, &settleAt, &t.Attempts, &created, &updated)
+		&t.FeeParty, &t.Fund, &t.TaxExempt, &settleAt, &t.Attempts, &t.RailState, &leaseUntil, &created, &updated)
 	if err != nil {
 		return t, noRecord(err)
 	}
@@ -29,6 +29,9 @@ func scanTransfer(row interface{ Scan(...any) error }) (service.TransferRecord, 
 	t.Updated = sqldb.FromMicros(updated)
 	if settleAt != 0 {
 		t.SettleAt = sqldb.FromMicros(settleAt)
+	}
+	if leaseUntil != 0 {
+		t.LeaseUntil = sqldb.FromMicros(leaseUntil)
 	}
 	return t, nil
 }
@@ -53,11 +56,12 @@ func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord)
 func (q *Queries) insertTransfer(ctx context.Context, t *service.TransferRecord) error {
 	return q.queryRow(ctx, `INSERT INTO transfers (id, app_id, user_id, status, type, amount, platform, account_id,
 		external_id, payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at,
-		attempts, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		attempts, rail_state, lease_until, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		t.ID, t.AppID, sqlNullPtr(t.UserID), t.Status, t.Type, int64(t.Amount), t.ExternalData.Platform,
 		t.ExternalData.AccountID, t.ExternalData.ExternalID, sqlNullPtr(t.PayoutLinkID), metadataValue(t.Metadata),
 		t.FailureReason, t.IdempotencyKey, t.FeeParty, t.Fund, t.TaxExempt, micros0(t.SettleAt), t.Attempts,
-		sqldb.Micros(t.Created.Time), sqldb.Micros(t.Updated)).Scan(&t.Seq)
+		t.RailState, micros0(t.LeaseUntil), sqldb.Micros(t.Created.Time), sqldb.Micros(t.Updated)).Scan(&t.Seq)
 }
 
 // GetTransfer reads one transfer of the app.
@@ -75,9 +79,10 @@ func (q *Queries) GetTransfer(ctx context.Context, appID, id string) (_ *service
 func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord, from payouts.TransferStatus) (err error) {
 	defer wrap(&err, "update transfer %s", t.ID)
 	err = q.execOne(ctx, `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
-		attempts = ?, updated = ?, payout_link_id = ? WHERE app_id = ? AND id = ? AND status = ?`,
-		t.Status, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), t.Attempts, sqldb.Micros(t.Updated),
-		sqlNullPtr(t.PayoutLinkID), t.AppID, t.ID, from)
+		attempts = ?, rail_state = ?, lease_until = ?, updated = ?, payout_link_id = ?
+		WHERE app_id = ? AND id = ? AND status = ?`,
+		t.Status, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), t.Attempts, t.RailState,
+		micros0(t.LeaseUntil), sqldb.Micros(t.Updated), sqlNullPtr(t.PayoutLinkID), t.AppID, t.ID, from)
 	if err != nil || t.Status == from {
 		return err
 	}
@@ -130,13 +135,14 @@ func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.TransferRecord, error) { return scanTransfer(r) })
 }
 
-// ClaimDuePayout locks and returns one pending payout whose settle time has come, skipping rows
-// other workers hold; none is service.ErrNoRecord.
+// ClaimDuePayout locks and returns one pending payout whose settle time has come and whose lease
+// (if a worker took one) has run out, skipping rows other workers hold; none is
+// service.ErrNoRecord.
 func (q *Queries) ClaimDuePayout(ctx context.Context, now time.Time) (_ *service.TransferRecord, err error) {
 	defer wrap(&err, "claim due payout")
 	t, err := scanTransfer(q.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers
-		WHERE status = ? AND type = ? AND settle_at <= ? ORDER BY settle_at LIMIT 1`+q.skipLocked(),
-		payouts.TransferPending, payouts.TransferPayout, sqldb.Micros(now)))
+		WHERE status = ? AND type = ? AND settle_at <= ? AND lease_until <= ? ORDER BY settle_at LIMIT 1`+q.skipLocked(),
+		payouts.TransferPending, payouts.TransferPayout, sqldb.Micros(now), sqldb.Micros(now)))
 	if err != nil {
 		return nil, err
 	}

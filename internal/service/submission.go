@@ -1,0 +1,178 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// A payout reaches its rail outside any database transaction, so that a slow rail holds neither
+// SQLite's write lock nor PostgreSQL's wallet row locks. The request books the reservations and
+// writes the payout pending with RailState submitting, due now. A worker then, for each due
+// payout:
+//
+//  1. claims it in one transaction: a lease (LeaseUntil) and one more Attempts, its claim token;
+//  2. calls the rail with no transaction open: Submit with the transfer id as idempotency key
+//     while submitting, Outcome once submitted;
+//  3. records the answer in another transaction, only if the payout is still pending in the same
+//     rail state with the same Attempts: otherwise its lease ran out and another worker owns it.
+//
+// A worker that dies before or during the call leaves the payout leased; once the lease runs out
+// another worker claims it and calls the rail again with the same key, which the rail answers
+// with the same receipt, so a payout is never lost nor submitted twice.
+
+// RailState is how far a pending payout has got with its rail.
+type RailState string
+
+const (
+	// RailSubmitting is a payout written but not yet acknowledged by its rail.
+	RailSubmitting RailState = "submitting"
+	// RailSubmitted is a payout the rail gave a receipt for, waiting for its outcome.
+	RailSubmitted RailState = "submitted"
+)
+
+// railLease is how long a claimed payout belongs to the worker calling its rail. A rail call
+// must end well within it (its context should time out sooner).
+const railLease = time.Minute
+
+// submitRetry is how long a payout waits before its rail is asked again after it could not be
+// reached.
+const submitRetry = 30 * time.Second
+
+// railCall is a payout a worker has claimed, and the rail's answer once called.
+type railCall struct {
+	t       *TransferRecord
+	method  *PayoutMethodRecord
+	receipt RailReceipt
+	outcome RailOutcome
+	err     error
+}
+
+// SettleDue moves on the payouts whose time has come, each by the three steps above: submits
+// those submitting and settles (or fails) those submitted. It returns how many it handled.
+// Several workers, in one process or many, may run it at once.
+func (s *Service) SettleDue(ctx context.Context, max int) (int, error) {
+	for n := 0; n < max; n++ {
+		found, err := s.advance(ctx, func(q Queries) (*TransferRecord, error) {
+			return q.ClaimDuePayout(ctx, s.now())
+		})
+		if err != nil || !found {
+			return n, err
+		}
+	}
+	return max, nil
+}
+
+// submitNow runs the worker's steps for one payout a request has just committed as submitting,
+// after its transaction, so that the API answers with the rail's immediate verdict (a rejected
+// payout is failed at once, as before the rails left the transaction). A payout another worker
+// holds, or already submitted, is left alone. An error leaves the payout to the worker.
+func (s *Service) submitNow(ctx context.Context, appID, id string) {
+	_, err := s.advance(ctx, func(q Queries) (*TransferRecord, error) {
+		t, err := q.GetTransfer(ctx, appID, id)
+		if err != nil {
+			return nil, err
+		}
+		now := s.now()
+		if t.Status != payouts.TransferPending || t.RailState != RailSubmitting || t.SettleAt.After(now) || t.LeaseUntil.After(now) {
+			return nil, ErrNoRecord
+		}
+		return t, nil
+	})
+	if err != nil {
+		s.log.Warn("submitting a new payout failed; the worker will", "transfer", id, "err", err)
+	}
+}
+
+// advance claims the payout claim returns (ErrNoRecord for none), calls its rail and records the
+// answer. found is false when there was nothing to claim.
+func (s *Service) advance(ctx context.Context, claim func(q Queries) (*TransferRecord, error)) (found bool, err error) {
+	var c *railCall
+	err = s.store.InTx(ctx, func(q Queries) error {
+		t, err := claim(q)
+		if errors.Is(err, ErrNoRecord) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		c, err = s.lease(ctx, q, t)
+		return err
+	})
+	if err != nil || c == nil {
+		return found, err
+	}
+	s.callRail(ctx, c)
+	return true, s.store.InTx(ctx, func(q Queries) error { return s.record(ctx, q, c) })
+}
+
+// lease claims t for one rail call. A payout whose method was removed fails here instead, and
+// there is nothing to call.
+func (s *Service) lease(ctx context.Context, q Queries, t *TransferRecord) (*railCall, error) {
+	method, err := s.payoutMethod(ctx, q, &UserRecord{AppID: t.AppID, User: payouts.User{ID: *t.UserID}},
+		t.ExternalData.Platform, t.ExternalData.AccountID)
+	if err != nil {
+		b, err := s.book(ctx, q, t.AppID)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.failPayout(ctx, q, b, t, payouts.TransferPending, "the payout method was removed")
+	}
+	t.Attempts++
+	t.LeaseUntil, t.Updated = s.now().Add(railLease), s.now()
+	if err := q.UpdateTransfer(ctx, t, payouts.TransferPending); err != nil {
+		return nil, err
+	}
+	return &railCall{t: t, method: method}, nil
+}
+
+// callRail asks the payout's rail, with no transaction open.
+func (s *Service) callRail(ctx context.Context, c *railCall) {
+	rail := s.cfg.Rails[c.method.Platform]
+	p := s.railPayout(c.t, c.method)
+	if c.t.RailState == RailSubmitting {
+		c.receipt, c.err = rail.Submit(ctx, c.t.ID, p)
+		return
+	}
+	c.outcome, c.err = rail.Outcome(ctx, p, c.t.ExternalData.ExternalID)
+}
+
+// record books the rail's answer, unless the claim was lost meanwhile.
+func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
+	t, err := q.GetTransfer(ctx, c.t.AppID, c.t.ID)
+	if err != nil {
+		return err
+	}
+	if t.Status != payouts.TransferPending || t.RailState != c.t.RailState || t.Attempts != c.t.Attempts {
+		// The lease ran out and another worker took the payout over; its call carried the same
+		// idempotency key, so what it records stands for both.
+		s.log.Warn("rail answer dropped: the payout's lease was lost", "transfer", t.ID)
+		return nil
+	}
+	b, err := s.book(ctx, q, t.AppID)
+	if err != nil {
+		return err
+	}
+	t.LeaseUntil = time.Time{}
+	var rejection *RailRejection
+	switch {
+	case t.RailState == RailSubmitting && errors.As(c.err, &rejection):
+		return s.failPayout(ctx, q, b, t, payouts.TransferPending, rejection.Reason)
+	case c.err != nil:
+		s.log.Warn("rail unavailable; will retry", "transfer", t.ID, "platform", c.method.Platform, "state", t.RailState, "err", c.err)
+		t.SettleAt = s.now().Add(submitRetry)
+	case t.RailState == RailSubmitting:
+		t.RailState, t.ExternalData.ExternalID, t.SettleAt = RailSubmitted, c.receipt.ExternalID, c.receipt.SettleAt
+	default:
+		return s.settle(ctx, q, b, t, c.outcome)
+	}
+	t.Updated = s.now()
+	return q.UpdateTransfer(ctx, t, payouts.TransferPending)
+}
+
+func (s *Service) railPayout(t *TransferRecord, method *PayoutMethodRecord) RailPayout {
+	return RailPayout{TransferID: t.ID, AppID: t.AppID, UserID: *t.UserID, Amount: t.Amount, Method: *method}
+}
