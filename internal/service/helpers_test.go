@@ -16,7 +16,7 @@ import (
 // env is a service on a real SQLite store with an app, a funded app wallet and a user.
 type env struct {
 	ctx    context.Context
-	path   string
+	dsn    string
 	clock  *testclock.Clock
 	svc    *service.Service
 	st     *store.Store
@@ -28,9 +28,16 @@ type env struct {
 
 func newEnv(t testing.TB, deposit int64) *env {
 	t.Helper()
-	e := &env{ctx: context.Background(), path: filepath.Join(t.TempDir(), "test.db"),
+	return newEnvOn(t, filepath.Join(t.TempDir(), "test.db"), nil, deposit)
+}
+
+// newEnvOn is newEnv on the database dsn (a SQLite path or a postgres:// URL), paying out
+// through rails (nil for the sandbox's).
+func newEnvOn(t testing.TB, dsn string, rails map[payouts.Platform]service.Rail, deposit int64) *env {
+	t.Helper()
+	e := &env{ctx: context.Background(), dsn: dsn,
 		clock: testclock.New(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)),
-		cfg:   service.Config{EncryptionKey: make([]byte, 32), PublicURL: "http://pay.test"}}
+		cfg:   service.Config{EncryptionKey: make([]byte, 32), PublicURL: "http://pay.test", Rails: rails}}
 	t.Cleanup(func() {
 		e.checkLedger(t)
 		for _, st := range e.stores {
@@ -52,10 +59,11 @@ func newEnv(t testing.TB, deposit int64) *env {
 	return e
 }
 
-// open (re)starts the service on the env's database file.
+// open (re)starts the service on the env's database: a new process, as far as the service can
+// tell.
 func (e *env) open(t testing.TB) {
 	t.Helper()
-	st, err := store.Open(e.ctx, e.path)
+	st, err := store.Open(e.ctx, e.dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

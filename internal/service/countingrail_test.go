@@ -1,0 +1,121 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/payouts"
+)
+
+// railStep is what one Submit call of a countingRail does.
+type railStep int
+
+const (
+	accept      railStep = iota
+	unreachable          // the rail cannot be reached: an error, nothing accepted
+	crashBefore          // the worker dies before its call reaches the rail
+	crashAfter           // the rail accepts, and the worker dies before it records the receipt
+	hold                 // the call reaches the rail and waits for its gate to close: a slow rail
+)
+
+// countingRail keeps what a real rail's idempotency keeps: one receipt per key, however often
+// it is called with it. It settles every payout after settleDelay, and its Submit steps (next,
+// in turn; accept when none is left) can make the worker calling it die, by cancelling die.
+type countingRail struct {
+	clock service.Clock
+
+	mu       sync.Mutex
+	receipts map[string]service.RailReceipt // accepted submissions by idempotency key
+	calls    map[string]int                 // Submit calls that reached the rail, by key
+	next     []railStep
+	die      context.CancelFunc
+	gates    []chan struct{} // of the held calls to come, in turn
+	entered  chan struct{}   // a held call has reached the rail
+}
+
+const settleDelay = 5 * time.Second
+
+func newCountingRail() *countingRail {
+	return &countingRail{receipts: map[string]service.RailReceipt{}, calls: map[string]int{},
+		entered: make(chan struct{})}
+}
+
+// rails is the rail on every platform.
+func (r *countingRail) rails() map[payouts.Platform]service.Rail {
+	m := map[payouts.Platform]service.Rail{}
+	for _, p := range payouts.Platforms {
+		m[p] = r
+	}
+	return m
+}
+
+// holdUntil queues held calls, one per gate: each answers when its gate is closed.
+func (r *countingRail) holdUntil(gates ...chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, g := range gates {
+		r.next = append(r.next, hold)
+		r.gates = append(r.gates, g)
+	}
+}
+
+// then queues the steps of the next Submit calls.
+func (r *countingRail) then(steps ...railStep) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next = append(r.next, steps...)
+}
+
+func (r *countingRail) Submit(ctx context.Context, key string, p service.RailPayout) (service.RailReceipt, error) {
+	r.mu.Lock()
+	step := accept
+	if len(r.next) > 0 {
+		step, r.next = r.next[0], r.next[1:]
+	}
+	if key != p.TransferID {
+		r.mu.Unlock()
+		return service.RailReceipt{}, errors.New("countingRail: the idempotency key is not the transfer id")
+	}
+	switch step {
+	case unreachable:
+		r.mu.Unlock()
+		return service.RailReceipt{}, errors.New("countingRail: unreachable")
+	case crashBefore:
+		r.mu.Unlock()
+		r.die()
+		return service.RailReceipt{}, ctx.Err()
+	}
+	r.calls[key]++
+	receipt, ok := r.receipts[key]
+	if !ok {
+		receipt = service.RailReceipt{ExternalID: "cr_" + key, SettleAt: r.clock.Now().Add(settleDelay)}
+		r.receipts[key] = receipt
+	}
+	var gate chan struct{}
+	if step == hold {
+		gate, r.gates = r.gates[0], r.gates[1:]
+	}
+	r.mu.Unlock()
+	switch step {
+	case crashAfter:
+		r.die()
+	case hold:
+		r.entered <- struct{}{}
+		<-gate
+	}
+	return receipt, nil
+}
+
+func (r *countingRail) Outcome(context.Context, service.RailPayout, string) (service.RailOutcome, error) {
+	return service.RailOutcome{Settled: true}, nil
+}
+
+// submissions returns the accepted submissions and the calls that reached the rail for key.
+func (r *countingRail) submissions(key string) (accepted, calls int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.receipts), r.calls[key]
+}

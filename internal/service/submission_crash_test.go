@@ -1,0 +1,248 @@
+package service_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/payouts"
+)
+
+// The crash-point tests kill a worker at each point of the submission protocol
+// (submission.go), start a new process on the same database, and check that every payout
+// reaches its rail under one idempotency key, is accepted once, settles once, and leaves the
+// ledger balanced and the wallets right to the cent. Each runs on SQLite and on PostgreSQL.
+
+const (
+	deposit      = 1000000
+	payoutAmount = 10000 // ten of them stay under the 1099 threshold
+	paypalFee    = 25
+	// pastLease is longer than any worker's lease on a payout.
+	pastLease = 2 * time.Minute
+	// pastRetry is longer than a payout waits after its rail could not be reached.
+	pastRetry = 31 * time.Second
+)
+
+// newRailEnv is an env paying out through a countingRail, with a PayPal method for its user.
+func newRailEnv(t *testing.T, dsn string) (*env, *countingRail) {
+	t.Helper()
+	rail := newCountingRail()
+	e := newEnvOn(t, dsn, rail.rails(), deposit)
+	rail.clock = e.clock // the env's clock is made with the env
+	e.addMethod(t, e.user.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"})
+	return e, rail
+}
+
+// createPayout makes a funded payout whose own submission finds the rail unreachable, so the
+// worker is the one to submit it. The same key always names the same payout.
+func createPayout(t *testing.T, e *env, rail *countingRail, key string) *payouts.Transfer {
+	t.Helper()
+	rail.then(unreachable)
+	tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: payoutAmount,
+		Platform: payouts.PlatformPayPal, Fund: true, IdempotencyKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Status != payouts.TransferPending || tr.ExternalData.ExternalID != "" {
+		t.Fatalf("new payout is %s with external id %q, want pending and not yet submitted", tr.Status, tr.ExternalData.ExternalID)
+	}
+	return tr
+}
+
+// settleAll lets the workers run until nothing is due, over enough time for every lease and
+// settlement delay to pass.
+func settleAll(t *testing.T, e *env) {
+	t.Helper()
+	for range 3 {
+		e.clock.Advance(pastLease)
+		if _, err := e.svc.SettleDue(e.ctx, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkPaidOnce checks that each payout was accepted by the rail once and completed once, and
+// the wallets: the app paid every payout and its fee, the user kept nothing.
+func checkPaidOnce(t *testing.T, e *env, rail *countingRail, ids []string) {
+	t.Helper()
+	if accepted, _ := rail.submissions(""); accepted != len(ids) {
+		t.Errorf("the rail accepted %d distinct submissions, want %d", accepted, len(ids))
+	}
+	for _, id := range ids {
+		tr := e.transfer(t, id)
+		if tr.Status != payouts.TransferCompleted || tr.ExternalData.ExternalID != "cr_"+id {
+			t.Errorf("payout %s is %s with external id %q", id, tr.Status, tr.ExternalData.ExternalID)
+		}
+		completed := 0
+		for _, c := range tr.StatusHistory {
+			if c.Status == payouts.TransferCompleted {
+				completed++
+			}
+		}
+		if completed != 1 {
+			t.Errorf("payout %s completed %d times", id, completed)
+		}
+	}
+	e.checkLedger(t)
+	app, user := e.wallets(t, e.user.ID)
+	if want := payouts.Money(deposit - len(ids)*(payoutAmount+paypalFee)); app.Amount != want || app.Reserved() != 0 {
+		t.Errorf("app wallet %+v, want %v and nothing reserved", app, want)
+	}
+	if user.Amount != 0 {
+		t.Errorf("user wallet %+v, want empty", user)
+	}
+}
+
+func TestSubmissionCrashPoints(t *testing.T) {
+	tests := []struct {
+		name      string
+		crash     railStep
+		recorded  bool // the receipt was recorded before the process died
+		wantCalls int  // Submit calls that reached the rail with the payout's key
+	}{
+		{"before the rail call", crashBefore, false, 1},
+		{"after the rail call, before the record", crashAfter, false, 2},
+		{"after the record", accept, true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+				e, rail := newRailEnv(t, dsn)
+				key := "6f1c2a3b-4d5e-4f60-8a71-92b3c4d5e6f7"
+				tr := createPayout(t, e, rail, key)
+
+				e.clock.Advance(pastRetry)
+				ctx, die := context.WithCancel(e.ctx)
+				rail.die = die
+				rail.then(tt.crash)
+				_, err := e.svc.SettleDue(ctx, 100)
+				die()
+				if (err != nil) == tt.recorded {
+					t.Fatalf("the worker's step returned %v; a crash should end it with an error", err)
+				}
+
+				e.open(t) // the process died; a new one takes over the database
+				if got := e.transfer(t, tr.ID); (got.ExternalData.ExternalID != "") != tt.recorded {
+					t.Fatalf("after the crash the payout's external id is %q, recorded want %v", got.ExternalData.ExternalID, tt.recorded)
+				}
+				// The client retries its request: the same payout, not a second one, and no
+				// rail call while the dead worker's lease lasts.
+				again := createPayoutReplay(t, e, key)
+				if again.ID != tr.ID {
+					t.Fatalf("the retried request made payout %s, want %s", again.ID, tr.ID)
+				}
+				settleAll(t, e)
+
+				if _, calls := rail.submissions(tr.ID); calls != tt.wantCalls {
+					t.Errorf("%d Submit calls reached the rail, want %d", calls, tt.wantCalls)
+				}
+				checkPaidOnce(t, e, rail, []string{tr.ID})
+			})
+		})
+	}
+}
+
+// createPayoutReplay repeats createPayout's request with its idempotency key.
+func createPayoutReplay(t *testing.T, e *env, key string) *payouts.Transfer {
+	t.Helper()
+	tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: payoutAmount,
+		Platform: payouts.PlatformPayPal, Fund: true, IdempotencyKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// TestSubmissionWorkersRace runs two processes' workers at once over the same due payouts: each
+// payout is claimed by one of them, submitted once and settled once.
+func TestSubmissionWorkersRace(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e, rail := newRailEnv(t, dsn)
+		var ids []string
+		for range 10 {
+			ids = append(ids, createPayout(t, e, rail, "").ID)
+		}
+		first := e.svc
+		e.open(t)
+		workers := []*service.Service{first, e.svc}
+		for _, step := range []string{"submit", "settle"} {
+			e.clock.Advance(pastLease)
+			var wg sync.WaitGroup
+			counts := make([]int, len(workers))
+			for i, w := range workers {
+				wg.Go(func() {
+					n, err := w.SettleDue(e.ctx, 100)
+					if err != nil {
+						t.Error(err)
+					}
+					counts[i] = n
+				})
+			}
+			wg.Wait()
+			if counts[0]+counts[1] != len(ids) {
+				t.Fatalf("%s: the workers handled %v payouts, want %d in all", step, counts, len(ids))
+			}
+		}
+		for _, id := range ids {
+			if _, calls := rail.submissions(id); calls != 1 {
+				t.Errorf("payout %s reached the rail %d times, want once", id, calls)
+			}
+		}
+		checkPaidOnce(t, e, rail, ids)
+	})
+}
+
+// TestSubmissionLeaseLost has a worker's rail call outlast its lease: another process takes the
+// payout over, the first worker's late answer is dropped, and only the lease holder's counts.
+func TestSubmissionLeaseLost(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e, rail := newRailEnv(t, dsn)
+		tr := createPayout(t, e, rail, "")
+		e.clock.Advance(pastRetry)
+		first, second := make(chan struct{}), make(chan struct{})
+		rail.holdUntil(first, second)
+		step := func(w *service.Service) chan error {
+			done := make(chan error, 1)
+			go func() { _, err := w.SettleDue(e.ctx, 1); done <- err }()
+			<-rail.entered
+			return done
+		}
+		slow := step(e.svc)
+		e.clock.Advance(pastLease)
+		e.open(t)
+		holder := step(e.svc)
+
+		close(first)
+		if err := <-slow; err != nil {
+			t.Fatalf("the slow worker: %v", err)
+		}
+		if r := record(t, e, tr.ID); r.RailState != service.RailSubmitting || r.ExternalData.ExternalID != "" {
+			t.Fatalf("the late answer of a lost lease was recorded: %s, external id %q", r.RailState, r.ExternalData.ExternalID)
+		}
+		close(second)
+		if err := <-holder; err != nil {
+			t.Fatalf("the lease holder: %v", err)
+		}
+		if r := record(t, e, tr.ID); r.RailState != service.RailSubmitted || r.ExternalData.ExternalID != "cr_"+tr.ID {
+			t.Fatalf("the lease holder's answer was not recorded: %s, external id %q", r.RailState, r.ExternalData.ExternalID)
+		}
+		settleAll(t, e)
+		if _, calls := rail.submissions(tr.ID); calls != 2 {
+			t.Errorf("%d Submit calls reached the rail, want 2 (one per worker)", calls)
+		}
+		checkPaidOnce(t, e, rail, []string{tr.ID})
+	})
+}
+
+// record reads a transfer as stored, with its rail bookkeeping.
+func record(t *testing.T, e *env, id string) *service.TransferRecord {
+	t.Helper()
+	r, err := e.st.GetTransfer(e.ctx, e.app, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
