@@ -33,8 +33,8 @@ const (
 	RailSubmitted RailState = "submitted"
 )
 
-// railLease is how long a claimed payout belongs to the worker calling its rail. A rail call
-// must end well within it (its context should time out sooner).
+// railLease is how long a claimed payout belongs to the worker calling its rail; the call itself
+// is cut off at half of it, so a live worker records its answer before anyone takes over.
 const railLease = time.Minute
 
 // submitRetry is how long a payout waits before its rail is asked again after it could not be
@@ -131,6 +131,8 @@ func (s *Service) lease(ctx context.Context, q Queries, t *TransferRecord) (*rai
 
 // callRail asks the payout's rail, with no transaction open.
 func (s *Service) callRail(ctx context.Context, c *railCall) {
+	ctx, cancel := context.WithTimeout(ctx, railLease/2)
+	defer cancel()
 	rail := s.cfg.Rails[c.method.Platform]
 	p := s.railPayout(c.t, c.method)
 	if c.t.RailState == RailSubmitting {

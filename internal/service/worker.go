@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// RunWorker settles due payouts and delivers payout links every interval, and forgets expired
-// idempotency keys every hour, until ctx ends.
+// RunWorker submits due payouts to their rails, settles submitted ones and delivers payout links
+// every interval, and forgets expired idempotency keys every hour, until ctx ends.
 func (s *Service) RunWorker(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -19,7 +19,7 @@ func (s *Service) RunWorker(ctx context.Context, interval time.Duration) {
 			lastPurge = now
 		}
 		if _, err := s.SettleDue(ctx, 100); err != nil && ctx.Err() == nil {
-			s.log.Error("settling payouts", "err", err)
+			s.log.Error("submitting and settling payouts", "err", err)
 		}
 		if _, err := s.DeliverDue(ctx, 100); err != nil && ctx.Err() == nil {
 			s.log.Error("delivering payout links", "err", err)
