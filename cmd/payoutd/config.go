@@ -46,6 +46,7 @@ type flags struct {
 	logFormat, logLevel                string
 	workerInterval                     string
 	sandboxDelay, sandboxACHDelay      string
+	railLease                          string
 }
 
 // register adds the flags every subcommand shares (the database, its key and logging); serve
@@ -91,6 +92,8 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"how long sandbox PayPal, Venmo and Cash App payouts take to settle (DISBURSE_SANDBOX_DELAY)")
 	fs.StringVar(&f.sandboxACHDelay, "sandbox-ach-delay", env("DISBURSE_SANDBOX_ACH_DELAY", "20s"),
 		"how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)")
+	fs.StringVar(&f.railLease, "rail-lease", env("DISBURSE_RAIL_LEASE", "1m"),
+		"how long a worker owns a payout it is handing to a rail before another worker may take it over (DISBURSE_RAIL_LEASE)")
 	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
 		"how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)")
 }
@@ -179,6 +182,7 @@ func (f *flags) config() (config, error) {
 		{"--worker-interval", f.workerInterval, &cfg.service.WorkerInterval},
 		{"--sandbox-delay", f.sandboxDelay, &cfg.service.SandboxDelay},
 		{"--sandbox-ach-delay", f.sandboxACHDelay, &cfg.service.SandboxACHDelay},
+		{"--rail-lease", f.railLease, &cfg.service.RailLease},
 		{"--shutdown-timeout", f.shutdownTimeout, &cfg.service.ShutdownTimeout},
 	} {
 		if d.value == "" {

@@ -273,6 +273,7 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"trusted proxy", []string{"--trusted-proxies", "proxy.local"}, nil},
 		{"shutdown timeout", []string{"--shutdown-timeout", "-1s"}, nil},
 		{"zero worker interval", []string{"--worker-interval", "0s"}, nil},
+		{"zero rail lease", []string{"--rail-lease", "0s"}, nil},
 		{"sandbox delay without unit", nil, map[string]string{"DISBURSE_SANDBOX_DELAY": "5"}},
 		{"sandbox inbox", []string{"--sandbox-inbox", "maybe"}, nil},
 		{"fee of an unknown platform", []string{"--fees", "zelle=1"}, nil},

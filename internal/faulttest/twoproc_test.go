@@ -13,9 +13,9 @@ import (
 // alternating between them, and SIGKILLs one mid-run with payouts in flight: the survivor
 // answers the retries and settles every payout, nothing lost or doubled.
 //
-// Settling holds no lease: a payout is claimed with a row lock inside the transaction that
-// settles it, so the killed process's claims end with its connections. There is no lease length
-// to configure.
+// A payout the killed process had leased for its rail call stays its own until the lease
+// (railLease, short here) runs out; then the survivor calls the rail again with the same
+// idempotency key and settles it once.
 func TestTwoProcessesOneKilled(t *testing.T) {
 	db := database(t, "postgres")
 	// Payouts settle after a second, so the kill below finds some in flight.

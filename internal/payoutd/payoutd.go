@@ -68,6 +68,8 @@ type Config struct {
 	// SandboxDelay and SandboxACHDelay are how long sandbox payouts take to settle (defaults 5s
 	// and 20s).
 	SandboxDelay, SandboxACHDelay time.Duration
+	// RailLease is how long a worker owns a payout it is submitting (default one minute).
+	RailLease time.Duration
 	// ShutdownTimeout bounds the wait for requests in flight when Serve's context ends.
 	ShutdownTimeout time.Duration
 
@@ -132,7 +134,7 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	// No real rail, gateway or identity provider is configured yet: the sandbox stands in for
 	// all of them.
 	svcCfg := sandbox.Wire(service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
-		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
+		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
 	notifier := cfg.Notifier
 	if notifier == nil {
 		notifier = sandbox.Inbox{Store: st, Clock: cfg.Clock}

@@ -51,6 +51,9 @@ type Config struct {
 	Fees map[payouts.Platform]payouts.Money
 	// DefaultFeeParty pays the fee when a request names no party.
 	DefaultFeeParty payouts.FeeParty
+	// RailLease is how long a claimed payout belongs to the worker calling its rail (default one
+	// minute): after it a worker that died mid-call is replaced by another.
+	RailLease time.Duration
 	// Rails moves payouts out, per platform. Screener holds payouts for review and Identity
 	// verifies payees. All three are required; package sandbox provides them without a network.
 	Rails    map[payouts.Platform]Rail
@@ -88,6 +91,9 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 	}
 	if cfg.Fees == nil {
 		cfg.Fees = DefaultFees()
+	}
+	if cfg.RailLease <= 0 {
+		cfg.RailLease = time.Minute
 	}
 	if cfg.DefaultFeeParty == "" {
 		cfg.DefaultFeeParty = payouts.FeePartyPlatform

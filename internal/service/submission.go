@@ -33,9 +33,8 @@ const (
 	RailSubmitted RailState = "submitted"
 )
 
-// railLease is how long a claimed payout belongs to the worker calling its rail; the call itself
+// A claimed payout belongs to the worker calling its rail for Config.RailLease; the call itself
 // is cut off at half of it, so a live worker records its answer before anyone takes over.
-const railLease = time.Minute
 
 // submitRetry is how long a payout waits before its rail is asked again after it could not be
 // reached.
@@ -122,7 +121,7 @@ func (s *Service) lease(ctx context.Context, q Queries, t *TransferRecord) (*rai
 		return nil, s.failPayout(ctx, q, b, t, payouts.TransferPending, "the payout method was removed")
 	}
 	t.Attempts++
-	t.LeaseUntil, t.Updated = s.now().Add(railLease), s.now()
+	t.LeaseUntil, t.Updated = s.now().Add(s.cfg.RailLease), s.now()
 	if err := q.UpdateTransfer(ctx, t, payouts.TransferPending); err != nil {
 		return nil, err
 	}
@@ -131,7 +130,7 @@ func (s *Service) lease(ctx context.Context, q Queries, t *TransferRecord) (*rai
 
 // callRail asks the payout's rail, with no transaction open.
 func (s *Service) callRail(ctx context.Context, c *railCall) {
-	ctx, cancel := context.WithTimeout(ctx, railLease/2)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.RailLease/2)
 	defer cancel()
 	rail := s.cfg.Rails[c.method.Platform]
 	p := s.railPayout(c.t, c.method)
