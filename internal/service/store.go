@@ -56,7 +56,6 @@ type Queries interface {
 	// Compliance
 	SaveTaxForm(ctx context.Context, f *TaxFormRecord) error
 	AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error)
-	YearlyPayments(ctx context.Context, appID, userID string, year int) (payouts.Money, error)
 
 	// Transfers and transactions
 	CreateTransfer(ctx context.Context, t *TransferRecord) error

@@ -25,15 +25,3 @@ func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, y
 		RETURNING amount`, appID, userID, year, int64(amount)).Scan(&total)
 	return payouts.Money(total), err
 }
-
-// YearlyPayments reads a user's payments in a calendar year.
-func (q *Queries) YearlyPayments(ctx context.Context, appID, userID string, year int) (_ payouts.Money, err error) {
-	defer wrap(&err, "%d payments of user %s", year, userID)
-	var total int64
-	err = q.queryRow(ctx, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`,
-		appID, userID, year).Scan(&total)
-	if noRecord(err) == service.ErrNoRecord {
-		return 0, nil
-	}
-	return payouts.Money(total), err
-}
