@@ -31,7 +31,8 @@ type Store interface {
 	TouchSession(ctx context.Context, id string, at time.Time) error
 	DeleteSession(ctx context.Context, id string) error
 	AddLoginFailure(ctx context.Context, at time.Time, keys ...string) error
-	CountLoginFailures(ctx context.Context, key string, since time.Time) (int, error)
+	LoginFailures(ctx context.Context, key string, since time.Time) (int, time.Time, error)
+	AddAudit(ctx context.Context, e *dashstore.AuditEntry) error
 }
 
 // Config is the dashboard's web configuration, parsed once by cmd/dashboard.
@@ -62,8 +63,18 @@ type Config struct {
 	SessionIdle     time.Duration // 0 = 30 minutes without a request
 	SessionLifetime time.Duration // 0 = 12 hours, whatever the activity
 
-	LoginAttempts int           // failed sign-ins allowed per address and per account in LoginWindow; 0 = 10
+	// Sign-in throttling (throttle.go): failures in LoginWindow allowed per client address
+	// (LoginAttempts) and per account and address (PairAttempts) before each further attempt
+	// waits LoginBackoff, doubled with every failure up to LoginWindow; LoginAlertAt failures of
+	// one account from any addresses write an alert to the audit log.
+	LoginAttempts int           // 0 = 10
+	PairAttempts  int           // 0 = 5
+	LoginBackoff  time.Duration // 0 = 5 seconds
 	LoginWindow   time.Duration // 0 = 15 minutes
+	LoginAlertAt  int           // 0 = 20
+
+	// Metrics, when set, observes requests and failed sign-ins.
+	Metrics Metrics
 
 	Password PasswordParams // zero = DefaultPasswordParams
 
@@ -83,7 +94,10 @@ const (
 	DefaultSessionIdle     = 30 * time.Minute
 	DefaultSessionLifetime = 12 * time.Hour
 	DefaultLoginAttempts   = 10
+	DefaultPairAttempts    = 5
+	DefaultLoginBackoff    = 5 * time.Second
 	DefaultLoginWindow     = 15 * time.Minute
+	DefaultLoginAlertAt    = 20
 )
 
 func (cfg *Config) setDefaults() {
@@ -100,6 +114,7 @@ func (cfg *Config) setDefaults() {
 		{&cfg.ReadTimeout, 15 * time.Second}, {&cfg.WriteTimeout, 30 * time.Second},
 		{&cfg.IdleTimeout, 60 * time.Second}, {&cfg.SessionIdle, DefaultSessionIdle},
 		{&cfg.SessionLifetime, DefaultSessionLifetime}, {&cfg.LoginWindow, DefaultLoginWindow},
+		{&cfg.LoginBackoff, DefaultLoginBackoff},
 	}
 	for _, d := range defaults {
 		if *d.d == 0 {
@@ -109,8 +124,16 @@ func (cfg *Config) setDefaults() {
 	if cfg.BodyLimit == 0 {
 		cfg.BodyLimit = 1 << 20
 	}
-	if cfg.LoginAttempts == 0 {
-		cfg.LoginAttempts = DefaultLoginAttempts
+	for _, n := range []struct {
+		n   *int
+		def int
+	}{
+		{&cfg.LoginAttempts, DefaultLoginAttempts}, {&cfg.PairAttempts, DefaultPairAttempts},
+		{&cfg.LoginAlertAt, DefaultLoginAlertAt},
+	} {
+		if *n.n == 0 {
+			*n.n = n.def
+		}
 	}
 	if cfg.Password == (PasswordParams{}) {
 		cfg.Password = DefaultPasswordParams
@@ -163,6 +186,9 @@ func New(cfg Config) (*Server, error) {
 		ProxyHeader:             cfg.ProxyHeader,
 		DisableStartupMessage:   true,
 	})
+	if cfg.Metrics != nil {
+		s.App.Use(httpserve.Observe(cfg.Metrics))
+	}
 	s.App.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {
 		cfg.Logger.Error("panic", "method", c.Method(), "path", c.Path(), "panic", e)
 	}}))

@@ -198,14 +198,18 @@ func TestLoginFailures(t *testing.T) {
 			{"account:a@example.com", t0, 3},
 			{"ip:5.6.7.8", t0, 0},
 		} {
-			if n, err := s.CountLoginFailures(ctx, tc.key, tc.since); err != nil || n != tc.want {
-				t.Errorf("CountLoginFailures(%s, %v) = %d, %v; want %d", tc.key, tc.since, n, err, tc.want)
+			n, last, err := s.LoginFailures(ctx, tc.key, tc.since)
+			if err != nil || n != tc.want {
+				t.Errorf("LoginFailures(%s, %v) = %d, %v; want %d", tc.key, tc.since, n, err, tc.want)
+			}
+			if wantLast := t0.Add(2 * time.Minute); n > 0 && !last.Equal(wantLast) {
+				t.Errorf("LoginFailures(%s): latest %v, want %v", tc.key, last, wantLast)
 			}
 		}
 		if err := s.DeleteLoginFailures(ctx, t0.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := s.CountLoginFailures(ctx, "ip:1.2.3.4", t0); n != 2 {
+		if n, _, _ := s.LoginFailures(ctx, "ip:1.2.3.4", t0); n != 2 {
 			t.Errorf("after delete: %d failures, want 2", n)
 		}
 	})
