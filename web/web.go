@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -146,7 +145,7 @@ type Server struct {
 
 	cfg       Config
 	sessions  *SessionStore
-	trusted   []*net.IPNet
+	proxies   *httpserve.Proxies
 	routes    map[string]Permission // "GET /users/:id" -> permission
 	assets    *static.Assets
 	dummyHash string // checked against for unknown emails, so they take as long as known ones
@@ -160,14 +159,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.setDefaults()
 	s := &Server{cfg: cfg, routes: map[string]Permission{}}
-	for _, p := range cfg.TrustedProxies {
-		n, err := parseIPOrCIDR(p)
-		if err != nil {
-			return nil, fmt.Errorf("web: trusted proxy %q: %w", p, err)
-		}
-		s.trusted = append(s.trusted, n)
-	}
 	var err error
+	if s.proxies, err = httpserve.NewProxies(cfg.ProxyHeader, cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
 	if s.dummyHash, err = HashPassword(RandomPassword(), cfg.Password); err != nil {
 		return nil, err
 	}
@@ -241,53 +236,5 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return httpserve.Serve(ctx, s.App, ln, 10*time.Second)
 }
 
-func parseIPOrCIDR(s string) (*net.IPNet, error) {
-	if strings.Contains(s, "/") {
-		_, n, err := net.ParseCIDR(s)
-		return n, err
-	}
-	ip := net.ParseIP(s)
-	if ip == nil {
-		return nil, errors.New("not an IP address or CIDR range")
-	}
-	bits := 32
-	if ip.To4() == nil {
-		bits = 128
-	} else {
-		ip = ip.To4()
-	}
-	return &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)}, nil
-}
-
-func (s *Server) isTrusted(ip net.IP) bool {
-	for _, n := range s.trusted {
-		if n.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
-
-// ClientIP is the address of the person at the other end. Only a trusted proxy's header is
-// believed, and it is read from the right: each trusted proxy appends the address it saw, so
-// the first untrusted address from the right is the client's, and whatever a client wrote into
-// the header itself (further left) is ignored. (Fiber's c.IP() returns the leftmost value, which
-// a client can choose.)
-func (s *Server) ClientIP(c *fiber.Ctx) string {
-	remote := c.Context().RemoteIP()
-	if s.cfg.ProxyHeader == "" || !s.isTrusted(remote) {
-		return remote.String()
-	}
-	hops := strings.Split(c.Get(s.cfg.ProxyHeader), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		ip := net.ParseIP(strings.TrimSpace(hops[i]))
-		if ip == nil {
-			break
-		}
-		remote = ip
-		if !s.isTrusted(ip) {
-			break
-		}
-	}
-	return remote.String()
-}
+// ClientIP is the address of the person at the other end (see httpserve.Proxies.ClientIP).
+func (s *Server) ClientIP(c *fiber.Ctx) string { return s.proxies.ClientIP(c) }

@@ -49,6 +49,9 @@ type Config struct {
 	EncryptionKey []byte
 	// BodyLimit is the largest request body in bytes (default api.DefaultBodyLimit).
 	BodyLimit int
+	// AuthFailures is how many wrong API credentials one client address may send in
+	// api.DefaultAuthWindow before it must wait (default api.DefaultAuthFailures).
+	AuthFailures int
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
 	// FrameAncestors are the origins allowed to embed the hosted pages in an iframe (CSP
@@ -141,12 +144,17 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	if err != nil {
 		return nil, err
 	}
-	httpCfg := api.Config{BodyLimit: cfg.BodyLimit, TrustedProxies: cfg.TrustedProxies}
+	httpCfg := api.Config{BodyLimit: cfg.BodyLimit, TrustedProxies: cfg.TrustedProxies, Clock: cfg.Clock,
+		AuthFailures: cfg.AuthFailures}
 	apiLog := log.With("component", "api")
 	fc := httpCfg.FiberConfig()
 	fc.ErrorHandler = api.ErrorHandler(apiLog)
 	app := fiber.New(fc)
-	app.Mount("/api", api.New(svc, httpCfg, apiLog))
+	apiApp, err := api.New(svc, httpCfg, apiLog)
+	if err != nil {
+		return nil, err
+	}
+	app.Mount("/api", apiApp)
 	pages, err := hosted.New(svc, hosted.Config{FrameAncestors: cfg.FrameAncestors,
 		SandboxInbox: !cfg.HideSandboxInbox, Assets: static.FS, Log: log.With("component", "hosted")})
 	if err != nil {
