@@ -81,7 +81,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		if svc, svcLn, err = startService(ctx, cfg, dashboardURL, log); err != nil {
 			return err
 		}
-		if creds, err = embeddedCredentials(ctx, store, svc); err != nil {
+		sealKey, err := payoutd.EncryptionKey(cfg.Service.EncryptionKey, cfg.DashboardDB)
+		if err != nil {
+			return fmt.Errorf("dashboard database: %w", err)
+		}
+		if creds, err = embeddedCredentials(ctx, store, sealKey, svc); err != nil {
 			return err
 		}
 		apiURL = "http://" + svcLn.Addr().String() + "/api"
@@ -172,10 +176,10 @@ func loopbackAliases(origin string) []string {
 }
 
 // embeddedCredentials returns the API credentials of the embedded service's app: those saved in
-// the dashboard's database, or, on the first start, those of the app it creates now (the service
+// the dashboard's database (their key sealed with sealKey), or, on the first start, those of the app it creates now (the service
 // shows a key only when it makes it, so they are saved at once).
-func embeddedCredentials(ctx context.Context, store *dashstore.Store, svc *payoutd.Server) (payouts.Credentials, error) {
-	creds, err := store.ServiceCredentials(ctx, embeddedApp)
+func embeddedCredentials(ctx context.Context, store *dashstore.Store, sealKey []byte, svc *payoutd.Server) (payouts.Credentials, error) {
+	creds, err := store.ServiceCredentials(ctx, embeddedApp, sealKey)
 	if err == nil {
 		return creds, nil
 	}
@@ -191,7 +195,7 @@ func embeddedCredentials(ctx context.Context, store *dashstore.Store, svc *payou
 			"credentials for it: restore the dashboard database, or start with --api-url, --api-client-id and --api-key")
 	}
 	creds.Name = embeddedApp
-	if err := store.SaveServiceCredentials(ctx, creds, time.Now()); err != nil {
+	if err := store.SaveServiceCredentials(ctx, creds, sealKey, time.Now()); err != nil {
 		return creds, fmt.Errorf("save the app's credentials: %w", err)
 	}
 	return creds, nil

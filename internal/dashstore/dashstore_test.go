@@ -1,6 +1,7 @@
 package dashstore_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -280,18 +281,22 @@ func TestAuditLog(t *testing.T) {
 func TestServiceCredentials(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, s *dashstore.Store) {
 		ctx := context.Background()
-		if _, err := s.ServiceCredentials(ctx, "embedded"); payouts.ErrorCode(err) != payouts.ENotFound {
+		sealKey, otherKey := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+		if _, err := s.ServiceCredentials(ctx, "embedded", sealKey); payouts.ErrorCode(err) != payouts.ENotFound {
 			t.Fatalf("before save: %v", err)
 		}
 		for _, key := range []string{"key-1", "key-2"} {
 			c := payouts.Credentials{AppID: "app", Name: "embedded", ClientID: "cid", APIKey: key}
-			if err := s.SaveServiceCredentials(ctx, c, t0); err != nil {
+			if err := s.SaveServiceCredentials(ctx, c, sealKey, t0); err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.ServiceCredentials(ctx, "embedded")
+			got, err := s.ServiceCredentials(ctx, "embedded", sealKey)
 			if err != nil || got != c {
 				t.Fatalf("ServiceCredentials = %+v, %v; want %+v", got, err, c)
 			}
+		}
+		if got, err := s.ServiceCredentials(ctx, "embedded", otherKey); err == nil {
+			t.Fatalf("opened with another key: %+v", got)
 		}
 	})
 }

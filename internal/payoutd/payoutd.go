@@ -115,7 +115,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	key, err := encryptionKey(cfg)
+	key, err := EncryptionKey(cfg.EncryptionKey, cfg.DB)
 	if err != nil {
 		return nil, err
 	}
