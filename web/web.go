@@ -74,6 +74,8 @@ type Config struct {
 
 	// Metrics, when set, observes requests and failed sign-ins.
 	Metrics Metrics
+	// Ready answers /readyz: nil when the dashboard can take traffic. Nil means always ready.
+	Ready func(context.Context) error
 
 	Password PasswordParams // zero = DefaultPasswordParams
 
@@ -188,6 +190,17 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger.Error("panic", "method", c.Method(), "path", c.Path(), "panic", e)
 	}}))
 	s.App.Use(s.securityHeaders)
+	// Probes come before sessions: a load balancer polling them must not create sessions.
+	ready := cfg.Ready
+	if ready == nil {
+		ready = func(context.Context) error { return nil }
+	}
+	if err := s.Register([]Route{
+		{Method: fiber.MethodGet, Path: "/healthz", Perm: PermPublic, Handler: httpserve.Healthz},
+		{Method: fiber.MethodGet, Path: "/readyz", Perm: PermPublic, Handler: httpserve.Readyz(ready, cfg.Logger)},
+	}); err != nil {
+		return nil, err
+	}
 	if err := s.serveStatic(); err != nil {
 		return nil, err
 	}

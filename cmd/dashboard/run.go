@@ -16,6 +16,7 @@ import (
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/metrics"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/web"
@@ -41,6 +42,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("dashboard database: %w", err)
 	}
 	defer store.Close()
+
+	var dashMetrics web.Metrics
+	if cfg.MetricsAddr != "" {
+		m := metrics.New()
+		addr, stop, err := m.Start(cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		defer stop()
+		cfg.Service.Metrics, dashMetrics = m, m.Requests("dashboard")
+		fmt.Fprintf(stdout, "metrics and pprof at http://%s/metrics (internal only)\n", addr)
+	}
 
 	dashLn, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -115,7 +128,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 
 	now := time.Now
-	srv, err := web.New(web.Config{Store: store, Logger: log, Now: now, Secure: cfg.Secure,
+	ready := func(ctx context.Context) error {
+		if err := store.Ready(ctx); err != nil {
+			return fmt.Errorf("dashboard database: %w", err)
+		}
+		if svc != nil {
+			return svc.Ready(ctx)
+		}
+		return nil
+	}
+	srv, err := web.New(web.Config{Store: store, Logger: log, Now: now, Secure: cfg.Secure, Metrics: dashMetrics, Ready: ready,
 		TrustedProxies: cfg.TrustedProxies, ProxyHeader: cfg.ProxyHeader, FrameSources: frameSources,
 		Password: cfg.Password, Nav: handlers.Nav})
 	if err != nil {
