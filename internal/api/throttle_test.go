@@ -9,6 +9,7 @@ import (
 	"github.com/disburse/disburse/internal/api"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -16,7 +17,7 @@ import (
 // window has passed, even with the right key; the right key from another address works all
 // along, and a spoofed leftmost X-Forwarded-For does not make a new address.
 func TestAuthThrottlePerAddress(t *testing.T) {
-	clock := servicetest.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	clock := testclock.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	env := servicetest.Start(t, servicetest.WithClock(clock), servicetest.WithConfig(func(c *payoutd.Config) {
 		c.TrustedProxies = []string{"127.0.0.1"}
 	}))
