@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse/internal/metrics"
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/testutil/probetest"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -41,22 +42,7 @@ func TestHealthAndMetrics(t *testing.T) {
 	srv := newServer(t, payoutd.Config{DB: filepath.Join(t.TempDir(), "disburse.db"), Metrics: m})
 	base := serve(t, srv)
 
-	for _, tc := range []struct {
-		path string
-		want int
-	}{
-		{"/healthz", http.StatusOK},
-		{"/readyz", http.StatusOK},
-		{"/debug/pprof/", http.StatusNotFound},
-		{"/debug/pprof/cmdline", http.StatusNotFound},
-		{"/metrics", http.StatusNotFound},
-	} {
-		t.Run("public "+tc.path, func(t *testing.T) {
-			if got, body := get(t, nil, base, tc.path); got != tc.want {
-				t.Errorf("GET %s: %d %s, want %d", tc.path, got, body, tc.want)
-			}
-		})
-	}
+	probetest.CheckPublic(t, func(path string) int { status, _ := get(t, nil, base, path); return status })
 
 	ctx := context.Background()
 	creds, err := srv.CreateApp(ctx, "Metered")
