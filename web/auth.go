@@ -4,7 +4,6 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -15,24 +14,16 @@ import (
 
 // SignIn checks an operator's email and password and, when they match, starts a fresh session
 // for them: the old session id is revoked and a new one issued (so a planted id is worth
-// nothing), with a new CSRF token. Failed attempts are counted per client address and per
-// account; past LoginAttempts failures in LoginWindow, either count refuses further attempts
-// with a too-many-requests error until the window has moved on. Wrong email and wrong password
+// nothing), with a new CSRF token. Failed attempts slow down further ones from the same address
+// and for the same account from that address (see throttle.go). Wrong email and wrong password
 // read the same, and take as long.
 func (s *Server) SignIn(c *fiber.Ctx, email, password string) (dashstore.Operator, error) {
 	ctx := c.UserContext()
 	now := s.cfg.Now()
-	keys := []string{"ip:" + s.ClientIP(c), "account:" + dashstore.NormalizeEmail(email)}
-	for _, key := range keys {
-		n, err := s.cfg.Store.CountLoginFailures(ctx, key, now.Add(-s.cfg.LoginWindow))
-		if err != nil {
-			return dashstore.Operator{}, err
-		}
-		if n >= s.cfg.LoginAttempts {
-			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(s.cfg.LoginWindow.Seconds())))
-			return dashstore.Operator{}, payouts.Errorf(payouts.ETooManyRequests,
-				"Too many failed sign-in attempts. Wait %d minutes and try again.", int(s.cfg.LoginWindow.Minutes()))
-		}
+	ip := s.ClientIP(c)
+	keys := s.loginKeys(ip, email)
+	if err := s.checkLoginThrottle(c, keys, now); err != nil {
+		return dashstore.Operator{}, err
 	}
 
 	op, err := s.cfg.Store.OperatorByEmail(ctx, email)
@@ -49,7 +40,11 @@ func (s *Server) SignIn(c *fiber.Ctx, email, password string) (dashstore.Operato
 		return dashstore.Operator{}, fmt.Errorf("operator %s: %w", op.ID, err)
 	}
 	if !known || !ok {
-		if err := s.cfg.Store.AddLoginFailure(ctx, now, keys...); err != nil {
+		var target *dashstore.Operator
+		if known {
+			target = &op
+		}
+		if err := s.recordLoginFailure(ctx, keys, ip, email, target, now); err != nil {
 			return dashstore.Operator{}, err
 		}
 		return dashstore.Operator{}, payouts.Errorf(payouts.EUnauthorized, "Wrong email or password.")

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -31,7 +30,8 @@ type Store interface {
 	TouchSession(ctx context.Context, id string, at time.Time) error
 	DeleteSession(ctx context.Context, id string) error
 	AddLoginFailure(ctx context.Context, at time.Time, keys ...string) error
-	CountLoginFailures(ctx context.Context, key string, since time.Time) (int, error)
+	LoginFailures(ctx context.Context, key string, since time.Time) (int, time.Time, error)
+	AddAudit(ctx context.Context, e *dashstore.AuditEntry) error
 }
 
 // Config is the dashboard's web configuration, parsed once by cmd/dashboard.
@@ -62,8 +62,20 @@ type Config struct {
 	SessionIdle     time.Duration // 0 = 30 minutes without a request
 	SessionLifetime time.Duration // 0 = 12 hours, whatever the activity
 
-	LoginAttempts int           // failed sign-ins allowed per address and per account in LoginWindow; 0 = 10
+	// Sign-in throttling (throttle.go): failures in LoginWindow allowed per client address
+	// (LoginAttempts) and per account and address (PairAttempts) before each further attempt
+	// waits LoginBackoff, doubled with every failure up to LoginWindow; LoginAlertAt failures of
+	// one account from any addresses write an alert to the audit log.
+	LoginAttempts int           // 0 = 10
+	PairAttempts  int           // 0 = 5
+	LoginBackoff  time.Duration // 0 = 5 seconds
 	LoginWindow   time.Duration // 0 = 15 minutes
+	LoginAlertAt  int           // 0 = 20
+
+	// Metrics, when set, observes requests and failed sign-ins.
+	Metrics Metrics
+	// Ready answers /readyz: nil when the dashboard can take traffic. Nil means always ready.
+	Ready func(context.Context) error
 
 	Password PasswordParams // zero = DefaultPasswordParams
 
@@ -83,7 +95,10 @@ const (
 	DefaultSessionIdle     = 30 * time.Minute
 	DefaultSessionLifetime = 12 * time.Hour
 	DefaultLoginAttempts   = 10
+	DefaultPairAttempts    = 5
+	DefaultLoginBackoff    = 5 * time.Second
 	DefaultLoginWindow     = 15 * time.Minute
+	DefaultLoginAlertAt    = 20
 )
 
 func (cfg *Config) setDefaults() {
@@ -100,6 +115,7 @@ func (cfg *Config) setDefaults() {
 		{&cfg.ReadTimeout, 15 * time.Second}, {&cfg.WriteTimeout, 30 * time.Second},
 		{&cfg.IdleTimeout, 60 * time.Second}, {&cfg.SessionIdle, DefaultSessionIdle},
 		{&cfg.SessionLifetime, DefaultSessionLifetime}, {&cfg.LoginWindow, DefaultLoginWindow},
+		{&cfg.LoginBackoff, DefaultLoginBackoff},
 	}
 	for _, d := range defaults {
 		if *d.d == 0 {
@@ -109,8 +125,16 @@ func (cfg *Config) setDefaults() {
 	if cfg.BodyLimit == 0 {
 		cfg.BodyLimit = 1 << 20
 	}
-	if cfg.LoginAttempts == 0 {
-		cfg.LoginAttempts = DefaultLoginAttempts
+	for _, n := range []struct {
+		n   *int
+		def int
+	}{
+		{&cfg.LoginAttempts, DefaultLoginAttempts}, {&cfg.PairAttempts, DefaultPairAttempts},
+		{&cfg.LoginAlertAt, DefaultLoginAlertAt},
+	} {
+		if *n.n == 0 {
+			*n.n = n.def
+		}
 	}
 	if cfg.Password == (PasswordParams{}) {
 		cfg.Password = DefaultPasswordParams
@@ -123,7 +147,7 @@ type Server struct {
 
 	cfg       Config
 	sessions  *SessionStore
-	trusted   []*net.IPNet
+	proxies   *httpserve.Proxies
 	routes    map[string]Permission // "GET /users/:id" -> permission
 	assets    *static.Assets
 	dummyHash string // checked against for unknown emails, so they take as long as known ones
@@ -137,14 +161,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.setDefaults()
 	s := &Server{cfg: cfg, routes: map[string]Permission{}}
-	for _, p := range cfg.TrustedProxies {
-		n, err := parseIPOrCIDR(p)
-		if err != nil {
-			return nil, fmt.Errorf("web: trusted proxy %q: %w", p, err)
-		}
-		s.trusted = append(s.trusted, n)
-	}
 	var err error
+	if s.proxies, err = httpserve.NewProxies(cfg.ProxyHeader, cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
 	if s.dummyHash, err = HashPassword(RandomPassword(), cfg.Password); err != nil {
 		return nil, err
 	}
@@ -163,10 +183,24 @@ func New(cfg Config) (*Server, error) {
 		ProxyHeader:             cfg.ProxyHeader,
 		DisableStartupMessage:   true,
 	})
+	if cfg.Metrics != nil {
+		s.App.Use(httpserve.Observe(cfg.Metrics))
+	}
 	s.App.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(c *fiber.Ctx, e any) {
 		cfg.Logger.Error("panic", "method", c.Method(), "path", c.Path(), "panic", e)
 	}}))
 	s.App.Use(s.securityHeaders)
+	// Probes come before sessions: a load balancer polling them must not create sessions.
+	ready := cfg.Ready
+	if ready == nil {
+		ready = func(context.Context) error { return nil }
+	}
+	if err := s.Register([]Route{
+		{Method: fiber.MethodGet, Path: "/healthz", Perm: PermPublic, Handler: httpserve.Healthz},
+		{Method: fiber.MethodGet, Path: "/readyz", Perm: PermPublic, Handler: httpserve.Readyz(ready, cfg.Logger)},
+	}); err != nil {
+		return nil, err
+	}
 	if err := s.serveStatic(); err != nil {
 		return nil, err
 	}
@@ -215,53 +249,5 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return httpserve.Serve(ctx, s.App, ln, 10*time.Second)
 }
 
-func parseIPOrCIDR(s string) (*net.IPNet, error) {
-	if strings.Contains(s, "/") {
-		_, n, err := net.ParseCIDR(s)
-		return n, err
-	}
-	ip := net.ParseIP(s)
-	if ip == nil {
-		return nil, errors.New("not an IP address or CIDR range")
-	}
-	bits := 32
-	if ip.To4() == nil {
-		bits = 128
-	} else {
-		ip = ip.To4()
-	}
-	return &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)}, nil
-}
-
-func (s *Server) isTrusted(ip net.IP) bool {
-	for _, n := range s.trusted {
-		if n.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
-
-// ClientIP is the address of the person at the other end. Only a trusted proxy's header is
-// believed, and it is read from the right: each trusted proxy appends the address it saw, so
-// the first untrusted address from the right is the client's, and whatever a client wrote into
-// the header itself (further left) is ignored. (Fiber's c.IP() returns the leftmost value, which
-// a client can choose.)
-func (s *Server) ClientIP(c *fiber.Ctx) string {
-	remote := c.Context().RemoteIP()
-	if s.cfg.ProxyHeader == "" || !s.isTrusted(remote) {
-		return remote.String()
-	}
-	hops := strings.Split(c.Get(s.cfg.ProxyHeader), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		ip := net.ParseIP(strings.TrimSpace(hops[i]))
-		if ip == nil {
-			break
-		}
-		remote = ip
-		if !s.isTrusted(ip) {
-			break
-		}
-	}
-	return remote.String()
-}
+// ClientIP is the address of the person at the other end (see httpserve.Proxies.ClientIP).
+func (s *Server) ClientIP(c *fiber.Ctx) string { return s.proxies.ClientIP(c) }

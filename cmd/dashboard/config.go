@@ -37,6 +37,7 @@ type config struct {
 	TrustedProxies []string
 	ProxyHeader    string
 	LogFormat      string
+	MetricsAddr    string             // internal address of /metrics and pprof; empty = off
 	Password       web.PasswordParams // zero = web.DefaultPasswordParams; tests make it cheap
 }
 
@@ -91,6 +92,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"comma-separated IPs or CIDRs of reverse proxies whose --proxy-header is believed (DISBURSE_TRUSTED_PROXIES)")
 	fs.StringVar(&c.ProxyHeader, "proxy-header", env("DISBURSE_PROXY_HEADER", "X-Forwarded-For"),
 		"header in which trusted proxies give the client address (DISBURSE_PROXY_HEADER)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("DISBURSE_METRICS_ADDR", ""),
+		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9091; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
 	fs.StringVar(&c.LogFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"), "log format: text or json (DISBURSE_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, usageError{err}
@@ -151,6 +154,11 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		bad("--secure-cookies %q: want true or false", secure)
 	}
 	c.TrustedProxies = list(trusted) // web.New checks each
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			bad("--metrics-addr %q: %v", c.MetricsAddr, err)
+		}
+	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("--log-format %q: want text or json", c.LogFormat)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/testutil/browser"
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/web"
@@ -52,7 +53,11 @@ func startJourney(t *testing.T) *journey {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	creds, err := store.ServiceCredentials(ctx, embeddedApp)
+	sealKey, err := payoutd.EncryptionKey(nil, dashDB) // the key file the dashboard made
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := store.ServiceCredentials(ctx, embeddedApp, sealKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/metrics"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/web"
@@ -41,6 +42,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("dashboard database: %w", err)
 	}
 	defer store.Close()
+
+	var dashMetrics web.Metrics
+	if cfg.MetricsAddr != "" {
+		m := metrics.New()
+		addr, stop, err := m.Start(cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		defer stop()
+		cfg.Service.Metrics, dashMetrics = m, m.Requests("dashboard")
+		fmt.Fprintf(stdout, "metrics and pprof at http://%s/metrics (internal only)\n", addr)
+	}
 
 	dashLn, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -81,7 +94,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		if svc, svcLn, err = startService(ctx, cfg, dashboardURL, log); err != nil {
 			return err
 		}
-		if creds, err = embeddedCredentials(ctx, store, svc); err != nil {
+		sealKey, err := payoutd.EncryptionKey(cfg.Service.EncryptionKey, cfg.DashboardDB)
+		if err != nil {
+			return fmt.Errorf("dashboard database: %w", err)
+		}
+		if creds, err = embeddedCredentials(ctx, store, sealKey, svc); err != nil {
 			return err
 		}
 		apiURL = "http://" + svcLn.Addr().String() + "/api"
@@ -111,7 +128,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 
 	now := time.Now
-	srv, err := web.New(web.Config{Store: store, Logger: log, Now: now, Secure: cfg.Secure,
+	ready := func(ctx context.Context) error {
+		if err := store.Ready(ctx); err != nil {
+			return fmt.Errorf("dashboard database: %w", err)
+		}
+		if svc != nil {
+			return svc.Ready(ctx)
+		}
+		return nil
+	}
+	srv, err := web.New(web.Config{Store: store, Logger: log, Now: now, Secure: cfg.Secure, Metrics: dashMetrics, Ready: ready,
 		TrustedProxies: cfg.TrustedProxies, ProxyHeader: cfg.ProxyHeader, FrameSources: frameSources,
 		Password: cfg.Password, Nav: handlers.Nav})
 	if err != nil {
@@ -172,10 +198,10 @@ func loopbackAliases(origin string) []string {
 }
 
 // embeddedCredentials returns the API credentials of the embedded service's app: those saved in
-// the dashboard's database, or, on the first start, those of the app it creates now (the service
+// the dashboard's database (their key sealed with sealKey), or, on the first start, those of the app it creates now (the service
 // shows a key only when it makes it, so they are saved at once).
-func embeddedCredentials(ctx context.Context, store *dashstore.Store, svc *payoutd.Server) (payouts.Credentials, error) {
-	creds, err := store.ServiceCredentials(ctx, embeddedApp)
+func embeddedCredentials(ctx context.Context, store *dashstore.Store, sealKey []byte, svc *payoutd.Server) (payouts.Credentials, error) {
+	creds, err := store.ServiceCredentials(ctx, embeddedApp, sealKey)
 	if err == nil {
 		return creds, nil
 	}
@@ -191,7 +217,7 @@ func embeddedCredentials(ctx context.Context, store *dashstore.Store, svc *payou
 			"credentials for it: restore the dashboard database, or start with --api-url, --api-client-id and --api-key")
 	}
 	creds.Name = embeddedApp
-	if err := store.SaveServiceCredentials(ctx, creds, time.Now()); err != nil {
+	if err := store.SaveServiceCredentials(ctx, creds, sealKey, time.Now()); err != nil {
 		return creds, fmt.Errorf("save the app's credentials: %w", err)
 	}
 	return creds, nil

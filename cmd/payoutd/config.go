@@ -21,9 +21,10 @@ import (
 
 // config is everything payoutd was told, validated.
 type config struct {
-	service   payoutd.Config
-	logFormat string // "text" or "json"
-	logLevel  slog.Level
+	service     payoutd.Config
+	metricsAddr string // internal address of /metrics and pprof; empty = off
+	logFormat   string // "text" or "json"
+	logLevel    slog.Level
 }
 
 // usageError is a mistake on the command line; it exits with status 2.
@@ -47,6 +48,7 @@ type flags struct {
 	workerInterval                     string
 	sandboxDelay, sandboxACHDelay      string
 	railLease                          string
+	metricsAddr                        string
 }
 
 // register adds the flags every subcommand shares (the database, its key and logging); serve
@@ -94,6 +96,8 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)")
 	fs.StringVar(&f.railLease, "rail-lease", env("DISBURSE_RAIL_LEASE", "1m"),
 		"how long a worker owns a payout it is handing to a rail before another worker may take it over (DISBURSE_RAIL_LEASE)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", env("DISBURSE_METRICS_ADDR", ""),
+		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9090; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
 	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
 		"how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)")
 }
@@ -147,6 +151,12 @@ func (f *flags) config() (config, error) {
 	if f.addr != "" {
 		if _, _, err := net.SplitHostPort(f.addr); err != nil {
 			bad("--addr %q: want host:port", f.addr)
+		}
+	}
+	cfg.metricsAddr = f.metricsAddr
+	if f.metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(f.metricsAddr); err != nil {
+			bad("--metrics-addr %q: want host:port", f.metricsAddr)
 		}
 	}
 	if u := cfg.service.PublicURL; u != "" {

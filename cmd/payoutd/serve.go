@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 
+	"github.com/disburse/disburse/internal/metrics"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/payouts"
 )
@@ -46,6 +47,15 @@ func flagError(err error) error {
 // the app "Default" and prints its credentials, which are never shown again.
 func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	log := cfg.logger(stdout)
+	if cfg.metricsAddr != "" {
+		cfg.service.Metrics = metrics.New()
+		addr, stop, err := cfg.service.Metrics.Start(cfg.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		defer stop()
+		fmt.Fprintf(stdout, "payoutd: metrics and pprof at http://%s/metrics (internal only)\n", addr)
+	}
 	srv, err := payoutd.New(ctx, cfg.service, log)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@
 package api
 
 import (
+	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
+	"github.com/disburse/disburse/internal/httpserve"
 	"github.com/disburse/disburse/internal/service"
 )
 
@@ -22,6 +24,8 @@ const (
 	DefaultWriteTimeout = 30 * time.Second
 	DefaultIdleTimeout  = 60 * time.Second
 	DefaultHeaderLimit  = 16 << 10 // fasthttp's 4 KiB is tight for long credentials and cookies
+	DefaultAuthFailures = 50
+	DefaultAuthWindow   = 15 * time.Minute
 )
 
 // Config is the HTTP settings of the transport, parsed by cmd/* and passed down.
@@ -37,6 +41,12 @@ type Config struct {
 	ProxyHeader string
 	// HeaderLimit bounds the request line and headers together, in bytes; larger ones answer 431.
 	HeaderLimit int
+	// AuthFailures missing or wrong credentials from one client address within AuthFailureWindow
+	// make that address wait for the window's end (429 with Retry-After).
+	AuthFailures      int
+	AuthFailureWindow time.Duration
+	// Clock times those windows; default the wall clock.
+	Clock service.Clock
 }
 
 func (cfg Config) withDefaults() Config {
@@ -57,6 +67,15 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.ProxyHeader == "" {
 		cfg.ProxyHeader = fiber.HeaderXForwardedFor
+	}
+	if cfg.AuthFailures <= 0 {
+		cfg.AuthFailures = DefaultAuthFailures
+	}
+	if cfg.AuthFailureWindow <= 0 {
+		cfg.AuthFailureWindow = DefaultAuthWindow
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = service.SystemClock{}
 	}
 	return cfg
 }
@@ -89,16 +108,25 @@ func (cfg Config) FiberConfig() fiber.Config {
 
 // handler holds what every handler needs.
 type handler struct {
-	svc *service.Service
-	log *slog.Logger
+	svc         *service.Service
+	log         *slog.Logger
+	clock       service.Clock
+	proxies     *httpserve.Proxies
+	keyFailures *keyFailures
 }
 
 // New returns the /v2 API as a Fiber app, to be mounted at /api (or served alone).
-func New(svc *service.Service, cfg Config, log *slog.Logger) *fiber.App {
+func New(svc *service.Service, cfg Config, log *slog.Logger) (*fiber.App, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{svc: svc, log: log}
+	cfg = cfg.withDefaults()
+	proxies, err := httpserve.NewProxies(cfg.ProxyHeader, cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("api: %w", err)
+	}
+	h := &handler{svc: svc, log: log, clock: cfg.Clock, proxies: proxies,
+		keyFailures: newKeyFailures(cfg.AuthFailures, cfg.AuthFailureWindow)}
 	fc := cfg.FiberConfig()
 	fc.ErrorHandler = ErrorHandler(log)
 	app := fiber.New(fc)
@@ -107,7 +135,7 @@ func New(svc *service.Service, cfg Config, log *slog.Logger) *fiber.App {
 		StackTraceHandler: h.logPanic,
 	}))
 	h.routes(app)
-	return app
+	return app, nil
 }
 
 // logRequests writes one log line per request with its final status. Errors are answered here,

@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/base64"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -13,14 +15,28 @@ import (
 type appKey struct{}
 
 // authenticate admits a request that carries an app's client_id and api_key with HTTP Basic
-// authentication, and keeps the app in the request's locals for the handlers.
+// authentication, and keeps the app in the request's locals for the handlers. After
+// Config.AuthFailures missing or wrong credentials from one client address in
+// Config.AuthFailureWindow, that address is answered too-many-requests until the window ends,
+// without its credentials being checked; other addresses are unaffected.
 func (h *handler) authenticate(c *fiber.Ctx) error {
+	ip, now := h.proxies.ClientIP(c), h.clock.Now()
+	if wait := h.keyFailures.wait(ip, now); wait > 0 {
+		secs := int((wait + time.Second - 1) / time.Second)
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
+		return payouts.Errorf(payouts.ETooManyRequests,
+			"Too many failed authentications from your address. Wait %d seconds and try again.", secs)
+	}
 	clientID, apiKey, ok := basicAuth(c.Get(fiber.HeaderAuthorization))
 	if !ok {
+		h.keyFailures.add(ip, now)
 		return payouts.Errorf(payouts.EUnauthorized,
 			"Authenticate with HTTP Basic: the app's client_id as the username and its api_key as the password.")
 	}
 	app, err := h.svc.Authenticate(c.UserContext(), clientID, apiKey)
+	if payouts.ErrorCode(err) == payouts.EUnauthorized {
+		h.keyFailures.add(ip, now)
+	}
 	if err != nil {
 		return err
 	}

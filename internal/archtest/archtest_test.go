@@ -42,7 +42,7 @@ var rules = []rule{
 	{pkg: "sandbox", only: []string{"service", "payouts"}},
 	{pkg: "dashstore", only: []string{"payouts", "sqldb"}},
 	{pkg: "client", only: []string{"payouts"}},
-	{pkg: "api", only: []string{"service", "payouts", "views", "ledger", "static"}},
+	{pkg: "api", only: []string{"service", "payouts", "views", "ledger", "static", "httpserve"}},
 	{pkg: "hosted", only: []string{"service", "payouts", "views", "ledger", "static"}},
 	{pkg: "web", never: []string{"service", "store", "api", "hosted"}},
 	{pkg: "handlers", never: []string{"service", "store", "api", "hosted"}},

@@ -48,3 +48,8 @@ func New(ctx context.Context, db *sqldb.DB) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
+
+// Ready reports whether the database answers with its schema up to date, for /readyz.
+func (s *Store) Ready(ctx context.Context) error {
+	return s.db.Ready(ctx, migrations, "migrations", "dashboard_migrations")
+}

@@ -1,6 +1,7 @@
 package dashstore_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -198,14 +199,18 @@ func TestLoginFailures(t *testing.T) {
 			{"account:a@example.com", t0, 3},
 			{"ip:5.6.7.8", t0, 0},
 		} {
-			if n, err := s.CountLoginFailures(ctx, tc.key, tc.since); err != nil || n != tc.want {
-				t.Errorf("CountLoginFailures(%s, %v) = %d, %v; want %d", tc.key, tc.since, n, err, tc.want)
+			n, last, err := s.LoginFailures(ctx, tc.key, tc.since)
+			if err != nil || n != tc.want {
+				t.Errorf("LoginFailures(%s, %v) = %d, %v; want %d", tc.key, tc.since, n, err, tc.want)
+			}
+			if wantLast := t0.Add(2 * time.Minute); n > 0 && !last.Equal(wantLast) {
+				t.Errorf("LoginFailures(%s): latest %v, want %v", tc.key, last, wantLast)
 			}
 		}
 		if err := s.DeleteLoginFailures(ctx, t0.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := s.CountLoginFailures(ctx, "ip:1.2.3.4", t0); n != 2 {
+		if n, _, _ := s.LoginFailures(ctx, "ip:1.2.3.4", t0); n != 2 {
 			t.Errorf("after delete: %d failures, want 2", n)
 		}
 	})
@@ -276,18 +281,22 @@ func TestAuditLog(t *testing.T) {
 func TestServiceCredentials(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, s *dashstore.Store) {
 		ctx := context.Background()
-		if _, err := s.ServiceCredentials(ctx, "embedded"); payouts.ErrorCode(err) != payouts.ENotFound {
+		sealKey, otherKey := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+		if _, err := s.ServiceCredentials(ctx, "embedded", sealKey); payouts.ErrorCode(err) != payouts.ENotFound {
 			t.Fatalf("before save: %v", err)
 		}
 		for _, key := range []string{"key-1", "key-2"} {
 			c := payouts.Credentials{AppID: "app", Name: "embedded", ClientID: "cid", APIKey: key}
-			if err := s.SaveServiceCredentials(ctx, c, t0); err != nil {
+			if err := s.SaveServiceCredentials(ctx, c, sealKey, t0); err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.ServiceCredentials(ctx, "embedded")
+			got, err := s.ServiceCredentials(ctx, "embedded", sealKey)
 			if err != nil || got != c {
 				t.Fatalf("ServiceCredentials = %+v, %v; want %+v", got, err, c)
 			}
+		}
+		if got, err := s.ServiceCredentials(ctx, "embedded", otherKey); err == nil {
+			t.Fatalf("opened with another key: %+v", got)
 		}
 	})
 }

@@ -25,12 +25,16 @@ func (s *Store) AddLoginFailure(ctx context.Context, at time.Time, keys ...strin
 	})
 }
 
-// CountLoginFailures counts the failures recorded under key at or after since.
-func (s *Store) CountLoginFailures(ctx context.Context, key string, since time.Time) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT COUNT(*) FROM login_failures WHERE key = ? AND at >= ?`),
-		key, sqldb.Micros(since)).Scan(&n)
-	return n, err
+// LoginFailures counts the failures recorded under key at or after since, and returns the time
+// of the latest (zero when there is none), from which a back-off delay runs.
+func (s *Store) LoginFailures(ctx context.Context, key string, since time.Time) (n int, last time.Time, err error) {
+	var latest sql.NullInt64
+	err = s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT COUNT(*), MAX(at) FROM login_failures WHERE key = ? AND at >= ?`),
+		key, sqldb.Micros(since)).Scan(&n, &latest)
+	if latest.Valid {
+		last = sqldb.FromMicros(latest.Int64)
+	}
+	return n, last, err
 }
 
 // DeleteLoginFailures forgets the failures recorded before before, which no window needs any more.

@@ -40,24 +40,25 @@ func ParseKey(s string) ([]byte, error) {
 // KeyFile is where payoutd keeps the generated encryption key of a SQLite database: beside it.
 func KeyFile(db string) string { return db + ".key" }
 
-// encryptionKey returns the key to seal secrets with: the configured one, or for SQLite the one
-// kept in KeyFile(db), generated on first use. PostgreSQL runs in production, where a key
-// written to some machine's disk would be lost or copied: it must be configured.
-func encryptionKey(cfg Config) ([]byte, error) {
-	if len(cfg.EncryptionKey) > 0 {
-		if len(cfg.EncryptionKey) != KeySize {
-			return nil, fmt.Errorf("encryption key: %d bytes, want %d", len(cfg.EncryptionKey), KeySize)
+// EncryptionKey returns the key to seal the secrets of database db with: configured when it is
+// set, otherwise for SQLite the one kept in KeyFile(db), generated on first use. PostgreSQL runs
+// in production, where a key written to some machine's disk would be lost or copied: it must be
+// configured. The dashboard's own database gets its key the same way.
+func EncryptionKey(configured []byte, db string) ([]byte, error) {
+	if len(configured) > 0 {
+		if len(configured) != KeySize {
+			return nil, fmt.Errorf("encryption key: %d bytes, want %d", len(configured), KeySize)
 		}
-		return cfg.EncryptionKey, nil
+		return configured, nil
 	}
-	if sqldb.IsPostgresDSN(cfg.DB) {
+	if sqldb.IsPostgresDSN(db) {
 		return nil, errors.New("an encryption key is required with PostgreSQL: set --encryption-key or DISBURSE_ENCRYPTION_KEY (32 bytes, hex or base64)")
 	}
 	// The database's folder may not exist yet: the store creates it the same way.
-	if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
 		return nil, fmt.Errorf("create database folder: %w", err)
 	}
-	return loadOrCreateKeyFile(KeyFile(cfg.DB))
+	return loadOrCreateKeyFile(KeyFile(db))
 }
 
 func loadOrCreateKeyFile(path string) ([]byte, error) {

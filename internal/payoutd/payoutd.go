@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -21,6 +22,7 @@ import (
 	"github.com/disburse/disburse/internal/api"
 	"github.com/disburse/disburse/internal/hosted"
 	"github.com/disburse/disburse/internal/httpserve"
+	"github.com/disburse/disburse/internal/metrics"
 	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
@@ -49,6 +51,9 @@ type Config struct {
 	EncryptionKey []byte
 	// BodyLimit is the largest request body in bytes (default api.DefaultBodyLimit).
 	BodyLimit int
+	// AuthFailures is how many wrong API credentials one client address may send in
+	// api.DefaultAuthWindow before it must wait (default api.DefaultAuthFailures).
+	AuthFailures int
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
 	// FrameAncestors are the origins allowed to embed the hosted pages in an iframe (CSP
@@ -72,6 +77,10 @@ type Config struct {
 	RailLease time.Duration
 	// ShutdownTimeout bounds the wait for requests in flight when Serve's context ends.
 	ShutdownTimeout time.Duration
+
+	// Metrics, when set, receives request latencies, ledger commits and worker lag; nil
+	// measures nothing.
+	Metrics *metrics.Metrics
 
 	// Clock and Notifier replace the wall clock and the service's notifier; tests set them.
 	Clock    service.Clock
@@ -105,6 +114,8 @@ type Server struct {
 	store   *store.Store
 	service *service.Service
 	app     *fiber.App
+
+	workerRunning atomic.Bool // for Ready
 }
 
 // New opens the database (migrating it), builds the service and the HTTP app. Close releases
@@ -114,7 +125,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	key, err := encryptionKey(cfg)
+	key, err := EncryptionKey(cfg.EncryptionKey, cfg.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -139,23 +150,47 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	if notifier == nil {
 		notifier = sandbox.Inbox{Store: st, Clock: cfg.Clock}
 	}
-	svc, err := service.New(st, svcCfg, cfg.Clock, notifier, log.With("component", "service"))
+	var svcStore service.Store = st
+	if cfg.Metrics != nil {
+		svcStore = countingStore{Store: st, onCommit: cfg.Metrics.LedgerCommitted}
+	}
+	svc, err := service.New(svcStore, svcCfg, cfg.Clock, notifier, log.With("component", "service"))
 	if err != nil {
 		return nil, err
 	}
-	httpCfg := api.Config{BodyLimit: cfg.BodyLimit, TrustedProxies: cfg.TrustedProxies}
+	httpCfg := api.Config{BodyLimit: cfg.BodyLimit, TrustedProxies: cfg.TrustedProxies, Clock: cfg.Clock,
+		AuthFailures: cfg.AuthFailures}
 	apiLog := log.With("component", "api")
 	fc := httpCfg.FiberConfig()
 	fc.ErrorHandler = api.ErrorHandler(apiLog)
 	app := fiber.New(fc)
-	app.Mount("/api", api.New(svc, httpCfg, apiLog))
+	if cfg.Metrics != nil {
+		app.Use(httpserve.Observe(cfg.Metrics.Requests("payoutd")))
+	}
+	srv := &Server{cfg: cfg, log: log, store: st, service: svc, app: app}
+	app.Get("/healthz", httpserve.Healthz)
+	app.Get("/readyz", httpserve.Readyz(srv.Ready, log))
+	apiApp, err := api.New(svc, httpCfg, apiLog)
+	if err != nil {
+		return nil, err
+	}
+	app.Mount("/api", apiApp)
 	pages, err := hosted.New(svc, hosted.Config{FrameAncestors: cfg.FrameAncestors,
 		SandboxInbox: !cfg.HideSandboxInbox, Assets: static.FS, Log: log.With("component", "hosted")})
 	if err != nil {
 		return nil, err
 	}
 	pages.Register(app)
-	return &Server{cfg: cfg, log: log, store: st, service: svc, app: app}, nil
+	if cfg.Metrics != nil {
+		var clock service.Clock = service.SystemClock{}
+		if cfg.Clock != nil {
+			clock = cfg.Clock
+		}
+		cfg.Metrics.WatchWorker(func(ctx context.Context) (time.Time, int, error) {
+			return st.WorkerBacklog(ctx, clock.Now())
+		}, clock.Now)
+	}
+	return srv, nil
 }
 
 // Service is the Payout Service's use cases.
@@ -179,8 +214,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.cfg.WorkerInterval > 0 {
 		workerCtx, stopWorker := context.WithCancel(ctx)
 		workerDone := make(chan struct{})
+		s.workerRunning.Store(true)
 		go func() {
 			defer close(workerDone)
+			defer s.workerRunning.Store(false)
 			s.service.RunWorker(workerCtx, s.cfg.WorkerInterval)
 		}()
 		// The worker stops before Serve returns, so Close never pulls the store from under it.

@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -63,6 +64,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, fmt.Errorf("sqldb: create database folder: %w", err)
 			}
+		}
+		if err := ownerOnly(dsn); err != nil {
+			return nil, fmt.Errorf("sqldb: %w", err)
 		}
 		q := url.Values{}
 		q.Add("_pragma", "busy_timeout(10000)")
@@ -180,3 +184,20 @@ func Micros(t time.Time) int64 { return t.UnixMicro() }
 
 // FromMicros converts stored microseconds back to a UTC time.
 func FromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// ownerOnly creates the SQLite file path as 0600 when it is missing, and makes it and its -wal
+// and -shm files 0600 when an older version left them readable by others. SQLite gives the -wal
+// and -shm files it creates the mode of the database file.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package payoutd
+
+import (
+	"context"
+	"errors"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/internal/service"
+)
+
+// countingStore tells onCommit of every committed write transaction that moved money, that is
+// inserted a posting or changed one's state: the service's ledger writes, counted from outside
+// the service.
+type countingStore struct {
+	service.Store
+	onCommit func()
+}
+
+func (s countingStore) InTx(ctx context.Context, fn func(q service.Queries) error) error {
+	q := &postingWatch{}
+	err := s.Store.InTx(ctx, func(tx service.Queries) error {
+		q.Queries, q.moved = tx, false // a retried transaction starts over
+		return fn(q)
+	})
+	if err == nil && q.moved {
+		s.onCommit()
+	}
+	return err
+}
+
+// postingWatch notes whether a transaction wrote to the ledger.
+type postingWatch struct {
+	service.Queries
+	moved bool
+}
+
+func (q *postingWatch) InsertPosting(ctx context.Context, p *ledger.Posting) error {
+	q.moved = true
+	return q.Queries.InsertPosting(ctx, p)
+}
+
+func (q *postingWatch) SetPostingState(ctx context.Context, id int64, from, to ledger.State) error {
+	q.moved = true
+	return q.Queries.SetPostingState(ctx, id, from, to)
+}
+
+// errWorkerStopped is the readiness failure of a server whose payout worker is not running.
+var errWorkerStopped = errors.New("the payout worker is not running")
+
+// Ready reports whether the server can take traffic: its database answers with the schema up to
+// date, and its payout worker runs (unless it was configured without one).
+func (s *Server) Ready(ctx context.Context) error {
+	if err := s.store.Ready(ctx); err != nil {
+		return err
+	}
+	if s.cfg.WorkerInterval > 0 && !s.workerRunning.Load() {
+		return errWorkerStopped
+	}
+	return nil
+}
