@@ -29,17 +29,21 @@ func TestTwoProcessesOneKilled(t *testing.T) {
 
 	start := time.Now()
 	inFlight := make(chan int, 1)
+	// Kill as soon as a few payouts are in flight, however fast the machine runs the load.
 	go func() {
-		time.Sleep(700 * time.Millisecond)
-		list, err := clients[1].ListTransfers(context.Background(), payouts.Page{Limit: 100},
-			payouts.TransferFilter{Type: payouts.TransferPayout, Status: payouts.TransferPending})
-		doomed.kill()
-		if err != nil {
-			t.Errorf("list pending payouts: %v", err)
-			inFlight <- 0
-			return
+		n := 0
+		for deadline := time.Now().Add(20 * time.Second); n < 3 && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+			list, err := clients[1].ListTransfers(context.Background(), payouts.Page{Limit: 100},
+				payouts.TransferFilter{Type: payouts.TransferPayout, Status: payouts.TransferPending})
+			if err != nil {
+				t.Errorf("list pending payouts: %v", err)
+				break
+			}
+			n = len(list.Data)
 		}
-		inFlight <- len(list.Data)
+		doomed.kill()
+		inFlight <- n
 	}()
 	b.run(context.Background(), 16, 40, 2)
 	if n := <-inFlight; n == 0 {
