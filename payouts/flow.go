@@ -3,7 +3,9 @@ package payouts
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"reflect"
+	"strings"
 )
 
 // Step names of a hosted flow.
@@ -82,4 +84,70 @@ type CreateFlowRequest struct {
 	Steps    []Step   `json:"steps"`
 	UserID   string   `json:"user_id,omitempty"`
 	Metadata Metadata `json:"metadata,omitempty"`
+}
+
+// steps records a problem with a list of steps: none where required, an unknown or repeated
+// name, or a redirect step without an http(s) redirect_url.
+func (p Problems) steps(field string, in []Step, required bool) {
+	if len(in) == 0 && required {
+		p.Add(field, "must name at least one step")
+	}
+	seen := map[string]bool{}
+	for _, st := range in {
+		switch {
+		case !ValidStep(st.Name):
+			p.Add(field, "unknown step "+quote(st.Name)+"; steps are "+strings.Join(StepNames, ", "))
+		case seen[st.Name]:
+			p.Add(field, "step "+quote(st.Name)+" is named twice")
+		case st.Name == StepRedirect:
+			u, err := url.Parse(st.RedirectURL)
+			if st.RedirectURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				p.Add(field, "the redirect step needs a redirect_url starting with https://")
+			}
+		}
+		seen[st.Name] = true
+	}
+}
+
+// quote quotes a name taken from a request, cut short so that an answer stays readable.
+func quote(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return `"` + s + `"`
+}
+
+// CheckSteps returns an invalid-input error naming field when the steps are not valid.
+func CheckSteps(field string, in []Step, required bool) error {
+	p := Problems{}
+	p.steps(field, in, required)
+	return p.Err()
+}
+
+// StepOrder returns the names of valid steps in the order a flow runs them, and the redirect
+// step's URL.
+func StepOrder(in []Step) (names []string, redirect string) {
+	seen := map[string]bool{}
+	for _, st := range in {
+		seen[st.Name] = true
+		if st.Name == StepRedirect {
+			redirect = st.RedirectURL
+		}
+	}
+	for _, name := range StepNames {
+		if seen[name] {
+			names = append(names, name)
+		}
+	}
+	return names, redirect
+}
+
+// Validate checks the steps, the user id and the metadata; whether the user exists is the
+// service's to check.
+func (r CreateFlowRequest) Validate() error {
+	p := Problems{}
+	p.steps("steps", r.Steps, true)
+	p.id("user_id", r.UserID, false)
+	p.metadata(r.Metadata)
+	return p.Err()
 }
