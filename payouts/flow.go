@@ -33,6 +33,44 @@ func ValidStep(name string) bool {
 	return false
 }
 
+// Audience is who reads a label: a payee on the hosted pages, or an operator on the dashboard.
+type Audience int
+
+const (
+	ForPayee Audience = iota
+	ForOperator
+)
+
+// StepLabel names a step for people. The payee is told what to do; the operator, who sets a
+// flow up, what the step asks of the payee.
+func StepLabel(step string, a Audience) string {
+	payee, operator := stepLabel(step)
+	if a == ForOperator {
+		return operator
+	}
+	return payee
+}
+
+func stepLabel(step string) (payee, operator string) {
+	switch step {
+	case StepCompliance:
+		return "Tax information", "Tax form (W-9 or W-8BEN)"
+	case StepIDVerification:
+		return "Identity check", "Identity check"
+	case StepBackgroundCheck:
+		return "Background check", "Background check"
+	case StepManagePayments:
+		return "Payment methods", "Payment methods"
+	case StepManagePayouts:
+		return "Payout methods", "Payout methods"
+	case StepPayout:
+		return "Get paid", "Payout"
+	case StepRedirect:
+		return "Finish", "Redirect back to your site"
+	}
+	return step, step
+}
+
 // Step is a step of a flow request: on the wire either a bare name or an object with a name and
 // options.
 type Step struct {

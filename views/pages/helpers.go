@@ -150,26 +150,8 @@ func LinkStatusName(s payouts.PayoutLinkStatus) string {
 	return string(s)
 }
 
-// StepName names a step of a hosted flow.
-func StepName(step string) string {
-	switch step {
-	case payouts.StepCompliance:
-		return "Tax form (W-9 or W-8BEN)"
-	case payouts.StepIDVerification:
-		return "Identity verification"
-	case payouts.StepBackgroundCheck:
-		return "Background check"
-	case payouts.StepManagePayments:
-		return "Payment methods"
-	case payouts.StepManagePayouts:
-		return "Payout methods"
-	case payouts.StepPayout:
-		return "Payout"
-	case payouts.StepRedirect:
-		return "Redirect back to your site"
-	}
-	return step
-}
+// StepName names a step of a hosted flow for an operator.
+func StepName(step string) string { return payouts.StepLabel(step, payouts.ForOperator) }
 
 // ObjectTypeName names a kind of object of the audit log.
 func ObjectTypeName(t string) string {
