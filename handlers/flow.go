@@ -89,10 +89,6 @@ func (h *Handlers) renderNewFlow(c *fiber.Ctx, status int, form components.Form)
 func (h *Handlers) createFlow(c *fiber.Ctx) error {
 	form := formOf(c, flowFields...)
 	req := payouts.CreateFlowRequest{Steps: stepsOf(form, "steps"), UserID: strings.TrimSpace(form.Value("user_id"))}
-	if len(req.Steps) == 0 {
-		form.Errors = map[string]string{"steps": "pick at least one step"}
-		return h.renderNewFlow(c, fiber.StatusUnprocessableEntity, form)
-	}
 	if !metadataOf(&form, &req.Metadata) {
 		return h.renderNewFlow(c, fiber.StatusUnprocessableEntity, form)
 	}

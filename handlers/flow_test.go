@@ -33,7 +33,7 @@ func TestCreateFlow(t *testing.T) {
 		form url.Values
 		want []string
 	}{
-		{"no step", url.Values{}, []string{`id="field-steps-error"`, "pick at least one step"}},
+		{"no step", url.Values{}, []string{`id="field-steps-error"`, "must name at least one step"}},
 		{"redirect without its URL", url.Values{"steps.redirect": {"true"}}, []string{`id="field-steps-error"`, "redirect_url"}},
 		{"redirect to a script", url.Values{"steps.redirect": {"true"}, "redirect_url": {"javascript:alert(1)"}},
 			[]string{`id="field-steps-error"`, `value="javascript:alert(1)"`}},

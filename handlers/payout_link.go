@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"encoding/json"
 	"net/url"
 	"strings"
 
@@ -100,8 +99,9 @@ func metadataOf(form *components.Form, m *payouts.Metadata) bool {
 	if s == "" {
 		return true
 	}
-	if !json.Valid([]byte(s)) {
-		form.Errors = map[string]string{"metadata": `must be JSON, like {"order": "A-17"}`}
+	// The service's rule, checked before sending: the client cannot send metadata that is not JSON.
+	if problem := payouts.ValidateMetadata(payouts.Metadata(s)); problem != "" {
+		form.Errors = map[string]string{"metadata": problem + `, like {"order": "A-17"}`}
 		return false
 	}
 	*m = payouts.Metadata(s)

@@ -161,8 +161,8 @@ func (r CreatePayoutRequest) Validate() error {
 	return p.Err()
 }
 
-// MaxReasonLength bounds the reason an operator gives for a review.
-const MaxReasonLength = 500
+// maxReasonLength bounds the reason an operator gives for a review.
+const maxReasonLength = 500
 
 // Validate checks the action and the length of the reason.
 func (r ReviewTransferRequest) Validate() error {
@@ -170,6 +170,6 @@ func (r ReviewTransferRequest) Validate() error {
 	if r.Action != ReviewRelease && r.Action != ReviewReject {
 		p.Add("action", "must be release or reject")
 	}
-	p.maxLen("reason", r.Reason, MaxReasonLength)
+	p.maxLen("reason", r.Reason, maxReasonLength)
 	return p.Err()
 }

@@ -154,7 +154,7 @@ func (p Problems) amount(amount int64, signed bool) {
 	case amount <= 0 && !signed:
 		p.Add("amount", "must be greater than zero")
 	case amount > int64(MaxAmount) || amount < -int64(MaxAmount):
-		p.Add("amount", "must be at most 1000000000000 cents")
+		p.Add("amount", "must be at most "+MaxAmount.String())
 	}
 }
 
