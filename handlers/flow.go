@@ -9,6 +9,7 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -101,7 +102,7 @@ func (h *Handlers) createFlow(c *fiber.Ctx) error {
 	}
 	h.audit(c, "flow.create", "flow", f.ID, strings.Join(f.Steps, ", "))
 	web.Flash(c, web.FlashSuccess, "Created the flow.")
-	return web.Redirect(c, "/flows/"+f.ID)
+	return web.Redirect(c, paths.Flow(f.ID))
 }
 
 // flow shows a flow: the hosted page in an iframe, as the payee sees it, and its progress.

@@ -12,6 +12,7 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -63,7 +64,7 @@ func (h *Handlers) moveMoney(c *fiber.Ctx) error {
 	}
 	h.audit(c, "transfer.create", "user", id, "moved "+what+" (transfer "+t.ID+")")
 	web.Flash(c, web.FlashSuccess, "Moved "+what+".")
-	return web.Redirect(c, "/users/"+id)
+	return web.Redirect(c, paths.User(id))
 }
 
 const transfersPerPage = 50
@@ -166,7 +167,7 @@ func (h *Handlers) reviewTransfer(c *fiber.Ctx) error {
 	}
 	h.audit(c, "transfer."+action, "transfer", t.ID, detail)
 	web.Flash(c, web.FlashSuccess, what)
-	return web.Redirect(c, "/transfers/"+t.ID)
+	return web.Redirect(c, paths.Transfer(t.ID))
 }
 
 // exportTransfers streams every transfer of the list's filter as CSV, page by page from the

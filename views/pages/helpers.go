@@ -7,6 +7,7 @@ import (
 
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/paths"
 )
 
 func withType(f components.FieldProps, t string) components.FieldProps {
@@ -72,16 +73,12 @@ func transferTypeLabel(t payouts.Transfer) string {
 	return string(t.Type)
 }
 
-func methodURL(userID string, p payouts.Platform) string {
-	return "/users/" + userID + "/payout-methods/new?platform=" + string(p)
-}
-
 // routingField is the routing number field with its checksum echoed: a problem when the number
 // cannot be a routing number, a confirmation when its ABA checksum holds.
 func routingField(userID, value, problem string) components.FieldProps {
 	f := components.FieldProps{Name: "routing_number", Label: "Routing number", Value: value, Error: problem,
 		Required: true, InputMode: "numeric", Hint: "The 9 digits at the bottom left of a check.",
-		CheckURL: "/users/" + userID + "/payout-methods/routing-number"}
+		CheckURL: paths.RoutingNumberCheck(userID)}
 	switch {
 	case problem != "" || value == "":
 	case payouts.ValidRoutingNumber(value):
