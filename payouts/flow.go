@@ -155,13 +155,6 @@ func quote(s string) string {
 	return `"` + s + `"`
 }
 
-// CheckSteps returns an invalid-input error naming field when the steps are not valid.
-func CheckSteps(field string, in []Step, required bool) error {
-	p := Problems{}
-	p.steps(field, in, required)
-	return p.Err()
-}
-
 // StepOrder returns the names of valid steps in the order a flow runs them, and the redirect
 // step's URL.
 func StepOrder(in []Step) (names []string, redirect string) {

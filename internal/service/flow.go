@@ -51,16 +51,6 @@ func (s *Service) PayoutLinkURL(id string) string {
 	return strings.TrimRight(s.cfg.PublicURL, "/") + "/l/" + id
 }
 
-// validateSteps checks steps as a request's field and returns them in the order a flow runs
-// them, with the redirect URL.
-func validateSteps(field string, in []payouts.Step, required bool) ([]string, string, error) {
-	if err := payouts.CheckSteps(field, in, required); err != nil {
-		return nil, "", err
-	}
-	steps, redirect := payouts.StepOrder(in)
-	return steps, redirect, nil
-}
-
 // GetFlow returns a flow.
 func (s *Service) GetFlow(ctx context.Context, appID, id string) (*payouts.Flow, error) {
 	if !payouts.ValidID(id) {

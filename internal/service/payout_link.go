@@ -65,7 +65,7 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 				steps = append(steps, st)
 			}
 		}
-		ordered, _, _ := validateSteps("additional_steps", toSteps(steps, extra.redirect), false)
+		ordered, _ := payouts.StepOrder(toSteps(steps, extra.redirect))
 		f := s.newFlow(appID, ordered, extra.redirect, nil)
 		f.PayoutLinkID, f.UserID = &link.ID, link.UserID
 		if err := q.CreateFlow(ctx, f); err != nil {
