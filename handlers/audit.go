@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -29,17 +30,17 @@ func (h *Handlers) audit(c *fiber.Ctx, action, objectType, objectID, detail stri
 func objectURL(objectType, id string) string {
 	switch objectType {
 	case "user":
-		return "/users/" + id
+		return paths.User(id)
 	case "operator":
-		return "/operators/" + id
+		return paths.Operator(id)
 	case "app":
 		return "/app"
 	case "transfer":
-		return "/transfers/" + id
+		return paths.Transfer(id)
 	case "payout_link":
-		return "/payout-links/" + id
+		return paths.PayoutLink(id)
 	case "flow":
-		return "/flows/" + id
+		return paths.Flow(id)
 	}
 	return ""
 }

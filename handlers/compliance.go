@@ -8,6 +8,7 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -83,5 +84,5 @@ func (h *Handlers) submitCompliance(c *fiber.Ctx) error {
 	label := map[string]string{"w9": "W-9", "w8ben": "W-8BEN"}[kind]
 	h.audit(c, "compliance.submit", "user", c.Params("id"), label)
 	web.Flash(c, web.FlashSuccess, label+" submitted.")
-	return web.Redirect(c, "/users/"+c.Params("id"))
+	return web.Redirect(c, paths.User(c.Params("id")))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -89,10 +90,6 @@ func (h *Handlers) renderNewFlow(c *fiber.Ctx, status int, form components.Form)
 func (h *Handlers) createFlow(c *fiber.Ctx) error {
 	form := formOf(c, flowFields...)
 	req := payouts.CreateFlowRequest{Steps: stepsOf(form, "steps"), UserID: strings.TrimSpace(form.Value("user_id"))}
-	if len(req.Steps) == 0 {
-		form.Errors = map[string]string{"steps": "pick at least one step"}
-		return h.renderNewFlow(c, fiber.StatusUnprocessableEntity, form)
-	}
 	if !metadataOf(&form, &req.Metadata) {
 		return h.renderNewFlow(c, fiber.StatusUnprocessableEntity, form)
 	}
@@ -105,7 +102,7 @@ func (h *Handlers) createFlow(c *fiber.Ctx) error {
 	}
 	h.audit(c, "flow.create", "flow", f.ID, strings.Join(f.Steps, ", "))
 	web.Flash(c, web.FlashSuccess, "Created the flow.")
-	return web.Redirect(c, "/flows/"+f.ID)
+	return web.Redirect(c, paths.Flow(f.ID))
 }
 
 // flow shows a flow: the hosted page in an iframe, as the payee sees it, and its progress.

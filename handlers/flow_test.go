@@ -33,7 +33,7 @@ func TestCreateFlow(t *testing.T) {
 		form url.Values
 		want []string
 	}{
-		{"no step", url.Values{}, []string{`id="field-steps-error"`, "pick at least one step"}},
+		{"no step", url.Values{}, []string{`id="field-steps-error"`, "must name at least one step"}},
 		{"redirect without its URL", url.Values{"steps.redirect": {"true"}}, []string{`id="field-steps-error"`, "redirect_url"}},
 		{"redirect to a script", url.Values{"steps.redirect": {"true"}, "redirect_url": {"javascript:alert(1)"}},
 			[]string{`id="field-steps-error"`, `value="javascript:alert(1)"`}},
@@ -88,7 +88,7 @@ func TestFlowPageAndProgress(t *testing.T) {
 	wantStatus(t, page, http.StatusOK)
 	wantBody(t, page, `<iframe id="flow-frame" src="`+f.Link+`"`, `id="flow-progress"`,
 		`hx-get="/flows/`+f.ID+`/progress"`, `hx-trigger="every 2s"`, `hx-swap="outerHTML"`, "0 of 2 steps completed",
-		`<progress`, `max="2"`, `value="0"`, "Identity verification", "Background check", ">"+f.Link+"<")
+		`<progress`, `max="2"`, `value="0"`, "Identity check", "Background check", ">"+f.Link+"<")
 	// The page's CSP lets the iframe show the service's pages.
 	if csp := page.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-src 'self' http://127.0.0.1:8081") {
 		t.Errorf("CSP %q lacks the service's origin in frame-src", csp)

@@ -81,22 +81,23 @@ func formOf(c *fiber.Ctx, names ...string) components.Form {
 }
 
 // formFailed reports whether err is a problem the operator can fix in the form, and puts it on
-// the form: per-field messages on their fields, anything else above the form. Other errors
-// (the service down, a bug) go to the error page instead.
+// the form: per-field problems on their fields, a failure of no field above the form. Other
+// errors (not found, the service down, a bug) go to the error page instead.
 func formFailed(err error, f *components.Form) bool {
 	var e *payouts.Error
-	if !errors.As(err, &e) || web.StatusOf(err) >= 500 || e.Code == payouts.ENotFound {
+	if !errors.As(err, &e) || e.Code == payouts.ENotFound || web.StatusOf(err) >= 500 {
 		return false
 	}
 	f.Errors = map[string]string{}
 	for field, problem := range e.Fields {
 		f.Errors[field] = problem
 	}
-	// A message that only repeats a field's problem is shown on the field alone.
-	if len(e.Fields) == 0 || (len(e.Fields) > 1 && e.Message != "invalid request") {
+	// The message of a field error only repeats its problems, which the fields show.
+	switch len(e.Fields) {
+	case 0:
 		f.Message = e.Message
-	}
-	if len(e.Fields) > 1 && e.Message == "invalid request" {
+	case 1:
+	default:
 		f.Message = "Some fields need attention."
 	}
 	return true

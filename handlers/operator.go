@@ -6,6 +6,7 @@ import (
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -89,7 +90,7 @@ func (h *Handlers) updateOperator(c *fiber.Ctx, upd dashstore.OperatorUpdate, ac
 	}
 	h.audit(c, action, "operator", op.ID, op.Email+detail)
 	web.Flash(c, web.FlashSuccess, done)
-	return web.Redirect(c, "/operators/"+op.ID)
+	return web.Redirect(c, paths.Operator(op.ID))
 }
 
 // changeOperatorRole gives an operator another role; it applies from their next request.

@@ -7,6 +7,7 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -53,5 +54,5 @@ func (h *Handlers) sendPayout(c *fiber.Ctx) error {
 	default:
 		web.Flash(c, web.FlashSuccess, "Sent a payout of "+what+".")
 	}
-	return web.Redirect(c, "/users/"+id)
+	return web.Redirect(c, paths.User(id))
 }

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"encoding/json"
 	"net/url"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -90,7 +90,7 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 	}
 	h.audit(c, "payout_link.create", "payout_link", l.ID, l.Amount.String()+" for "+pages.PayeeName(l.Payee))
 	web.Flash(c, web.FlashSuccess, "Issued a payout link of "+l.Amount.String()+".")
-	return web.Redirect(c, "/payout-links/"+l.ID)
+	return web.Redirect(c, paths.PayoutLink(l.ID))
 }
 
 // metadataOf reads the optional metadata field: JSON, as the API stores it. A problem goes on
@@ -100,8 +100,9 @@ func metadataOf(form *components.Form, m *payouts.Metadata) bool {
 	if s == "" {
 		return true
 	}
-	if !json.Valid([]byte(s)) {
-		form.Errors = map[string]string{"metadata": `must be JSON, like {"order": "A-17"}`}
+	// The service's rule, checked before sending: the client cannot send metadata that is not JSON.
+	if problem := payouts.ValidateMetadata(payouts.Metadata(s)); problem != "" {
+		form.Errors = map[string]string{"metadata": problem + `, like {"order": "A-17"}`}
 		return false
 	}
 	*m = payouts.Metadata(s)
@@ -147,5 +148,5 @@ func (h *Handlers) cancelPayoutLink(c *fiber.Ctx) error {
 	}
 	h.audit(c, "payout_link.cancel", "payout_link", l.ID, "canceled "+l.Amount.String()+" for "+pages.PayeeName(l.Payee)+": "+reason)
 	web.Flash(c, web.FlashSuccess, "Canceled the payout link; "+l.Amount.String()+" is back in the app's wallet.")
-	return web.Redirect(c, "/payout-links/"+l.ID)
+	return web.Redirect(c, paths.PayoutLink(l.ID))
 }

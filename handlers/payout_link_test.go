@@ -91,7 +91,14 @@ func TestCreatePayoutLink(t *testing.T) {
 		{"redirect without its URL", url.Values{"amount": {"10"}, "additional_steps.redirect": {"true"}}, http.StatusUnprocessableEntity,
 			[]string{`id="field-additional_steps-error"`, "redirect_url"}},
 		{"metadata not JSON", url.Values{"amount": {"10"}, "metadata": {"{oops"}}, http.StatusUnprocessableEntity,
-			[]string{`id="field-metadata-error"`, "must be JSON"}},
+			[]string{`id="field-metadata-error"`, "must be valid JSON"}},
+		{"zero, the service's rule", url.Values{"amount": {"0"}}, http.StatusUnprocessableEntity,
+			[]string{`id="field-amount-error"`, "must be greater than zero"}},
+		{"too large, the service's rule", url.Values{"amount": {"10000000001"}}, http.StatusUnprocessableEntity,
+			[]string{`id="field-amount-error"`, "must be at most $10,000,000,000.00"}},
+		{"several problems at once", url.Values{"amount": {"-1"}, "payee.email": {"nope"}, "memo": {strings.Repeat("m", 501)}},
+			http.StatusUnprocessableEntity, []string{"Some fields need attention.", `id="field-amount-error"`,
+				`id="field-payee.email-error"`, `id="field-memo-error"`, "must be at most 500 characters"}},
 		{"more than the app has", url.Values{"amount": {"10"}}, http.StatusUnprocessableEntity, []string{`role="alert"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -70,7 +71,7 @@ func (h *Handlers) addPayoutMethod(c *fiber.Ctx) error {
 	}
 	h.audit(c, "payout_method.add", "user", c.Params("id"), detail)
 	web.Flash(c, web.FlashSuccess, "Saved "+detail+".")
-	return web.Redirect(c, "/users/"+c.Params("id"))
+	return web.Redirect(c, paths.User(c.Params("id")))
 }
 
 // checkRoutingNumber answers the routing number field again with its ABA checksum echoed, as

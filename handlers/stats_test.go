@@ -50,7 +50,7 @@ func TestOverview(t *testing.T) {
 		`data-testid="wallet-reserved"><span class="tabular-nums">`+stats.Wallet.Reserved().String()+`<`,
 		`data-testid="today-payouts"><span class="tabular-nums">`+stats.Today.Payouts.String()+`<`,
 		strconv.Itoa(stats.Today.PayoutCount)+" payouts",
-		`href="/transfers?status=flagged"`, `href="/transfers?type=payout&amp;status=failed"`,
+		`href="/transfers?status=flagged"`, `href="/transfers?status=failed&amp;type=payout"`,
 		`<svg viewBox="0 0 1000 240"`, `role="img"`, "Show as a table")
 	bars := regexp.MustCompile(`<rect x="\d+" y="(\d+)" width="\d+" height="(\d+)"[^>]*data-date="([^"]+)"`).FindAllStringSubmatch(page.body, -1)
 	if len(bars) != 30 {

@@ -12,24 +12,16 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
-// amountOf reads the dollar amount typed in the form's field into cents, or puts the problem on
-// the field. Amounts must be greater than zero; the direction is chosen apart.
+// amountOf reads the dollar amount typed in the form's field into cents, or puts the problem
+// reading it on the field. Which amounts may be sent is the service's rule, and its answer.
 func amountOf(form *components.Form, field string) (payouts.Money, bool) {
 	m, err := payouts.ParseDollars(form.Value(field))
-	problem := ""
-	switch {
-	case err != nil:
-		problem = err.Error()
-	case m <= 0:
-		problem = "enter an amount greater than zero"
-	case m > payouts.MaxAmount:
-		problem = "amount is too large"
-	}
-	if problem != "" {
-		form.Errors = map[string]string{field: problem}
+	if err != nil {
+		form.Errors = map[string]string{field: err.Error()}
 		return 0, false
 	}
 	return m, true
@@ -50,6 +42,10 @@ func (h *Handlers) moveMoney(c *fiber.Ctx) error {
 	id := c.Params("id")
 	form := formOf(c, "direction", "amount", "idempotency_key")
 	amount, ok := amountOf(&form, "amount")
+	if ok && amount < 0 {
+		// The direction is chosen apart: a sign typed too would silently reverse it.
+		form.Errors, ok = map[string]string{"amount": "enter the amount without a sign; choose the direction below"}, false
+	}
 	if !ok {
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{transfer: form})
 	}
@@ -68,7 +64,7 @@ func (h *Handlers) moveMoney(c *fiber.Ctx) error {
 	}
 	h.audit(c, "transfer.create", "user", id, "moved "+what+" (transfer "+t.ID+")")
 	web.Flash(c, web.FlashSuccess, "Moved "+what+".")
-	return web.Redirect(c, "/users/"+id)
+	return web.Redirect(c, paths.User(id))
 }
 
 const transfersPerPage = 50
@@ -149,12 +145,12 @@ func (h *Handlers) reviewTransfer(c *fiber.Ctx) error {
 	action, reason := form.Value("action"), strings.TrimSpace(form.Value("reason"))
 	switch {
 	case action != payouts.ReviewRelease && action != payouts.ReviewReject:
+		// Only a forged request gets here: the form's two buttons send the action, and no field
+		// of the form could show the service's problem with it.
 		return fiber.NewError(fiber.StatusBadRequest, "Choose to release or to reject the transfer.")
 	case action == payouts.ReviewReject && reason == "":
+		// The API lets a rejection go without a reason; the dashboard's audit log needs one.
 		form.Errors = map[string]string{"reason": "say why the transfer is rejected"}
-		return h.renderTransfer(c, fiber.StatusUnprocessableEntity, form)
-	case len(reason) > 500:
-		form.Errors = map[string]string{"reason": "use at most 500 characters"}
 		return h.renderTransfer(c, fiber.StatusUnprocessableEntity, form)
 	}
 	t, err := h.payouts.ReviewTransfer(c.UserContext(), id, payouts.ReviewTransferRequest{Action: action, Reason: reason})
@@ -171,7 +167,7 @@ func (h *Handlers) reviewTransfer(c *fiber.Ctx) error {
 	}
 	h.audit(c, "transfer."+action, "transfer", t.ID, detail)
 	web.Flash(c, web.FlashSuccess, what)
-	return web.Redirect(c, "/transfers/"+t.ID)
+	return web.Redirect(c, paths.Transfer(t.ID))
 }
 
 // exportTransfers streams every transfer of the list's filter as CSV, page by page from the

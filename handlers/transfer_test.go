@@ -218,6 +218,11 @@ func TestTransferDetailAndReview(t *testing.T) {
 		wantBody(t, res, "say why the transfer is rejected", `id="field-reason-error"`)
 		wantStatus(t, ops.post("/transfers/"+rejected.ID+"/review", url.Values{"action": {"approve"}}), http.StatusBadRequest)
 	})
+	t.Run("the service's reason length", func(t *testing.T) {
+		res := ops.post("/transfers/"+rejected.ID+"/review", url.Values{"action": {"reject"}, "reason": {strings.Repeat("r", 501)}})
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		wantBody(t, res, "must be at most 500 characters", `id="field-reason-error"`)
+	})
 
 	// A reason that a spreadsheet would run as a formula, for the export test below.
 	reason := "=HYPERLINK(\"http://evil.example\") payee asked"

@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -66,7 +67,7 @@ func (h *Handlers) createUser(c *fiber.Ctx) error {
 	}
 	h.audit(c, "user.create", "user", u.ID, u.Name()+" <"+u.Email+">")
 	web.Flash(c, web.FlashSuccess, "Created "+u.Name()+".")
-	return web.Redirect(c, "/users/"+u.ID)
+	return web.Redirect(c, paths.User(u.ID))
 }
 
 // user shows a user's page.
@@ -142,7 +143,7 @@ func (h *Handlers) sendVerificationToken(c *fiber.Ctx) error {
 	}
 	h.audit(c, "user.send_verification_token", "user", id, "")
 	web.Flash(c, web.FlashSuccess, "A code is on its way to the user's phone.")
-	return web.Redirect(c, "/users/"+id)
+	return web.Redirect(c, paths.User(id))
 }
 
 // verifyUser checks the code the user read back.
@@ -158,5 +159,5 @@ func (h *Handlers) verifyUser(c *fiber.Ctx) error {
 	}
 	h.audit(c, "user.verify", "user", id, "")
 	web.Flash(c, web.FlashSuccess, "The user is verified.")
-	return web.Redirect(c, "/users/"+id)
+	return web.Redirect(c, paths.User(id))
 }

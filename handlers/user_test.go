@@ -141,6 +141,14 @@ func TestUserPageActions(t *testing.T) {
 		wantStatus(t, res, http.StatusUnprocessableEntity)
 		wantBody(t, res, "use at most two decimals")
 
+		// A sign would reverse the direction chosen apart; zero is the service's to refuse.
+		res = a.post(userURL+"/transfers", url.Values{"direction": {"to_user"}, "amount": {"-5"}})
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		wantBody(t, res, "enter the amount without a sign")
+		res = a.post(userURL+"/transfers", url.Values{"direction": {"to_user"}, "amount": {"0"}})
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		wantBody(t, res, "must not be zero")
+
 		res = a.post(userURL+"/transfers", url.Values{"direction": {"to_user"}, "amount": {"25.00"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity) // the app has no money yet
 		wantBody(t, res, `id="move-money"`, `role="alert"`)

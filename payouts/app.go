@@ -35,3 +35,11 @@ type Credentials struct {
 	ClientID string `json:"client_id"`
 	APIKey   string `json:"api_key"`
 }
+
+// Validate checks a positive amount and the metadata.
+func (r DepositRequest) Validate() error {
+	p := Problems{}
+	p.amount(r.Amount, false)
+	p.metadata(r.Metadata)
+	return p.Err()
+}

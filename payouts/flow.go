@@ -3,7 +3,9 @@ package payouts
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"reflect"
+	"strings"
 )
 
 // Step names of a hosted flow.
@@ -29,6 +31,44 @@ func ValidStep(name string) bool {
 		}
 	}
 	return false
+}
+
+// Audience is who reads a label: a payee on the hosted pages, or an operator on the dashboard.
+type Audience int
+
+const (
+	ForPayee Audience = iota
+	ForOperator
+)
+
+// StepLabel names a step for people. The payee is told what to do; the operator, who sets a
+// flow up, what the step asks of the payee.
+func StepLabel(step string, a Audience) string {
+	payee, operator := stepLabel(step)
+	if a == ForOperator {
+		return operator
+	}
+	return payee
+}
+
+func stepLabel(step string) (payee, operator string) {
+	switch step {
+	case StepCompliance:
+		return "Tax information", "Tax form (W-9 or W-8BEN)"
+	case StepIDVerification:
+		return "Identity check", "Identity check"
+	case StepBackgroundCheck:
+		return "Background check", "Background check"
+	case StepManagePayments:
+		return "Payment methods", "Payment methods"
+	case StepManagePayouts:
+		return "Payout methods", "Payout methods"
+	case StepPayout:
+		return "Get paid", "Payout"
+	case StepRedirect:
+		return "Finish", "Redirect back to your site"
+	}
+	return step, step
 }
 
 // Step is a step of a flow request: on the wire either a bare name or an object with a name and
@@ -82,4 +122,63 @@ type CreateFlowRequest struct {
 	Steps    []Step   `json:"steps"`
 	UserID   string   `json:"user_id,omitempty"`
 	Metadata Metadata `json:"metadata,omitempty"`
+}
+
+// steps records a problem with a list of steps: none where required, an unknown or repeated
+// name, or a redirect step without an http(s) redirect_url.
+func (p Problems) steps(field string, in []Step, required bool) {
+	if len(in) == 0 && required {
+		p.Add(field, "must name at least one step")
+	}
+	seen := map[string]bool{}
+	for _, st := range in {
+		switch {
+		case !ValidStep(st.Name):
+			p.Add(field, "unknown step "+quote(st.Name)+"; steps are "+strings.Join(StepNames, ", "))
+		case seen[st.Name]:
+			p.Add(field, "step "+quote(st.Name)+" is named twice")
+		case st.Name == StepRedirect:
+			u, err := url.Parse(st.RedirectURL)
+			if st.RedirectURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				p.Add(field, "the redirect step needs a redirect_url starting with https://")
+			}
+		}
+		seen[st.Name] = true
+	}
+}
+
+// quote quotes a name taken from a request, cut short so that an answer stays readable.
+func quote(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return `"` + s + `"`
+}
+
+// StepOrder returns the names of valid steps in the order a flow runs them, and the redirect
+// step's URL.
+func StepOrder(in []Step) (names []string, redirect string) {
+	seen := map[string]bool{}
+	for _, st := range in {
+		seen[st.Name] = true
+		if st.Name == StepRedirect {
+			redirect = st.RedirectURL
+		}
+	}
+	for _, name := range StepNames {
+		if seen[name] {
+			names = append(names, name)
+		}
+	}
+	return names, redirect
+}
+
+// Validate checks the steps, the user id and the metadata; whether the user exists is the
+// service's to check.
+func (r CreateFlowRequest) Validate() error {
+	p := Problems{}
+	p.steps("steps", r.Steps, true)
+	p.id("user_id", r.UserID, false)
+	p.metadata(r.Metadata)
+	return p.Err()
 }

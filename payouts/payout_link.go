@@ -1,5 +1,7 @@
 package payouts
 
+import "strings"
+
 // PayoutLinkStatus is where a payout link stands.
 type PayoutLinkStatus string
 
@@ -105,4 +107,64 @@ type CreatePayoutLinkRequest struct {
 type PayoutLinkFilter struct {
 	Status PayoutLinkStatus
 	Search string // ours: part of the payee's name, email or phone
+}
+
+// Normalize returns the payee without the spaces people type around values, with the country
+// code's "+" dropped, and the United States' code when a number comes without one.
+func (p Payee) Normalize() Payee {
+	p.FirstName, p.LastName = strings.TrimSpace(p.FirstName), strings.TrimSpace(p.LastName)
+	p.Email = strings.TrimSpace(p.Email)
+	p.CountryCode = strings.TrimPrefix(strings.TrimSpace(p.CountryCode), "+")
+	p.PhoneNumber = strings.TrimSpace(p.PhoneNumber)
+	if p.PhoneNumber != "" && p.CountryCode == "" {
+		p.CountryCode = "1"
+	}
+	return p
+}
+
+// DeliveryOf returns how the link is to be sent: by link unless the request says otherwise,
+// with the message trimmed.
+func (r CreatePayoutLinkRequest) DeliveryOf() Delivery {
+	d := Delivery{Method: DeliveryLink}
+	if r.Delivery != nil {
+		d.Method, d.Message = r.Delivery.Method, strings.TrimSpace(r.Delivery.Message)
+		if d.Method == "" {
+			d.Method = DeliveryLink
+		}
+	}
+	return d
+}
+
+// Validate checks everything a payout link request says on its own.
+func (r CreatePayoutLinkRequest) Validate() error {
+	p := Problems{}
+	p.amount(r.Amount, false)
+	p.id("user_id", r.UserID, false)
+	if r.Payee != nil {
+		payee := r.Payee.Normalize()
+		p.email("payee.email", payee.Email, false)
+		if payee.PhoneNumber != "" && !ValidPhoneNumber(payee.PhoneNumber) {
+			p.Add("payee.phone_number", "must be 4 to 14 digits")
+		}
+		if payee.CountryCode != "" && !ValidCountryCode(payee.CountryCode) {
+			p.Add("payee.country_code", "must be 1 to 3 digits")
+		}
+		if len(payee.FirstName) > 100 || len(payee.LastName) > 100 {
+			p.Add("payee.first_name", "names must be at most 100 characters")
+		}
+	}
+	d := r.DeliveryOf()
+	switch d.Method {
+	case DeliveryLink, DeliverySMS, DeliveryEmail:
+	default:
+		p.Add("delivery.method", "must be link, sms or email")
+	}
+	p.maxLen("delivery.message", d.Message, 500)
+	p.maxLen("memo", r.Memo, 500)
+	if !r.PayoutFeeParty.Valid() {
+		p.Add("payout_fee_party", "must be user or platform")
+	}
+	p.metadata(r.Metadata)
+	p.steps("additional_steps", r.AdditionalSteps, false)
+	return p.Err()
 }

@@ -1,5 +1,7 @@
 package payouts
 
+import "strings"
+
 // Platform is a payout rail.
 type Platform string
 
@@ -78,4 +80,83 @@ type AddPayoutMethodRequest struct {
 	AccountNumber string      `json:"account_number,omitempty"`
 	AccountType   AccountType `json:"account_type,omitempty"`
 	IsDefault     bool        `json:"is_default,omitempty"`
+}
+
+// Normalize returns the request trimmed, the handle without its "@", and only the fields its
+// platform uses.
+func (r AddPayoutMethodRequest) Normalize() AddPayoutMethodRequest {
+	out := AddPayoutMethodRequest{Platform: r.Platform, IsDefault: r.IsDefault}
+	switch r.Platform {
+	case PlatformPayPal:
+		out.Email = strings.TrimSpace(r.Email)
+	case PlatformVenmo:
+		out.PhoneNumber = strings.TrimSpace(r.PhoneNumber)
+		out.Handle = strings.TrimPrefix(strings.TrimSpace(r.Handle), "@")
+	case PlatformCashApp, PlatformACH:
+		out.CashTag = strings.TrimSpace(r.CashTag)
+		out.RoutingNumber = strings.TrimSpace(r.RoutingNumber)
+		out.AccountNumber = strings.TrimSpace(r.AccountNumber)
+		if r.Platform == PlatformACH {
+			out.CashTag, out.AccountType = "", r.AccountType
+		}
+	}
+	return out
+}
+
+// Validate checks the fields the platform needs, normalized.
+func (r AddPayoutMethodRequest) Validate() error {
+	r = r.Normalize()
+	p := Problems{}
+	bank := func() {
+		switch {
+		case r.RoutingNumber == "":
+			p.Add("routing_number", "is required")
+		case !ValidRoutingNumber(r.RoutingNumber):
+			p.Add("routing_number", "is not a valid 9-digit ABA routing number")
+		}
+		switch {
+		case r.AccountNumber == "":
+			p.Add("account_number", "is required")
+		case !ValidAccountNumber(r.AccountNumber):
+			p.Add("account_number", "must be 4 to 17 digits")
+		}
+	}
+	switch r.Platform {
+	case PlatformPayPal:
+		if r.Email == "" {
+			p.Add("email", "is required for paypal")
+		}
+		p.email("email", r.Email, false)
+	case PlatformVenmo:
+		switch {
+		case r.PhoneNumber == "" && r.Handle == "":
+			p.Add("phone_number", "give phone_number or handle for venmo")
+		case r.PhoneNumber != "" && !ValidPhoneNumber(r.PhoneNumber):
+			p.Add("phone_number", "must be 4 to 14 digits")
+		case r.Handle != "" && !ValidHandle(r.Handle):
+			p.Add("handle", "must be 5 to 30 letters, digits, - or _")
+		}
+	case PlatformCashApp:
+		switch {
+		case r.CashTag == "":
+			p.Add("cash_tag", "is required for cash_app")
+		case !ValidCashTag(r.CashTag):
+			p.Add("cash_tag", "must look like $name")
+		}
+		bank()
+	case PlatformACH:
+		bank()
+		switch r.AccountType {
+		case AccountChecking, AccountSavings:
+		case "":
+			p.Add("account_type", "is required for ach")
+		default:
+			p.Add("account_type", "must be checking or savings")
+		}
+	case "":
+		p.Add("platform", "is required")
+	default:
+		p.Add("platform", "must be paypal, venmo, cash_app or ach")
+	}
+	return p.Err()
 }

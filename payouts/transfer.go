@@ -129,3 +129,47 @@ type ReviewTransferRequest struct {
 	Action string `json:"action"`
 	Reason string `json:"reason,omitempty"`
 }
+
+// Validate checks the user, a non-zero amount and the metadata.
+func (r CreateTransferRequest) Validate() error {
+	p := Problems{}
+	p.id("user_id", r.UserID, true)
+	p.amount(r.Amount, true)
+	p.metadata(r.Metadata)
+	return p.Err()
+}
+
+// Validate checks everything a payout request says on its own; whether the user and account
+// exist, and the fee, are the service's to check.
+func (r CreatePayoutRequest) Validate() error {
+	p := Problems{}
+	p.id("user_id", r.UserID, true)
+	p.amount(r.Amount, false)
+	switch {
+	case r.Platform == "":
+		p.Add("platform", "is required")
+	case !r.Platform.Valid() && r.Platform != PlatformDefault && r.Platform != PlatformBankTransfer:
+		p.Add("platform", "must be paypal, venmo, cash_app, ach or default")
+	case (r.Platform == PlatformACH || r.Platform == PlatformBankTransfer) && r.AccountID == "":
+		p.Add("account_id", "is required for ach payouts")
+	}
+	p.id("account_id", r.AccountID, false)
+	if !r.PayoutFeeParty.Valid() {
+		p.Add("payout_fee_party", "must be user or platform")
+	}
+	p.metadata(r.Metadata)
+	return p.Err()
+}
+
+// maxReasonLength bounds the reason an operator gives for a review.
+const maxReasonLength = 500
+
+// Validate checks the action and the length of the reason.
+func (r ReviewTransferRequest) Validate() error {
+	p := Problems{}
+	if r.Action != ReviewRelease && r.Action != ReviewReject {
+		p.Add("action", "must be release or reject")
+	}
+	p.maxLen("reason", r.Reason, maxReasonLength)
+	return p.Err()
+}

@@ -1,5 +1,7 @@
 package payouts
 
+import "strings"
+
 // UserStatus is where a payee stands.
 type UserStatus string
 
@@ -106,4 +108,69 @@ type VerifyUserRequest struct {
 type UserFilter struct {
 	Status UserStatus // one status, or all
 	Search string     // part of a name, email or phone number
+}
+
+// Normalize returns the request without the spaces people type around values, and the country
+// code without its "+".
+func (r CreateUserRequest) Normalize() CreateUserRequest {
+	r.FirstName = strings.TrimSpace(r.FirstName)
+	r.LastName = strings.TrimSpace(r.LastName)
+	r.Email = strings.TrimSpace(r.Email)
+	r.CountryCode = strings.TrimPrefix(strings.TrimSpace(r.CountryCode), "+")
+	r.PhoneNumber = strings.TrimSpace(r.PhoneNumber)
+	r.Username = strings.TrimSpace(r.Username)
+	return r
+}
+
+// Validate checks a normalized request. A request whose only problem is the email, phone or
+// username answers that field's own code, as the public API does.
+func (r CreateUserRequest) Validate() error {
+	p := Problems{}
+	for field, v := range map[string]string{"first_name": r.FirstName, "last_name": r.LastName} {
+		if v == "" {
+			p.Add(field, "is required")
+		}
+		p.maxLen(field, v, 100)
+	}
+	p.email("email", r.Email, true)
+	p.Phone(r.CountryCode, r.PhoneNumber)
+	if r.Username != "" && !ValidUsername(r.Username) {
+		p.Add("username", "must be 1 to 50 letters, digits or dashes")
+	}
+	p.metadata(r.Metadata)
+	err := p.Err()
+	if err == nil || len(p) != 1 {
+		return err
+	}
+	e := err.(*Error)
+	switch {
+	case p["email"] != "" && r.Email != "":
+		e.Code = EInvalidEmail
+	case (p["phone_number"] != "" && r.PhoneNumber != "") || (p["country_code"] != "" && r.CountryCode != ""):
+		e.Code = EInvalidPhone
+	case p["username"] != "":
+		e.Code = EInvalidUsername
+	}
+	return e
+}
+
+// Validate checks the metadata and the default payout method.
+func (r UpdateUserRequest) Validate() error {
+	p := Problems{}
+	p.metadata(r.Metadata)
+	if r.DefaultPayoutMethod != nil && !r.DefaultPayoutMethod.Valid() {
+		p.Add("default_payout_method", "must be paypal, venmo, cash_app or ach")
+	}
+	return p.Err()
+}
+
+// TokenDigits is the length of a verification token.
+const TokenDigits = 6
+
+// Validate checks the token is long enough to be one we sent.
+func (r VerifyUserRequest) Validate() error {
+	if len(strings.TrimSpace(r.Token)) < TokenDigits {
+		return FieldError("token", "must be at least 6 characters")
+	}
+	return nil
 }

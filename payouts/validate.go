@@ -2,7 +2,9 @@ package payouts
 
 import (
 	"net/mail"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // ValidID reports whether s looks like a UUID (8-4-4-4-12 hex digits), the form of every object
@@ -138,4 +140,93 @@ func Last4(s string) string {
 		return s
 	}
 	return s[len(s)-4:]
+}
+
+// The checks below record one problem per field on a Problems, so that a request's Validate
+// names every problem at once.
+
+// amount records a problem with an amount in cents: zero, out of range, or not positive where
+// signed is false.
+func (p Problems) amount(amount int64, signed bool) {
+	switch {
+	case amount == 0 && signed:
+		p.Add("amount", "must not be zero")
+	case amount <= 0 && !signed:
+		p.Add("amount", "must be greater than zero")
+	case amount > int64(MaxAmount) || amount < -int64(MaxAmount):
+		p.Add("amount", "must be at most "+MaxAmount.String())
+	}
+}
+
+// id records a problem with an object id: missing where required, or not a UUID.
+func (p Problems) id(field, v string, required bool) {
+	switch {
+	case v == "" && required:
+		p.Add(field, "is required")
+	case v != "" && !ValidID(v):
+		p.Add(field, "is not a valid id")
+	}
+}
+
+func (p Problems) metadata(m Metadata) {
+	if problem := ValidateMetadata(m); problem != "" {
+		p.Add("metadata", problem)
+	}
+}
+
+// maxLen records a problem when the trimmed v is longer than n bytes.
+func (p Problems) maxLen(field, v string, n int) {
+	if len(strings.TrimSpace(v)) > n {
+		p.Add(field, "must be at most "+strconv.Itoa(n)+" characters")
+	}
+}
+
+// Required records a problem with a required text: empty once trimmed, or over 200 bytes.
+func (p Problems) Required(field, v string) {
+	if strings.TrimSpace(v) == "" {
+		p.Add(field, "is required")
+	}
+	p.maxLen(field, v, 200)
+}
+
+// Phone records problems with a country code and national number, both required.
+func (p Problems) Phone(countryCode, number string) {
+	switch {
+	case countryCode == "":
+		p.Add("country_code", "is required")
+	case !ValidCountryCode(countryCode):
+		p.Add("country_code", "must be 1 to 3 digits")
+	}
+	switch {
+	case number == "":
+		p.Add("phone_number", "is required")
+	case !ValidPhoneNumber(number):
+		p.Add("phone_number", "must be 4 to 14 digits")
+	}
+}
+
+// BirthDate records a problem with a date of birth: missing, not YYYY-MM-DD, or not a date
+// between 1900 and now.
+func (p Problems) BirthDate(field, v string, now time.Time) {
+	switch {
+	case v == "":
+		p.Add(field, "is required")
+	case !ValidDate(v):
+		p.Add(field, "must be a date written YYYY-MM-DD")
+	default:
+		d, _ := timeParseDate(v)
+		if !d.Before(now) || d.Year() < 1900 {
+			p.Add(field, "must be a past date")
+		}
+	}
+}
+
+// email records a problem with an address, required or not.
+func (p Problems) email(field, v string, required bool) {
+	switch {
+	case v == "" && required:
+		p.Add(field, "is required")
+	case v != "" && !ValidEmail(v):
+		p.Add(field, "is not a valid email address")
+	}
 }

@@ -88,33 +88,27 @@ func toComponentFlashes(fs []flash) []components.Flash {
 	return out
 }
 
-// StatusOf maps an error to the HTTP status the dashboard answers with, in one place.
+// StatusOf maps an error to the HTTP status the dashboard answers with: the API's status for its
+// code (payouts.HTTPStatus), but for the two that mean something else to an operator.
 func StatusOf(err error) int {
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		return fe.Code
 	}
-	switch payouts.ErrorCode(err) {
-	case payouts.ENotFound:
-		return fiber.StatusNotFound
-	case payouts.EInvalidInput, payouts.EInvalidEmail, payouts.EInvalidPhone, payouts.EInvalidUsername,
-		payouts.EInsufficientFunds, payouts.EInvalidTransaction, payouts.EUserInfoMissing:
+	status := payouts.HTTPStatus(payouts.ErrorCode(err))
+	switch status {
+	case fiber.StatusBadRequest:
+		// The dashboard sent what the operator typed: the content is what the service refused.
 		return fiber.StatusUnprocessableEntity
-	case payouts.EEmailExists, payouts.EUsernameExists, payouts.EIdempotencyReused, payouts.EResourceBusy:
-		return fiber.StatusConflict
-	case payouts.ETooManyRequests:
-		return fiber.StatusTooManyRequests
-	case payouts.ETooLarge:
-		return fiber.StatusRequestEntityTooLarge
-	case payouts.EUnauthorized:
+	case fiber.StatusUnauthorized:
 		// The service refused the dashboard's own credentials: a configuration problem upstream.
 		return fiber.StatusBadGateway
 	}
 	var ue *url.Error
-	if errors.As(err, &ue) {
+	if status == fiber.StatusInternalServerError && errors.As(err, &ue) {
 		return fiber.StatusBadGateway
 	}
-	return fiber.StatusInternalServerError
+	return status
 }
 
 // messageOf is what the operator reads about err; internal details never reach them.

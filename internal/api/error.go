@@ -10,26 +10,6 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// statusOf is the HTTP status of each error code: the one place the transport decides it.
-var statusOf = map[string]int{
-	payouts.EInvalidInput:       http.StatusBadRequest,
-	payouts.EInvalidEmail:       http.StatusBadRequest,
-	payouts.EInvalidPhone:       http.StatusBadRequest,
-	payouts.EInvalidUsername:    http.StatusBadRequest,
-	payouts.EUnauthorized:       http.StatusUnauthorized,
-	payouts.ENotFound:           http.StatusNotFound,
-	payouts.EEmailExists:        http.StatusConflict,
-	payouts.EUsernameExists:     http.StatusConflict,
-	payouts.EIdempotencyReused:  http.StatusConflict,
-	payouts.EResourceBusy:       http.StatusConflict,
-	payouts.ETooLarge:           http.StatusRequestEntityTooLarge,
-	payouts.EInsufficientFunds:  http.StatusUnprocessableEntity,
-	payouts.EInvalidTransaction: http.StatusUnprocessableEntity,
-	payouts.EUserInfoMissing:    http.StatusUnprocessableEntity,
-	payouts.ETooManyRequests:    http.StatusTooManyRequests,
-	payouts.EInternal:           http.StatusInternalServerError,
-}
-
 // authChallenge tells a client without valid credentials how to authenticate.
 const authChallenge = `Basic realm="disburse"`
 
@@ -57,7 +37,7 @@ func (h *handler) describe(c *fiber.Ctx, err error) (int, *payouts.Error) {
 	}
 	var e *payouts.Error
 	if errors.As(err, &e) {
-		if status, ok := statusOf[e.Code]; ok && status < http.StatusInternalServerError {
+		if status := payouts.HTTPStatus(e.Code); status < http.StatusInternalServerError {
 			return status, &payouts.Error{Code: e.Code, Message: e.Message, Fields: e.Fields}
 		}
 	}

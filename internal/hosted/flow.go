@@ -162,7 +162,7 @@ func (h *Handler) restart(c *fiber.Ctx) error {
 
 // show renders the page of what is due on the flow.
 func (h *Handler) show(c *fiber.Ctx, p *payee, a answer) error {
-	title := views.StepLabel(p.step())
+	title := payouts.StepLabel(p.step(), payouts.ForPayee)
 	var page templ.Component
 	var err error
 	switch step := p.step(); {

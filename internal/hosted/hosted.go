@@ -142,20 +142,17 @@ func (h *Handler) render(c *fiber.Ctx, status int, title, appName string, conten
 	return c.Status(status).Send(buf.Bytes())
 }
 
-// statusOf is the status of an error page for each code that reaches one.
-var statusOf = map[string]int{
-	payouts.ENotFound:           http.StatusNotFound,
-	payouts.EUnauthorized:       http.StatusForbidden,
-	payouts.EInvalidInput:       http.StatusUnprocessableEntity,
-	payouts.EInvalidEmail:       http.StatusUnprocessableEntity,
-	payouts.EInvalidPhone:       http.StatusUnprocessableEntity,
-	payouts.EEmailExists:        http.StatusConflict,
-	payouts.EInsufficientFunds:  http.StatusUnprocessableEntity,
-	payouts.EInvalidTransaction: http.StatusUnprocessableEntity,
-	payouts.EUserInfoMissing:    http.StatusUnprocessableEntity,
-	payouts.EResourceBusy:       http.StatusConflict,
-	payouts.ETooLarge:           http.StatusRequestEntityTooLarge,
-	payouts.ETooManyRequests:    http.StatusTooManyRequests,
+// statusOf is the status of an error page for code: the API's (payouts.HTTPStatus), but that
+// the payee's refused session is forbidden and a refused request's content unprocessable.
+func statusOf(code string) int {
+	switch status := payouts.HTTPStatus(code); status {
+	case http.StatusBadRequest:
+		return http.StatusUnprocessableEntity
+	case http.StatusUnauthorized:
+		return http.StatusForbidden
+	default:
+		return status
+	}
 }
 
 // renderError answers err with an error page. Expected failures say what went wrong; anything
@@ -169,8 +166,8 @@ func (h *Handler) renderError(c *fiber.Ctx, err error) error {
 	switch {
 	case errors.As(err, &fe) && fe.Code < http.StatusInternalServerError:
 		e.Status, e.Message = fe.Code, fe.Message
-	case errors.As(err, &pe) && statusOf[pe.Code] != 0:
-		e.Status, e.Message = statusOf[pe.Code], pe.Message
+	case errors.As(err, &pe) && statusOf(pe.Code) < http.StatusInternalServerError:
+		e.Status, e.Message = statusOf(pe.Code), pe.Message
 	default:
 		h.log.ErrorContext(c.UserContext(), "hosted page failed", "method", c.Method(), "path", c.Path(), "err", err)
 	}

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -13,18 +12,12 @@ import (
 
 // CreateFlow makes a hosted flow a payee completes step by step.
 func (s *Service) CreateFlow(ctx context.Context, appID string, req payouts.CreateFlowRequest) (*payouts.Flow, error) {
-	steps, redirect, err := validateSteps("steps", req.Steps, true)
-	if err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if req.UserID != "" && !payouts.ValidID(req.UserID) {
-		return nil, payouts.FieldError("user_id", "is not a valid id")
-	}
-	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
-		return nil, payouts.FieldError("metadata", m)
-	}
+	steps, redirect := payouts.StepOrder(req.Steps)
 	f := s.newFlow(appID, steps, redirect, req.Metadata)
-	err = s.store.InTx(ctx, func(q Queries) error {
+	err := s.store.InTx(ctx, func(q Queries) error {
 		if req.UserID != "" {
 			if _, err := s.getUser(ctx, q, appID, req.UserID); err != nil {
 				return err
@@ -56,49 +49,6 @@ func (s *Service) FlowURL(id string) string {
 // PayoutLinkURL is where a payee opens a payout link.
 func (s *Service) PayoutLinkURL(id string) string {
 	return strings.TrimRight(s.cfg.PublicURL, "/") + "/l/" + id
-}
-
-// validateSteps checks step names (unique, known; redirect needs an http(s) redirect_url) and
-// returns them in the order a flow runs them, with the redirect URL.
-func validateSteps(field string, in []payouts.Step, required bool) ([]string, string, error) {
-	if len(in) == 0 {
-		if required {
-			return nil, "", payouts.FieldError(field, "must name at least one step")
-		}
-		return nil, "", nil
-	}
-	seen := map[string]bool{}
-	redirect := ""
-	for _, st := range in {
-		switch {
-		case !payouts.ValidStep(st.Name):
-			return nil, "", payouts.FieldError(field, "unknown step "+quote(st.Name)+"; steps are "+strings.Join(payouts.StepNames, ", "))
-		case seen[st.Name]:
-			return nil, "", payouts.FieldError(field, "step "+quote(st.Name)+" is named twice")
-		}
-		seen[st.Name] = true
-		if st.Name == payouts.StepRedirect {
-			u, err := url.Parse(st.RedirectURL)
-			if st.RedirectURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-				return nil, "", payouts.FieldError(field, "the redirect step needs a redirect_url starting with https://")
-			}
-			redirect = st.RedirectURL
-		}
-	}
-	var out []string
-	for _, name := range payouts.StepNames {
-		if seen[name] {
-			out = append(out, name)
-		}
-	}
-	return out, redirect, nil
-}
-
-func quote(s string) string {
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return `"` + s + `"`
 }
 
 // GetFlow returns a flow.

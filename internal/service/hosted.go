@@ -102,7 +102,7 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID string, req payouts.
 	req.CountryCode = strings.TrimPrefix(strings.TrimSpace(req.CountryCode), "+")
 	req.PhoneNumber = strings.Map(keepDigits, req.PhoneNumber)
 	p := payouts.Problems{}
-	checkPhone(p, req.CountryCode, req.PhoneNumber)
+	p.Phone(req.CountryCode, req.PhoneNumber)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (s *Service) ConsentToBackgroundCheck(ctx context.Context, flowID, userID s
 	if !c.Consent {
 		p.Add("consent", "is needed to run the background check")
 	}
-	required(p, "name", c.Name)
+	p.Required("name", c.Name)
 	if err := p.Err(); err != nil {
 		return err
 	}

@@ -13,32 +13,7 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 	if req.Platform == payouts.PlatformBankTransfer {
 		req.Platform = payouts.PlatformACH
 	}
-	p := payouts.Problems{}
-	switch {
-	case req.UserID == "":
-		p.Add("user_id", "is required")
-	case !payouts.ValidID(req.UserID):
-		p.Add("user_id", "is not a valid id")
-	}
-	checkAmount(p, req.Amount, false)
-	switch {
-	case req.Platform == "":
-		p.Add("platform", "is required")
-	case !req.Platform.Valid() && req.Platform != payouts.PlatformDefault:
-		p.Add("platform", "must be paypal, venmo, cash_app, ach or default")
-	case req.Platform == payouts.PlatformACH && req.AccountID == "":
-		p.Add("account_id", "is required for ach payouts")
-	}
-	if req.AccountID != "" && !payouts.ValidID(req.AccountID) {
-		p.Add("account_id", "is not a valid id")
-	}
-	if !req.PayoutFeeParty.Valid() {
-		p.Add("payout_fee_party", "must be user or platform")
-	}
-	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
-	if err := p.Err(); err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	id, _, err := s.idempotent(ctx, appID, "payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
@@ -66,7 +65,7 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 				steps = append(steps, st)
 			}
 		}
-		ordered, _, _ := validateSteps("additional_steps", toSteps(steps, extra.redirect), false)
+		ordered, _ := payouts.StepOrder(toSteps(steps, extra.redirect))
 		f := s.newFlow(appID, ordered, extra.redirect, nil)
 		f.PayoutLinkID, f.UserID = &link.ID, link.UserID
 		if err := q.CreateFlow(ctx, f); err != nil {
@@ -102,69 +101,15 @@ type linkExtras struct {
 }
 
 func (s *Service) validatePayoutLink(req *payouts.CreatePayoutLinkRequest) (*PayoutLinkRecord, linkExtras, error) {
-	p := payouts.Problems{}
-	checkAmount(p, req.Amount, false)
-	if req.UserID != "" && !payouts.ValidID(req.UserID) {
-		p.Add("user_id", "is not a valid id")
+	if err := req.Validate(); err != nil {
+		return nil, linkExtras{}, err
 	}
 	var payee payouts.Payee
 	if req.Payee != nil {
-		payee = *req.Payee
-		payee.FirstName, payee.LastName = strings.TrimSpace(payee.FirstName), strings.TrimSpace(payee.LastName)
-		payee.Email = strings.TrimSpace(payee.Email)
-		payee.CountryCode = strings.TrimPrefix(strings.TrimSpace(payee.CountryCode), "+")
-		payee.PhoneNumber = strings.TrimSpace(payee.PhoneNumber)
-		if payee.Email != "" && !payouts.ValidEmail(payee.Email) {
-			p.Add("payee.email", "is not a valid email address")
-		}
-		if payee.PhoneNumber != "" && !payouts.ValidPhoneNumber(payee.PhoneNumber) {
-			p.Add("payee.phone_number", "must be 4 to 14 digits")
-		}
-		if payee.PhoneNumber != "" && payee.CountryCode == "" {
-			payee.CountryCode = "1"
-		}
-		if payee.CountryCode != "" && !payouts.ValidCountryCode(payee.CountryCode) {
-			p.Add("payee.country_code", "must be 1 to 3 digits")
-		}
-		if len(payee.FirstName) > 100 || len(payee.LastName) > 100 {
-			p.Add("payee.first_name", "names must be at most 100 characters")
-		}
+		payee = req.Payee.Normalize()
 	}
-	delivery := payouts.Delivery{Method: payouts.DeliveryLink}
-	if req.Delivery != nil {
-		delivery.Method, delivery.Message = req.Delivery.Method, strings.TrimSpace(req.Delivery.Message)
-		if delivery.Method == "" {
-			delivery.Method = payouts.DeliveryLink
-		}
-		switch delivery.Method {
-		case payouts.DeliveryLink, payouts.DeliverySMS, payouts.DeliveryEmail:
-		default:
-			p.Add("delivery.method", "must be link, sms or email")
-		}
-		if len(delivery.Message) > 500 {
-			p.Add("delivery.message", "must be at most 500 characters")
-		}
-	}
-	if len(req.Memo) > 500 {
-		p.Add("memo", "must be at most 500 characters")
-	}
-	if !req.PayoutFeeParty.Valid() {
-		p.Add("payout_fee_party", "must be user or platform")
-	}
-	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
-	steps, redirect, err := validateSteps("additional_steps", req.AdditionalSteps, false)
-	if err != nil {
-		var e *payouts.Error
-		errors.As(err, &e)
-		for f, pr := range e.Fields {
-			p.Add(f, pr)
-		}
-	}
-	if err := p.Err(); err != nil {
-		return nil, linkExtras{}, err
-	}
+	delivery := req.DeliveryOf()
+	steps, redirect := payouts.StepOrder(req.AdditionalSteps)
 	now := s.now()
 	link := &PayoutLinkRecord{ForceCompliance: req.ForceCollectComplianceInfo, Updated: now,
 		PayoutLink: payouts.PayoutLink{

@@ -60,79 +60,19 @@ func (s *Service) AddPayoutMethod(ctx context.Context, appID, userID string, req
 // validatePayoutMethod checks the fields the platform needs and returns the value that
 // identifies the account (for recognising it when saved again).
 func validatePayoutMethod(req *payouts.AddPayoutMethodRequest) (string, error) {
-	p := payouts.Problems{}
-	req.Email = strings.TrimSpace(req.Email)
-	req.PhoneNumber = strings.TrimSpace(req.PhoneNumber)
-	req.Handle = strings.TrimPrefix(strings.TrimSpace(req.Handle), "@")
-	req.CashTag = strings.TrimSpace(req.CashTag)
-	req.RoutingNumber = strings.TrimSpace(req.RoutingNumber)
-	req.AccountNumber = strings.TrimSpace(req.AccountNumber)
-	bank := func() {
-		switch {
-		case req.RoutingNumber == "":
-			p.Add("routing_number", "is required")
-		case !payouts.ValidRoutingNumber(req.RoutingNumber):
-			p.Add("routing_number", "is not a valid 9-digit ABA routing number")
-		}
-		switch {
-		case req.AccountNumber == "":
-			p.Add("account_number", "is required")
-		case !payouts.ValidAccountNumber(req.AccountNumber):
-			p.Add("account_number", "must be 4 to 17 digits")
-		}
+	*req = req.Normalize()
+	if err := req.Validate(); err != nil {
+		return "", err
 	}
-	var identity string
 	switch req.Platform {
 	case payouts.PlatformPayPal:
-		switch {
-		case req.Email == "":
-			p.Add("email", "is required for paypal")
-		case !payouts.ValidEmail(req.Email):
-			p.Add("email", "is not a valid email address")
-		}
-		identity = strings.ToLower(req.Email)
-		req.PhoneNumber, req.Handle, req.CashTag, req.RoutingNumber, req.AccountNumber = "", "", "", "", ""
+		return strings.ToLower(req.Email), nil
 	case payouts.PlatformVenmo:
-		switch {
-		case req.PhoneNumber == "" && req.Handle == "":
-			p.Add("phone_number", "give phone_number or handle for venmo")
-		case req.PhoneNumber != "" && !payouts.ValidPhoneNumber(req.PhoneNumber):
-			p.Add("phone_number", "must be 4 to 14 digits")
-		case req.Handle != "" && !payouts.ValidHandle(req.Handle):
-			p.Add("handle", "must be 5 to 30 letters, digits, - or _")
-		}
-		identity = req.PhoneNumber + "|" + strings.ToLower(req.Handle)
-		req.Email, req.CashTag, req.RoutingNumber, req.AccountNumber = "", "", "", ""
+		return req.PhoneNumber + "|" + strings.ToLower(req.Handle), nil
 	case payouts.PlatformCashApp:
-		switch {
-		case req.CashTag == "":
-			p.Add("cash_tag", "is required for cash_app")
-		case !payouts.ValidCashTag(req.CashTag):
-			p.Add("cash_tag", "must look like $name")
-		}
-		bank()
-		identity = strings.ToLower(req.CashTag)
-		req.Email, req.PhoneNumber, req.Handle = "", "", ""
-	case payouts.PlatformACH:
-		bank()
-		switch req.AccountType {
-		case payouts.AccountChecking, payouts.AccountSavings:
-		case "":
-			p.Add("account_type", "is required for ach")
-		default:
-			p.Add("account_type", "must be checking or savings")
-		}
-		identity = req.RoutingNumber + "|" + req.AccountNumber
-		req.Email, req.PhoneNumber, req.Handle, req.CashTag = "", "", "", ""
-	case "":
-		p.Add("platform", "is required")
-	default:
-		p.Add("platform", "must be paypal, venmo, cash_app or ach")
+		return strings.ToLower(req.CashTag), nil
 	}
-	if req.Platform != payouts.PlatformACH {
-		req.AccountType = ""
-	}
-	return identity, p.Err()
+	return req.RoutingNumber + "|" + req.AccountNumber, nil
 }
 
 func describeMethod(m *PayoutMethodRecord) string {

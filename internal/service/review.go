@@ -19,14 +19,7 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payo
 		if err != nil {
 			return orNotFound(err, "transfer")
 		}
-		p := payouts.Problems{}
-		if req.Action != payouts.ReviewRelease && req.Action != payouts.ReviewReject {
-			p.Add("action", "must be release or reject")
-		}
-		if len(reason) > 500 {
-			p.Add("reason", "must be at most 500 characters")
-		}
-		if err := p.Err(); err != nil {
+		if err := req.Validate(); err != nil {
 			return err
 		}
 		if t.Status != payouts.TransferFlagged {

@@ -12,18 +12,7 @@ import (
 // CreateTransfer moves money between the app and a user at once: a negative amount from the app
 // to the user, a positive one from the user to the app.
 func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
-	p := payouts.Problems{}
-	switch {
-	case req.UserID == "":
-		p.Add("user_id", "is required")
-	case !payouts.ValidID(req.UserID):
-		p.Add("user_id", "is not a valid id")
-	}
-	checkAmount(p, req.Amount, true)
-	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
-	if err := p.Err(); err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	id, _, err := s.idempotent(ctx, appID, "transfer", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
@@ -72,19 +61,6 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 	return s.GetTransfer(ctx, appID, id)
 }
 
-// checkAmount records a problem with an amount in cents: zero, out of range, or negative where
-// signed is false.
-func checkAmount(p payouts.Problems, amount int64, signed bool) {
-	switch {
-	case amount == 0 && signed:
-		p.Add("amount", "must not be zero")
-	case amount <= 0 && !signed:
-		p.Add("amount", "must be greater than zero")
-	case amount > int64(payouts.MaxAmount) || amount < -int64(payouts.MaxAmount):
-		p.Add("amount", "must be at most 1000000000000 cents")
-	}
-}
-
 func (s *Service) newTransfer(appID string, typ payouts.TransferType, amount payouts.Money, md payouts.Metadata) *TransferRecord {
 	now := s.now()
 	return &TransferRecord{AppID: appID, Updated: now, Transfer: payouts.Transfer{
@@ -98,12 +74,7 @@ func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.Dep
 	if id != appID {
 		return nil, notFound("app")
 	}
-	p := payouts.Problems{}
-	checkAmount(p, req.Amount, false)
-	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
-	if err := p.Err(); err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	tid, _, err := s.idempotent(ctx, appID, "deposit", req.IdempotencyKey, req, false, func(q Queries) (string, error) {

@@ -15,7 +15,7 @@ import (
 
 // Verification tokens: six digits, ten minutes, five tries.
 const (
-	tokenDigits      = 6
+	tokenDigits      = payouts.TokenDigits
 	tokenLifetime    = 10 * time.Minute
 	tokenMaxAttempts = 5
 	// tokenResendGap is how long a user waits before another token is sent, so nobody can flood
@@ -25,13 +25,8 @@ const (
 
 // CreateUser adds a payee.
 func (s *Service) CreateUser(ctx context.Context, appID string, req payouts.CreateUserRequest) (*payouts.User, error) {
-	req.FirstName = strings.TrimSpace(req.FirstName)
-	req.LastName = strings.TrimSpace(req.LastName)
-	req.Email = strings.TrimSpace(req.Email)
-	req.CountryCode = strings.TrimPrefix(strings.TrimSpace(req.CountryCode), "+")
-	req.PhoneNumber = strings.TrimSpace(req.PhoneNumber)
-	req.Username = strings.TrimSpace(req.Username)
-	if err := validateUser(req); err != nil {
+	req = req.Normalize()
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	rec := &UserRecord{AppID: appID, User: payouts.User{
@@ -54,65 +49,6 @@ func (s *Service) CreateUser(ctx context.Context, appID string, req payouts.Crea
 		return nil, err
 	}
 	return &rec.User, nil
-}
-
-// validateUser checks a new user. A request whose only problem is the email, phone or username
-// answers that field's own code, as the public API does.
-func validateUser(req payouts.CreateUserRequest) error {
-	p := payouts.Problems{}
-	nameLen := func(field, v string) {
-		switch {
-		case v == "":
-			p.Add(field, "is required")
-		case len(v) > 100:
-			p.Add(field, "must be at most 100 characters")
-		}
-	}
-	nameLen("first_name", req.FirstName)
-	nameLen("last_name", req.LastName)
-	switch {
-	case req.Email == "":
-		p.Add("email", "is required")
-	case !payouts.ValidEmail(req.Email):
-		p.Add("email", "is not a valid email address")
-	}
-	checkPhone(p, req.CountryCode, req.PhoneNumber)
-	if req.Username != "" && !payouts.ValidUsername(req.Username) {
-		p.Add("username", "must be 1 to 50 letters, digits or dashes")
-	}
-	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
-	err := p.Err()
-	if err == nil || len(p) != 1 {
-		return err
-	}
-	e := err.(*payouts.Error)
-	switch {
-	case p["email"] != "" && req.Email != "":
-		e.Code = payouts.EInvalidEmail
-	case (p["phone_number"] != "" && req.PhoneNumber != "") || (p["country_code"] != "" && req.CountryCode != ""):
-		e.Code = payouts.EInvalidPhone
-	case p["username"] != "":
-		e.Code = payouts.EInvalidUsername
-	}
-	return e
-}
-
-// checkPhone records problems with a country code and national number, both required.
-func checkPhone(p payouts.Problems, countryCode, number string) {
-	switch {
-	case countryCode == "":
-		p.Add("country_code", "is required")
-	case !payouts.ValidCountryCode(countryCode):
-		p.Add("country_code", "must be 1 to 3 digits")
-	}
-	switch {
-	case number == "":
-		p.Add("phone_number", "is required")
-	case !payouts.ValidPhoneNumber(number):
-		p.Add("phone_number", "must be 4 to 14 digits")
-	}
 }
 
 // GetUser returns a user with its wallet.
@@ -173,11 +109,8 @@ func cursorError(err error, page payouts.Page) error {
 
 // UpdateUser changes a user's default payout method or metadata.
 func (s *Service) UpdateUser(ctx context.Context, appID, id string, req payouts.UpdateUserRequest) (*payouts.User, error) {
-	if m := payouts.ValidateMetadata(req.Metadata); m != "" {
-		return nil, payouts.FieldError("metadata", m)
-	}
-	if req.DefaultPayoutMethod != nil && !req.DefaultPayoutMethod.Valid() {
-		return nil, payouts.FieldError("default_payout_method", "must be paypal, venmo, cash_app or ach")
+	if err := req.Validate(); err != nil {
+		return nil, err
 	}
 	var out *payouts.User
 	err := s.store.InTx(ctx, func(q Queries) error {
@@ -280,10 +213,10 @@ func (s *Service) SendVerificationToken(ctx context.Context, appID, id string, r
 
 // VerifyUser checks a token the user received. Wrong tries count; after five the token is gone.
 func (s *Service) VerifyUser(ctx context.Context, appID, id string, req payouts.VerifyUserRequest) error {
-	token := strings.TrimSpace(req.Token)
-	if len(token) < tokenDigits {
-		return payouts.FieldError("token", "must be at least 6 characters")
+	if err := req.Validate(); err != nil {
+		return err
 	}
+	token := strings.TrimSpace(req.Token)
 	var verr error // the answer to a wrong token, returned after the attempt is committed
 	err := s.store.InTx(ctx, func(q Queries) error {
 		user, err := s.getUser(ctx, q, appID, id)

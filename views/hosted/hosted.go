@@ -45,29 +45,8 @@ type StepItem struct {
 	Current bool
 }
 
-// Label is the step's name for people.
-func (s StepItem) Label() string { return StepLabel(s.Name) }
-
-// StepLabel names a step for people.
-func StepLabel(name string) string {
-	switch name {
-	case payouts.StepCompliance:
-		return "Tax information"
-	case payouts.StepIDVerification:
-		return "Identity check"
-	case payouts.StepBackgroundCheck:
-		return "Background check"
-	case payouts.StepManagePayments:
-		return "Payment methods"
-	case payouts.StepManagePayouts:
-		return "Payout methods"
-	case payouts.StepPayout:
-		return "Get paid"
-	case payouts.StepRedirect:
-		return "Finish"
-	}
-	return name
-}
+// Label is the step's name for the payee.
+func (s StepItem) Label() string { return payouts.StepLabel(s.Name, payouts.ForPayee) }
 
 // NewSteps lists the steps of a flow with the completed ones and the current one marked.
 func NewSteps(steps, completed []string, current string) []StepItem {

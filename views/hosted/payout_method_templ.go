@@ -228,7 +228,7 @@ func PayoutMethodsPage(f Flow, p PayoutMethods) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = stepPage(f, StepLabel(p.Step), "Where should we send your money?").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = stepPage(f, payouts.StepLabel(p.Step, payouts.ForPayee), "Where should we send your money?").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

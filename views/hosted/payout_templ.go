@@ -8,7 +8,10 @@ package hosted
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/disburse/disburse/views/components"
+import (
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
+)
 
 // PayoutPage is the payout step: choose a saved method (or add one) and get paid.
 func PayoutPage(f Flow, p Payout) templ.Component {
@@ -52,7 +55,7 @@ func PayoutPage(f Flow, p Payout) templ.Component {
 				var templ_7745c5c3_Var3 templ.SafeURL
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(f.Action("payout")))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 9, Col: 65}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 12, Col: 65}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -82,7 +85,7 @@ func PayoutPage(f Flow, p Payout) templ.Component {
 					var templ_7745c5c3_Var4 string
 					templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(m.ID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 20, Col: 21}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 23, Col: 21}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 					if templ_7745c5c3_Err != nil {
@@ -105,7 +108,7 @@ func PayoutPage(f Flow, p Payout) templ.Component {
 					var templ_7745c5c3_Var5 string
 					templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(m.Description)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 26, Col: 70}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 29, Col: 70}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 					if templ_7745c5c3_Err != nil {
@@ -118,7 +121,7 @@ func PayoutPage(f Flow, p Payout) templ.Component {
 					var templ_7745c5c3_Var6 string
 					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(m.Platform.Label())
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 27, Col: 63}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 30, Col: 63}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 					if templ_7745c5c3_Err != nil {
@@ -141,7 +144,7 @@ func PayoutPage(f Flow, p Payout) templ.Component {
 					var templ_7745c5c3_Var7 string
 					templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(p.Form.Error("account_id"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 33, Col: 112}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/payout.templ`, Line: 36, Col: 112}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 					if templ_7745c5c3_Err != nil {
@@ -194,7 +197,7 @@ func PayoutPage(f Flow, p Payout) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = stepPage(f, "Get paid", "Choose where to send "+p.Amount.String()+".").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = stepPage(f, payouts.StepLabel(payouts.StepPayout, payouts.ForPayee), "Choose where to send "+p.Amount.String()+".").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/paths"
 )
 
 func withType(f components.FieldProps, t string) components.FieldProps {
@@ -72,16 +73,12 @@ func transferTypeLabel(t payouts.Transfer) string {
 	return string(t.Type)
 }
 
-func methodURL(userID string, p payouts.Platform) string {
-	return "/users/" + userID + "/payout-methods/new?platform=" + string(p)
-}
-
 // routingField is the routing number field with its checksum echoed: a problem when the number
 // cannot be a routing number, a confirmation when its ABA checksum holds.
 func routingField(userID, value, problem string) components.FieldProps {
 	f := components.FieldProps{Name: "routing_number", Label: "Routing number", Value: value, Error: problem,
 		Required: true, InputMode: "numeric", Hint: "The 9 digits at the bottom left of a check.",
-		CheckURL: "/users/" + userID + "/payout-methods/routing-number"}
+		CheckURL: paths.RoutingNumberCheck(userID)}
 	switch {
 	case problem != "" || value == "":
 	case payouts.ValidRoutingNumber(value):
@@ -150,26 +147,8 @@ func LinkStatusName(s payouts.PayoutLinkStatus) string {
 	return string(s)
 }
 
-// StepName names a step of a hosted flow.
-func StepName(step string) string {
-	switch step {
-	case payouts.StepCompliance:
-		return "Tax form (W-9 or W-8BEN)"
-	case payouts.StepIDVerification:
-		return "Identity verification"
-	case payouts.StepBackgroundCheck:
-		return "Background check"
-	case payouts.StepManagePayments:
-		return "Payment methods"
-	case payouts.StepManagePayouts:
-		return "Payout methods"
-	case payouts.StepPayout:
-		return "Payout"
-	case payouts.StepRedirect:
-		return "Redirect back to your site"
-	}
-	return step
-}
+// StepName names a step of a hosted flow for an operator.
+func StepName(step string) string { return payouts.StepLabel(step, payouts.ForOperator) }
 
 // ObjectTypeName names a kind of object of the audit log.
 func ObjectTypeName(t string) string {
