@@ -5,12 +5,10 @@ package pages
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import (
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
 
-	"github.com/disburse/disburse/views/components"
-)
+import "github.com/disburse/disburse/views/components"
 
 // LoginProps is the view model of the sign-in page.
 type LoginProps struct {
