@@ -44,3 +44,67 @@ func (h *handler) appStats(c *fiber.Ctx) error {
 	}
 	return c.JSON(stats)
 }
+
+func (h *handler) createApp(c *fiber.Ctx) error {
+	var req payouts.CreateAppRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	app, err := h.svc.CreateOrganizationApp(c.UserContext(), organizationID(c), req)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(app)
+}
+
+func (h *handler) listApps(c *fiber.Ctx) error {
+	p, err := page(c)
+	if err != nil {
+		return err
+	}
+	list, err := h.svc.ListOrganizationApps(c.UserContext(), organizationID(c), p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(list)
+}
+
+func (h *handler) setACHAccount(c *fiber.Ctx) error {
+	var req payouts.ACHAccountRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	a, err := h.svc.SetACHAccount(c.UserContext(), appID(c), c.Params("app_id"), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(a)
+}
+
+func (h *handler) getACHAccount(c *fiber.Ctx) error {
+	a, err := h.svc.ACHAccount(c.UserContext(), appID(c), c.Params("app_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(a)
+}
+
+func (h *handler) setAppCompliance(c *fiber.Ctx) error {
+	var req payouts.AppCompliance
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	a, err := h.svc.SetAppCompliance(c.UserContext(), appID(c), c.Params("app_id"), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(a)
+}
+
+func (h *handler) getAppCompliance(c *fiber.Ctx) error {
+	a, err := h.svc.AppCompliance(c.UserContext(), appID(c), c.Params("app_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(a)
+}

@@ -18,6 +18,7 @@ var statusOf = map[string]int{
 	payouts.EInvalidUsername:    http.StatusBadRequest,
 	payouts.EUnauthorized:       http.StatusUnauthorized,
 	payouts.ENotFound:           http.StatusNotFound,
+	payouts.EForbidden:          http.StatusForbidden,
 	payouts.EEmailExists:        http.StatusConflict,
 	payouts.EUsernameExists:     http.StatusConflict,
 	payouts.EIdempotencyReused:  http.StatusConflict,

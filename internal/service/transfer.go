@@ -27,44 +27,7 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 		return nil, err
 	}
 	id, _, err := s.idempotent(ctx, appID, "transfer", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
-		user, err := s.getUser(ctx, q, appID, req.UserID)
-		if err != nil {
-			return "", err
-		}
-		b, err := s.book(ctx, q, appID)
-		if err != nil {
-			return "", err
-		}
-		app, err := b.app(ctx)
-		if err != nil {
-			return "", err
-		}
-		wallet, err := b.user(ctx, &user.User)
-		if err != nil {
-			return "", err
-		}
-		amount := payouts.Money(req.Amount)
-		from, to := wallet, app
-		if amount < 0 {
-			from, to, amount = app, wallet, -amount
-		}
-		t := s.newTransfer(appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
-		t.UserID = &user.ID
-		t.Status = payouts.TransferCompleted
-		t.IdempotencyKey = req.IdempotencyKey
-		t.TaxExempt = req.TaxExempt
-		if err := q.CreateTransfer(ctx, t); err != nil {
-			return "", err
-		}
-		if _, err := b.move(ctx, t.ID, []line{{from: from, to: to, amount: amount, typ: payouts.TransactionBalance}}, nil); err != nil {
-			return "", err
-		}
-		if req.Amount < 0 && !req.TaxExempt {
-			if err := s.recordPayment(ctx, q, user, amount); err != nil {
-				return "", err
-			}
-		}
-		return t.ID, nil
+		return s.balanceTransfer(ctx, q, appID, req)
 	})
 	if err != nil {
 		return nil, err
@@ -72,17 +35,52 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 	return s.GetTransfer(ctx, appID, id)
 }
 
+// balanceTransfer moves money between the app and a user inside q and returns the transfer's id.
+func (s *Service) balanceTransfer(ctx context.Context, q Queries, appID string, req payouts.CreateTransferRequest) (string, error) {
+	user, err := s.getUser(ctx, q, appID, req.UserID)
+	if err != nil {
+		return "", err
+	}
+	b, err := s.book(ctx, q, appID)
+	if err != nil {
+		return "", err
+	}
+	app, err := b.app(ctx)
+	if err != nil {
+		return "", err
+	}
+	wallet, err := b.user(ctx, &user.User)
+	if err != nil {
+		return "", err
+	}
+	amount := payouts.Money(req.Amount)
+	from, to := wallet, app
+	if amount < 0 {
+		from, to, amount = app, wallet, -amount
+	}
+	t := s.newTransfer(appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
+	t.UserID = &user.ID
+	t.Status = payouts.TransferCompleted
+	t.IdempotencyKey = req.IdempotencyKey
+	t.TaxExempt = req.TaxExempt
+	if err := q.CreateTransfer(ctx, t); err != nil {
+		return "", err
+	}
+	if _, err := b.move(ctx, t.ID, []line{{from: from, to: to, amount: amount, typ: payouts.TransactionBalance}}, nil); err != nil {
+		return "", err
+	}
+	if req.Amount < 0 && !req.TaxExempt {
+		if err := s.recordPayment(ctx, q, user, amount); err != nil {
+			return "", err
+		}
+	}
+	return t.ID, nil
+}
+
 // checkAmount records a problem with an amount in cents: zero, out of range, or negative where
 // signed is false.
 func checkAmount(p payouts.Problems, amount int64, signed bool) {
-	switch {
-	case amount == 0 && signed:
-		p.Add("amount", "must not be zero")
-	case amount <= 0 && !signed:
-		p.Add("amount", "must be greater than zero")
-	case amount > int64(payouts.MaxAmount) || amount < -int64(payouts.MaxAmount):
-		p.Add("amount", "must be at most 1000000000000 cents")
-	}
+	payouts.CheckAmount(p, amount, signed)
 }
 
 func (s *Service) newTransfer(appID string, typ payouts.TransferType, amount payouts.Money, md payouts.Metadata) *TransferRecord {

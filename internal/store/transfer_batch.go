@@ -1,0 +1,116 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
+)
+
+const batchColumns = `seq, id, app_id, status, metadata, idempotency_key, created, updated`
+
+func scanBatch(row interface{ Scan(...any) error }) (service.TransferBatchRecord, error) {
+	var b service.TransferBatchRecord
+	var md sql.NullString
+	var created, updated int64
+	if err := row.Scan(&b.Seq, &b.ID, &b.AppID, &b.Status, &md, &b.IdempotencyKey, &created, &updated); err != nil {
+		return b, noRecord(err)
+	}
+	b.Metadata = metadataOf(md)
+	b.Created, b.Updated = payouts.NewTime(sqldb.FromMicros(created)), sqldb.FromMicros(updated)
+	return b, nil
+}
+
+// itemsPerInsert bounds the rows of one INSERT of batch items, well inside both engines' limits
+// on bound parameters.
+const itemsPerInsert = 200
+
+// CreateTransferBatch inserts a batch and its items, a few hundred rows per statement.
+func (q *Queries) CreateTransferBatch(ctx context.Context, b *service.TransferBatchRecord) error {
+	err := q.queryRow(ctx, `INSERT INTO transfer_batches (id, app_id, status, metadata, idempotency_key, created, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`, b.ID, b.AppID, b.Status, metadataValue(b.Metadata),
+		b.IdempotencyKey, sqldb.Micros(b.Created.Time), sqldb.Micros(b.Updated)).Scan(&b.Seq)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(b.Items); start += itemsPerInsert {
+		end := min(start+itemsPerInsert, len(b.Items))
+		values := make([]string, 0, end-start)
+		args := make([]any, 0, 8*(end-start))
+		for i := start; i < end; i++ {
+			it := b.Items[i]
+			values = append(values, "(?, ?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, b.ID, i, it.Amount, it.UserID, it.TaxExempt, it.AllowDebit, it.IdempotencyKey,
+				metadataValue(payouts.NormalizeMetadata(it.Metadata)))
+		}
+		if _, err := q.exec(ctx, `INSERT INTO transfer_batch_items (batch_id, position, amount, user_id, tax_exempt,
+			allow_debit, idempotency_key, metadata) VALUES `+strings.Join(values, ", "), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetTransferBatch reads one batch of the app with its items.
+func (q *Queries) GetTransferBatch(ctx context.Context, appID, id string) (*service.TransferBatchRecord, error) {
+	b, err := scanBatch(q.queryRow(ctx, `SELECT `+batchColumns+` FROM transfer_batches WHERE app_id = ? AND id = ?`, appID, id))
+	if err != nil {
+		return nil, err
+	}
+	return &b, q.batchItems(ctx, &b)
+}
+
+func (q *Queries) batchItems(ctx context.Context, b *service.TransferBatchRecord) error {
+	rows, err := q.query(ctx, `SELECT amount, user_id, tax_exempt, allow_debit, idempotency_key, metadata,
+		transfer_id, error FROM transfer_batch_items WHERE batch_id = ? ORDER BY position`, b.ID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	b.Items = []payouts.TransferBatchItem{}
+	for rows.Next() {
+		var it payouts.TransferBatchItem
+		var md, transferID, errText sql.NullString
+		if err := rows.Scan(&it.Amount, &it.UserID, &it.TaxExempt, &it.AllowDebit, &it.IdempotencyKey, &md,
+			&transferID, &errText); err != nil {
+			return err
+		}
+		it.Metadata, it.TransferID, it.Error = metadataOf(md), stringPtr(transferID), stringPtr(errText)
+		b.Items = append(b.Items, it)
+	}
+	return rows.Err()
+}
+
+// ListTransferBatches reads a page of the app's batches, newest first, without their items.
+func (q *Queries) ListTransferBatches(ctx context.Context, appID string, page payouts.Page) ([]service.TransferBatchRecord, bool, error) {
+	l := listQuery{selectFrom: `SELECT ` + batchColumns + ` FROM transfer_batches`, order: "seq",
+		cursor: q.seqCursor("transfer_batches", appID)}
+	l.filter("app_id = ?", appID)
+	return run(ctx, q, l, page, func(r *sql.Rows) (service.TransferBatchRecord, error) { return scanBatch(r) })
+}
+
+// ClaimPendingBatch locks and returns the oldest pending batch with its items, skipping batches
+// other workers hold; none is service.ErrNoRecord.
+func (q *Queries) ClaimPendingBatch(ctx context.Context) (*service.TransferBatchRecord, error) {
+	b, err := scanBatch(q.queryRow(ctx, `SELECT `+batchColumns+` FROM transfer_batches WHERE status = ?
+		ORDER BY seq LIMIT 1`+q.skipLocked(), payouts.BatchPending))
+	if err != nil {
+		return nil, err
+	}
+	return &b, q.batchItems(ctx, &b)
+}
+
+// SetBatchItemOutcome records the transfer an item made, or why it made none.
+func (q *Queries) SetBatchItemOutcome(ctx context.Context, batchID string, position int, transferID, errText string) error {
+	return q.execOne(ctx, `UPDATE transfer_batch_items SET transfer_id = ?, error = ? WHERE batch_id = ? AND position = ?`,
+		nullString(transferID), nullString(errText), batchID, position)
+}
+
+// FinishTransferBatch marks a pending batch completed.
+func (q *Queries) FinishTransferBatch(ctx context.Context, b *service.TransferBatchRecord) error {
+	return q.execOne(ctx, `UPDATE transfer_batches SET status = ?, updated = ? WHERE app_id = ? AND id = ? AND status = ?`,
+		payouts.BatchCompleted, sqldb.Micros(b.Updated), b.AppID, b.ID, payouts.BatchPending)
+}
