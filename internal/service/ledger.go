@@ -131,8 +131,9 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 	return recs, nil
 }
 
-// CheckLedger verifies the invariants of an app's ledger: every account's totals match its
-// postings, balances sum to zero, and no wallet is below zero. Tests call it after every scenario.
+// CheckLedger verifies the invariants of an app's or an organization's ledger: every account's
+// totals match its postings, balances sum to zero, no wallet is below zero, and an organization's
+// transfers with each app left both ledgers agreeing. Tests call it after every scenario.
 func (s *Service) CheckLedger(ctx context.Context, appID string) error {
 	accounts, postings, err := s.store.LedgerSnapshot(ctx, appID)
 	if err != nil {
@@ -145,7 +146,7 @@ func (s *Service) CheckLedger(ctx context.Context, appID string) error {
 		}
 		return fmt.Errorf("ledger of app %s: %s", appID, strings.Join(msgs, "; "))
 	}
-	return nil
+	return s.checkOrganizationMirrors(ctx, appID)
 }
 
 // transactionOf turns a posting into the API's transaction.

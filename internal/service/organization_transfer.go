@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -100,4 +102,46 @@ func (s *Service) ListOrganizationTransfers(ctx context.Context, orgID string, p
 		out.Data[i] = recs[i].OrganizationTransfer
 	}
 	return out, nil
+}
+
+// checkOrganizationMirrors verifies that what an organization's ledger says it moved with each
+// of its apps is what each app's ledger says it moved with the organization: the two external
+// accounts an organization transfer writes mirror each other. Anything but an organization passes.
+func (s *Service) checkOrganizationMirrors(ctx context.Context, orgID string) error {
+	org, err := s.store.GetApp(ctx, orgID)
+	if err != nil || org.Kind != KindOrganization {
+		return orNone(err)
+	}
+	page := payouts.Page{Limit: payouts.MaxLimit}
+	for {
+		apps, more, err := s.store.ListOrganizationApps(ctx, orgID, page)
+		if err != nil {
+			return err
+		}
+		for _, app := range apps {
+			inOrg, err := s.wallet(ctx, s.store, orgID, ledger.External, "app:"+app.ID)
+			if err != nil {
+				return err
+			}
+			inApp, err := s.wallet(ctx, s.store, app.ID, ledger.External, "organization")
+			if err != nil {
+				return err
+			}
+			if inOrg.Amount != -inApp.Amount {
+				return fmt.Errorf("organization %s and app %s disagree: %v against %v", orgID, app.ID, inOrg.Amount, inApp.Amount)
+			}
+		}
+		if !more || len(apps) == 0 {
+			return nil
+		}
+		page.StartingAfter = apps[len(apps)-1].ID
+	}
+}
+
+// orNone is nil for a record that does not exist, else err.
+func orNone(err error) error {
+	if errors.Is(err, ErrNoRecord) {
+		return nil
+	}
+	return err
 }
