@@ -115,9 +115,9 @@ type Queries interface {
 	ClaimPendingBatch(ctx context.Context) (*TransferBatchRecord, error)
 	SetBatchItemOutcome(ctx context.Context, batchID string, position int, transferID, errText string) error
 	FinishTransferBatch(ctx context.Context, b *TransferBatchRecord) error
-	// Savepoint runs fn so that its writes are undone alone when it fails, leaving the
-	// transaction around it usable. Only valid inside InTx.
-	Savepoint(ctx context.Context, fn func(q Queries) error) error
+	// Savepoint runs fn, which writes through the same Queries, so that its writes are undone
+	// alone when it fails, leaving the transaction around it usable. Only valid inside InTx.
+	Savepoint(ctx context.Context, fn func() error) error
 
 	// Idempotency
 	ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRecord) (*IdempotencyRecord, error)

@@ -132,7 +132,7 @@ func (s *Service) batchItem(ctx context.Context, q Queries, appID string, it pay
 		}
 	}
 	var id string
-	err := q.Savepoint(ctx, func(q Queries) error {
+	err := q.Savepoint(ctx, func() error {
 		var err error
 		id, _, err = s.idempotentIn(ctx, q, appID, "transfer", req.IdempotencyKey, hash, false, func(q Queries) (string, error) {
 			return s.balanceTransfer(ctx, q, appID, req)

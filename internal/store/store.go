@@ -149,14 +149,14 @@ func wrap(errp *error, format string, args ...any) {
 
 // Savepoint runs fn inside a savepoint of the open transaction: when fn fails, its writes alone
 // are rolled back and the transaction goes on.
-func (q *Queries) Savepoint(ctx context.Context, fn func(q service.Queries) error) error {
+func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 	if !q.inTx {
 		return errors.New("store: Savepoint outside a transaction")
 	}
 	if _, err := q.exec(ctx, `SAVEPOINT item`); err != nil {
 		return err
 	}
-	if err := fn(q); err != nil {
+	if err := fn(); err != nil {
 		if _, rbErr := q.exec(ctx, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
 			return errors.Join(err, rbErr)
 		}
