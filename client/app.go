@@ -63,12 +63,12 @@ func (c *Client) GetACHAccount(ctx context.Context, appID string) (*payouts.ACHA
 }
 
 // SetAppCompliance saves the business behind the app (PUT /v2/apps/{id}/compliance).
-func (c *Client) SetAppCompliance(ctx context.Context, appID string, req payouts.AppCompliance) (*payouts.AppCompliance, error) {
-	return call[payouts.AppCompliance](ctx, c, request{method: http.MethodPut, segments: []string{"v2", "apps", appID, "compliance"}, body: req, retry: true})
+func (c *Client) SetAppCompliance(ctx context.Context, appID string, req payouts.BusinessCompliance) (*payouts.BusinessCompliance, error) {
+	return call[payouts.BusinessCompliance](ctx, c, request{method: http.MethodPut, segments: []string{"v2", "apps", appID, "compliance"}, body: req, retry: true})
 }
 
 // GetAppCompliance returns the business behind the app, the EIN by its last four digits
 // (GET /v2/apps/{id}/compliance).
-func (c *Client) GetAppCompliance(ctx context.Context, appID string) (*payouts.AppCompliance, error) {
-	return call[payouts.AppCompliance](ctx, c, get("v2", "apps", appID, "compliance"))
+func (c *Client) GetAppCompliance(ctx context.Context, appID string) (*payouts.BusinessCompliance, error) {
+	return call[payouts.BusinessCompliance](ctx, c, get("v2", "apps", appID, "compliance"))
 }

@@ -58,15 +58,22 @@ func TestContractOrganization(t *testing.T) {
 				RoutingNumber: "011000015", AccountType: payouts.AccountChecking}); err != nil {
 				t.Fatal(err)
 			}
-			if a, err := shop.GetACHAccount(ctx, app.ID); err != nil || a.AccountNumberLast4 != "6789" {
+			if a, err := shop.GetACHAccount(ctx, app.ID); err != nil || a.Mask != "6789" {
 				t.Errorf("GetACHAccount = %+v, %v", a, err)
 			}
-			comp := payouts.AppCompliance{LegalName: "Shop Inc", EntityType: "corporation", EIN: "987654321", Email: "t@shop.test",
-				Address: payouts.Address{Line1: "1 Road", City: "Austin", State: "TX", Country: "US", Postcode: "73301"}}
+			address := payouts.PostalAddress{Line1: "1 Road", City: "Austin", State: "TX", Zip: "73301", Country: "US"}
+			comp := payouts.BusinessCompliance{
+				CompanyInfo: payouts.CompanyInfo{Name: "Shop Inc", EIN: "987654321", IncorporationDate: "2020-01-02",
+					IncorporationState: "TX", IncorporationType: "c_corporation", Website: "https://shop.test"},
+				ContactInfo: payouts.ContactInfo{Email: "t@shop.test", PhoneNumber: "5125550100", PostalAddress: address},
+				Directors: []payouts.Director{{FirstName: "Bo", LastName: "Li", Title: "CEO", Email: "bo@shop.test",
+					Phone: "5125550101", DOB: "1979-05-06", OwnershipPercentage: "100", Address: address}},
+				FlowOfFunds: payouts.FlowOfFunds{Reasons: "refunds", Usage: "shop"},
+			}
 			if _, err := shop.SetAppCompliance(ctx, app.ID, comp); err != nil {
 				t.Fatal(err)
 			}
-			if c, err := shop.GetAppCompliance(ctx, app.ID); err != nil || c.EINLast4 != "4321" || c.EIN != "" {
+			if c, err := shop.GetAppCompliance(ctx, app.ID); err != nil || c.CompanyInfo.EINLast4 != "4321" || c.CompanyInfo.EIN != "" {
 				t.Errorf("GetAppCompliance = %+v, %v", c, err)
 			}
 

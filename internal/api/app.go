@@ -90,7 +90,7 @@ func (h *handler) getACHAccount(c *fiber.Ctx) error {
 }
 
 func (h *handler) setAppCompliance(c *fiber.Ctx) error {
-	var req payouts.AppCompliance
+	var req payouts.BusinessCompliance
 	if err := decode(c, &req); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -127,49 +126,4 @@ func TestSendPayout(t *testing.T) {
 		call{name: "zero", method: "POST", path: path, body: map[string]any{"amount": 0, "user_id": w.user.ID}, status: 400, code: payouts.EInvalidInput, field: "amount"},
 	)
 	runCalls(t, env, calls)
-}
-
-func TestAppDetails(t *testing.T) {
-	w := newWorld(t)
-	env := w.env
-	app := "/v2/apps/" + w.app.AppID
-	compliance := map[string]any{"legal_name": "Acme LLC", "entity_type": "llc", "ein": "12-3456789", "email": "tax@acme.test",
-		"address": map[string]any{"line_1": "1 Main St", "city": "Springfield", "state": "IL", "country": "US", "postcode": "62701"}}
-	runCalls(t, env, []call{
-		{name: "no ACH account yet", method: "GET", path: app + "/ach-account", status: 404, code: payouts.ENotFound},
-		{name: "no compliance yet", method: "GET", path: app + "/compliance", status: 404, code: payouts.ENotFound},
-		{name: "ACH account", method: "PUT", path: app + "/ach-account", status: 200,
-			body: map[string]any{"account_number": "000123456789", "routing_number": "011000015", "account_type": "savings"}},
-		{name: "bad routing number", method: "PUT", path: app + "/ach-account", status: 400, code: payouts.EInvalidInput, field: "routing_number",
-			body: map[string]any{"account_number": "000123456789", "routing_number": "011000016", "account_type": "savings"}},
-		{name: "bad account type", method: "PUT", path: app + "/ach-account", status: 400, code: payouts.EInvalidInput, field: "account_type",
-			body: map[string]any{"account_number": "000123456789", "routing_number": "011000015", "account_type": "cd"}},
-		{name: "compliance", method: "PUT", path: app + "/compliance", body: compliance, status: 200},
-		{name: "bad EIN", method: "PUT", path: app + "/compliance", status: 400, code: payouts.EInvalidInput, field: "ein",
-			body: map[string]any{"legal_name": "A", "entity_type": "llc", "ein": "12", "email": "a@b.co", "address": compliance["address"]}},
-		{name: "another app's ACH account", method: "GET", path: app + "/ach-account", as: &w.other, status: 404, code: payouts.ENotFound},
-	})
-	var acct payouts.ACHAccount
-	call{method: "GET", path: app + "/ach-account", status: 200}.do(t, env).Decode(t, &acct)
-	if acct != (payouts.ACHAccount{AccountNumberLast4: "6789", RoutingNumber: "011000015", AccountType: payouts.AccountSavings}) {
-		t.Errorf("ACH account %+v", acct)
-	}
-	resp := call{method: "GET", path: app + "/compliance", status: 200}.do(t, env)
-	var c payouts.AppCompliance
-	resp.Decode(t, &c)
-	if c.EIN != "" || c.EINLast4 != "6789" || c.LegalName != "Acme LLC" {
-		t.Errorf("compliance %s", resp.Body)
-	}
-	checkSealed(t, env, "123456789")
-}
-
-// checkSealed fails t when secret is stored in clear in the apps table.
-func checkSealed(t *testing.T, env *servicetest.Env, secret string) {
-	t.Helper()
-	var n int
-	err := env.Store.DB().QueryRow(`SELECT COUNT(*) FROM apps WHERE bank_sealed LIKE '%` + secret + `%'
-		OR compliance_sealed LIKE '%` + secret + `%' OR bank_last4 = '` + secret + `'`).Scan(&n)
-	if err != nil || n != 0 {
-		t.Errorf("secret stored in clear: %d rows, %v", n, err)
-	}
 }

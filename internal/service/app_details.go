@@ -38,16 +38,20 @@ func (s *Service) ACHAccount(ctx context.Context, appID, id string) (*payouts.AC
 	if a.BankSealed == nil {
 		return nil, payouts.Errorf(payouts.ENotFound, "The app has no ACH account.")
 	}
-	return &payouts.ACHAccount{AccountNumberLast4: a.BankLast4, RoutingNumber: a.BankRouting, AccountType: a.BankAccountType}, nil
+	name := "Checking account"
+	if a.BankAccountType == payouts.AccountSavings {
+		name = "Savings account"
+	}
+	return &payouts.ACHAccount{Mask: a.BankLast4, Name: name, RoutingNumber: a.BankRouting, AccountType: a.BankAccountType}, nil
 }
 
 // SetAppCompliance saves the business's details, sealed whole.
-func (s *Service) SetAppCompliance(ctx context.Context, appID, id string, req payouts.AppCompliance) (*payouts.AppCompliance, error) {
+func (s *Service) SetAppCompliance(ctx context.Context, appID, id string, req payouts.BusinessCompliance) (*payouts.BusinessCompliance, error) {
 	if id != appID {
 		return nil, notFound("app")
 	}
-	req.EIN = strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(req.EIN))
-	req.EINLast4 = ""
+	ci := &req.CompanyInfo
+	ci.EIN, ci.EINLast4 = strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(ci.EIN)), ""
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
@@ -62,7 +66,7 @@ func (s *Service) SetAppCompliance(ctx context.Context, appID, id string, req pa
 }
 
 // AppCompliance returns the business's details with the EIN shown by its last four digits.
-func (s *Service) AppCompliance(ctx context.Context, appID, id string) (*payouts.AppCompliance, error) {
+func (s *Service) AppCompliance(ctx context.Context, appID, id string) (*payouts.BusinessCompliance, error) {
 	a, err := s.ownApp(ctx, appID, id)
 	if err != nil {
 		return nil, err
@@ -74,11 +78,12 @@ func (s *Service) AppCompliance(ctx context.Context, appID, id string) (*payouts
 	if err != nil {
 		return nil, err
 	}
-	var out payouts.AppCompliance
+	var out payouts.BusinessCompliance
 	if err := json.Unmarshal(form, &out); err != nil {
 		return nil, err
 	}
-	out.EIN, out.EINLast4 = "", payouts.Last4(out.EIN)
+	ci := &out.CompanyInfo
+	ci.EIN, ci.EINLast4 = "", payouts.Last4(ci.EIN)
 	return &out, nil
 }
 
