@@ -24,7 +24,8 @@ func scanOrgTransfer(row interface{ Scan(...any) error }) (service.OrganizationT
 }
 
 // CreateOrganizationTransfer inserts an organization transfer.
-func (q *Queries) CreateOrganizationTransfer(ctx context.Context, t *service.OrganizationTransferRecord) error {
+func (q *Queries) CreateOrganizationTransfer(ctx context.Context, t *service.OrganizationTransferRecord) (err error) {
+	defer wrap(&err, "create organization transfer %s", t.ID)
 	return q.queryRow(ctx, `INSERT INTO organization_transfers (id, organization_id, app_id, amount, status, metadata,
 		idempotency_key, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		t.ID, t.OrganizationID, t.APIAppID, int64(t.Amount), t.Status, metadataValue(t.Metadata), t.IdempotencyKey,
@@ -32,7 +33,8 @@ func (q *Queries) CreateOrganizationTransfer(ctx context.Context, t *service.Org
 }
 
 // GetOrganizationTransfer reads one transfer of the organization.
-func (q *Queries) GetOrganizationTransfer(ctx context.Context, orgID, id string) (*service.OrganizationTransferRecord, error) {
+func (q *Queries) GetOrganizationTransfer(ctx context.Context, orgID, id string) (_ *service.OrganizationTransferRecord, err error) {
+	defer wrap(&err, "get organization transfer %s", id)
 	t, err := scanOrgTransfer(q.queryRow(ctx, `SELECT `+orgTransferColumns+` FROM organization_transfers
 		WHERE organization_id = ? AND id = ?`, orgID, id))
 	if err != nil {
@@ -42,7 +44,8 @@ func (q *Queries) GetOrganizationTransfer(ctx context.Context, orgID, id string)
 }
 
 // ListOrganizationTransfers reads a page of the organization's transfers, newest first.
-func (q *Queries) ListOrganizationTransfers(ctx context.Context, orgID string, page payouts.Page) ([]service.OrganizationTransferRecord, bool, error) {
+func (q *Queries) ListOrganizationTransfers(ctx context.Context, orgID string, page payouts.Page) (_ []service.OrganizationTransferRecord, _ bool, err error) {
+	defer wrap(&err, "list transfers of organization %s", orgID)
 	l := listQuery{selectFrom: `SELECT ` + orgTransferColumns + ` FROM organization_transfers`, order: "seq",
 		cursor: q.seqCursorOf("organization_transfers", "organization_id", orgID)}
 	l.filter("organization_id = ?", orgID)

@@ -29,7 +29,8 @@ func scanPayoutRequest(row interface{ Scan(...any) error }) (service.PayoutReque
 }
 
 // CreatePayoutRequest inserts a payout request.
-func (q *Queries) CreatePayoutRequest(ctx context.Context, r *service.PayoutRequestRecord) error {
+func (q *Queries) CreatePayoutRequest(ctx context.Context, r *service.PayoutRequestRecord) (err error) {
+	defer wrap(&err, "create payout request %s", r.ID)
 	return q.queryRow(ctx, `INSERT INTO payout_requests (id, app_id, amount, status, user_id, payee_first_name,
 		payee_last_name, payee_email, payee_country, payee_phone, memo, metadata, created, updated)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
@@ -39,7 +40,8 @@ func (q *Queries) CreatePayoutRequest(ctx context.Context, r *service.PayoutRequ
 }
 
 // GetPayoutRequest reads one payout request of the app.
-func (q *Queries) GetPayoutRequest(ctx context.Context, appID, id string) (*service.PayoutRequestRecord, error) {
+func (q *Queries) GetPayoutRequest(ctx context.Context, appID, id string) (_ *service.PayoutRequestRecord, err error) {
+	defer wrap(&err, "get payout request %s", id)
 	r, err := scanPayoutRequest(q.queryRow(ctx, `SELECT `+payoutRequestColumns+` FROM payout_requests
 		WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
 	if err != nil {
@@ -50,7 +52,8 @@ func (q *Queries) GetPayoutRequest(ctx context.Context, appID, id string) (*serv
 
 // UpdatePayoutRequest writes a request's outcome if it is still in status from, so a request is
 // approved or rejected once.
-func (q *Queries) UpdatePayoutRequest(ctx context.Context, r *service.PayoutRequestRecord, from payouts.PayoutRequestStatus) error {
+func (q *Queries) UpdatePayoutRequest(ctx context.Context, r *service.PayoutRequestRecord, from payouts.PayoutRequestStatus) (err error) {
+	defer wrap(&err, "update payout request %s", r.ID)
 	return q.execOne(ctx, `UPDATE payout_requests SET status = ?, payout_link_id = ?, transfer_id = ?,
 		reject_reason = ?, updated = ? WHERE app_id = ? AND id = ? AND status = ?`,
 		r.Status, sqlNullPtr(r.PayoutLinkID), sqlNullPtr(r.TransferID), r.RejectReason, sqldb.Micros(r.Updated),
@@ -58,7 +61,8 @@ func (q *Queries) UpdatePayoutRequest(ctx context.Context, r *service.PayoutRequ
 }
 
 // ListPayoutRequests reads a page of the app's payout requests, newest first.
-func (q *Queries) ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) ([]service.PayoutRequestRecord, bool, error) {
+func (q *Queries) ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) (_ []service.PayoutRequestRecord, _ bool, err error) {
+	defer wrap(&err, "list payout requests of app %s", appID)
 	l := listQuery{selectFrom: `SELECT ` + payoutRequestColumns + ` FROM payout_requests`, order: "seq",
 		cursor: q.seqCursor("payout_requests", appID)}
 	l.filter("app_id = ?", appID)

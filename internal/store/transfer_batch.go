@@ -29,8 +29,9 @@ func scanBatch(row interface{ Scan(...any) error }) (service.TransferBatchRecord
 const itemsPerInsert = 200
 
 // CreateTransferBatch inserts a batch and its items, a few hundred rows per statement.
-func (q *Queries) CreateTransferBatch(ctx context.Context, b *service.TransferBatchRecord) error {
-	err := q.queryRow(ctx, `INSERT INTO transfer_batches (id, app_id, status, metadata, idempotency_key, created, updated)
+func (q *Queries) CreateTransferBatch(ctx context.Context, b *service.TransferBatchRecord) (err error) {
+	defer wrap(&err, "create transfer batch %s", b.ID)
+	err = q.queryRow(ctx, `INSERT INTO transfer_batches (id, app_id, status, metadata, idempotency_key, created, updated)
 		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`, b.ID, b.AppID, b.Status, metadataValue(b.Metadata),
 		b.IdempotencyKey, sqldb.Micros(b.Created.Time), sqldb.Micros(b.Updated)).Scan(&b.Seq)
 	if err != nil {
@@ -55,7 +56,8 @@ func (q *Queries) CreateTransferBatch(ctx context.Context, b *service.TransferBa
 }
 
 // GetTransferBatch reads one batch of the app with its items.
-func (q *Queries) GetTransferBatch(ctx context.Context, appID, id string) (*service.TransferBatchRecord, error) {
+func (q *Queries) GetTransferBatch(ctx context.Context, appID, id string) (_ *service.TransferBatchRecord, err error) {
+	defer wrap(&err, "get transfer batch %s", id)
 	b, err := scanBatch(q.queryRow(ctx, `SELECT `+batchColumns+` FROM transfer_batches WHERE app_id = ? AND id = ?`, appID, id))
 	if err != nil {
 		return nil, err
@@ -85,7 +87,8 @@ func (q *Queries) batchItems(ctx context.Context, b *service.TransferBatchRecord
 }
 
 // ListTransferBatches reads a page of the app's batches, newest first, without their items.
-func (q *Queries) ListTransferBatches(ctx context.Context, appID string, page payouts.Page) ([]service.TransferBatchRecord, bool, error) {
+func (q *Queries) ListTransferBatches(ctx context.Context, appID string, page payouts.Page) (_ []service.TransferBatchRecord, _ bool, err error) {
+	defer wrap(&err, "list transfer batches of app %s", appID)
 	l := listQuery{selectFrom: `SELECT ` + batchColumns + ` FROM transfer_batches`, order: "seq",
 		cursor: q.seqCursor("transfer_batches", appID)}
 	l.filter("app_id = ?", appID)
@@ -94,7 +97,8 @@ func (q *Queries) ListTransferBatches(ctx context.Context, appID string, page pa
 
 // ClaimPendingBatch locks and returns the oldest pending batch with its items, skipping batches
 // other workers hold; none is service.ErrNoRecord.
-func (q *Queries) ClaimPendingBatch(ctx context.Context) (*service.TransferBatchRecord, error) {
+func (q *Queries) ClaimPendingBatch(ctx context.Context) (_ *service.TransferBatchRecord, err error) {
+	defer wrap(&err, "claim a pending transfer batch")
 	b, err := scanBatch(q.queryRow(ctx, `SELECT `+batchColumns+` FROM transfer_batches WHERE status = ?
 		ORDER BY seq LIMIT 1`+q.skipLocked(), payouts.BatchPending))
 	if err != nil {
@@ -104,13 +108,15 @@ func (q *Queries) ClaimPendingBatch(ctx context.Context) (*service.TransferBatch
 }
 
 // SetBatchItemOutcome records the transfer an item made, or why it made none.
-func (q *Queries) SetBatchItemOutcome(ctx context.Context, batchID string, position int, transferID, errText string) error {
+func (q *Queries) SetBatchItemOutcome(ctx context.Context, batchID string, position int, transferID, errText string) (err error) {
+	defer wrap(&err, "set outcome of item %d of transfer batch %s", position, batchID)
 	return q.execOne(ctx, `UPDATE transfer_batch_items SET transfer_id = ?, error = ? WHERE batch_id = ? AND position = ?`,
 		nullString(transferID), nullString(errText), batchID, position)
 }
 
 // FinishTransferBatch marks a pending batch completed.
-func (q *Queries) FinishTransferBatch(ctx context.Context, b *service.TransferBatchRecord) error {
+func (q *Queries) FinishTransferBatch(ctx context.Context, b *service.TransferBatchRecord) (err error) {
+	defer wrap(&err, "finish transfer batch %s", b.ID)
 	return q.execOne(ctx, `UPDATE transfer_batches SET status = ?, updated = ? WHERE app_id = ? AND id = ? AND status = ?`,
 		payouts.BatchCompleted, sqldb.Micros(b.Updated), b.AppID, b.ID, payouts.BatchPending)
 }
