@@ -110,27 +110,32 @@ func TestTransferBatches(t *testing.T) {
 	}
 }
 
-// BenchmarkTransferBatch1000 measures a 1,000-item batch from POST to completed, on SQLite.
+// BenchmarkTransferBatch1000 measures a 1,000-item batch from POST to completed, on each engine.
 func BenchmarkTransferBatch1000(b *testing.B) {
-	env := servicetest.Start(b, servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 }))
-	creds := env.Credentials()
-	deposit(b, env, creds, 100_000_000_00)
-	users := make([]payouts.User, 50)
-	for i := range users {
-		users[i] = createUser(b, env, creds)
-	}
-	items := make([]map[string]any, payouts.MaxBatchItems)
-	for b.Loop() {
-		for i := range items {
-			items[i] = map[string]any{"user_id": users[i%len(users)].ID, "amount": -1_00, "idempotency_key": newKey()}
-		}
-		resp := env.DoAs(b, creds, "POST", "/v2/transfer-batches", map[string]any{"items": items})
-		if resp.Status != http.StatusAccepted {
-			b.Fatalf("batch: %d %s", resp.Status, resp.Body)
-		}
-		if _, err := env.Service.ProcessBatches(context.Background(), 100); err != nil {
-			b.Fatal(err)
-		}
+	for _, engine := range engines {
+		b.Run(engine.name, func(b *testing.B) {
+			opts := append(engine.opts(), servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 }))
+			env := servicetest.Start(b, opts...)
+			creds := env.Credentials()
+			deposit(b, env, creds, 100_000_000_00)
+			users := make([]payouts.User, 50)
+			for i := range users {
+				users[i] = createUser(b, env, creds)
+			}
+			items := make([]map[string]any, payouts.MaxBatchItems)
+			for b.Loop() {
+				for i := range items {
+					items[i] = map[string]any{"user_id": users[i%len(users)].ID, "amount": -1_00, "idempotency_key": newKey()}
+				}
+				resp := env.DoAs(b, creds, "POST", "/v2/transfer-batches", map[string]any{"items": items})
+				if resp.Status != http.StatusAccepted {
+					b.Fatalf("batch: %d %s", resp.Status, resp.Body)
+				}
+				if _, err := env.Service.ProcessBatches(context.Background(), 100); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -19,6 +19,7 @@ type book struct {
 	appName string
 	now     func() payouts.Time
 	kinds   map[int64]ledger.Kind
+	wallet  *party // the app's wallet once resolved: it is made with the app, so no rollback undoes it
 }
 
 func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, error) {
@@ -47,7 +48,14 @@ func (b *book) account(ctx context.Context, kind ledger.Kind, ref, name, userID 
 }
 
 func (b *book) app(ctx context.Context) (party, error) {
-	return b.account(ctx, ledger.AppWallet, "", b.appName, "")
+	if b.wallet != nil {
+		return *b.wallet, nil
+	}
+	p, err := b.account(ctx, ledger.AppWallet, "", b.appName, "")
+	if err == nil {
+		b.wallet = &p
+	}
+	return p, err
 }
 
 func (b *book) user(ctx context.Context, u *payouts.User) (party, error) {

@@ -163,3 +163,10 @@ type TransferBatchRecord struct {
 	IdempotencyKey string
 	Updated        time.Time
 }
+
+// BatchItemOutcome is what one item of a batch made: TransferID, or Error.
+type BatchItemOutcome struct {
+	Position   int
+	TransferID string
+	Error      string
+}

@@ -113,7 +113,8 @@ type Queries interface {
 	// ClaimPendingBatch locks and returns the oldest pending batch with its items, skipping
 	// batches other workers hold; none is ErrNoRecord.
 	ClaimPendingBatch(ctx context.Context) (*TransferBatchRecord, error)
-	SetBatchItemOutcome(ctx context.Context, batchID string, position int, transferID, errText string) error
+	// SetBatchItemOutcomes records what items of a batch made: a transfer, or an error.
+	SetBatchItemOutcomes(ctx context.Context, batchID string, outcomes []BatchItemOutcome) error
 	FinishTransferBatch(ctx context.Context, b *TransferBatchRecord) error
 	// Savepoint runs fn, which writes through the same Queries, so that its writes are undone
 	// alone when it fails, leaving the transaction around it usable. Only valid inside InTx.

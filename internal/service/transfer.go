@@ -27,7 +27,11 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 		return nil, err
 	}
 	id, _, err := s.idempotent(ctx, appID, "transfer", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
-		return s.balanceTransfer(ctx, q, appID, req)
+		b, err := s.book(ctx, q, appID)
+		if err != nil {
+			return "", err
+		}
+		return s.balanceTransfer(ctx, q, b, req)
 	})
 	if err != nil {
 		return nil, err
@@ -35,13 +39,11 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 	return s.GetTransfer(ctx, appID, id)
 }
 
-// balanceTransfer moves money between the app and a user inside q and returns the transfer's id.
-func (s *Service) balanceTransfer(ctx context.Context, q Queries, appID string, req payouts.CreateTransferRequest) (string, error) {
+// balanceTransfer moves money between the app of the book b and a user inside q and returns the
+// transfer's id.
+func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, req payouts.CreateTransferRequest) (string, error) {
+	appID := b.appID
 	user, err := s.getUser(ctx, q, appID, req.UserID)
-	if err != nil {
-		return "", err
-	}
-	b, err := s.book(ctx, q, appID)
 	if err != nil {
 		return "", err
 	}

@@ -93,27 +93,32 @@ func (s *Service) ProcessBatches(ctx context.Context, max int) (int, error) {
 // that one item's failure undoes only that item, and completes the batch after its last item.
 // What a chunk leaves pending the next claim picks up.
 func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatchRecord) error {
-	done := 0
+	bk, err := s.book(ctx, q, b.AppID)
+	if err != nil {
+		return err
+	}
+	var outcomes []BatchItemOutcome
 	for i := range b.Items {
 		it := &b.Items[i]
 		if it.TransferID != nil || it.Error != nil {
 			continue
 		}
-		if done == batchChunk {
-			return nil
+		if len(outcomes) == batchChunk {
+			return q.SetBatchItemOutcomes(ctx, b.ID, outcomes)
 		}
-		done++
-		transferID, err := s.batchItem(ctx, q, b.AppID, *it)
+		transferID, err := s.batchItem(ctx, q, bk, *it)
 		var pe *payouts.Error
 		switch {
 		case err == nil:
-			err = q.SetBatchItemOutcome(ctx, b.ID, i, transferID, "")
+			outcomes = append(outcomes, BatchItemOutcome{Position: i, TransferID: transferID})
 		case errors.As(err, &pe):
-			err = q.SetBatchItemOutcome(ctx, b.ID, i, "", pe.Message)
-		}
-		if err != nil {
+			outcomes = append(outcomes, BatchItemOutcome{Position: i, Error: pe.Message})
+		default:
 			return err
 		}
+	}
+	if err := q.SetBatchItemOutcomes(ctx, b.ID, outcomes); err != nil {
+		return err
 	}
 	b.Updated = s.now()
 	return q.FinishTransferBatch(ctx, b)
@@ -121,7 +126,7 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 
 // batchItem makes one item's transfer through the same path as POST /v2/transfers, idempotent
 // on the item's key.
-func (s *Service) batchItem(ctx context.Context, q Queries, appID string, it payouts.TransferBatchItem) (string, error) {
+func (s *Service) batchItem(ctx context.Context, q Queries, b *book, it payouts.TransferBatchItem) (string, error) {
 	req := payouts.CreateTransferRequest{UserID: it.UserID, Amount: it.Amount, TaxExempt: it.TaxExempt,
 		IdempotencyKey: it.IdempotencyKey, Metadata: it.Metadata}
 	var hash string
@@ -134,8 +139,8 @@ func (s *Service) batchItem(ctx context.Context, q Queries, appID string, it pay
 	var id string
 	err := q.Savepoint(ctx, func() error {
 		var err error
-		id, _, err = s.idempotentIn(ctx, q, appID, "transfer", req.IdempotencyKey, hash, false, func(q Queries) (string, error) {
-			return s.balanceTransfer(ctx, q, appID, req)
+		id, _, err = s.idempotentIn(ctx, q, b.appID, "transfer", req.IdempotencyKey, hash, false, func(q Queries) (string, error) {
+			return s.balanceTransfer(ctx, q, b, req)
 		})
 		return err
 	})
