@@ -72,3 +72,11 @@ func (c *Client) SetAppCompliance(ctx context.Context, appID string, req payouts
 func (c *Client) GetAppCompliance(ctx context.Context, appID string) (*payouts.BusinessCompliance, error) {
 	return call[payouts.BusinessCompliance](ctx, c, get("v2", "apps", appID, "compliance"))
 }
+
+// Withdraw pays money out of the app's wallet to its ACH account and returns the payout transfer,
+// pending until the rail settles it (POST /v2/apps/{id}/withdraw). Without an idempotency key
+// the client makes one, so the call is retried safely.
+func (c *Client) Withdraw(ctx context.Context, appID string, req payouts.WithdrawRequest) (*payouts.Transfer, error) {
+	req.IdempotencyKey = idempotencyKey(req.IdempotencyKey)
+	return call[payouts.Transfer](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "apps", appID, "withdraw"}, body: req, retry: true})
+}

@@ -58,6 +58,10 @@ func TestContractOrganization(t *testing.T) {
 		if a, err := shop.GetACHAccount(ctx, app.ID); err != nil || a.Mask != "6789" {
 			t.Errorf("GetACHAccount = %+v, %v", a, err)
 		}
+		if w, err := shop.Withdraw(ctx, app.ID, payouts.WithdrawRequest{Amount: 50_00}); err != nil ||
+			w.Status != payouts.TransferPending || w.UserID != nil {
+			t.Errorf("Withdraw = %+v, %v", w, err)
+		}
 		address := payouts.PostalAddress{Line1: "1 Road", City: "Austin", State: "TX", Zip: "73301", Country: "US"}
 		comp := payouts.BusinessCompliance{
 			CompanyInfo: payouts.CompanyInfo{Name: "Shop Inc", EIN: "987654321", IncorporationDate: "2020-01-02",
@@ -125,6 +129,8 @@ func TestContractOrganization(t *testing.T) {
 			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
 			_, err = shop.SetACHAccount(ctx, app.ID, payouts.ACHAccountRequest{})
 			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "account_number", "routing_number", "account_type")
+			_, err = shop.Withdraw(ctx, app.ID, payouts.WithdrawRequest{Amount: 1_000_000_00})
+			wantError(t, err, http.StatusUnprocessableEntity, payouts.EInsufficientFunds)
 			_, err = shop.SendPayout(ctx, payouts.SendPayoutRequest{Amount: 1_000_000_00, UserID: user.ID})
 			wantError(t, err, http.StatusUnprocessableEntity, payouts.EInsufficientFunds)
 			asApp, err := client.New(env.URL, client.WithCredentials(orgCreds.ClientID, orgCreds.APIKey), client.WithAppID(app.ID))

@@ -28,6 +28,20 @@ func (h *handler) deposit(c *fiber.Ctx) error {
 	return c.JSON(t)
 }
 
+// withdraw answers 201 with the payout of the app's money to its ACH account: pending, or
+// failed when the rail refused it at once.
+func (h *handler) withdraw(c *fiber.Ctx) error {
+	var req payouts.WithdrawRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	t, err := h.svc.AppWithdraw(c.UserContext(), appID(c), c.Params("app_id"), req)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(t)
+}
+
 // appStats answers GET /v2/apps/{app_id}/stats?days=N, our extension for the dashboard's overview.
 func (h *handler) appStats(c *fiber.Ctx) error {
 	days := 0

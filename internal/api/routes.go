@@ -17,6 +17,7 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Get("/apps/:app_id", pathApp, h.getApp)
 	v2.Post("/apps/:app_id/deposit", pathApp, h.deposit)
 	v2.Get("/apps/:app_id/stats", pathApp, h.appStats)
+	v2.Post("/apps/:app_id/withdraw", pathApp, h.withdraw)
 	v2.Put("/apps/:app_id/ach-account", pathApp, h.setACHAccount)
 	v2.Get("/apps/:app_id/ach-account", pathApp, h.getACHAccount)
 	v2.Put("/apps/:app_id/compliance", pathApp, h.setAppCompliance)
