@@ -23,11 +23,7 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 		if err != nil {
 			return "", err
 		}
-		b, err := s.book(ctx, q, appID)
-		if err != nil {
-			return "", err
-		}
-		app, err := b.app(ctx)
+		b, app, err := s.appBook(ctx, q, appID)
 		if err != nil {
 			return "", err
 		}

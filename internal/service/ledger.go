@@ -31,6 +31,16 @@ func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, err
 		now: func() payouts.Time { return payouts.NewTime(s.now()) }}, nil
 }
 
+// appBook is s.book with the app's wallet resolved, the side most movements start or end at.
+func (s *Service) appBook(ctx context.Context, q Queries, appID string) (*book, party, error) {
+	b, err := s.book(ctx, q, appID)
+	if err != nil {
+		return nil, party{}, err
+	}
+	app, err := b.app(ctx)
+	return b, app, err
+}
+
 // party is one side of a posting: an account and how the transaction line names it.
 type party struct {
 	account int64

@@ -47,11 +47,7 @@ func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID 
 	if err := checkDeliveryContact(link); err != nil {
 		return "", err
 	}
-	b, err := s.book(ctx, q, appID)
-	if err != nil {
-		return "", err
-	}
-	app, err := b.app(ctx)
+	b, app, err := s.appBook(ctx, q, appID)
 	if err != nil {
 		return "", err
 	}

@@ -107,15 +107,11 @@ func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.Dep
 		return nil, err
 	}
 	tid, _, err := s.idempotent(ctx, appID, "deposit", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
-		b, err := s.book(ctx, q, appID)
+		b, app, err := s.appBook(ctx, q, appID)
 		if err != nil {
 			return "", err
 		}
 		bank, err := b.bank(ctx)
-		if err != nil {
-			return "", err
-		}
-		app, err := b.app(ctx)
 		if err != nil {
 			return "", err
 		}
