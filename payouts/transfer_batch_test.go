@@ -42,7 +42,7 @@ func TestCreateTransferBatchRequestValidate(t *testing.T) {
 		{"1,001 items", payouts.CreateTransferBatchRequest{Items: many}, "items"},
 		{"debit not allowed", payouts.CreateTransferBatchRequest{Items: []payouts.TransferBatchItem{item(-1, false), item(5, false)}}, "items[1].amount"},
 		{"zero", payouts.CreateTransferBatchRequest{Items: []payouts.TransferBatchItem{item(0, false)}}, "items[0].amount"},
-		{"over the maximum", payouts.CreateTransferBatchRequest{Items: []payouts.TransferBatchItem{item(-int64(payouts.MaxAmount) - 1, false)}}, "items[0].amount"},
+		{"over the maximum", payouts.CreateTransferBatchRequest{Items: []payouts.TransferBatchItem{item(-int64(payouts.MaxAmount)-1, false)}}, "items[0].amount"},
 		{"no user", payouts.CreateTransferBatchRequest{Items: []payouts.TransferBatchItem{{Amount: -1}}}, "items[0].user_id"},
 		{"item key not a UUID", payouts.CreateTransferBatchRequest{Items: []payouts.TransferBatchItem{{UserID: user, Amount: -1, IdempotencyKey: "k"}}}, "items[0].idempotency_key"},
 		{"item key twice", payouts.CreateTransferBatchRequest{Items: []payouts.TransferBatchItem{
