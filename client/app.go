@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -32,4 +33,50 @@ func (c *Client) GetAppStats(ctx context.Context, appID string, days int) (*payo
 func (c *Client) Deposit(ctx context.Context, appID string, req payouts.DepositRequest) (*payouts.Transfer, error) {
 	req.IdempotencyKey = idempotencyKey(req.IdempotencyKey)
 	return call[payouts.Transfer](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "apps", appID, "deposit"}, body: req, retry: true})
+}
+
+// CreateApp makes an app of the organization whose credentials the client carries and returns it
+// with the app's own credentials, shown only now (POST /v2/apps).
+func (c *Client) CreateApp(ctx context.Context, req payouts.CreateAppRequest) (*payouts.App, error) {
+	return call[payouts.App](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "apps"}, body: req})
+}
+
+// ListApps returns one page of the organization's apps, newest first (GET /v2/apps).
+func (c *Client) ListApps(ctx context.Context, page payouts.Page) (*payouts.List[payouts.App], error) {
+	return listPage[payouts.App](ctx, c, pageQuery(page), "v2", "apps")
+}
+
+// AllApps walks every app of the organization, newest first.
+func (c *Client) AllApps(ctx context.Context) iter.Seq2[payouts.App, error] {
+	return all(ctx, c.ListApps, func(a payouts.App) string { return a.ID })
+}
+
+// SetACHAccount saves the bank account the app withdraws to (PUT /v2/apps/{id}/ach-account).
+func (c *Client) SetACHAccount(ctx context.Context, appID string, req payouts.ACHAccountRequest) (*payouts.ACHAccount, error) {
+	return call[payouts.ACHAccount](ctx, c, request{method: http.MethodPut, segments: []string{"v2", "apps", appID, "ach-account"}, body: req, retry: true})
+}
+
+// GetACHAccount returns the app's bank account, its number by the last four digits
+// (GET /v2/apps/{id}/ach-account).
+func (c *Client) GetACHAccount(ctx context.Context, appID string) (*payouts.ACHAccount, error) {
+	return call[payouts.ACHAccount](ctx, c, get("v2", "apps", appID, "ach-account"))
+}
+
+// SetAppCompliance saves the business behind the app (PUT /v2/apps/{id}/compliance).
+func (c *Client) SetAppCompliance(ctx context.Context, appID string, req payouts.BusinessCompliance) (*payouts.BusinessCompliance, error) {
+	return call[payouts.BusinessCompliance](ctx, c, request{method: http.MethodPut, segments: []string{"v2", "apps", appID, "compliance"}, body: req, retry: true})
+}
+
+// GetAppCompliance returns the business behind the app, the EIN by its last four digits
+// (GET /v2/apps/{id}/compliance).
+func (c *Client) GetAppCompliance(ctx context.Context, appID string) (*payouts.BusinessCompliance, error) {
+	return call[payouts.BusinessCompliance](ctx, c, get("v2", "apps", appID, "compliance"))
+}
+
+// Withdraw pays money out of the app's wallet to its ACH account and returns the payout transfer,
+// pending until the rail settles it (POST /v2/apps/{id}/withdraw). Without an idempotency key
+// the client makes one, so the call is retried safely.
+func (c *Client) Withdraw(ctx context.Context, appID string, req payouts.WithdrawRequest) (*payouts.Transfer, error) {
+	req.IdempotencyKey = idempotencyKey(req.IdempotencyKey)
+	return call[payouts.Transfer](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "apps", appID, "withdraw"}, body: req, retry: true})
 }

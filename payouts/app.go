@@ -1,12 +1,57 @@
 package payouts
 
+import "strings"
+
 // App is a tenant of the service: a company that pays people. Every other object belongs to one
 // app, and one app can never see another's.
 type App struct {
-	ID      string `json:"id"`
-	Name    string `json:"name"`
-	Wallet  Wallet `json:"wallet"`
-	Created Time   `json:"created"`
+	ID       string     `json:"id"`
+	Name     string     `json:"name"`
+	Status   AppStatus  `json:"status,omitempty"`
+	Metrics  AppMetrics `json:"metrics"`
+	Metadata Metadata   `json:"metadata"`
+	Wallet   Wallet     `json:"wallet"`
+	Created  Time       `json:"created"`
+	// OrganizationID is ours: the organization the app belongs to.
+	OrganizationID string `json:"organization_id,omitempty"`
+	// Credentials are the new app's own, in the answer of POST /v2/apps only.
+	Credentials *Credentials `json:"credentials,omitempty"`
+}
+
+// AppStatus is where an app stands in the public API's review. Apps made here are approved at
+// once: there is no review to wait for.
+type AppStatus string
+
+const (
+	AppCreated  AppStatus = "created"
+	AppInReview AppStatus = "in_review"
+	AppApproved AppStatus = "approved"
+)
+
+// AppMetrics sums an app's activity. The public API writes money here as decimal dollars in
+// strings ("1234.56"), unlike everywhere else.
+type AppMetrics struct {
+	WalletBalance  string `json:"wallet_balance"`
+	MoneyOut       string `json:"money_out"`
+	ConnectedUsers int    `json:"connected_users"`
+}
+
+// CreateAppRequest is the body of POST /v2/apps, made with an organization's credentials.
+type CreateAppRequest struct {
+	Name     string   `json:"name"`
+	Metadata Metadata `json:"metadata,omitempty"`
+}
+
+// Validate checks the request.
+func (r CreateAppRequest) Validate() error {
+	p := Problems{}
+	if n := len(strings.TrimSpace(r.Name)); n == 0 || n > 100 {
+		p.Add("name", "must be 1 to 100 characters")
+	}
+	if m := ValidateMetadata(r.Metadata); m != "" {
+		p.Add("metadata", m)
+	}
+	return p.Err()
 }
 
 // Wallet is a balance read off the ledger. Amount is the posted balance; WithdrawableAmount is
@@ -28,7 +73,7 @@ type DepositRequest struct {
 	Metadata       Metadata `json:"metadata,omitempty"`
 }
 
-// Credentials are an app's API credentials, shown once when they are made.
+// Credentials are an app's or an organization's API credentials, shown once when they are made.
 type Credentials struct {
 	AppID    string `json:"id"`
 	Name     string `json:"name"`

@@ -17,10 +17,12 @@ const (
 	EInvalidTransaction = "invalid-transaction"
 	EUserInfoMissing    = "user-info-missing"
 	ENotFound           = "not-found"
-	EUnauthorized       = "unauthorized"
-	EIdempotencyReused  = "idempotency-key-reused"
-	EResourceBusy       = "resource-busy"
-	EInternal           = "internal"
+	// EForbidden is ours: credentials that are valid but of the wrong kind for the endpoint.
+	EForbidden         = "forbidden"
+	EUnauthorized      = "unauthorized"
+	EIdempotencyReused = "idempotency-key-reused"
+	EResourceBusy      = "resource-busy"
+	EInternal          = "internal"
 	// ETooLarge is ours: API.md names the 413 status but no code for it.
 	ETooLarge = "request-too-large"
 	// ETooManyRequests is ours, for rate limits (429).

@@ -10,6 +10,7 @@ var statusOf = map[string]int{
 	EInvalidUsername:    http.StatusBadRequest,
 	EUnauthorized:       http.StatusUnauthorized,
 	ENotFound:           http.StatusNotFound,
+	EForbidden:          http.StatusForbidden,
 	EEmailExists:        http.StatusConflict,
 	EUsernameExists:     http.StatusConflict,
 	EIdempotencyReused:  http.StatusConflict,

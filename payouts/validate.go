@@ -168,6 +168,13 @@ func (p Problems) id(field, v string, required bool) {
 	}
 }
 
+// key records a problem with an idempotency key that is not a UUID.
+func (p Problems) key(v string) {
+	if v != "" && !ValidID(v) {
+		p.Add("idempotency_key", "must be a UUID")
+	}
+}
+
 func (p Problems) metadata(m Metadata) {
 	if problem := ValidateMetadata(m); problem != "" {
 		p.Add("metadata", problem)

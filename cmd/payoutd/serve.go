@@ -44,7 +44,8 @@ func flagError(err error) error {
 }
 
 // serve runs the Payout Service until ctx ends. On a database without apps it first creates
-// the app "Default" and prints its credentials, which are never shown again.
+// the app "Default", and without an organization the organization that owns the apps, and prints
+// their credentials, which are never shown again.
 func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	log := cfg.logger(stdout)
 	if cfg.metricsAddr != "" {
@@ -69,6 +70,14 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	if created {
 		fmt.Fprintln(stdout, "Created the first app. Its API key is shown only this once:")
 		printCredentials(stdout, creds)
+	}
+	org, created, err := srv.EnsureOrganization(ctx, "Default organization")
+	if err != nil {
+		return fmt.Errorf("create the organization: %w", err)
+	}
+	if created {
+		fmt.Fprintln(stdout, "Created the organization, which owns the apps. Its API key is shown only this once:")
+		printCredentials(stdout, org)
 	}
 
 	ln, err := net.Listen("tcp", srv.Config().Addr)

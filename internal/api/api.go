@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -130,12 +131,24 @@ func New(svc *service.Service, cfg Config, log *slog.Logger) (*fiber.App, error)
 	fc := cfg.FiberConfig()
 	fc.ErrorHandler = ErrorHandler(log)
 	app := fiber.New(fc)
-	app.Use(h.logRequests, recover.New(recover.Config{
+	app.Use(collapseSlashes, h.logRequests, recover.New(recover.Config{
 		EnableStackTrace:  true,
 		StackTraceHandler: h.logPanic,
 	}))
 	h.routes(app)
 	return app, nil
+}
+
+// collapseSlashes routes /api//v2//users as /api/v2/users: a client whose base URL ends in a
+// slash joins it to "/v2/..." with two.
+func collapseSlashes(c *fiber.Ctx) error {
+	if p := c.Path(); strings.Contains(p, "//") {
+		for strings.Contains(p, "//") {
+			p = strings.ReplaceAll(p, "//", "/")
+		}
+		c.Path(p)
+	}
+	return c.Next()
 }
 
 // logRequests writes one log line per request with its final status. Errors are answered here,
@@ -159,8 +172,13 @@ func (h *handler) logRequests(c *fiber.Ctx) error {
 		slog.Duration("duration", time.Since(start)),
 		slog.String("ip", c.IP()),
 	}
-	if app := currentApp(c); app != nil {
-		attrs = append(attrs, slog.String("app_id", app.ID))
+	if p := currentPrincipal(c); p != nil {
+		if p.AppID != "" {
+			attrs = append(attrs, slog.String("app_id", p.AppID))
+		}
+		if p.Organization {
+			attrs = append(attrs, slog.String("organization_id", p.OrganizationID))
+		}
 	}
 	h.log.LogAttrs(c.UserContext(), level, "request", attrs...)
 	return nil

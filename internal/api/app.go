@@ -28,6 +28,20 @@ func (h *handler) deposit(c *fiber.Ctx) error {
 	return c.JSON(t)
 }
 
+// withdraw answers 201 with the payout of the app's money to its ACH account: pending, or
+// failed when the rail refused it at once.
+func (h *handler) withdraw(c *fiber.Ctx) error {
+	var req payouts.WithdrawRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	t, err := h.svc.AppWithdraw(c.UserContext(), appID(c), c.Params("app_id"), req)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(t)
+}
+
 // appStats answers GET /v2/apps/{app_id}/stats?days=N, our extension for the dashboard's overview.
 func (h *handler) appStats(c *fiber.Ctx) error {
 	days := 0
@@ -43,4 +57,68 @@ func (h *handler) appStats(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(stats)
+}
+
+func (h *handler) createApp(c *fiber.Ctx) error {
+	var req payouts.CreateAppRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	app, err := h.svc.CreateOrganizationApp(c.UserContext(), organizationID(c), req)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(app)
+}
+
+func (h *handler) listApps(c *fiber.Ctx) error {
+	p, err := page(c)
+	if err != nil {
+		return err
+	}
+	list, err := h.svc.ListOrganizationApps(c.UserContext(), organizationID(c), p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(list)
+}
+
+func (h *handler) setACHAccount(c *fiber.Ctx) error {
+	var req payouts.ACHAccountRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	a, err := h.svc.SetACHAccount(c.UserContext(), appID(c), c.Params("app_id"), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(a)
+}
+
+func (h *handler) getACHAccount(c *fiber.Ctx) error {
+	a, err := h.svc.ACHAccount(c.UserContext(), appID(c), c.Params("app_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(a)
+}
+
+func (h *handler) setAppCompliance(c *fiber.Ctx) error {
+	var req payouts.BusinessCompliance
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	a, err := h.svc.SetAppCompliance(c.UserContext(), appID(c), c.Params("app_id"), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(a)
+}
+
+func (h *handler) getAppCompliance(c *fiber.Ctx) error {
+	a, err := h.svc.AppCompliance(c.UserContext(), appID(c), c.Params("app_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(a)
 }

@@ -8,14 +8,16 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/payouts"
 )
 
-// appKey is the c.Locals key of the authenticated app.
-type appKey struct{}
+// principalKey is the c.Locals key of the authenticated principal.
+type principalKey struct{}
 
-// authenticate admits a request that carries an app's client_id and api_key with HTTP Basic
-// authentication, and keeps the app in the request's locals for the handlers. After
+// authenticate admits a request that carries an app's or an organization's client_id and api_key
+// with HTTP Basic authentication, and keeps the principal in the request's locals for the
+// handlers. An organization names the app it acts as with the Api-App-Id header. After
 // Config.AuthFailures missing or wrong credentials from one client address in
 // Config.AuthFailureWindow, that address is answered too-many-requests until the window ends,
 // without its credentials being checked; other addresses are unaffected.
@@ -33,14 +35,14 @@ func (h *handler) authenticate(c *fiber.Ctx) error {
 		return payouts.Errorf(payouts.EUnauthorized,
 			"Authenticate with HTTP Basic: the app's client_id as the username and its api_key as the password.")
 	}
-	app, err := h.svc.Authenticate(c.UserContext(), clientID, apiKey)
+	p, err := h.svc.Authenticate(c.UserContext(), clientID, apiKey, c.Get("Api-App-Id"))
 	if payouts.ErrorCode(err) == payouts.EUnauthorized {
 		h.keyFailures.add(ip, now)
 	}
 	if err != nil {
 		return err
 	}
-	c.Locals(appKey{}, app)
+	c.Locals(principalKey{}, p)
 	return c.Next()
 }
 
@@ -57,12 +59,47 @@ func basicAuth(header string) (username, password string, ok bool) {
 	return strings.Cut(string(raw), ":")
 }
 
-// currentApp is the app that authenticated the request, or nil before authentication.
-func currentApp(c *fiber.Ctx) *payouts.App {
-	app, _ := c.Locals(appKey{}).(*payouts.App)
-	return app
+// currentPrincipal is who authenticated the request, or nil before authentication.
+func currentPrincipal(c *fiber.Ctx) *service.Principal {
+	p, _ := c.Locals(principalKey{}).(*service.Principal)
+	return p
 }
 
-// appID is the id of the app that authenticated the request; every handler behind
-// authenticate has one.
-func appID(c *fiber.Ctx) string { return currentApp(c).ID }
+// appID is the id of the app the request acts as; the routes that need one are behind requireApp.
+func appID(c *fiber.Ctx) string { return currentPrincipal(c).AppID }
+
+// organizationID is the id of the organization of the request's credentials.
+func organizationID(c *fiber.Ctx) string { return currentPrincipal(c).OrganizationID }
+
+// requireApp admits a request that acts as an app: app credentials, or organization credentials
+// with the Api-App-Id header.
+func (h *handler) requireApp(c *fiber.Ctx) error {
+	if appID(c) == "" {
+		return payouts.Errorf(payouts.EForbidden,
+			"Organization credentials act on an app's objects only with the Api-App-Id header naming the app.")
+	}
+	return c.Next()
+}
+
+// requireOrganization admits a request made with organization credentials.
+func (h *handler) requireOrganization(c *fiber.Ctx) error {
+	if !currentPrincipal(c).Organization {
+		return payouts.Errorf(payouts.EForbidden, "This endpoint takes organization credentials.")
+	}
+	return c.Next()
+}
+
+// pathApp lets organization credentials act as the app named by the path's app_id; for app
+// credentials the handler checks the id against their app.
+func (h *handler) pathApp(c *fiber.Ctx) error {
+	p := currentPrincipal(c)
+	if !p.Organization {
+		return c.Next()
+	}
+	acting, err := h.svc.ActAs(c.UserContext(), *p, c.Params("app_id"))
+	if err != nil {
+		return err
+	}
+	c.Locals(principalKey{}, acting)
+	return c.Next()
+}

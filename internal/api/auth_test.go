@@ -109,8 +109,8 @@ func TestAnotherAppsIDs(t *testing.T) {
 		for mine, other := range theirs {
 			path = strings.ReplaceAll(path, mine, other)
 		}
-		if path == r.path {
-			continue // names no object
+		if path == r.path || strings.HasPrefix(path, "/v2/organization-transfers") {
+			continue // names no object of an app (organizations have their own tests)
 		}
 		t.Run(r.method+" "+r.path, func(t *testing.T) {
 			call{method: r.method, path: path, body: validBody(r), status: http.StatusNotFound, code: payouts.ENotFound}.do(t, w.env)

@@ -188,7 +188,7 @@ func userBody() map[string]any {
 }
 
 // createUser makes a user of the app with creds through the API.
-func createUser(t *testing.T, env *servicetest.Env, creds payouts.Credentials) payouts.User {
+func createUser(t testing.TB, env *servicetest.Env, creds payouts.Credentials) payouts.User {
 	t.Helper()
 	resp := env.DoAs(t, creds, "POST", "/v2/users", userBody())
 	if resp.Status != http.StatusCreated {
@@ -200,7 +200,7 @@ func createUser(t *testing.T, env *servicetest.Env, creds payouts.Credentials) p
 }
 
 // deposit funds the app with creds.
-func deposit(t *testing.T, env *servicetest.Env, creds payouts.Credentials, amount int64) payouts.Transfer {
+func deposit(t testing.TB, env *servicetest.Env, creds payouts.Credentials, amount int64) payouts.Transfer {
 	t.Helper()
 	resp := env.DoAs(t, creds, "POST", "/v2/apps/"+creds.AppID+"/deposit", map[string]any{"amount": amount})
 	if resp.Status != http.StatusOK {

@@ -29,3 +29,15 @@ func (h *handler) reviewTransfer(c *fiber.Ctx) error {
 	}
 	return c.JSON(t)
 }
+
+func (h *handler) sendPayout(c *fiber.Ctx) error {
+	var req payouts.SendPayoutRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	r, err := h.svc.SendPayout(c.UserContext(), appID(c), req)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(r)
+}

@@ -3,43 +3,69 @@ package api
 import "github.com/gofiber/fiber/v2"
 
 // routes lists every route of the API. The app is mounted at /api, so these read /api/v2/...;
-// a trailing slash is accepted (Fiber's routing is not strict).
+// a trailing slash is accepted (Fiber's routing is not strict), and repeated slashes are one.
+//
+// Each route says who may call it: app is an app's credentials, or an organization's acting as
+// one of its apps (Api-App-Id); org is an organization's credentials; pathApp lets an
+// organization act as the app of an /apps/{app_id} path.
 func (h *handler) routes(r fiber.Router) {
 	v2 := r.Group("/v2", h.authenticate)
+	app, org, pathApp := h.requireApp, h.requireOrganization, h.pathApp
 
-	v2.Get("/apps/:app_id", h.getApp)
-	v2.Post("/apps/:app_id/deposit", h.deposit)
-	v2.Get("/apps/:app_id/stats", h.appStats)
+	v2.Post("/apps", org, h.createApp)
+	v2.Get("/apps", org, h.listApps)
+	v2.Get("/apps/:app_id", pathApp, h.getApp)
+	v2.Post("/apps/:app_id/deposit", pathApp, h.deposit)
+	v2.Get("/apps/:app_id/stats", pathApp, h.appStats)
+	v2.Post("/apps/:app_id/withdraw", pathApp, h.withdraw)
+	v2.Put("/apps/:app_id/ach-account", pathApp, h.setACHAccount)
+	v2.Get("/apps/:app_id/ach-account", pathApp, h.getACHAccount)
+	v2.Put("/apps/:app_id/compliance", pathApp, h.setAppCompliance)
+	v2.Get("/apps/:app_id/compliance", pathApp, h.getAppCompliance)
 
-	v2.Post("/users", h.createUser)
-	v2.Get("/users", h.listUsers)
-	v2.Get("/users/:user_id", h.getUser)
-	v2.Patch("/users/:user_id", h.updateUser)
-	v2.Delete("/users/:user_id", h.deleteUser)
-	v2.Post("/users/:user_id/send-verification-token", h.sendVerificationToken)
-	v2.Post("/users/:user_id/verify", h.verifyUser)
+	v2.Post("/organization-transfers", org, h.createOrganizationTransfer)
+	v2.Get("/organization-transfers", org, h.listOrganizationTransfers)
+	v2.Get("/organization-transfers/:transfer_id", org, h.getOrganizationTransfer)
 
-	v2.Put("/users/:user_id/payout-methods", h.addPayoutMethod)
-	v2.Get("/users/:user_id/payout-methods", h.listPayoutMethods)
+	v2.Post("/users", app, h.createUser)
+	v2.Get("/users", app, h.listUsers)
+	v2.Get("/users/:user_id", app, h.getUser)
+	v2.Patch("/users/:user_id", app, h.updateUser)
+	v2.Delete("/users/:user_id", app, h.deleteUser)
+	v2.Post("/users/:user_id/send-verification-token", app, h.sendVerificationToken)
+	v2.Post("/users/:user_id/verify", app, h.verifyUser)
 
-	v2.Put("/users/:user_id/compliance", h.submitCompliance)
+	v2.Put("/users/:user_id/payout-methods", app, h.addPayoutMethod)
+	v2.Get("/users/:user_id/payout-methods", app, h.listPayoutMethods)
 
-	v2.Post("/transfers", h.createTransfer)
-	v2.Get("/transfers", h.listTransfers)
-	v2.Get("/transfers/:transfer_id", h.getTransfer)
-	v2.Post("/transfers/:transfer_id/review", h.reviewTransfer)
+	v2.Put("/users/:user_id/compliance", app, h.submitCompliance)
 
-	v2.Post("/payouts", h.createPayout)
+	v2.Post("/transfers", app, h.createTransfer)
+	v2.Get("/transfers", app, h.listTransfers)
+	v2.Get("/transfers/:transfer_id", app, h.getTransfer)
+	v2.Post("/transfers/:transfer_id/review", app, h.reviewTransfer)
 
-	v2.Post("/payout-links", h.createPayoutLink)
-	v2.Get("/payout-links", h.listPayoutLinks)
-	v2.Get("/payout-links/:link_id", h.getPayoutLink)
-	v2.Delete("/payout-links/:link_id", h.cancelPayoutLink)
+	v2.Post("/transfer-batches", app, h.createTransferBatch)
+	v2.Get("/transfer-batches", app, h.listTransferBatches)
+	v2.Get("/transfer-batches/:batch_id", app, h.getTransferBatch)
 
-	v2.Post("/flows", h.createFlow)
-	v2.Get("/flows", h.listFlows)
-	v2.Get("/flows/:flow_id", h.getFlow)
+	v2.Post("/payouts", app, h.createPayout)
+	v2.Post("/payouts/send-payout", app, h.sendPayout)
 
-	v2.Get("/transactions", h.listTransactions)
-	v2.Get("/transactions/:transaction_id", h.getTransaction)
+	v2.Post("/payout-requests", app, h.createPayoutRequest)
+	v2.Get("/payout-requests", app, h.listPayoutRequests)
+	v2.Get("/payout-requests/:request_id", app, h.getPayoutRequest)
+	v2.Post("/payout-requests/:request_id/review", app, h.reviewPayoutRequest)
+
+	v2.Post("/payout-links", app, h.createPayoutLink)
+	v2.Get("/payout-links", app, h.listPayoutLinks)
+	v2.Get("/payout-links/:link_id", app, h.getPayoutLink)
+	v2.Delete("/payout-links/:link_id", app, h.cancelPayoutLink)
+
+	v2.Post("/flows", app, h.createFlow)
+	v2.Get("/flows", app, h.listFlows)
+	v2.Get("/flows/:flow_id", app, h.getFlow)
+
+	v2.Get("/transactions", app, h.listTransactions)
+	v2.Get("/transactions/:transaction_id", app, h.getTransaction)
 }

@@ -256,5 +256,22 @@ func (s *Server) EnsureApp(ctx context.Context, name string) (creds payouts.Cred
 	return creds, err == nil, err
 }
 
+// EnsureOrganization creates an organization called name when there is none yet, puts every app
+// in it, and returns its credentials with created = true; the key is shown only now. When an
+// organization exists it returns created = false and the first one's id and name only.
+func (s *Server) EnsureOrganization(ctx context.Context, name string) (creds payouts.Credentials, created bool, err error) {
+	orgs, err := s.service.Organizations(ctx)
+	if err != nil || len(orgs) > 0 {
+		if len(orgs) > 0 {
+			creds = payouts.Credentials{AppID: orgs[0].ID, Name: orgs[0].Name}
+		}
+		return creds, false, err
+	}
+	if creds, err = s.service.CreateOrganization(ctx, name); err != nil {
+		return creds, false, err
+	}
+	return creds, true, s.service.AdoptApps(ctx, creds.AppID)
+}
+
 // Close closes the database.
 func (s *Server) Close() error { return s.store.Close() }

@@ -16,24 +16,36 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// CreateApp makes an app with fresh API credentials. The key is returned once and stored hashed.
+// CreateApp makes an app with fresh API credentials in the first organization (none when there
+// is no organization yet). The key is returned once and stored hashed.
 func (s *Service) CreateApp(ctx context.Context, name string) (payouts.Credentials, error) {
-	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 100 {
-		return payouts.Credentials{}, payouts.FieldError("name", "must be 1 to 100 characters")
+	orgs, err := s.store.ListOrganizations(ctx)
+	if err != nil {
+		return payouts.Credentials{}, err
+	}
+	rec := &AppRecord{Kind: KindApp, Name: name, Status: payouts.AppApproved}
+	if len(orgs) > 0 {
+		rec.OrganizationID = orgs[0].ID
+	}
+	return s.createTenant(ctx, rec)
+}
+
+// createTenant stores an app or an organization with fresh credentials and opens its wallet.
+func (s *Service) createTenant(ctx context.Context, rec *AppRecord) (payouts.Credentials, error) {
+	rec.Name = strings.TrimSpace(rec.Name)
+	if err := (payouts.CreateAppRequest{Name: rec.Name, Metadata: rec.Metadata}).Validate(); err != nil {
+		return payouts.Credentials{}, err
 	}
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	key := "sk_" + base64.RawURLEncoding.EncodeToString(secret)
-	rec := AppRecord{
-		ID:       uuid.NewString(),
-		Name:     name,
-		ClientID: "ck_" + strings.ReplaceAll(uuid.NewString(), "-", ""),
-		KeyHash:  hashKey(key),
-		Created:  s.now(),
-	}
+	rec.ID = uuid.NewString()
+	rec.ClientID = "ck_" + strings.ReplaceAll(uuid.NewString(), "-", "")
+	rec.KeyHash = hashKey(key)
+	rec.Metadata = payouts.NormalizeMetadata(rec.Metadata)
+	rec.Created = s.now()
 	err := s.store.InTx(ctx, func(q Queries) error {
-		if err := q.CreateApp(ctx, &rec); err != nil {
+		if err := q.CreateApp(ctx, rec); err != nil {
 			return err
 		}
 		_, err := q.EnsureAccount(ctx, rec.ID, ledger.AppWallet, "")
@@ -50,8 +62,17 @@ func hashKey(key string) []byte {
 	return h[:]
 }
 
-// Authenticate returns the app whose credentials these are.
-func (s *Service) Authenticate(ctx context.Context, clientID, apiKey string) (*payouts.App, error) {
+// Principal is who a request authenticated as: an app (AppID), or an organization
+// (Organization true), which acts as one of its apps when it names one.
+type Principal struct {
+	AppID          string
+	OrganizationID string
+	Organization   bool
+}
+
+// Authenticate returns the principal whose credentials these are. actAs, when not empty, names
+// the app an organization acts as (the Api-App-Id header); an app may name only itself.
+func (s *Service) Authenticate(ctx context.Context, clientID, apiKey, actAs string) (*Principal, error) {
 	unauthorized := payouts.Errorf(payouts.EUnauthorized, "Invalid API credentials.")
 	if clientID == "" || apiKey == "" || len(clientID) > 200 || len(apiKey) > 200 {
 		return nil, unauthorized
@@ -68,10 +89,20 @@ func (s *Service) Authenticate(ctx context.Context, clientID, apiKey string) (*p
 	if subtle.ConstantTimeCompare(hashKey(apiKey), rec.KeyHash) != 1 {
 		return nil, unauthorized
 	}
-	return &payouts.App{ID: rec.ID, Name: rec.Name, Created: payouts.NewTime(rec.Created)}, nil
+	if rec.Kind == KindApp {
+		if actAs != "" && actAs != rec.ID {
+			return nil, payouts.Errorf(payouts.EForbidden, "App credentials act only as their own app.")
+		}
+		return &Principal{AppID: rec.ID, OrganizationID: rec.OrganizationID}, nil
+	}
+	p := &Principal{OrganizationID: rec.ID, Organization: true}
+	if actAs == "" {
+		return p, nil
+	}
+	return s.ActAs(ctx, *p, actAs)
 }
 
-// GetApp returns the app with its wallet. An app can read only itself.
+// GetApp returns the app with its wallet and metrics. An app can read only itself.
 func (s *Service) GetApp(ctx context.Context, appID, id string) (*payouts.App, error) {
 	if id != appID {
 		return nil, notFound("app")
@@ -80,22 +111,43 @@ func (s *Service) GetApp(ctx context.Context, appID, id string) (*payouts.App, e
 	if err != nil {
 		return nil, orNotFound(err, "app")
 	}
-	w, err := s.wallet(ctx, s.store, appID, ledger.AppWallet, "")
+	return s.appOf(ctx, rec)
+}
+
+// appOf reads an app's wallet and metrics.
+func (s *Service) appOf(ctx context.Context, rec *AppRecord) (*payouts.App, error) {
+	w, err := s.wallet(ctx, s.store, rec.ID, ledger.AppWallet, "")
 	if err != nil {
 		return nil, err
 	}
-	return &payouts.App{ID: rec.ID, Name: rec.Name, Wallet: w, Created: payouts.NewTime(rec.Created)}, nil
+	users, out, err := s.store.AppMetrics(ctx, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &payouts.App{ID: rec.ID, Name: rec.Name, Status: rec.Status, Metadata: rec.Metadata, Wallet: w,
+		Created: payouts.NewTime(rec.Created), OrganizationID: rec.OrganizationID,
+		Metrics: payouts.AppMetrics{WalletBalance: w.Amount.Decimal(), MoneyOut: out.Decimal(), ConnectedUsers: users}}, nil
 }
 
 // Apps lists every app, for operators' tools and the settlement worker.
 func (s *Service) Apps(ctx context.Context) ([]payouts.App, error) {
-	recs, err := s.store.ListApps(ctx)
+	return s.tenants(ctx, s.store.ListApps)
+}
+
+// Organizations lists every organization, for operators' tools and the ledger checks.
+func (s *Service) Organizations(ctx context.Context) ([]payouts.App, error) {
+	return s.tenants(ctx, s.store.ListOrganizations)
+}
+
+func (s *Service) tenants(ctx context.Context, list func(context.Context) ([]AppRecord, error)) ([]payouts.App, error) {
+	recs, err := list(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]payouts.App, len(recs))
 	for i, r := range recs {
-		out[i] = payouts.App{ID: r.ID, Name: r.Name, Created: payouts.NewTime(r.Created)}
+		out[i] = payouts.App{ID: r.ID, Name: r.Name, Status: r.Status, Metadata: r.Metadata,
+			Created: payouts.NewTime(r.Created), OrganizationID: r.OrganizationID}
 	}
 	return out, nil
 }

@@ -24,55 +24,60 @@ const IdempotencyWindow = 24 * time.Hour
 // with another body is refused.
 func (s *Service) idempotent(ctx context.Context, appID, op, key string, req any, sameKeyAnyBody bool,
 	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
+	var hash string
+	if key != "" {
+		if !payouts.ValidID(key) {
+			return "", false, payouts.FieldError("idempotency_key", "must be a UUID")
+		}
+		if hash, err = requestHash(op, req); err != nil {
+			return "", false, err
+		}
+	}
+	err = s.store.InTx(ctx, func(q Queries) error {
+		id, replayed, err = s.idempotentIn(ctx, q, appID, op, key, hash, sameKeyAnyBody, create)
+		return err
+	})
+	return id, replayed, err
+}
+
+// idempotentIn is idempotent inside the open transaction q, for a request already fingerprinted
+// (hash); a batch runs many of them in one transaction.
+func (s *Service) idempotentIn(ctx context.Context, q Queries, appID, op, key, hash string, sameKeyAnyBody bool,
+	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
 	if key == "" {
-		err = s.store.InTx(ctx, func(q Queries) error {
-			id, err = create(q)
-			return err
-		})
+		id, err = create(q)
 		return id, false, err
 	}
-	if !payouts.ValidID(key) {
-		return "", false, payouts.FieldError("idempotency_key", "must be a UUID")
-	}
-	hash, err := requestHash(op, req)
+	now := s.now()
+	rec := &IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash, Created: now}
+	prior, err := q.ClaimIdempotencyKey(ctx, rec)
 	if err != nil {
 		return "", false, err
 	}
-	err = s.store.InTx(ctx, func(q Queries) error {
-		now := s.now()
-		rec := &IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash, Created: now}
-		prior, err := q.ClaimIdempotencyKey(ctx, rec)
-		if err != nil {
-			return err
+	if prior != nil && now.Sub(prior.Created) >= IdempotencyWindow {
+		// Expired: forget it and take the key afresh.
+		if err := q.ReleaseIdempotencyKey(ctx, appID, key); err != nil {
+			return "", false, err
 		}
-		if prior != nil && now.Sub(prior.Created) >= IdempotencyWindow {
-			// Expired: forget it and take the key afresh.
-			if err := q.ReleaseIdempotencyKey(ctx, appID, key); err != nil {
-				return err
-			}
-			if prior, err = q.ClaimIdempotencyKey(ctx, rec); err != nil {
-				return err
-			}
+		if prior, err = q.ClaimIdempotencyKey(ctx, rec); err != nil {
+			return "", false, err
 		}
-		if prior != nil {
-			switch {
-			case prior.Operation != op || (!sameKeyAnyBody && prior.RequestHash != hash):
-				return payouts.Errorf(payouts.EIdempotencyReused,
-					"This idempotency key was already used with a different request.")
-			case prior.ResourceID == "":
-				return payouts.Errorf(payouts.EResourceBusy,
-					"A request with this idempotency key is still being processed.")
-			}
-			id, replayed = prior.ResourceID, true
-			return nil
+	}
+	if prior != nil {
+		switch {
+		case prior.Operation != op || (!sameKeyAnyBody && prior.RequestHash != hash):
+			return "", false, payouts.Errorf(payouts.EIdempotencyReused,
+				"This idempotency key was already used with a different request.")
+		case prior.ResourceID == "":
+			return "", false, payouts.Errorf(payouts.EResourceBusy,
+				"A request with this idempotency key is still being processed.")
 		}
-		id, err = create(q)
-		if err != nil {
-			return err
-		}
-		return q.FinishIdempotencyKey(ctx, appID, key, id)
-	})
-	return id, replayed, err
+		return prior.ResourceID, true, nil
+	}
+	if id, err = create(q); err != nil {
+		return "", false, err
+	}
+	return id, false, q.FinishIdempotencyKey(ctx, appID, key, id)
 }
 
 // requestHash fingerprints a request without its idempotency key.

@@ -19,6 +19,7 @@ type book struct {
 	appName string
 	now     func() payouts.Time
 	kinds   map[int64]ledger.Kind
+	wallet  *party // the app's wallet once resolved: it is made with the app, so no rollback undoes it
 }
 
 func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, error) {
@@ -28,6 +29,16 @@ func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, err
 	}
 	return &book{q: q, appID: appID, appName: app.Name, kinds: map[int64]ledger.Kind{},
 		now: func() payouts.Time { return payouts.NewTime(s.now()) }}, nil
+}
+
+// appBook is s.book with the app's wallet resolved, the side most movements start or end at.
+func (s *Service) appBook(ctx context.Context, q Queries, appID string) (*book, party, error) {
+	b, err := s.book(ctx, q, appID)
+	if err != nil {
+		return nil, party{}, err
+	}
+	app, err := b.app(ctx)
+	return b, app, err
 }
 
 // party is one side of a posting: an account and how the transaction line names it.
@@ -47,7 +58,14 @@ func (b *book) account(ctx context.Context, kind ledger.Kind, ref, name, userID 
 }
 
 func (b *book) app(ctx context.Context) (party, error) {
-	return b.account(ctx, ledger.AppWallet, "", b.appName, "")
+	if b.wallet != nil {
+		return *b.wallet, nil
+	}
+	p, err := b.account(ctx, ledger.AppWallet, "", b.appName, "")
+	if err == nil {
+		b.wallet = &p
+	}
+	return p, err
 }
 
 func (b *book) user(ctx context.Context, u *payouts.User) (party, error) {
@@ -131,8 +149,9 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 	return recs, nil
 }
 
-// CheckLedger verifies the invariants of an app's ledger: every account's totals match its
-// postings, balances sum to zero, and no wallet is below zero. Tests call it after every scenario.
+// CheckLedger verifies the invariants of an app's or an organization's ledger: every account's
+// totals match its postings, balances sum to zero, no wallet is below zero, and an organization's
+// transfers with each app left both ledgers agreeing. Tests call it after every scenario.
 func (s *Service) CheckLedger(ctx context.Context, appID string) error {
 	accounts, postings, err := s.store.LedgerSnapshot(ctx, appID)
 	if err != nil {
@@ -145,7 +164,7 @@ func (s *Service) CheckLedger(ctx context.Context, appID string) error {
 		}
 		return fmt.Errorf("ledger of app %s: %s", appID, strings.Join(msgs, "; "))
 	}
-	return nil
+	return s.checkOrganizationMirrors(ctx, appID)
 }
 
 // transactionOf turns a posting into the API's transaction.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/disburse/disburse/payouts"
@@ -54,7 +55,7 @@ type payoutOrder struct {
 // is held for review. The caller runs submitNow once its transaction has committed.
 func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*TransferRecord, error) {
 	user := o.user
-	if user.Compliance.MustCollect1099 && !user.Compliance.Collected1099 && !user.Compliance.W8BENCollected {
+	if needsW9(user) {
 		return nil, payouts.Errorf(payouts.EUserInfoMissing,
 			"The user has been paid past the 1099 threshold this year; collect their W-9 before paying out.")
 	}
@@ -163,4 +164,68 @@ func (s *Service) payoutMethod(ctx context.Context, q Queries, user *UserRecord,
 		return nil, payouts.Errorf(payouts.EUserInfoMissing, "The user has no default payout method.")
 	}
 	return nil, payouts.Errorf(payouts.EUserInfoMissing, "The user has no %s payout method saved.", platform)
+}
+
+// needsW9 reports whether the user was paid past the 1099 threshold without a tax form on file:
+// such a user is paid out only after giving one.
+func needsW9(user *UserRecord) bool {
+	c := user.Compliance
+	return c.MustCollect1099 && !c.Collected1099 && !c.W8BENCollected
+}
+
+// SendPayout pays a known user with a default payout method at once, the app funding the payout;
+// anyone else gets a payout link. The answer says which happened.
+func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.SendPayoutRequest) (*payouts.SentPayoutResult, error) {
+	link, extra, err := s.validatePayoutLink(&req)
+	if err != nil {
+		return nil, err
+	}
+	var kind string
+	id, _, err := s.idempotent(ctx, appID, "send-payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+		var id string
+		kind, id, err = s.sendPayout(ctx, q, appID, req, link, extra)
+		return kind + ":" + id, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	kind, id, _ = strings.Cut(id, ":") // a replay learns what the first request did
+	if kind == payouts.SentPayout {
+		s.submitNow(ctx, appID, id)
+	}
+	return s.sentPayout(ctx, appID, kind, id)
+}
+
+// sendPayout pays or links inside q and returns what it did (payouts.SentPayout or
+// payouts.SentPayoutLink) and the id of the transfer or link.
+func (s *Service) sendPayout(ctx context.Context, q Queries, appID string, req payouts.SendPayoutRequest,
+	link *PayoutLinkRecord, extra linkExtras) (kind, id string, err error) {
+	if req.UserID != "" && !req.ForceCollectComplianceInfo && len(req.AdditionalSteps) == 0 {
+		user, err := s.getUser(ctx, q, appID, req.UserID)
+		if err != nil {
+			return "", "", err
+		}
+		if _, err := s.payoutMethod(ctx, q, user, payouts.PlatformDefault, ""); err == nil && !needsW9(user) {
+			t, err := s.payout(ctx, q, payoutOrder{user: user, amount: link.Amount, platform: payouts.PlatformDefault,
+				fund: true, feeParty: req.PayoutFeeParty, taxExempt: req.TaxExempt, metadata: link.Metadata,
+				idempotencyKey: req.IdempotencyKey})
+			if err != nil {
+				return "", "", err
+			}
+			return payouts.SentPayout, t.ID, nil
+		}
+	}
+	id, err = s.issuePayoutLink(ctx, q, appID, req.UserID, link, extra)
+	return payouts.SentPayoutLink, id, err
+}
+
+func (s *Service) sentPayout(ctx context.Context, appID, kind, id string) (*payouts.SentPayoutResult, error) {
+	out := &payouts.SentPayoutResult{Type: kind}
+	var err error
+	if kind == payouts.SentPayout {
+		out.Transfer, err = s.GetTransfer(ctx, appID, id)
+	} else {
+		out.PayoutLink, err = s.GetPayoutLink(ctx, appID, id)
+	}
+	return out, err
 }

@@ -19,69 +19,71 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 		return nil, false, err
 	}
 	id, replayed, err := s.idempotent(ctx, appID, "payout-link", req.IdempotencyKey, req, true, func(q Queries) (string, error) {
-		link.AppID = appID
-		if req.UserID != "" {
-			user, err := s.getUser(ctx, q, appID, req.UserID)
-			if err != nil {
-				return "", err
-			}
-			link.UserID = &user.ID
-			if link.Payee == (payouts.Payee{}) {
-				link.Payee = payouts.Payee{FirstName: user.FirstName, LastName: user.LastName, Email: user.Email,
-					CountryCode: user.PhoneNumber.CountryCode, PhoneNumber: user.PhoneNumber.PhoneNumber}
-			}
-		}
-		if err := checkDeliveryContact(link); err != nil {
-			return "", err
-		}
-		b, err := s.book(ctx, q, appID)
-		if err != nil {
-			return "", err
-		}
-		app, err := b.app(ctx)
-		if err != nil {
-			return "", err
-		}
-		escrow, err := b.escrow(ctx)
-		if err != nil {
-			return "", err
-		}
-		// The reservation is a balance transfer from the app, pending until the link is claimed
-		// (then it completes to the payee) or cancelled (then it fails and the money returns).
-		t := s.newTransfer(appID, payouts.TransferBalance, -link.Amount, nil)
-		t.Status, t.PayoutLinkID, t.TaxExempt = payouts.TransferPending, &link.ID, link.TaxExempt
-		if err := q.CreateTransfer(ctx, t); err != nil {
-			return "", err
-		}
-		if _, err := b.move(ctx, t.ID, []line{{from: app, to: escrow, amount: link.Amount, typ: payouts.TransactionBalance, pending: true}}, nil); err != nil {
-			return "", err
-		}
-		steps := []string{payouts.StepPayout}
-		if link.ForceCompliance {
-			steps = append(steps, payouts.StepCompliance)
-		}
-		for _, st := range extra.steps {
-			if !slices.Contains(steps, st) {
-				steps = append(steps, st)
-			}
-		}
-		ordered, _ := payouts.StepOrder(toSteps(steps, extra.redirect))
-		f := s.newFlow(appID, ordered, extra.redirect, nil)
-		f.PayoutLinkID, f.UserID = &link.ID, link.UserID
-		if err := q.CreateFlow(ctx, f); err != nil {
-			return "", err
-		}
-		link.FlowID, link.TransferID = &f.ID, &t.ID
-		if err := q.CreatePayoutLink(ctx, link); err != nil {
-			return "", err
-		}
-		return link.ID, nil
+		return s.issuePayoutLink(ctx, q, appID, req.UserID, link, extra)
 	})
 	if err != nil {
 		return nil, false, err
 	}
 	out, err := s.GetPayoutLink(ctx, appID, id)
 	return out, replayed, err
+}
+
+// issuePayoutLink reserves the link's amount from the app's wallet inside q and stores the link
+// with its flow, for the user userID when not empty.
+func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID string, link *PayoutLinkRecord, extra linkExtras) (string, error) {
+	link.AppID = appID
+	if userID != "" {
+		user, err := s.getUser(ctx, q, appID, userID)
+		if err != nil {
+			return "", err
+		}
+		link.UserID = &user.ID
+		if link.Payee == (payouts.Payee{}) {
+			link.Payee = payouts.Payee{FirstName: user.FirstName, LastName: user.LastName, Email: user.Email,
+				CountryCode: user.PhoneNumber.CountryCode, PhoneNumber: user.PhoneNumber.PhoneNumber}
+		}
+	}
+	if err := checkDeliveryContact(link); err != nil {
+		return "", err
+	}
+	b, app, err := s.appBook(ctx, q, appID)
+	if err != nil {
+		return "", err
+	}
+	escrow, err := b.escrow(ctx)
+	if err != nil {
+		return "", err
+	}
+	// The reservation is a balance transfer from the app, pending until the link is claimed
+	// (then it completes to the payee) or cancelled (then it fails and the money returns).
+	t := s.newTransfer(appID, payouts.TransferBalance, -link.Amount, nil)
+	t.Status, t.PayoutLinkID, t.TaxExempt = payouts.TransferPending, &link.ID, link.TaxExempt
+	if err := q.CreateTransfer(ctx, t); err != nil {
+		return "", err
+	}
+	if _, err := b.move(ctx, t.ID, []line{{from: app, to: escrow, amount: link.Amount, typ: payouts.TransactionBalance, pending: true}}, nil); err != nil {
+		return "", err
+	}
+	steps := []string{payouts.StepPayout}
+	if link.ForceCompliance {
+		steps = append(steps, payouts.StepCompliance)
+	}
+	for _, st := range extra.steps {
+		if !slices.Contains(steps, st) {
+			steps = append(steps, st)
+		}
+	}
+	ordered, _ := payouts.StepOrder(toSteps(steps, extra.redirect))
+	f := s.newFlow(appID, ordered, extra.redirect, nil)
+	f.PayoutLinkID, f.UserID = &link.ID, link.UserID
+	if err := q.CreateFlow(ctx, f); err != nil {
+		return "", err
+	}
+	link.FlowID, link.TransferID = &f.ID, &t.ID
+	if err := q.CreatePayoutLink(ctx, link); err != nil {
+		return "", err
+	}
+	return link.ID, nil
 }
 
 func toSteps(names []string, redirect string) []payouts.Step {

@@ -17,13 +17,32 @@ var ErrNoRecord = errors.New("no such record")
 // ErrOverdraft is what a store answers when a guarded account would go below zero.
 var ErrOverdraft = errors.New("overdraft")
 
-// AppRecord is an app with its hashed API key.
+// Kinds of AppRecord: an organization is kept as an app is, with credentials and a ledger of its
+// own, so that its wallet is an ordinary ledger account.
+const (
+	KindApp          = "app"
+	KindOrganization = "organization"
+)
+
+// AppRecord is an app, or an organization, with its hashed API key and sealed secrets.
 type AppRecord struct {
-	ID       string
-	Name     string
-	ClientID string
-	KeyHash  []byte // SHA-256 of the API key: keys are long random strings, so a fast hash is enough
-	Created  time.Time
+	ID             string
+	Kind           string
+	OrganizationID string // an app's organization; "" for an organization or an app made before them
+	Name           string
+	ClientID       string
+	KeyHash        []byte // SHA-256 of the API key: keys are long random strings, so a fast hash is enough
+	Status         payouts.AppStatus
+	Metadata       payouts.Metadata
+	Seq            int64
+	Created        time.Time
+
+	// The bank account withdrawals go to, and the business's compliance details as sealed JSON.
+	BankRouting      string
+	BankAccountType  payouts.AccountType
+	BankLast4        string
+	BankSealed       []byte
+	ComplianceSealed []byte
 }
 
 // UserRecord is a user as stored, with wallet and ledger bits filled in by reads.
@@ -117,4 +136,37 @@ type MessageRecord struct {
 	Subject string
 	Body    string
 	Created time.Time
+}
+
+// OrganizationTransferRecord is an organization transfer as stored.
+type OrganizationTransferRecord struct {
+	payouts.OrganizationTransfer
+	Seq            int64
+	IdempotencyKey string
+}
+
+// PayoutRequestRecord is a payout request as stored; the service embeds its user and link.
+type PayoutRequestRecord struct {
+	payouts.PayoutRequest
+	AppID        string
+	Seq          int64
+	UserID       *string
+	PayoutLinkID *string
+	Updated      time.Time
+}
+
+// TransferBatchRecord is a transfer batch with its items.
+type TransferBatchRecord struct {
+	payouts.TransferBatch
+	AppID          string
+	Seq            int64
+	IdempotencyKey string
+	Updated        time.Time
+}
+
+// BatchItemOutcome is what one item of a batch made: TransferID, or Error.
+type BatchItemOutcome struct {
+	Position   int
+	TransferID string
+	Error      string
 }

@@ -32,49 +32,49 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := svc.Authenticate(ctx, cred.ClientID, cred.APIKey)
+	app, err := svc.Authenticate(ctx, cred.ClientID, cred.APIKey, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := svc.CreateUser(ctx, app.ID, payouts.CreateUserRequest{FirstName: "Ada", LastName: "L", Email: "ada@example.com", CountryCode: "1", PhoneNumber: "5555550100"})
+	u, err := svc.CreateUser(ctx, app.AppID, payouts.CreateUserRequest{FirstName: "Ada", LastName: "L", Email: "ada@example.com", CountryCode: "1", PhoneNumber: "5555550100"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Deposit(ctx, app.ID, app.ID, payouts.DepositRequest{Amount: 10000}); err != nil {
+	if _, err := svc.Deposit(ctx, app.AppID, app.AppID, payouts.DepositRequest{Amount: 10000}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := svc.CreateTransfer(ctx, app.ID, payouts.CreateTransferRequest{UserID: u.ID, Amount: -2500})
+	tr, err := svc.CreateTransfer(ctx, app.AppID, payouts.CreateTransferRequest{UserID: u.ID, Amount: -2500})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", tr)
-	_, err = svc.CreateTransfer(ctx, app.ID, payouts.CreateTransferRequest{UserID: u.ID, Amount: 999999})
+	_, err = svc.CreateTransfer(ctx, app.AppID, payouts.CreateTransferRequest{UserID: u.ID, Amount: 999999})
 	if payouts.ErrorCode(err) != payouts.EInsufficientFunds {
 		t.Fatalf("want insufficient, got %v", err)
 	}
-	got, _ := svc.GetUser(ctx, app.ID, u.ID)
+	got, _ := svc.GetUser(ctx, app.AppID, u.ID)
 	if got.Wallet.Amount != 2500 {
 		t.Fatalf("wallet %+v", got.Wallet)
 	}
-	if err := svc.CheckLedger(ctx, app.ID); err != nil {
+	if err := svc.CheckLedger(ctx, app.AppID); err != nil {
 		t.Fatal(err)
 	}
-	m, err := svc.AddPayoutMethod(ctx, app.ID, u.ID, payouts.AddPayoutMethodRequest{Platform: "ach", RoutingNumber: "011000015", AccountNumber: "123456789", AccountType: "checking"})
+	m, err := svc.AddPayoutMethod(ctx, app.AppID, u.ID, payouts.AddPayoutMethodRequest{Platform: "ach", RoutingNumber: "011000015", AccountNumber: "123456789", AccountType: "checking"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%+v", m)
-	l, err := svc.ListTransfers(ctx, app.ID, payouts.Page{}, payouts.TransferFilter{})
+	l, err := svc.ListTransfers(ctx, app.AppID, payouts.Page{}, payouts.TransferFilter{})
 	if err != nil || len(l.Data) != 2 {
 		t.Fatal(err, l)
 	}
-	txs, err := svc.ListTransactions(ctx, app.ID, payouts.Page{}, payouts.TransactionFilter{UserID: u.ID})
+	txs, err := svc.ListTransactions(ctx, app.AppID, payouts.Page{}, payouts.TransactionFilter{UserID: u.ID})
 	if err != nil || len(txs.Data) != 1 {
 		t.Fatal(err, txs)
 	}
-	if err := svc.SubmitCompliance(ctx, app.ID, u.ID, payouts.ComplianceRequest{W9: &payouts.W9{EntityType: "individual", FirstName: "A", LastName: "L", DateOfBirth: "1990-01-01", TIN: "123456789", Address: payouts.Address{Line1: "1 Main", City: "X", State: "CA", Country: "US", Postcode: "94000"}}}); err != nil {
+	if err := svc.SubmitCompliance(ctx, app.AppID, u.ID, payouts.ComplianceRequest{W9: &payouts.W9{EntityType: "individual", FirstName: "A", LastName: "L", DateOfBirth: "1990-01-01", TIN: "123456789", Address: payouts.Address{Line1: "1 Main", City: "X", State: "CA", Country: "US", Postcode: "94000"}}}); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = svc.GetUser(ctx, app.ID, u.ID)
+	got, _ = svc.GetUser(ctx, app.AppID, u.ID)
 	t.Logf("%+v", got)
 }

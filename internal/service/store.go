@@ -25,6 +25,11 @@ type Queries interface {
 	GetApp(ctx context.Context, id string) (*AppRecord, error)
 	AppByClientID(ctx context.Context, clientID string) (*AppRecord, error)
 	ListApps(ctx context.Context) ([]AppRecord, error)
+	ListOrganizations(ctx context.Context) ([]AppRecord, error)
+	ListOrganizationApps(ctx context.Context, orgID string, page payouts.Page) ([]AppRecord, bool, error)
+	UpdateApp(ctx context.Context, a *AppRecord) error
+	// AppMetrics counts an app's users and sums what left it on rails.
+	AppMetrics(ctx context.Context, appID string) (users int, moneyOut payouts.Money, err error)
 
 	// Ledger
 	EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
@@ -89,6 +94,31 @@ type Queries interface {
 	// Sandbox inbox
 	SaveMessage(ctx context.Context, m *MessageRecord) error
 	ListMessages(ctx context.Context, appID string, limit int) ([]MessageRecord, error)
+
+	// Organization transfers: orgID is the organization's id.
+	CreateOrganizationTransfer(ctx context.Context, t *OrganizationTransferRecord) error
+	GetOrganizationTransfer(ctx context.Context, orgID, id string) (*OrganizationTransferRecord, error)
+	ListOrganizationTransfers(ctx context.Context, orgID string, page payouts.Page) ([]OrganizationTransferRecord, bool, error)
+
+	// Payout requests
+	CreatePayoutRequest(ctx context.Context, r *PayoutRequestRecord) error
+	GetPayoutRequest(ctx context.Context, appID, id string) (*PayoutRequestRecord, error)
+	UpdatePayoutRequest(ctx context.Context, r *PayoutRequestRecord, from payouts.PayoutRequestStatus) error
+	ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) ([]PayoutRequestRecord, bool, error)
+
+	// Transfer batches. GetTransferBatch reads the items too; lists do not.
+	CreateTransferBatch(ctx context.Context, b *TransferBatchRecord) error
+	GetTransferBatch(ctx context.Context, appID, id string) (*TransferBatchRecord, error)
+	ListTransferBatches(ctx context.Context, appID string, page payouts.Page) ([]TransferBatchRecord, bool, error)
+	// ClaimPendingBatch locks and returns the oldest pending batch with its items, skipping
+	// batches other workers hold; none is ErrNoRecord.
+	ClaimPendingBatch(ctx context.Context) (*TransferBatchRecord, error)
+	// SetBatchItemOutcomes records what items of a batch made: a transfer, or an error.
+	SetBatchItemOutcomes(ctx context.Context, batchID string, outcomes []BatchItemOutcome) error
+	FinishTransferBatch(ctx context.Context, b *TransferBatchRecord) error
+	// Savepoint runs fn, which writes through the same Queries, so that its writes are undone
+	// alone when it fails, leaving the transaction around it usable. Only valid inside InTx.
+	Savepoint(ctx context.Context, fn func() error) error
 
 	// Idempotency
 	ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRecord) (*IdempotencyRecord, error)

@@ -111,8 +111,7 @@ func (s *Service) advance(ctx context.Context, claim func(q Queries) (*TransferR
 // lease claims t for one rail call. A payout whose method was removed fails here instead, and
 // there is nothing to call.
 func (s *Service) lease(ctx context.Context, q Queries, t *TransferRecord) (*railCall, error) {
-	method, err := s.payoutMethod(ctx, q, &UserRecord{AppID: t.AppID, User: payouts.User{ID: *t.UserID}},
-		t.ExternalData.Platform, t.ExternalData.AccountID)
+	method, err := s.railMethod(ctx, q, t)
 	if err != nil {
 		b, err := s.book(ctx, q, t.AppID)
 		if err != nil {
@@ -175,5 +174,9 @@ func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
 }
 
 func (s *Service) railPayout(t *TransferRecord, method *PayoutMethodRecord) RailPayout {
-	return RailPayout{TransferID: t.ID, AppID: t.AppID, UserID: *t.UserID, Amount: t.Amount, Method: *method}
+	p := RailPayout{TransferID: t.ID, AppID: t.AppID, Amount: t.Amount, Method: *method}
+	if t.UserID != nil { // an app's withdrawal has none
+		p.UserID = *t.UserID
+	}
+	return p
 }

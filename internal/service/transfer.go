@@ -16,49 +16,56 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 		return nil, err
 	}
 	id, _, err := s.idempotent(ctx, appID, "transfer", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
-		user, err := s.getUser(ctx, q, appID, req.UserID)
-		if err != nil {
-			return "", err
-		}
 		b, err := s.book(ctx, q, appID)
 		if err != nil {
 			return "", err
 		}
-		app, err := b.app(ctx)
-		if err != nil {
-			return "", err
-		}
-		wallet, err := b.user(ctx, &user.User)
-		if err != nil {
-			return "", err
-		}
-		amount := payouts.Money(req.Amount)
-		from, to := wallet, app
-		if amount < 0 {
-			from, to, amount = app, wallet, -amount
-		}
-		t := s.newTransfer(appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
-		t.UserID = &user.ID
-		t.Status = payouts.TransferCompleted
-		t.IdempotencyKey = req.IdempotencyKey
-		t.TaxExempt = req.TaxExempt
-		if err := q.CreateTransfer(ctx, t); err != nil {
-			return "", err
-		}
-		if _, err := b.move(ctx, t.ID, []line{{from: from, to: to, amount: amount, typ: payouts.TransactionBalance}}, nil); err != nil {
-			return "", err
-		}
-		if req.Amount < 0 && !req.TaxExempt {
-			if err := s.recordPayment(ctx, q, user, amount); err != nil {
-				return "", err
-			}
-		}
-		return t.ID, nil
+		return s.balanceTransfer(ctx, q, b, req)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return s.GetTransfer(ctx, appID, id)
+}
+
+// balanceTransfer moves money between the app of the book b and a user inside q and returns the
+// transfer's id.
+func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, req payouts.CreateTransferRequest) (string, error) {
+	appID := b.appID
+	user, err := s.getUser(ctx, q, appID, req.UserID)
+	if err != nil {
+		return "", err
+	}
+	app, err := b.app(ctx)
+	if err != nil {
+		return "", err
+	}
+	wallet, err := b.user(ctx, &user.User)
+	if err != nil {
+		return "", err
+	}
+	amount := payouts.Money(req.Amount)
+	from, to := wallet, app
+	if amount < 0 {
+		from, to, amount = app, wallet, -amount
+	}
+	t := s.newTransfer(appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
+	t.UserID = &user.ID
+	t.Status = payouts.TransferCompleted
+	t.IdempotencyKey = req.IdempotencyKey
+	t.TaxExempt = req.TaxExempt
+	if err := q.CreateTransfer(ctx, t); err != nil {
+		return "", err
+	}
+	if _, err := b.move(ctx, t.ID, []line{{from: from, to: to, amount: amount, typ: payouts.TransactionBalance}}, nil); err != nil {
+		return "", err
+	}
+	if req.Amount < 0 && !req.TaxExempt {
+		if err := s.recordPayment(ctx, q, user, amount); err != nil {
+			return "", err
+		}
+	}
+	return t.ID, nil
 }
 
 func (s *Service) newTransfer(appID string, typ payouts.TransferType, amount payouts.Money, md payouts.Metadata) *TransferRecord {
@@ -78,15 +85,11 @@ func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.Dep
 		return nil, err
 	}
 	tid, _, err := s.idempotent(ctx, appID, "deposit", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
-		b, err := s.book(ctx, q, appID)
+		b, app, err := s.appBook(ctx, q, appID)
 		if err != nil {
 			return "", err
 		}
 		bank, err := b.bank(ctx)
-		if err != nil {
-			return "", err
-		}
-		app, err := b.app(ctx)
 		if err != nil {
 			return "", err
 		}

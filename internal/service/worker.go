@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// RunWorker submits due payouts to their rails, settles submitted ones and delivers payout links
-// every interval, and forgets expired idempotency keys every hour, until ctx ends.
+// RunWorker submits due payouts to their rails, settles submitted ones, delivers payout links
+// and runs transfer batches every interval, and forgets expired idempotency keys every hour,
+// until ctx ends.
 func (s *Service) RunWorker(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -23,6 +24,9 @@ func (s *Service) RunWorker(ctx context.Context, interval time.Duration) {
 		}
 		if _, err := s.DeliverDue(ctx, 100); err != nil && ctx.Err() == nil {
 			s.log.Error("delivering payout links", "err", err)
+		}
+		if _, err := s.ProcessBatches(ctx, 100); err != nil && ctx.Err() == nil {
+			s.log.Error("processing transfer batches", "err", err)
 		}
 		select {
 		case <-ctx.Done():

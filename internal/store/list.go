@@ -79,12 +79,18 @@ func run[T any](ctx context.Context, q *Queries, l listQuery, p payouts.Page, sc
 
 // seqCursor finds the seq of the row with this id in table, for the app.
 func (q *Queries) seqCursor(table, appID string) func(context.Context, string) (int64, error) {
+	return q.seqCursorOf(table, "app_id", appID)
+}
+
+// seqCursorOf finds the seq of the row with this id in table, among the rows whose owner column
+// holds owner.
+func (q *Queries) seqCursorOf(table, ownerColumn, owner string) func(context.Context, string) (int64, error) {
 	return func(ctx context.Context, id string) (int64, error) {
 		if !payouts.ValidID(id) {
 			return 0, service.ErrNoRecord
 		}
 		var seq int64
-		err := q.queryRow(ctx, `SELECT seq FROM `+table+` WHERE app_id = ? AND id = ?`, appID, id).Scan(&seq)
+		err := q.queryRow(ctx, `SELECT seq FROM `+table+` WHERE `+ownerColumn+` = ? AND id = ?`, owner, id).Scan(&seq)
 		return seq, noRecord(err)
 	}
 }

@@ -146,3 +146,25 @@ func wrap(errp *error, format string, args ...any) {
 		*errp = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *errp)
 	}
 }
+
+// Savepoint runs fn inside a savepoint of the open transaction: when fn fails, its writes alone
+// are rolled back and the transaction goes on.
+func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
+	if !q.inTx {
+		return errors.New("store: Savepoint outside a transaction")
+	}
+	if _, err := q.exec(ctx, `SAVEPOINT item`); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		if _, rbErr := q.exec(ctx, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
+			return errors.Join(err, rbErr)
+		}
+		if _, relErr := q.exec(ctx, `RELEASE SAVEPOINT item`); relErr != nil {
+			return errors.Join(err, relErr)
+		}
+		return err
+	}
+	_, err := q.exec(ctx, `RELEASE SAVEPOINT item`)
+	return err
+}

@@ -171,7 +171,7 @@ func (e *Env) CreateApp(t testing.TB, name string) payouts.Credentials {
 	return creds
 }
 
-// CheckLedger fails t unless the ledger of every app holds its invariants.
+// CheckLedger fails t unless the ledger of every app and organization holds its invariants.
 func (e *Env) CheckLedger(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
@@ -180,6 +180,12 @@ func (e *Env) CheckLedger(t testing.TB) {
 		t.Errorf("servicetest: list apps: %v", err)
 		return
 	}
+	orgs, err := e.Service.Organizations(ctx)
+	if err != nil {
+		t.Errorf("servicetest: list organizations: %v", err)
+		return
+	}
+	apps = append(apps, orgs...)
 	for _, app := range apps {
 		if err := e.Service.CheckLedger(ctx, app.ID); err != nil {
 			t.Errorf("servicetest: ledger of app %s (%s): %v", app.Name, app.ID, err)

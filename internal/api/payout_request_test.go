@@ -1,0 +1,129 @@
+package api_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+func TestPayoutRequests(t *testing.T) {
+	for _, engine := range engines {
+		t.Run(engine.name, func(t *testing.T) {
+			w := newWorld(t, engine.opts()...)
+			env := w.env
+			addMethod(t, env, w.app, w.user.ID, map[string]any{"platform": "paypal", "email": "ada@example.com"})
+			create := func(t *testing.T, body map[string]any) payouts.PayoutRequest {
+				t.Helper()
+				var r payouts.PayoutRequest
+				call{method: "POST", path: "/v2/payout-requests", body: body, status: http.StatusCreated}.do(t, env).Decode(t, &r)
+				return r
+			}
+			review := func(t *testing.T, id, action string, status int) payouts.PayoutRequest {
+				t.Helper()
+				var r payouts.PayoutRequest
+				resp := call{method: "POST", path: "/v2/payout-requests/" + id + "/review", body: map[string]any{"action": action, "reason": "r"}, status: status}.do(t, env)
+				if status == 200 {
+					resp.Decode(t, &r)
+				}
+				return r
+			}
+			known := create(t, map[string]any{"amount": 30_00, "user_id": w.user.ID, "memo": "May"})
+			if known.Status != payouts.RequestCreated || known.User == nil || known.User.ID != w.user.ID || known.Memo != "May" {
+				t.Fatalf("request %+v", known)
+			}
+			stranger := create(t, map[string]any{"amount": 10_00, "payee": map[string]any{"email": "bob@example.com", "first_name": "Bob"}})
+			refused := create(t, map[string]any{"amount": 5_00, "user_id": w.user.ID})
+
+			t.Run("approving a known user pays them", func(t *testing.T) {
+				r := review(t, known.ID, "approve", 200)
+				if r.Status != payouts.RequestApproved || r.TransferID == nil || r.PayoutLink != nil {
+					t.Fatalf("approved %+v", r)
+				}
+				tr := getTransfer(t, env, *r.TransferID)
+				if tr.Type != payouts.TransferPayout || tr.Amount != 30_00 {
+					t.Errorf("payout %+v", tr)
+				}
+			})
+			t.Run("approving a payee sends a link", func(t *testing.T) {
+				r := review(t, stranger.ID, "approve", 200)
+				if r.Status != payouts.RequestApproved || r.PayoutLink == nil || r.PayoutLink.Amount != 10_00 || r.User != nil {
+					t.Fatalf("approved %+v", r)
+				}
+			})
+			t.Run("rejecting moves no money", func(t *testing.T) {
+				r := review(t, refused.ID, "reject", 200)
+				if r.Status != payouts.RequestRejected || r.RejectReason != "r" || r.TransferID != nil {
+					t.Fatalf("rejected %+v", r)
+				}
+				review(t, refused.ID, "approve", 422)
+			})
+			t.Run("list filters by status", func(t *testing.T) {
+				var l payouts.List[payouts.PayoutRequest]
+				call{method: "GET", path: "/v2/payout-requests?status=approved", status: 200}.do(t, env).Decode(t, &l)
+				if len(l.Data) != 2 || l.Data[0].ID != stranger.ID {
+					t.Errorf("approved %+v", l)
+				}
+				call{method: "GET", path: "/v2/payout-requests", as: &w.other, status: 200}.do(t, env).Decode(t, &l)
+				if len(l.Data) != 0 {
+					t.Errorf("the other app sees %d requests", len(l.Data))
+				}
+			})
+
+			path := "/v2/payout-requests"
+			bad := func(name string, body any, status int, code, field string) call {
+				return call{name: name, method: "POST", path: path, body: body, status: status, code: code, field: field}
+			}
+			calls := badBodies("POST", path, `{"amount": 5, "user_id": 5}`, "user_id")
+			calls = append(calls, amountBodies("POST", path, `{"user_id": "`+w.user.ID+`", "amount": %s}`)...)
+			calls = append(calls,
+				bad("nobody", map[string]any{"amount": 5}, 400, payouts.EInvalidInput, "user_id"),
+				bad("negative", map[string]any{"amount": -5, "user_id": w.user.ID}, 400, payouts.EInvalidInput, "amount"),
+				bad("bad payee email", map[string]any{"amount": 5, "payee": map[string]any{"email": "x"}}, 400, payouts.EInvalidInput, "payee.email"),
+				bad("another app's user", map[string]any{"amount": 5, "user_id": w.otherUser.ID}, 404, payouts.ENotFound, ""),
+				call{name: "bad status filter", method: "GET", path: path + "?status=paid", status: 400, code: payouts.EInvalidInput, field: "status"},
+				call{name: "bad action", method: "POST", path: path + "/" + refused.ID + "/review", body: map[string]any{"action": "pay"}, status: 400, code: payouts.EInvalidInput, field: "action"},
+				call{name: "another app reviews", method: "POST", path: path + "/" + stranger.ID + "/review", as: &w.other, body: map[string]any{"action": "reject"}, status: 404, code: payouts.ENotFound},
+				call{name: "another app reads", method: "GET", path: path + "/" + stranger.ID, as: &w.other, status: 404, code: payouts.ENotFound},
+			)
+			calls = append(calls, notFoundCalls("GET", func(id string) string { return path + "/" + id }, nil, unknownID)...)
+			calls = append(calls, pageCalls(path)...)
+			runCalls(t, env, calls)
+		})
+	}
+}
+
+func TestSendPayout(t *testing.T) {
+	w := newWorld(t)
+	env := w.env
+	addMethod(t, env, w.app, w.user.ID, map[string]any{"platform": "venmo", "handle": "@ada-l", "country_code": "1", "phone_number": "5555550100"})
+	newcomer := createUser(t, env, w.app)
+	send := func(t *testing.T, body map[string]any) payouts.SentPayoutResult {
+		t.Helper()
+		var r payouts.SentPayoutResult
+		call{method: "POST", path: "/v2/payouts/send-payout", body: body, status: http.StatusCreated}.do(t, env).Decode(t, &r)
+		return r
+	}
+	key := "33333333-3333-4333-8333-333333333333"
+	paid := send(t, map[string]any{"amount": 12_00, "user_id": w.user.ID, "idempotency_key": key})
+	if paid.Type != payouts.SentPayout || paid.Transfer == nil || paid.Transfer.Amount != 12_00 || paid.PayoutLink != nil {
+		t.Errorf("known user: %+v", paid)
+	}
+	if again := send(t, map[string]any{"amount": 12_00, "user_id": w.user.ID, "idempotency_key": key}); again.Transfer == nil || again.Transfer.ID != paid.Transfer.ID {
+		t.Errorf("replay %+v, want transfer %s", again, paid.Transfer.ID)
+	}
+	if r := send(t, map[string]any{"amount": 7_00, "user_id": newcomer.ID}); r.Type != payouts.SentPayoutLink || r.PayoutLink == nil {
+		t.Errorf("user without a method: %+v", r)
+	}
+	if r := send(t, map[string]any{"amount": 7_00, "payee": map[string]any{"email": "c@example.com"}}); r.Type != payouts.SentPayoutLink || r.PayoutLink == nil {
+		t.Errorf("payee: %+v", r)
+	}
+	path := "/v2/payouts/send-payout"
+	calls := badBodies("POST", path, `{"amount": 5, "user_id": 5}`, "user_id")
+	calls = append(calls,
+		call{name: "more than the app has", method: "POST", path: path, body: map[string]any{"amount": 1_000_000_00, "user_id": w.user.ID}, status: 422, code: payouts.EInsufficientFunds},
+		call{name: "another app's user", method: "POST", path: path, body: map[string]any{"amount": 5, "user_id": w.otherUser.ID}, status: 404, code: payouts.ENotFound},
+		call{name: "zero", method: "POST", path: path, body: map[string]any{"amount": 0, "user_id": w.user.ID}, status: 400, code: payouts.EInvalidInput, field: "amount"},
+	)
+	runCalls(t, env, calls)
+}

@@ -1,0 +1,74 @@
+package service
+
+import (
+	"context"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// AppWithdraw pays money out of the app's wallet to its ACH account: a payout of the app's own,
+// with no user. Like a user's payout it is two-phase: the amount is reserved on the ledger and
+// the payout written submitting in one transaction; the rail is called after it, by the same
+// submission steps as payouts (submission.go), and the reservation is posted when the rail
+// settles or released when it fails.
+func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts.WithdrawRequest) (*payouts.Transfer, error) {
+	if id != appID {
+		return nil, notFound("app")
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	tid, _, err := s.idempotent(ctx, appID, "withdraw", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+		method, err := s.appBankMethod(ctx, q, appID)
+		if err != nil {
+			return "", err
+		}
+		b, app, err := s.appBook(ctx, q, appID)
+		if err != nil {
+			return "", err
+		}
+		clearing, err := b.clearing(ctx, method.Platform)
+		if err != nil {
+			return "", err
+		}
+		t := s.newTransfer(appID, payouts.TransferPayout, payouts.Money(req.Amount), req.Metadata)
+		t.ExternalData = payouts.ExternalData{AccountID: method.ID, Platform: method.Platform}
+		t.IdempotencyKey = req.IdempotencyKey
+		t.Status, t.RailState, t.SettleAt = payouts.TransferPending, RailSubmitting, s.now()
+		if err := q.CreateTransfer(ctx, t); err != nil {
+			return "", err
+		}
+		_, err = b.move(ctx, t.ID, []line{{from: app, to: clearing, amount: t.Amount, typ: payouts.TransactionPayout, pending: true}}, nil)
+		return t.ID, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.submitNow(ctx, appID, tid)
+	return s.GetTransfer(ctx, appID, tid)
+}
+
+// appBankMethod is the app's ACH account as the payout method a rail is handed. Its id is the
+// app's: an app has one bank account.
+func (s *Service) appBankMethod(ctx context.Context, q Queries, appID string) (*PayoutMethodRecord, error) {
+	a, err := q.GetApp(ctx, appID)
+	if err != nil {
+		return nil, orNotFound(err, "app")
+	}
+	if a.BankSealed == nil {
+		return nil, payouts.Errorf(payouts.EUserInfoMissing, "Save the app's ACH account before withdrawing.")
+	}
+	return &PayoutMethodRecord{AppID: appID, RoutingNumber: a.BankRouting, AccountType: a.BankAccountType,
+		SealedAccount: a.BankSealed, PayoutMethod: payouts.PayoutMethod{ID: appID, Platform: payouts.PlatformACH,
+			Mask: a.BankLast4, Description: "App bank account"}}, nil
+}
+
+// railMethod is where a payout goes: the user's saved method, or for an app's withdrawal (no
+// user) the app's ACH account.
+func (s *Service) railMethod(ctx context.Context, q Queries, t *TransferRecord) (*PayoutMethodRecord, error) {
+	if t.UserID == nil {
+		return s.appBankMethod(ctx, q, t.AppID)
+	}
+	return s.payoutMethod(ctx, q, &UserRecord{AppID: t.AppID, User: payouts.User{ID: *t.UserID}},
+		t.ExternalData.Platform, t.ExternalData.AccountID)
+}

@@ -1,0 +1,152 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// CreatePayoutRequest records a payout someone asked for, for a user of the app or a payee, to
+// wait for an operator's review.
+func (s *Service) CreatePayoutRequest(ctx context.Context, appID string, req payouts.CreatePayoutRequestRequest) (*payouts.PayoutRequest, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	// The payee is checked and tidied as a payout link's, since approval may send one.
+	link, _, err := s.validatePayoutLink(linkRequestOf(req))
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	r := &PayoutRequestRecord{AppID: appID, Updated: now, PayoutRequest: payouts.PayoutRequest{
+		ID: uuid.NewString(), Created: payouts.NewTime(now), Amount: payouts.Money(req.Amount),
+		Status: payouts.RequestCreated, Payee: link.Payee, Metadata: link.Metadata, Memo: link.Memo}}
+	err = s.store.InTx(ctx, func(q Queries) error {
+		if req.UserID != "" {
+			user, err := s.getUser(ctx, q, appID, req.UserID)
+			if err != nil {
+				return err
+			}
+			r.UserID = &user.ID
+		}
+		return q.CreatePayoutRequest(ctx, r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.GetPayoutRequest(ctx, appID, r.ID)
+}
+
+// linkRequestOf is the payout link (or send-payout) request that approving r makes.
+func linkRequestOf(r payouts.CreatePayoutRequestRequest) *payouts.CreatePayoutLinkRequest {
+	return &payouts.CreatePayoutLinkRequest{Amount: r.Amount, UserID: r.UserID, Payee: r.Payee,
+		Metadata: r.Metadata, Memo: r.Memo}
+}
+
+// GetPayoutRequest returns a payout request with its user and payout link, when it has them.
+func (s *Service) GetPayoutRequest(ctx context.Context, appID, id string) (*payouts.PayoutRequest, error) {
+	if !payouts.ValidID(id) {
+		return nil, notFound("payout request")
+	}
+	r, err := s.store.GetPayoutRequest(ctx, appID, id)
+	if err != nil {
+		return nil, orNotFound(err, "payout request")
+	}
+	return s.payoutRequestOf(ctx, r)
+}
+
+func (s *Service) payoutRequestOf(ctx context.Context, r *PayoutRequestRecord) (*payouts.PayoutRequest, error) {
+	out := r.PayoutRequest
+	var err error
+	if r.UserID != nil {
+		if out.User, err = s.GetUser(ctx, r.AppID, *r.UserID); err != nil && payouts.ErrorCode(err) != payouts.ENotFound {
+			return nil, err
+		}
+	}
+	if r.PayoutLinkID != nil {
+		if out.PayoutLink, err = s.GetPayoutLink(ctx, r.AppID, *r.PayoutLinkID); err != nil {
+			return nil, err
+		}
+	}
+	return &out, nil
+}
+
+// ListPayoutRequests returns a page of the app's payout requests, newest first.
+func (s *Service) ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) (*payouts.List[payouts.PayoutRequest], error) {
+	if err := page.Validate(); err != nil {
+		return nil, err
+	}
+	if f.Status != "" && !f.Status.Valid() {
+		return nil, payouts.FieldError("status", "must be created, approved or rejected")
+	}
+	recs, more, err := s.store.ListPayoutRequests(ctx, appID, page, f)
+	if err != nil {
+		return nil, cursorError(err, page)
+	}
+	out := &payouts.List[payouts.PayoutRequest]{HasMore: more, Data: make([]payouts.PayoutRequest, len(recs))}
+	for i := range recs {
+		r, err := s.payoutRequestOf(ctx, &recs[i])
+		if err != nil {
+			return nil, err
+		}
+		out.Data[i] = *r
+	}
+	return out, nil
+}
+
+// ReviewPayoutRequest approves a created request, which pays its user at once when they have a
+// default payout method and otherwise sends a payout link, or rejects it. A request is reviewed
+// once; the money moves in the same transaction as the approval.
+func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req payouts.ReviewPayoutRequestRequest) (*payouts.PayoutRequest, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if !payouts.ValidID(id) {
+		return nil, notFound("payout request")
+	}
+	var transferID string // the payout an approval made, to submit once committed
+	err := s.store.InTx(ctx, func(q Queries) error {
+		r, err := q.GetPayoutRequest(ctx, appID, id)
+		if err != nil {
+			return orNotFound(err, "payout request")
+		}
+		if r.Status != payouts.RequestCreated {
+			return payouts.Errorf(payouts.EInvalidTransaction, "The payout request was already %s.", r.Status)
+		}
+		r.Status, r.Updated = payouts.RequestRejected, s.now()
+		if req.Action == payouts.ReviewReject {
+			r.RejectReason = strings.TrimSpace(req.Reason)
+			return q.UpdatePayoutRequest(ctx, r, payouts.RequestCreated)
+		}
+		lr := linkRequestOf(payouts.CreatePayoutRequestRequest{Amount: int64(r.Amount), Payee: &r.Payee,
+			Metadata: r.Metadata, Memo: r.Memo})
+		if r.UserID != nil {
+			lr.UserID, lr.Payee = *r.UserID, nil
+		}
+		link, extra, err := s.validatePayoutLink(lr)
+		if err != nil {
+			return err
+		}
+		kind, sentID, err := s.sendPayout(ctx, q, appID, *lr, link, extra)
+		if err != nil {
+			return err
+		}
+		if kind == payouts.SentPayout {
+			r.TransferID, transferID = &sentID, sentID
+		} else {
+			r.PayoutLinkID = &sentID
+		}
+		r.Status = payouts.RequestApproved
+		return q.UpdatePayoutRequest(ctx, r, payouts.RequestCreated)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if transferID != "" {
+		s.submitNow(ctx, appID, transferID)
+	}
+	return s.GetPayoutRequest(ctx, appID, id)
+}

@@ -1,0 +1,148 @@
+package service
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// batchChunk is how many items of a batch one transaction processes: large enough that a
+// 1,000-item batch takes a handful of commits, small enough that other writers wait briefly.
+const batchChunk = 250
+
+// CreateTransferBatch records a batch of transfers, pending; the worker makes them in the
+// background (ProcessBatches). The batch's idempotency key gives one batch; each item's key gives
+// one transfer, across batches too.
+func (s *Service) CreateTransferBatch(ctx context.Context, appID string, req payouts.CreateTransferBatchRequest) (*payouts.TransferBatch, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	id, _, err := s.idempotent(ctx, appID, "transfer-batch", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+		now := s.now()
+		b := &TransferBatchRecord{AppID: appID, IdempotencyKey: req.IdempotencyKey, Updated: now,
+			TransferBatch: payouts.TransferBatch{ID: uuid.NewString(), Created: payouts.NewTime(now),
+				Status: payouts.BatchPending, Metadata: payouts.NormalizeMetadata(req.Metadata), Items: req.Items}}
+		for i := range b.Items {
+			b.Items[i].TransferID, b.Items[i].Error = nil, nil
+		}
+		return b.ID, q.CreateTransferBatch(ctx, b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.GetTransferBatch(ctx, appID, id)
+}
+
+// GetTransferBatch returns a batch with its items and their outcomes so far.
+func (s *Service) GetTransferBatch(ctx context.Context, appID, id string) (*payouts.TransferBatch, error) {
+	if !payouts.ValidID(id) {
+		return nil, notFound("transfer batch")
+	}
+	b, err := s.store.GetTransferBatch(ctx, appID, id)
+	if err != nil {
+		return nil, orNotFound(err, "transfer batch")
+	}
+	return &b.TransferBatch, nil
+}
+
+// ListTransferBatches returns a page of the app's batches, newest first, without their items
+// (GET /v2/transfer-batches/{id} has them).
+func (s *Service) ListTransferBatches(ctx context.Context, appID string, page payouts.Page) (*payouts.List[payouts.TransferBatch], error) {
+	if err := page.Validate(); err != nil {
+		return nil, err
+	}
+	recs, more, err := s.store.ListTransferBatches(ctx, appID, page)
+	if err != nil {
+		return nil, cursorError(err, page)
+	}
+	out := &payouts.List[payouts.TransferBatch]{HasMore: more, Data: make([]payouts.TransferBatch, len(recs))}
+	for i := range recs {
+		out.Data[i] = recs[i].TransferBatch
+	}
+	return out, nil
+}
+
+// ProcessBatches runs pending batches, at most max chunks of their items, and returns how many
+// chunks it ran. A batch is claimed through the database, so concurrent workers never run the
+// same one; an item that already has an outcome is not run again.
+func (s *Service) ProcessBatches(ctx context.Context, max int) (int, error) {
+	for n := 0; n < max; n++ {
+		found := false
+		err := s.store.InTx(ctx, func(q Queries) error {
+			b, err := q.ClaimPendingBatch(ctx)
+			if errors.Is(err, ErrNoRecord) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			found = true
+			return s.runBatchChunk(ctx, q, b)
+		})
+		if err != nil || !found {
+			return n, err
+		}
+	}
+	return max, nil
+}
+
+// runBatchChunk makes the next chunk of a batch's transfers, each in a savepoint of its own so
+// that one item's failure undoes only that item, and completes the batch after its last item.
+// What a chunk leaves pending the next claim picks up.
+func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatchRecord) error {
+	bk, err := s.book(ctx, q, b.AppID)
+	if err != nil {
+		return err
+	}
+	var outcomes []BatchItemOutcome
+	for i := range b.Items {
+		it := &b.Items[i]
+		if it.TransferID != nil || it.Error != nil {
+			continue
+		}
+		if len(outcomes) == batchChunk {
+			return q.SetBatchItemOutcomes(ctx, b.ID, outcomes)
+		}
+		transferID, err := s.batchItem(ctx, q, bk, *it)
+		var pe *payouts.Error
+		switch {
+		case err == nil:
+			outcomes = append(outcomes, BatchItemOutcome{Position: i, TransferID: transferID})
+		case errors.As(err, &pe):
+			outcomes = append(outcomes, BatchItemOutcome{Position: i, Error: pe.Message})
+		default:
+			return err
+		}
+	}
+	if err := q.SetBatchItemOutcomes(ctx, b.ID, outcomes); err != nil {
+		return err
+	}
+	b.Updated = s.now()
+	return q.FinishTransferBatch(ctx, b)
+}
+
+// batchItem makes one item's transfer through the same path as POST /v2/transfers, idempotent
+// on the item's key.
+func (s *Service) batchItem(ctx context.Context, q Queries, b *book, it payouts.TransferBatchItem) (string, error) {
+	req := payouts.CreateTransferRequest{UserID: it.UserID, Amount: it.Amount, TaxExempt: it.TaxExempt,
+		IdempotencyKey: it.IdempotencyKey, Metadata: it.Metadata}
+	var hash string
+	if req.IdempotencyKey != "" {
+		var err error
+		if hash, err = requestHash("transfer", req); err != nil {
+			return "", err
+		}
+	}
+	var id string
+	err := q.Savepoint(ctx, func() error {
+		var err error
+		id, _, err = s.idempotentIn(ctx, q, b.appID, "transfer", req.IdempotencyKey, hash, false, func(q Queries) (string, error) {
+			return s.balanceTransfer(ctx, q, b, req)
+		})
+		return err
+	})
+	return id, err
+}
