@@ -107,7 +107,9 @@ func TestBrowserOperationsAndSupport(t *testing.T) {
 		// Leaving the field asks the server (htmx) to echo the ABA checksum.
 		chromedp.SendKeys(css("#field-routing_number"), "021000021"),
 		chromedp.Click(css("#field-account_number")),
-		chromedp.WaitVisible(css("#field-routing_number-hint")),
+		// The field's static hint is visible before the server's answer replaces it: wait for
+		// the answer itself.
+		chromedp.WaitVisible(chromedp.Search(`//*[@id="field-routing_number-hint"][contains(., "routing number (ABA")]`)),
 	)
 	if hint := text("#field-routing_number-hint"); !strings.Contains(hint, "Valid routing number") {
 		t.Errorf("routing number hint = %q", hint)
