@@ -1,0 +1,66 @@
+package service
+
+import (
+	"time"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// Rate is at most Max events every Per.
+type Rate struct {
+	Max int
+	Per time.Duration
+}
+
+// Limits bound the hosted pages' work for payees who have not proven who they are: how often a
+// flow (a payout link's, or one the API made) and a client address may ask to identify someone,
+// and how many codes go out for one flow and for one app (the API's send-verification-token
+// included).
+type Limits struct {
+	IdentifyPerFlow    Rate
+	IdentifyPerAddress Rate
+	SendsPerFlow       Rate
+	SendsPerApp        Rate
+}
+
+// DefaultLimits leave a real payee room to mistype and ask again, and a household or office
+// behind one address room for a few payees; they stop a script after a handful of tries.
+func DefaultLimits() Limits {
+	return Limits{
+		IdentifyPerFlow:    Rate{Max: 10, Per: time.Hour},
+		IdentifyPerAddress: Rate{Max: 30, Per: time.Hour},
+		SendsPerFlow:       Rate{Max: 10, Per: time.Hour},
+		SendsPerApp:        Rate{Max: 1000, Per: time.Hour},
+	}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	for _, r := range []struct{ got, def *Rate }{
+		{&l.IdentifyPerFlow, &d.IdentifyPerFlow}, {&l.IdentifyPerAddress, &d.IdentifyPerAddress},
+		{&l.SendsPerFlow, &d.SendsPerFlow}, {&l.SendsPerApp, &d.SendsPerApp},
+	} {
+		if r.got.Max <= 0 || r.got.Per <= 0 {
+			*r.got = *r.def
+		}
+	}
+	return l
+}
+
+type limiters struct {
+	identifyPerFlow, identifyPerAddress, sendsPerFlow, sendsPerApp *RateLimiter
+}
+
+func newLimiters(l Limits) limiters {
+	mk := func(r Rate) *RateLimiter { return NewRateLimiter(r.Max, r.Per) }
+	return limiters{identifyPerFlow: mk(l.IdentifyPerFlow), identifyPerAddress: mk(l.IdentifyPerAddress),
+		sendsPerFlow: mk(l.SendsPerFlow), sendsPerApp: mk(l.SendsPerApp)}
+}
+
+// allow counts an event of key on limiter and answers too-many-requests past its limit.
+func (s *Service) allow(l *RateLimiter, key, message string) error {
+	if !l.Allow(key, s.now()) {
+		return payouts.Errorf(payouts.ETooManyRequests, "%s", message)
+	}
+	return nil
+}
