@@ -27,6 +27,9 @@ const (
 	ETooLarge = "request-too-large"
 	// ETooManyRequests is ours, for rate limits (429).
 	ETooManyRequests = "too-many-requests"
+	// EDeliveryFailed is ours: the message gateway did not take a message (422, with the
+	// address's field).
+	EDeliveryFailed = "delivery-failed"
 )
 
 // Error is an expected failure: a code from the list above, a message a person can read and, for

@@ -86,6 +86,10 @@ type PayoutLink struct {
 	UserID *string `json:"user_id,omitempty"`
 	// PayoutFeeParty is ours: who pays the fee when the link is paid out.
 	PayoutFeeParty FeeParty `json:"payout_fee_party,omitempty"`
+	// ClaimedAt and ClaimedVia are ours: when the link was claimed, and the verified contact the
+	// payee proved, such as "sms +1 5555550101" or "email ada@example.com".
+	ClaimedAt  *Time  `json:"claimed_at,omitempty"`
+	ClaimedVia string `json:"claimed_via,omitempty"`
 }
 
 // CreatePayoutLinkRequest is the body of POST /v2/payout-links.

@@ -20,6 +20,7 @@ var statusOf = map[string]int{
 	EInvalidTransaction: http.StatusUnprocessableEntity,
 	EUserInfoMissing:    http.StatusUnprocessableEntity,
 	ETooManyRequests:    http.StatusTooManyRequests,
+	EDeliveryFailed:     http.StatusUnprocessableEntity,
 	EInternal:           http.StatusInternalServerError,
 }
 

@@ -68,4 +68,8 @@ func (h *handler) routes(r fiber.Router) {
 
 	v2.Get("/transactions", app, h.listTransactions)
 	v2.Get("/transactions/:transaction_id", app, h.getTransaction)
+
+	if h.svc.Sandbox() {
+		v2.Get("/sandbox/messages", app, h.listSandboxMessages)
+	}
 }

@@ -1,5 +1,5 @@
 // Package hosted is the payee-facing side of the Payout Service: the claim page of a payout link
-// (/l/{id}), the steps of a hosted flow (/f/{id}) and the sandbox inbox, rendered with the templ
+// (/l/{id}) and the steps of a hosted flow (/f/{id}), rendered with the templ
 // views of views/hosted. Handlers decode a form, call the service and render or redirect; routes
 // are listed in routes.go.
 //
@@ -35,9 +35,6 @@ type Config struct {
 	// frame-ancestors), such as the dashboard's origin. Empty allows only the service's own
 	// origin.
 	FrameAncestors []string
-	// SandboxInbox serves /sandbox/inbox, the page listing every message the sandbox notifier
-	// kept. Turn it off where real messages are sent.
-	SandboxInbox bool
 	// Assets are the files served under /static/, css/app.css among them: package static's FS,
 	// which hosted may not import itself (the dashboard's side owns it).
 	Assets fs.FS
@@ -196,7 +193,7 @@ func formError(err error, values map[string]string) (components.Form, bool) {
 		return components.Form{}, false
 	}
 	switch e.Code {
-	case payouts.ENotFound, payouts.EInternal, payouts.EResourceBusy:
+	case payouts.ENotFound, payouts.EInternal, payouts.EResourceBusy, payouts.ETooManyRequests:
 		return components.Form{}, false
 	}
 	f := components.Form{Values: values, Errors: e.Fields, Message: e.Message}

@@ -31,8 +31,4 @@ func (h *Handler) Register(r fiber.Router) {
 	post("/f/:id/payout", h.forPayee(true, h.payout, payouts.StepPayout))
 	post("/f/:id/redirect", h.forPayee(true, h.redirect, payouts.StepRedirect))
 	get("/f/:id/*", h.restart)
-
-	if h.cfg.SandboxInbox {
-		get("/sandbox/inbox", h.inbox)
-	}
 }

@@ -20,7 +20,8 @@ func (h *Handler) identify(c *fiber.Ctx) error {
 	if p.closed() {
 		return h.next(c, p) // nothing left to do: no token to send
 	}
-	user, err := h.svc.IdentifyPayee(c.UserContext(), p.flow.ID, payouts.CreateUserRequest{
+	// c.IP() believes X-Forwarded-For only from the trusted proxies payoutd configured.
+	user, err := h.svc.IdentifyPayee(c.UserContext(), p.flow.ID, c.IP(), payouts.CreateUserRequest{
 		CountryCode: c.FormValue("country_code"), PhoneNumber: c.FormValue("phone_number"),
 		FirstName: c.FormValue("first_name"), LastName: c.FormValue("last_name"), Email: c.FormValue("email"),
 	})
@@ -68,14 +69,16 @@ func (h *Handler) verifyPage(c *fiber.Ctx, p *payee, a answer) (templ.Component,
 	if err != nil {
 		return nil, err
 	}
-	return views.VerifyPage(h.signInView(p), views.Verify{Form: a.form, Phone: views.MaskPhone(user.PhoneNumber),
-		Sent: c.Query("sent") == "1"}), nil
+	v := views.Verify{Form: a.form, Phone: views.MaskPhone(user.PhoneNumber), Sent: c.Query("sent") == "1"}
+	if email := service.PayeeCodeEmail(p.flow, user); email != "" {
+		v.EmailTo = views.MaskEmail(email)
+	}
+	return views.VerifyPage(h.signInView(p), v), nil
 }
 
 // verify is POST /f/{id}/verify: a right token binds the browser to the payee for the flow.
 func (h *Handler) verify(c *fiber.Ctx, p *payee) error {
-	err := h.svc.VerifyUser(c.UserContext(), p.flow.AppID, p.sess.UserID, payouts.VerifyUserRequest{Token: c.FormValue("token")})
-	if err != nil {
+	if err := h.svc.VerifyPayee(c.UserContext(), p.flow.ID, p.sess.UserID, c.FormValue("token")); err != nil {
 		return h.retry(c, p, err)
 	}
 	p.sess.Verified = true
@@ -84,7 +87,7 @@ func (h *Handler) verify(c *fiber.Ctx, p *payee) error {
 
 // resend is POST /f/{id}/resend: a new token, replacing the last.
 func (h *Handler) resend(c *fiber.Ctx, p *payee) error {
-	if err := h.svc.SendVerificationToken(c.UserContext(), p.flow.AppID, p.sess.UserID, payouts.SendVerificationTokenRequest{}); err != nil {
+	if err := h.svc.ResendPayeeToken(c.UserContext(), p.flow.ID, p.sess.UserID); err != nil {
 		return err
 	}
 	return h.next(c, p, "sent", "1")

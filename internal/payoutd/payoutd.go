@@ -60,8 +60,9 @@ type Config struct {
 	// frame-ancestors), for the hosted pages; empty allows only the service's own origin. A
 	// dashboard that shows flows in an iframe puts its origin here.
 	FrameAncestors []string
-	// HideSandboxInbox turns off /sandbox/inbox, the page listing every message the sandbox
-	// notifier kept (verification codes, payout links). Set it where real messages are sent.
+	// HideSandboxInbox turns sandbox mode off: no GET /v2/sandbox/messages (each app's messages
+	// the sandbox notifier kept: verification codes, payout links), and flow redirects must be
+	// https even to localhost. Set it where real messages are sent.
 	HideSandboxInbox bool
 	// WorkerInterval is how often the background worker settles due payouts and delivers payout
 	// links (default 1s); a negative interval runs no worker (tests that drive SettleDue).
@@ -145,10 +146,11 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	// No real rail, gateway or identity provider is configured yet: the sandbox stands in for
 	// all of them.
 	svcCfg := sandbox.Wire(service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
-		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
+		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease, Sandbox: !cfg.HideSandboxInbox},
+		cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
 	notifier := cfg.Notifier
 	if notifier == nil {
-		notifier = sandbox.Inbox{Store: st, Clock: cfg.Clock}
+		notifier = sandbox.Inbox{Store: st, Key: key, Clock: cfg.Clock}
 	}
 	var svcStore service.Store = st
 	if cfg.Metrics != nil {
@@ -176,7 +178,7 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	}
 	app.Mount("/api", apiApp)
 	pages, err := hosted.New(svc, hosted.Config{FrameAncestors: cfg.FrameAncestors,
-		SandboxInbox: !cfg.HideSandboxInbox, Assets: static.FS, Log: log.With("component", "hosted")})
+		Assets: static.FS, Log: log.With("component", "hosted")})
 	if err != nil {
 		return nil, err
 	}

@@ -26,10 +26,12 @@ func (IdentityVerifier) VerifyIdentity(_ context.Context, ssnLast4, _ string) er
 	return nil
 }
 
-// Inbox is the sandbox notifier: it keeps every message in the database, where the service's
-// inbox page shows them, instead of sending them.
+// Inbox is the sandbox notifier: it keeps every message in the database instead of sending it,
+// its body sealed with Key (the service's encryption key), for the app's own staff to read
+// through the service (GET /v2/sandbox/messages, the dashboard's inbox).
 type Inbox struct {
 	Store service.Store
+	Key   []byte
 	Clock service.Clock // nil is the wall clock
 }
 
@@ -42,10 +44,11 @@ func (n Inbox) Send(ctx context.Context, m service.Message) error {
 	if clock == nil {
 		clock = service.SystemClock{}
 	}
-	return n.Store.InTx(ctx, func(q service.Queries) error {
-		return q.SaveMessage(ctx, &service.MessageRecord{AppID: m.AppID, Channel: m.Channel, To: m.To,
-			Subject: m.Subject, Body: m.Body, Created: clock.Now()})
-	})
+	rec, err := service.SealMessage(n.Key, m, clock.Now())
+	if err != nil {
+		return err
+	}
+	return n.Store.InTx(ctx, func(q service.Queries) error { return q.SaveMessage(ctx, rec) })
 }
 
 // Wire returns cfg with the sandbox wherever cfg names no provider: rails settling after the

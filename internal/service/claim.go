@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"strings"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
@@ -21,7 +22,8 @@ func (s *Service) OpenPayoutLink(ctx context.Context, id string) (*PayoutLinkRec
 	return l, nil
 }
 
-// ClaimPayoutLink moves a link's money into the wallet of the verified user claiming it.
+// ClaimPayoutLink moves a link's money into the wallet of the verified user claiming it, and
+// records when and through which contact (see payeeContact) for the link's timeline.
 func (s *Service) ClaimPayoutLink(ctx context.Context, linkID, userID string) (*payouts.PayoutLink, error) {
 	var appID string
 	err := s.store.InTx(ctx, func(q Queries) error {
@@ -49,11 +51,61 @@ func (s *Service) ClaimPayoutLink(ctx context.Context, linkID, userID string) (*
 			}
 		}
 		from := l.Status
-		l.Status, l.ClaimedUserID, l.Updated = payouts.LinkClaimed, &user.ID, s.now()
+		claimedAt := payouts.NewTime(s.now())
+		l.Status, l.ClaimedUserID, l.Updated = payouts.LinkClaimed, &user.ID, claimedAt.Time
+		l.ClaimedAt, l.ClaimedVia = &claimedAt, payeeContact(l, &user.User).String()
 		return q.UpdatePayoutLink(ctx, l, from)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return s.GetPayoutLink(ctx, appID, linkID)
+}
+
+// The claim rules: a payout link is claimed only by the payee it names. A link issued to a user
+// is claimed by that user, with a code to their phone; a link that names a phone, with a code
+// to that phone; a link that names only an email, with a code to that email; a link that names
+// nobody, by the first payee who verifies a phone on it (VerifyPayee binds its flow), and by
+// nobody else after.
+
+// namedPayeeMatches checks what a payee identifying on a link's flow gave against the phone or
+// email the link names, before any code goes out or any user is made.
+func namedPayeeMatches(l *PayoutLinkRecord, phone payouts.Phone, email string) error {
+	switch {
+	case l == nil || l.UserID != nil:
+		return nil // no link, or the flow already belongs to the named user
+	case l.Payee.PhoneNumber != "":
+		if namedPhone(l) != phone {
+			return payouts.FieldError("phone_number", "is not the number this payout was sent to")
+		}
+	case l.Payee.Email != "":
+		if !strings.EqualFold(strings.TrimSpace(email), l.Payee.Email) {
+			return payouts.FieldError("email", "is not the email address this payout was sent to")
+		}
+	}
+	return nil
+}
+
+// payeeContact is where the code that proves a payee goes: the email a link names when it names
+// no phone and no user, else the user's phone.
+func payeeContact(l *PayoutLinkRecord, user *payouts.User) contact {
+	if l != nil && l.UserID == nil && l.Payee.PhoneNumber == "" && l.Payee.Email != "" {
+		return contact{channel: "email", to: l.Payee.Email, field: "email"}
+	}
+	return contact{channel: "sms", to: user.PhoneNumber.String(), field: "phone_number"}
+}
+
+// PayeeCodeEmail is the email address a payee of a hosted flow gets their code at, or "" when
+// it goes to their phone.
+func PayeeCodeEmail(f *HostedFlow, user *payouts.User) string {
+	if c := payeeContact(f.Link, user); c.channel == "email" {
+		return c.to
+	}
+	return ""
+}
+
+// namedPhone is the phone a link names, as users' phones are kept.
+func namedPhone(l *PayoutLinkRecord) payouts.Phone {
+	return payouts.Phone{CountryCode: strings.TrimPrefix(strings.TrimSpace(l.Payee.CountryCode), "+"),
+		PhoneNumber: strings.Map(keepDigits, l.Payee.PhoneNumber)}
 }

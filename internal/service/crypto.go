@@ -24,10 +24,12 @@ func newAEAD(key []byte) (cipher.AEAD, error) {
 
 // seal encrypts plaintext with AES-GCM; the nonce is stored in front. aad binds the ciphertext
 // to its row (for example the user id) so a sealed value copied elsewhere does not open.
-func (s *Service) seal(plaintext []byte, aad string) []byte {
-	nonce := make([]byte, s.aead.NonceSize())
+func (s *Service) seal(plaintext []byte, aad string) []byte { return sealWith(s.aead, plaintext, aad) }
+
+func sealWith(aead cipher.AEAD, plaintext []byte, aad string) []byte {
+	nonce := make([]byte, aead.NonceSize())
 	rand.Read(nonce)
-	return s.aead.Seal(nonce, nonce, plaintext, []byte(aad))
+	return aead.Seal(nonce, nonce, plaintext, []byte(aad))
 }
 
 // open reverses seal.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -16,6 +17,9 @@ func (s *Service) CreateFlow(ctx context.Context, appID string, req payouts.Crea
 		return nil, err
 	}
 	steps, redirect := payouts.StepOrder(req.Steps)
+	if err := s.checkRedirect("steps", redirect); err != nil {
+		return nil, err
+	}
 	f := s.newFlow(appID, steps, redirect, req.Metadata)
 	err := s.store.InTx(ctx, func(q Queries) error {
 		if req.UserID != "" {
@@ -49,6 +53,17 @@ func (s *Service) FlowURL(id string) string {
 // PayoutLinkURL is where a payee opens a payout link.
 func (s *Service) PayoutLinkURL(id string) string {
 	return strings.TrimRight(s.cfg.PublicURL, "/") + "/l/" + id
+}
+
+// checkRedirect refuses a redirect step's URL unless it is https or, in sandbox mode only, http
+// to the developer's own machine (localhost, 127.0.0.1, [::1]).
+func (s *Service) checkRedirect(field, redirect string) error {
+	u, err := url.Parse(redirect)
+	if redirect == "" || err == nil && (u.Scheme == "https" ||
+		u.Scheme == "http" && s.cfg.Sandbox && slices.Contains([]string{"localhost", "127.0.0.1", "::1"}, u.Hostname())) {
+		return nil
+	}
+	return payouts.FieldError(field, "the redirect step needs a redirect_url starting with https://")
 }
 
 // GetFlow returns a flow.

@@ -68,7 +68,7 @@ func (e *env) open(t testing.TB) {
 		t.Fatal(err)
 	}
 	e.stores = append(e.stores, st)
-	svc, err := service.New(st, sandbox.Wire(e.cfg, e.clock, 0, 0), e.clock, sandbox.Inbox{Store: st, Clock: e.clock}, nil)
+	svc, err := service.New(st, sandbox.Wire(e.cfg, e.clock, 0, 0), e.clock, sandbox.Inbox{Store: st, Key: e.cfg.EncryptionKey, Clock: e.clock}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,12 +91,20 @@ func (s *Service) OpenHostedFlow(ctx context.Context, id string) (*HostedFlow, e
 }
 
 // IdentifyPayee finds the payee of a hosted flow by phone number, creating the user from the
-// names and email given when the number is new, and texts them a verification token. A flow
-// that already belongs to a user (it was issued to them, or they started it) accepts only that
-// user's number, and creates nobody.
-func (s *Service) IdentifyPayee(ctx context.Context, flowID string, req payouts.CreateUserRequest) (*payouts.User, error) {
-	f, err := s.OpenFlow(ctx, flowID)
+// names and email given when the number is new, and sends them a verification code where the
+// claim rules say (see payeeContact). A flow that already belongs to a user (it was issued to
+// them, or a payee verified on it first) accepts only that user's number, and creates nobody.
+// Attempts are limited per flow and per client address (clientAddr, as the transport sees it),
+// codes per flow and per app.
+func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, req payouts.CreateUserRequest) (*payouts.User, error) {
+	if err := s.allow(s.limits.identifyPerAddress, clientAddr, "Too many tries from your network. Try again in an hour."); err != nil {
+		return nil, err
+	}
+	f, err := s.OpenHostedFlow(ctx, flowID)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.allow(s.limits.identifyPerFlow, f.ID, "Too many tries on this page. Try again in an hour."); err != nil {
 		return nil, err
 	}
 	req.CountryCode = strings.TrimPrefix(strings.TrimSpace(req.CountryCode), "+")
@@ -106,22 +114,77 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID string, req payouts.
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
+	phone := payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber}
 	var user *payouts.User
 	if f.UserID != nil {
 		if user, err = s.GetUser(ctx, f.AppID, *f.UserID); err != nil {
 			return nil, err
 		}
-		if user.PhoneNumber != (payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber}) {
+		if user.PhoneNumber != phone {
 			return nil, payouts.FieldError("phone_number", "is not the number this page was sent to")
 		}
-	} else if user, err = s.FindOrCreatePayee(ctx, f.AppID, req); err != nil {
-		return nil, err
+	} else {
+		if err := namedPayeeMatches(f.Link, phone, req.Email); err != nil {
+			return nil, err
+		}
+		if user, err = s.FindOrCreatePayee(ctx, f.AppID, req); err != nil {
+			return nil, err
+		}
 	}
-	if err := s.SendVerificationToken(ctx, f.AppID, user.ID, payouts.SendVerificationTokenRequest{}); err != nil {
-		return nil, err
-	}
-	return user, nil
+	return user, s.sendPayeeToken(ctx, f, user)
 }
+
+// ResendPayeeToken sends the payee of a hosted flow a new code, as IdentifyPayee did.
+func (s *Service) ResendPayeeToken(ctx context.Context, flowID, userID string) error {
+	f, err := s.OpenHostedFlow(ctx, flowID)
+	if err != nil {
+		return err
+	}
+	user, err := s.GetUser(ctx, f.AppID, userID)
+	if err != nil {
+		return err
+	}
+	return s.sendPayeeToken(ctx, f, user)
+}
+
+// sendPayeeToken sends a code for a hosted flow, within the flow's limit.
+func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, user *payouts.User) error {
+	if err := s.allow(s.limits.sendsPerFlow, f.ID, "Too many codes were sent for this page. Try again in an hour."); err != nil {
+		return err
+	}
+	return s.sendToken(ctx, f.AppID, user.ID, payeeContact(f.Link, user))
+}
+
+// VerifyPayee checks the code a payee of a hosted flow received. The first payee verified on a
+// flow that belongs to nobody yet binds it: nobody else can verify on it after them.
+func (s *Service) VerifyPayee(ctx context.Context, flowID, userID, token string) error {
+	f, err := s.OpenFlow(ctx, flowID)
+	if err != nil {
+		return err
+	}
+	if f.UserID != nil && *f.UserID != userID {
+		return errFlowTaken
+	}
+	if err := s.VerifyUser(ctx, f.AppID, userID, payouts.VerifyUserRequest{Token: token}); err != nil {
+		return err
+	}
+	return s.store.InTx(ctx, func(q Queries) error {
+		f, err := q.FlowByID(ctx, flowID)
+		if err != nil {
+			return orNotFound(err, "flow")
+		}
+		switch {
+		case f.UserID == nil:
+			f.UserID = &userID
+			return q.UpdateFlow(ctx, f)
+		case *f.UserID != userID:
+			return errFlowTaken
+		}
+		return nil
+	})
+}
+
+var errFlowTaken = payouts.Errorf(payouts.EUnauthorized, "This flow belongs to someone else.")
 
 // keepDigits drops the spaces, dashes and brackets people type in phone numbers.
 func keepDigits(r rune) rune {
@@ -178,11 +241,12 @@ func (s *Service) ConfirmPayoutMethods(ctx context.Context, flowID, userID, step
 }
 
 // PayOutFlow is the payout step of a hosted flow: it claims the flow's payout link for the
-// payee, if the flow has one, pays the payee's whole withdrawable balance out to the chosen
-// method, and completes the step. A payout the rail refuses at once leaves the step open, the
+// payee, if the flow has one, and pays the link's amount out to the chosen method; the payee's
+// whole withdrawable balance goes only when they ask for it (wholeWallet), or when the flow pays
+// out no link. It completes the step. A payout the rail refuses at once leaves the step open, the
 // money back in the payee's wallet, so they can choose another method; a later try skips the
 // claim the earlier one made.
-func (s *Service) PayOutFlow(ctx context.Context, flowID, userID, methodID string) (*payouts.Transfer, error) {
+func (s *Service) PayOutFlow(ctx context.Context, flowID, userID, methodID string, wholeWallet bool) (*payouts.Transfer, error) {
 	f, err := s.OpenFlow(ctx, flowID)
 	if err != nil {
 		return nil, err
@@ -190,13 +254,14 @@ func (s *Service) PayOutFlow(ctx context.Context, flowID, userID, methodID strin
 	if NextStep(&f.Flow) != payouts.StepPayout {
 		return nil, payouts.Errorf(payouts.EInvalidTransaction, "Finish the earlier steps before the payout.")
 	}
-	if f.UserID != nil && *f.UserID != userID {
-		return nil, payouts.Errorf(payouts.EUnauthorized, "This flow belongs to someone else.")
+	if f.UserID == nil || *f.UserID != userID {
+		return nil, errFlowTaken // a verified payee has bound the flow (VerifyPayee)
 	}
 	if methodID == "" {
 		return nil, payouts.FieldError("account_id", "choose where to send the money")
 	}
 	var feeParty payouts.FeeParty
+	var amount payouts.Money // zero: the whole withdrawable balance
 	linkID := ""
 	if f.PayoutLinkID != nil {
 		l, err := s.OpenPayoutLink(ctx, *f.PayoutLinkID)
@@ -204,6 +269,9 @@ func (s *Service) PayOutFlow(ctx context.Context, flowID, userID, methodID strin
 			return nil, err
 		}
 		linkID, feeParty = l.ID, l.PayoutFeeParty
+		if !wholeWallet {
+			amount = l.Amount
+		}
 		claimedByUser := l.Status == payouts.LinkClaimed && l.ClaimedUserID != nil && *l.ClaimedUserID == userID
 		if !claimedByUser {
 			if _, err := s.ClaimPayoutLink(ctx, l.ID, userID); err != nil {
@@ -211,7 +279,7 @@ func (s *Service) PayOutFlow(ctx context.Context, flowID, userID, methodID strin
 			}
 		}
 	}
-	t, err := s.Withdraw(ctx, f.AppID, userID, methodID, feeParty, linkID)
+	t, err := s.Withdraw(ctx, f.AppID, userID, methodID, amount, feeParty, linkID)
 	if err != nil {
 		return nil, err
 	}

@@ -112,6 +112,9 @@ func (s *Service) validatePayoutLink(req *payouts.CreatePayoutLinkRequest) (*Pay
 	}
 	delivery := req.DeliveryOf()
 	steps, redirect := payouts.StepOrder(req.AdditionalSteps)
+	if err := s.checkRedirect("additional_steps", redirect); err != nil {
+		return nil, linkExtras{}, err
+	}
 	now := s.now()
 	link := &PayoutLinkRecord{ForceCompliance: req.ForceCollectComplianceInfo, Updated: now,
 		PayoutLink: payouts.PayoutLink{

@@ -56,7 +56,7 @@ func TestPayoutLinkClaimThenCancel(t *testing.T) {
 	}
 	_, err = e.svc.ClaimPayoutLink(e.ctx, link.ID, e.user.ID)
 	wantCode(t, err, payouts.EInvalidTransaction)
-	tr, err := e.svc.Withdraw(e.ctx, e.app, e.user.ID, "", "", link.ID)
+	tr, err := e.svc.Withdraw(e.ctx, e.app, e.user.ID, "", 0, "", link.ID)
 	if err != nil || tr.PayoutLinkID == nil || *tr.PayoutLinkID != link.ID {
 		t.Fatalf("Withdraw = %+v, %v", tr, err)
 	}

@@ -134,7 +134,7 @@ type MessageRecord struct {
 	Channel string // sms, voice or email
 	To      string
 	Subject string
-	Body    string
+	Body    string // sealed with the service's key, base64: see SealMessage
 	Created time.Time
 }
 

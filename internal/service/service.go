@@ -59,6 +59,12 @@ type Config struct {
 	Rails    map[payouts.Platform]Rail
 	Screener Screener
 	Identity IdentityVerifier
+	// Sandbox is sandbox mode: the app's staff may read the messages the sandbox notifier kept,
+	// and a flow may redirect to http://localhost.
+	Sandbox bool
+	// Limits bound what people who have not proven who they are can make the service do; zero
+	// values take DefaultLimits.
+	Limits Limits
 }
 
 // DefaultThresholds1099 is the IRS reporting threshold: $600 through 2025, $2,000 from 2026.
@@ -74,6 +80,7 @@ type Service struct {
 	log      *slog.Logger
 	aead     cipher.AEAD
 	cfg      Config
+	limits   limiters
 }
 
 // New returns a Service on store. clock may be nil for the system clock; the notifier and the
@@ -104,7 +111,9 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 	if len(cfg.Thresholds1099) == 0 {
 		cfg.Thresholds1099 = DefaultThresholds1099()
 	}
-	return &Service{store: store, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg}, nil
+	cfg.Limits = cfg.Limits.withDefaults()
+	return &Service{store: store, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg,
+		limits: newLimiters(cfg.Limits)}, nil
 }
 
 // now is the clock's time at the microsecond precision both stores keep, so an object reads the

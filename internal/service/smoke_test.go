@@ -18,7 +18,7 @@ func newService(t *testing.T) *service.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	svc, err := service.New(st, sandbox.Wire(service.Config{EncryptionKey: make([]byte, 32)}, nil, 0, 0), nil, sandbox.Inbox{Store: st}, nil)
+	svc, err := service.New(st, sandbox.Wire(service.Config{EncryptionKey: make([]byte, 32)}, nil, 0, 0), nil, sandbox.Inbox{Store: st, Key: make([]byte, 32)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ type Queries interface {
 
 	// Sandbox inbox
 	SaveMessage(ctx context.Context, m *MessageRecord) error
-	ListMessages(ctx context.Context, appID string, limit int) ([]MessageRecord, error)
+	ListMessages(ctx context.Context, appID string, beforeID int64, limit int) ([]MessageRecord, error)
 
 	// Organization transfers: orgID is the organization's id.
 	CreateOrganizationTransfer(ctx context.Context, t *OrganizationTransferRecord) error

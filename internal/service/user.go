@@ -186,11 +186,30 @@ func (s *Service) SendVerificationToken(ctx context.Context, appID, id string, r
 	if err != nil {
 		return err
 	}
+	channel := "sms"
+	if req.UseVoice {
+		channel = "voice"
+	}
+	return s.sendToken(ctx, appID, id, contact{channel: channel, to: user.PhoneNumber.String(), field: "phone_number"})
+}
+
+// contact is where a token goes, and the form field that names that address.
+type contact struct{ channel, to, field string }
+
+// String is the contact as a claim records it: "sms +1 5555550101".
+func (c contact) String() string { return c.channel + " " + c.to }
+
+// sendToken sends the user a new token at to, within the app's limit of messages. A message the
+// gateway does not take is a delivery-failed error on the address's field.
+func (s *Service) sendToken(ctx context.Context, appID, userID string, to contact) error {
+	if err := s.allow(s.limits.sendsPerApp, appID, "This app has sent too many codes; try again later."); err != nil {
+		return err
+	}
 	token := randomDigits(tokenDigits)
-	rec := &VerificationRecord{AppID: appID, UserID: id, TokenHash: []byte(s.keyedHash("verify", appID, id, token)),
+	rec := &VerificationRecord{AppID: appID, UserID: userID, TokenHash: []byte(s.keyedHash("verify", appID, userID, token)),
 		Expires: s.now().Add(tokenLifetime)}
-	err = s.store.InTx(ctx, func(q Queries) error {
-		prior, err := q.GetVerification(ctx, appID, id)
+	err := s.store.InTx(ctx, func(q Queries) error {
+		prior, err := q.GetVerification(ctx, appID, userID)
 		if err == nil && s.now().Before(prior.Expires.Add(-tokenLifetime+tokenResendGap)) {
 			return payouts.Errorf(payouts.ETooManyRequests, "A code was sent less than 30 seconds ago; wait a moment before asking for another.")
 		}
@@ -202,13 +221,15 @@ func (s *Service) SendVerificationToken(ctx context.Context, appID, id string, r
 	if err != nil {
 		return err
 	}
-	channel := "sms"
-	if req.UseVoice {
-		channel = "voice"
-	}
-	return s.notifier.Send(ctx, Message{AppID: appID, Channel: channel, To: user.PhoneNumber.String(),
+	err = s.notifier.Send(ctx, Message{AppID: appID, Channel: to.channel, To: to.to,
 		Subject: "Your verification code",
 		Body:    "Your verification code is " + token + ". It expires in 10 minutes."})
+	if err != nil {
+		s.log.WarnContext(ctx, "verification code not delivered", "app", appID, "user", userID, "channel", to.channel, "err", err)
+		return &payouts.Error{Code: payouts.EDeliveryFailed, Message: "We could not deliver a code there.",
+			Fields: map[string]string{to.field: "we could not deliver a code to this address; check it or use another"}}
+	}
+	return nil
 }
 
 // VerifyUser checks a token the user received. Wrong tries count; after five the token is gone.

@@ -6,9 +6,9 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// Withdraw pays out a user's whole withdrawable balance to one of their saved methods: the
-// payout step of a hosted flow.
-func (s *Service) Withdraw(ctx context.Context, appID, userID, methodID string, feeParty payouts.FeeParty, linkID string) (*payouts.Transfer, error) {
+// Withdraw pays out amount, or the user's whole withdrawable balance when amount is zero, to one
+// of their saved methods: the payout step of a hosted flow.
+func (s *Service) Withdraw(ctx context.Context, appID, userID, methodID string, amount payouts.Money, feeParty payouts.FeeParty, linkID string) (*payouts.Transfer, error) {
 	var id string
 	err := s.store.InTx(ctx, func(q Queries) error {
 		user, err := s.getUser(ctx, q, appID, userID)
@@ -18,7 +18,13 @@ func (s *Service) Withdraw(ctx context.Context, appID, userID, methodID string, 
 		if user.Wallet.WithdrawableAmount <= 0 {
 			return payouts.Errorf(payouts.EInsufficientFunds, "There is nothing to withdraw.")
 		}
-		t, err := s.payout(ctx, q, payoutOrder{user: user, amount: user.Wallet.WithdrawableAmount,
+		if amount == 0 {
+			amount = user.Wallet.WithdrawableAmount
+		}
+		if amount < 0 || amount > user.Wallet.WithdrawableAmount {
+			return payouts.Errorf(payouts.EInsufficientFunds, "There is not that much to withdraw.")
+		}
+		t, err := s.payout(ctx, q, payoutOrder{user: user, amount: amount,
 			platform: payouts.PlatformDefault, accountID: methodID, feeParty: feeParty, payoutLinkID: linkID})
 		if err != nil {
 			return err

@@ -15,12 +15,12 @@ func (q *Queries) SaveMessage(ctx context.Context, m *service.MessageRecord) (er
 		sqldb.Micros(m.Created)).Scan(&m.ID)
 }
 
-// ListMessages reads the newest messages of the sandbox inbox, of one app or of all when appID
-// is empty.
-func (q *Queries) ListMessages(ctx context.Context, appID string, limit int) (_ []service.MessageRecord, err error) {
+// ListMessages reads the newest messages of the sandbox inbox older than message beforeID (0:
+// from the newest), of one app or of all when appID is empty.
+func (q *Queries) ListMessages(ctx context.Context, appID string, beforeID int64, limit int) (_ []service.MessageRecord, err error) {
 	defer wrap(&err, "list messages")
 	rows, err := q.query(ctx, `SELECT id, app_id, channel, recipient, subject, body, created FROM sandbox_messages
-		WHERE (? = '' OR app_id = ?) ORDER BY id DESC LIMIT ?`, appID, appID, limit)
+		WHERE (? = '' OR app_id = ?) AND (? = 0 OR id < ?) ORDER BY id DESC LIMIT ?`, appID, appID, beforeID, beforeID, limit)
 	if err != nil {
 		return nil, err
 	}

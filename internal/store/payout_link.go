@@ -13,18 +13,24 @@ import (
 
 const linkColumns = `seq, id, app_id, amount, status, payee_first_name, payee_last_name, payee_email, payee_country,
 	payee_phone, delivery_method, delivery_message, tax_exempt, force_compliance, user_id, claimed_user_id, flow_id,
-	transfer_id, memo, metadata, fee_party, created, updated`
+	transfer_id, memo, metadata, fee_party, created, updated, claimed_at, claimed_via`
 
 func scanLink(row interface{ Scan(...any) error }) (service.PayoutLinkRecord, error) {
 	var l service.PayoutLinkRecord
 	var userID, claimed, flowID, transferID, md sql.NullString
 	var created, updated int64
+	var claimedAt sql.NullInt64
 	p := &l.Payee
 	err := row.Scan(&l.Seq, &l.ID, &l.AppID, &l.Amount, &l.Status, &p.FirstName, &p.LastName, &p.Email,
 		&p.CountryCode, &p.PhoneNumber, &l.Delivery.Method, &l.Delivery.Message, &l.TaxExempt, &l.ForceCompliance,
-		&userID, &claimed, &flowID, &transferID, &l.Memo, &md, &l.PayoutFeeParty, &created, &updated)
+		&userID, &claimed, &flowID, &transferID, &l.Memo, &md, &l.PayoutFeeParty, &created, &updated,
+		&claimedAt, &l.ClaimedVia)
 	if err != nil {
 		return l, noRecord(err)
+	}
+	if claimedAt.Valid {
+		t := payouts.NewTime(sqldb.FromMicros(claimedAt.Int64))
+		l.ClaimedAt = &t
 	}
 	l.UserID, l.ClaimedUserID, l.FlowID, l.TransferID = stringPtr(userID), stringPtr(claimed), stringPtr(flowID), stringPtr(transferID)
 	l.Metadata = metadataOf(md)
@@ -78,9 +84,13 @@ func (q *Queries) PayoutLinkByID(ctx context.Context, id string) (_ *service.Pay
 // UpdatePayoutLink writes a link's status and claim, if it is still in status from.
 func (q *Queries) UpdatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord, from payouts.PayoutLinkStatus) (err error) {
 	defer wrap(&err, "update payout link %s", l.ID)
-	return q.execOne(ctx, `UPDATE payout_links SET status = ?, claimed_user_id = ?, updated = ?
-		WHERE app_id = ? AND id = ? AND status = ?`,
-		l.Status, sqlNullPtr(l.ClaimedUserID), sqldb.Micros(l.Updated), l.AppID, l.ID, from)
+	var claimedAt sql.NullInt64
+	if l.ClaimedAt != nil {
+		claimedAt = sql.NullInt64{Int64: sqldb.Micros(l.ClaimedAt.Time), Valid: true}
+	}
+	return q.execOne(ctx, `UPDATE payout_links SET status = ?, claimed_user_id = ?, claimed_at = ?, claimed_via = ?,
+		updated = ? WHERE app_id = ? AND id = ? AND status = ?`,
+		l.Status, sqlNullPtr(l.ClaimedUserID), claimedAt, l.ClaimedVia, sqldb.Micros(l.Updated), l.AppID, l.ID, from)
 }
 
 // ListPayoutLinks reads a page of the app's payout links, newest first.

@@ -1,14 +1,13 @@
-// Package hosted holds the payee-facing pages of the Payout Service: the payout-link claim page,
-// the steps of a hosted flow and the sandbox inbox. They are built for a phone first, run inside
+// Package hosted holds the payee-facing pages of the Payout Service: the payout-link claim page
+// and the steps of a hosted flow. They are built for a phone first, run inside
 // other sites' iframes, and work without JavaScript: every action is a plain form that posts and
 // redirects. Forms reuse the dashboard's field components.
 package hosted
 
 import (
 	"net/url"
-	"regexp"
 	"strconv"
-	"time"
+	"strings"
 
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
@@ -99,9 +98,27 @@ type Identify struct {
 
 // Verify is the view model of the page where the payee types the token texted to them.
 type Verify struct {
-	Form  components.Form
-	Phone string // the number the token went to, mostly masked
-	Sent  bool   // a new token was just sent
+	Form    components.Form
+	Phone   string // the number the token went to, mostly masked
+	EmailTo string // instead of Phone, the email address the token went to, mostly masked
+	Sent    bool   // a new token was just sent
+}
+
+// SentTo says where the code went.
+func (v Verify) SentTo() string {
+	if v.EmailTo != "" {
+		return "We emailed a 6-digit code to " + v.EmailTo
+	}
+	return "We texted a 6-digit code to " + v.Phone
+}
+
+// MaskEmail shows the first letter of an email's name and its domain.
+func MaskEmail(email string) string {
+	name, domain, ok := strings.Cut(email, "@")
+	if !ok || name == "" {
+		return email
+	}
+	return name[:1] + "•••@" + domain
 }
 
 // MaskPhone shows only the last four digits of a phone number.
@@ -151,6 +168,7 @@ func (MethodForm) Platforms() []payouts.Platform { return payouts.Platforms }
 type Payout struct {
 	Form    components.Form
 	Amount  payouts.Money // what will be paid out
+	Rest    payouts.Money // what else the wallet holds, paid out only when the payee asks
 	Methods []payouts.PayoutMethod
 	NewForm MethodForm
 }
@@ -195,75 +213,6 @@ type Error struct {
 
 // StatusText is the status as a string.
 func (e Error) StatusText() string { return strconv.Itoa(e.Status) }
-
-// Inbox is the view model of the sandbox inbox.
-type Inbox struct {
-	Apps     []payouts.App
-	AppID    string // the app filtered on, or "" for all
-	Messages []Message
-}
-
-// Message is a message of the sandbox inbox, its body cut into text and links.
-type Message struct {
-	AppName string
-	Channel string // sms, voice or email
-	To      string
-	Subject string
-	Body    []Segment
-	Created time.Time
-}
-
-// Segment is a piece of a message body: plain text, a URL to link, or a code to stand out.
-type Segment struct {
-	Text string
-	URL  bool
-	Code bool
-}
-
-var (
-	urlPattern  = regexp.MustCompile(`https?://[^\s<>"]+`)
-	codePattern = regexp.MustCompile(`\b\d{6}\b`)
-)
-
-// Segments cuts a message body into text, links and verification codes.
-func Segments(body string) []Segment {
-	var out []Segment
-	text := func(s string) { // the text between links, its codes cut out
-		last := 0
-		for _, m := range codePattern.FindAllStringIndex(s, -1) {
-			if m[0] > last {
-				out = append(out, Segment{Text: s[last:m[0]]})
-			}
-			out = append(out, Segment{Text: s[m[0]:m[1]], Code: true})
-			last = m[1]
-		}
-		if last < len(s) {
-			out = append(out, Segment{Text: s[last:]})
-		}
-	}
-	last := 0
-	for _, m := range urlPattern.FindAllStringIndex(body, -1) {
-		text(body[last:m[0]])
-		out = append(out, Segment{Text: body[m[0]:m[1]], URL: true})
-		last = m[1]
-	}
-	text(body[last:])
-	return out
-}
-
-func inboxURL(appID string) string {
-	if appID == "" {
-		return "/sandbox/inbox"
-	}
-	return "/sandbox/inbox?app=" + url.QueryEscape(appID)
-}
-
-func channelTone(channel string) string {
-	if channel == "email" {
-		return "blue"
-	}
-	return "green"
-}
 
 // Changes to the props of a form field, for the few settings Form.Field leaves alone.
 

@@ -149,7 +149,7 @@ func IdentifyPage(f Flow, p Identify) templ.Component {
 	})
 }
 
-// VerifyPage asks for the token texted to the payee.
+// VerifyPage asks for the token sent to the payee.
 func VerifyPage(f Flow, p Verify) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -303,7 +303,7 @@ func VerifyPage(f Flow, p Verify) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = stepPage(f, "Enter your code", "We texted a 6-digit code to "+p.Phone+". It expires in 10 minutes.").Render(templ.WithChildren(ctx, templ_7745c5c3_Var6), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = stepPage(f, "Enter your code", p.SentTo()+". It expires in 10 minutes.").Render(templ.WithChildren(ctx, templ_7745c5c3_Var6), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
