@@ -109,8 +109,8 @@ func metadataOf(form *components.Form, m *payouts.Metadata) bool {
 	return true
 }
 
-// payoutLink shows a payout link: its link to copy, the claim page as the payee sees it, and
-// the form to cancel it.
+// payoutLink shows a payout link: its link to copy, its timeline, an inert preview of the claim
+// page (operators never act as the payee), and the form to cancel it.
 func (h *Handlers) payoutLink(c *fiber.Ctx) error {
 	return h.renderPayoutLink(c, fiber.StatusOK, components.Form{})
 }
@@ -120,8 +120,12 @@ func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.
 	if err != nil {
 		return err
 	}
+	app, err := h.payouts.GetApp(c.UserContext(), h.appID)
+	if err != nil {
+		return err
+	}
 	p := pages.PayoutLinkProps{Link: *l, CanCancel: h.can(c, web.PermLinksCancel), Cancel: cancel,
-		CanReadFlows: h.can(c, web.PermFlowsRead), CanReadTransfers: h.can(c, web.PermTransfersRead)}
+		CanReadFlows: h.can(c, web.PermFlowsRead), CanReadTransfers: h.can(c, web.PermTransfersRead), AppName: app.Name}
 	return h.web.Render(c, status, web.Page{Title: "Payout link", Content: pages.PayoutLinkDetail(p), Fragment: pages.PayoutLinkCancel(p)})
 }
 

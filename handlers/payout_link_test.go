@@ -166,7 +166,7 @@ func TestPayoutLinkDetailAndCancel(t *testing.T) {
 	page := support.get(linkURL)
 	wantStatus(t, page, http.StatusOK)
 	wantBody(t, page, "$30.00", "Cal Cancel", "cal@example.com", "bonus", `data-testid="link-status"`, "Delivered",
-		`id="payout-link-url"`, ">"+l.Link+"<", `data-copy="#payout-link-url"`, `<iframe src="`+l.Link+`"`,
+		`id="payout-link-url"`, ">"+l.Link+"<", `data-copy="#payout-link-url"`, `id="claim-preview"`, "Claim $30.00",
 		`id="cancel-link"`, `name="reason"`, "Cancel payout link")
 	if strings.Contains(page.body, "/transfers/") || strings.Contains(page.body, "/flows/") {
 		t.Error("support, who may not read transfers or flows, gets links to them")

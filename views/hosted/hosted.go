@@ -199,7 +199,7 @@ type PayoutLink struct {
 	Amount  payouts.Money
 	Memo    string
 	Status  payouts.PayoutLinkStatus
-	FlowURL string
+	FlowURL string // where the claim button leads; empty for an inert preview
 	Created payouts.Time
 }
 
