@@ -44,4 +44,6 @@ type Payouts interface {
 	GetApp(ctx context.Context, appID string) (*payouts.App, error)
 	GetAppStats(ctx context.Context, appID string, days int) (*payouts.AppStats, error)
 	Deposit(ctx context.Context, appID string, req payouts.DepositRequest) (*payouts.Transfer, error)
+
+	SandboxMessages(ctx context.Context, page payouts.Page) (*payouts.List[payouts.SandboxMessage], error)
 }

@@ -14,6 +14,7 @@ var Nav = []web.NavItem{
 	{Label: "Transactions", Href: "/transactions", Perm: web.PermTransfersRead},
 	{Label: "Payout links", Href: "/payout-links", Perm: web.PermLinksRead},
 	{Label: "Flows", Href: "/flows", Perm: web.PermFlowsRead},
+	{Label: "Sandbox inbox", Href: "/sandbox/inbox", Perm: web.PermUsersWrite},
 	{Label: "App wallet", Href: "/app", Perm: web.PermAppRead},
 	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage},
 	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead},
@@ -67,6 +68,9 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/flows", Perm: web.PermFlowsWrite, Handler: h.createFlow},
 		{Method: get, Path: "/flows/:id", Perm: web.PermFlowsRead, Handler: h.flow},
 		{Method: get, Path: "/flows/:id/progress", Perm: web.PermFlowsRead, Handler: h.flowProgress},
+
+		// Codes in the inbox let whoever reads them act as a payee: only those who verify users.
+		{Method: get, Path: "/sandbox/inbox", Perm: web.PermUsersWrite, Handler: h.sandboxInbox},
 
 		{Method: get, Path: "/app", Perm: web.PermAppRead, Handler: h.app},
 		{Method: post, Path: "/app/deposits", Perm: web.PermMoneyMove, Handler: h.deposit},
