@@ -87,7 +87,7 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 	fs.StringVar(&f.thresholds1099, "thresholds-1099", env("DISBURSE_THRESHOLDS_1099", ""),
 		"1099 threshold per calendar year in dollars, e.g. 2025=600,2026=2000; later years use the latest (DISBURSE_THRESHOLDS_1099)")
 	fs.StringVar(&f.sandboxInbox, "sandbox-inbox", env("DISBURSE_SANDBOX_INBOX", "on"),
-		"serve the sandbox inbox page at /sandbox/inbox: on or off; turn it off where real messages are sent (DISBURSE_SANDBOX_INBOX)")
+		"sandbox mode: each app reads its kept messages at GET /v2/sandbox/messages, and flows may redirect to http://localhost; on or off; turn it off where real messages are sent (DISBURSE_SANDBOX_INBOX)")
 	fs.StringVar(&f.workerInterval, "worker-interval", env("DISBURSE_WORKER_INTERVAL", "1s"),
 		"how often the worker settles due payouts and delivers payout links (DISBURSE_WORKER_INTERVAL)")
 	fs.StringVar(&f.sandboxDelay, "sandbox-delay", env("DISBURSE_SANDBOX_DELAY", "5s"),
