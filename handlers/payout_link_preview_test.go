@@ -52,3 +52,18 @@ func TestPayoutLinkPreviewAndTimeline(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkFlowPageHasNoLiveFlow: the flow of a payout link is its claim, so its dashboard page
+// shows no live hosted flow either: the link's page has the preview.
+func TestLinkFlowPageHasNoLiveFlow(t *testing.T) {
+	h := newHarness(t)
+	h.deposit(10_00)
+	l := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 5_00})
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	page := manager.get("/flows/" + *l.FlowID)
+	wantStatus(t, page, http.StatusOK)
+	wantBody(t, page, `id="flow-progress"`, `href="/payout-links/`+l.ID+`"`)
+	if strings.Contains(page.body, "<iframe") {
+		t.Error("the flow of a payout link is live in the dashboard")
+	}
+}
