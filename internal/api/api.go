@@ -113,7 +113,7 @@ type handler struct {
 	log         *slog.Logger
 	clock       service.Clock
 	proxies     *httpserve.Proxies
-	keyFailures *keyFailures
+	keyFailures *service.RateLimiter
 }
 
 // New returns the /v2 API as a Fiber app, to be mounted at /api (or served alone).
@@ -127,7 +127,7 @@ func New(svc *service.Service, cfg Config, log *slog.Logger) (*fiber.App, error)
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	h := &handler{svc: svc, log: log, clock: cfg.Clock, proxies: proxies,
-		keyFailures: newKeyFailures(cfg.AuthFailures, cfg.AuthFailureWindow)}
+		keyFailures: service.NewRateLimiter(cfg.AuthFailures, cfg.AuthFailureWindow)}
 	fc := cfg.FiberConfig()
 	fc.ErrorHandler = ErrorHandler(log)
 	app := fiber.New(fc)

@@ -23,7 +23,7 @@ type principalKey struct{}
 // without its credentials being checked; other addresses are unaffected.
 func (h *handler) authenticate(c *fiber.Ctx) error {
 	ip, now := h.proxies.ClientIP(c), h.clock.Now()
-	if wait := h.keyFailures.wait(ip, now); wait > 0 {
+	if wait := h.keyFailures.Wait(ip, now); wait > 0 {
 		secs := int((wait + time.Second - 1) / time.Second)
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
 		return payouts.Errorf(payouts.ETooManyRequests,
@@ -31,13 +31,13 @@ func (h *handler) authenticate(c *fiber.Ctx) error {
 	}
 	clientID, apiKey, ok := basicAuth(c.Get(fiber.HeaderAuthorization))
 	if !ok {
-		h.keyFailures.add(ip, now)
+		h.keyFailures.Add(ip, now)
 		return payouts.Errorf(payouts.EUnauthorized,
 			"Authenticate with HTTP Basic: the app's client_id as the username and its api_key as the password.")
 	}
 	p, err := h.svc.Authenticate(c.UserContext(), clientID, apiKey, c.Get("Api-App-Id"))
 	if payouts.ErrorCode(err) == payouts.EUnauthorized {
-		h.keyFailures.add(ip, now)
+		h.keyFailures.Add(ip, now)
 	}
 	if err != nil {
 		return err

@@ -44,3 +44,27 @@ func TestRateLimiterSweep(t *testing.T) {
 		t.Fatalf("%d windows kept after the sweep, want 1", n)
 	}
 }
+
+func TestRateLimiterWaitAndAdd(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := NewRateLimiter(2, time.Minute)
+	if w := l.Wait("a", t0); w != 0 {
+		t.Fatalf("wait before any event = %v, want 0", w)
+	}
+	l.Add("a", t0)
+	if w := l.Wait("a", t0); w != 0 {
+		t.Fatalf("wait under the limit = %v, want 0", w)
+	}
+	if n := l.Add("a", t0.Add(10*time.Second)); n != 2 {
+		t.Fatalf("count = %d, want 2", n)
+	}
+	if w := l.Wait("a", t0.Add(20*time.Second)); w != 40*time.Second {
+		t.Errorf("wait at the limit = %v, want the rest of the window, 40s", w)
+	}
+	if w := l.Wait("b", t0.Add(20*time.Second)); w != 0 {
+		t.Errorf("another key waits %v, want 0", w)
+	}
+	if w := l.Wait("a", t0.Add(time.Minute)); w != 0 {
+		t.Errorf("wait once the window ended = %v, want 0", w)
+	}
+}
