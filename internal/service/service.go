@@ -65,6 +65,8 @@ type Config struct {
 	// Limits bound what people who have not proven who they are can make the service do; zero
 	// values take DefaultLimits.
 	Limits Limits
+	// Webhooks posts events to the apps' endpoints; nil leaves deliveries queued.
+	Webhooks WebhookSender
 }
 
 // DefaultThresholds1099 is the IRS reporting threshold: $600 through 2025, $2,000 from 2026.
@@ -112,8 +114,9 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 		cfg.Thresholds1099 = DefaultThresholds1099()
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
-	return &Service{store: store, clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg,
-		limits: newLimiters(cfg.Limits)}, nil
+	s := &Service{clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg, limits: newLimiters(cfg.Limits)}
+	s.store = outboxStore{Store: store, s: s}
+	return s, nil
 }
 
 // now is the clock's time at the microsecond precision both stores keep, so an object reads the

@@ -120,6 +120,27 @@ type Queries interface {
 	// alone when it fails, leaving the transaction around it usable. Only valid inside InTx.
 	Savepoint(ctx context.Context, fn func() error) error
 
+	// Events and webhooks
+	InsertEvent(ctx context.Context, e *EventRecord) error
+	GetEvent(ctx context.Context, appID, id string) (*EventRecord, error)
+	ListEvents(ctx context.Context, appID string, page payouts.Page, f payouts.EventFilter) ([]EventRecord, bool, error)
+	CreateWebhookEndpoint(ctx context.Context, e *WebhookEndpointRecord) error
+	GetWebhookEndpoint(ctx context.Context, appID, id string) (*WebhookEndpointRecord, error)
+	ListWebhookEndpoints(ctx context.Context, appID string) ([]WebhookEndpointRecord, error)
+	UpdateWebhookEndpoint(ctx context.Context, e *WebhookEndpointRecord) error
+	DeleteWebhookEndpoint(ctx context.Context, appID, id string) error
+	ClearWebhookFailures(ctx context.Context, endpointID string) error
+	// InsertWebhookDeliveries queues the event for each endpoint, due at at.
+	InsertWebhookDeliveries(ctx context.Context, e *EventRecord, endpointIDs []string, at time.Time) error
+	// ClaimDueWebhookDeliveries leases up to max pending deliveries due at now, until until,
+	// skipping rows other workers hold, disabled endpoints, and any delivery behind an older
+	// pending one of the same object to the same endpoint.
+	ClaimDueWebhookDeliveries(ctx context.Context, now, until time.Time, max int) ([]WebhookDeliveryRecord, error)
+	FinishWebhookDelivery(ctx context.Context, d *WebhookDeliveryRecord, a *WebhookAttemptRecord) error
+	RequeueFailedWebhookDeliveries(ctx context.Context, endpointID string, since, at time.Time) (int, error)
+	ListWebhookAttempts(ctx context.Context, appID, endpointID, eventID string, page payouts.Page) ([]WebhookAttemptRecord, bool, error)
+	CountPendingWebhookDeliveries(ctx context.Context) (int, error)
+
 	// Idempotency
 	ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRecord) (*IdempotencyRecord, error)
 	FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) error

@@ -1,0 +1,55 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
+)
+
+const eventColumns = `seq, id, app_id, type, object_id, data, created`
+
+func scanEvent(row interface{ Scan(...any) error }) (service.EventRecord, error) {
+	var e service.EventRecord
+	var data string
+	var created int64
+	if err := row.Scan(&e.Seq, &e.ID, &e.AppID, &e.Type, &e.ObjectID, &data, &created); err != nil {
+		return e, noRecord(err)
+	}
+	e.Data = []byte(data)
+	e.Created = payouts.NewTime(sqldb.FromMicros(created))
+	return e, nil
+}
+
+// InsertEvent writes an event.
+func (q *Queries) InsertEvent(ctx context.Context, e *service.EventRecord) (err error) {
+	defer wrap(&err, "insert event %s", e.ID)
+	return q.queryRow(ctx, `INSERT INTO events (id, app_id, type, object_id, data, created) VALUES (?, ?, ?, ?, ?, ?)
+		RETURNING seq`, e.ID, e.AppID, e.Type, e.ObjectID, string(e.Data), sqldb.Micros(e.Created.Time)).Scan(&e.Seq)
+}
+
+// GetEvent reads one event of the app.
+func (q *Queries) GetEvent(ctx context.Context, appID, id string) (_ *service.EventRecord, err error) {
+	defer wrap(&err, "get event %s", id)
+	e, err := scanEvent(q.queryRow(ctx, `SELECT `+eventColumns+` FROM events WHERE app_id = ? AND id = ?`, appID, id))
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// ListEvents reads a page of the app's events, newest first.
+func (q *Queries) ListEvents(ctx context.Context, appID string, page payouts.Page, f payouts.EventFilter) (_ []service.EventRecord, _ bool, err error) {
+	defer wrap(&err, "list events")
+	l := listQuery{selectFrom: `SELECT ` + eventColumns + ` FROM events`, order: "seq", cursor: q.seqCursor("events", appID)}
+	l.filter("app_id = ?", appID)
+	if f.Type != "" {
+		l.filter("type = ?", f.Type)
+	}
+	if f.ObjectID != "" {
+		l.filter("object_id = ?", f.ObjectID)
+	}
+	return run(ctx, q, l, page, func(r *sql.Rows) (service.EventRecord, error) { return scanEvent(r) })
+}

@@ -1,0 +1,142 @@
+package payouts
+
+import "encoding/json"
+
+// EventType names what happened: the object's noun, a dot, and the change.
+type EventType string
+
+const (
+	EventTransferCreated   EventType = "transfer.created"
+	EventTransferCompleted EventType = "transfer.completed"
+	EventTransferFailed    EventType = "transfer.failed"
+	EventTransferFlagged   EventType = "transfer.flagged"
+
+	EventPayoutCreated   EventType = "payout.created"
+	EventPayoutCompleted EventType = "payout.completed"
+	EventPayoutFailed    EventType = "payout.failed"
+	EventPayoutFlagged   EventType = "payout.flagged"
+
+	EventPayoutLinkCreated        EventType = "payout_link.created"
+	EventPayoutLinkDelivered      EventType = "payout_link.delivered"
+	EventPayoutLinkDeliveryFailed EventType = "payout_link.delivery_failed"
+	EventPayoutLinkClaimed        EventType = "payout_link.claimed"
+	EventPayoutLinkCanceled       EventType = "payout_link.canceled"
+
+	EventFlowCompleted EventType = "flow.completed"
+
+	EventUserCreated             EventType = "user.created"
+	EventUserVerified            EventType = "user.verified"
+	EventUserComplianceUpdated   EventType = "user.compliance_updated"
+	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
+	EventWebhookTest             EventType = "webhook.test"
+)
+
+// EventTypes are every event the service writes, in the order a form lists them.
+var EventTypes = []EventType{
+	EventTransferCreated, EventTransferCompleted, EventTransferFailed, EventTransferFlagged,
+	EventPayoutCreated, EventPayoutCompleted, EventPayoutFailed, EventPayoutFlagged,
+	EventPayoutLinkCreated, EventPayoutLinkDelivered, EventPayoutLinkDeliveryFailed, EventPayoutLinkClaimed,
+	EventPayoutLinkCanceled, EventFlowCompleted, EventUserCreated, EventUserVerified, EventUserComplianceUpdated,
+	EventWebhookEndpointDisabled, EventWebhookTest,
+}
+
+// Valid reports whether t is an event type the service writes.
+func (t EventType) Valid() bool {
+	for _, v := range EventTypes {
+		if v == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Event is a change to an object, with the object as the API returned it at that moment. Its id
+// is the webhook-id of every delivery, so a receiver drops repeats by it.
+type Event struct {
+	ID       string          `json:"id"`
+	Type     EventType       `json:"type"`
+	Created  Time            `json:"created"`
+	AppID    string          `json:"app_id"`
+	ObjectID string          `json:"object_id"`
+	Data     json.RawMessage `json:"data"`
+}
+
+// EventFilter narrows GET /v2/events.
+type EventFilter struct {
+	Type     EventType
+	ObjectID string
+}
+
+// WebhookEndpoint is a URL the service posts events to, signed with its secret.
+type WebhookEndpoint struct {
+	ID          string      `json:"id"`
+	URL         string      `json:"url"`
+	EventTypes  []EventType `json:"event_types"` // empty means every type
+	Enabled     bool        `json:"enabled"`
+	Description string      `json:"description"`
+	Created     Time        `json:"created"`
+	// DisabledReason says why the service turned the endpoint off, if it did.
+	DisabledReason string `json:"disabled_reason,omitempty"`
+	// Secret is the signing secret (whsec_ + base64), present only in the answers that create
+	// or rotate it.
+	Secret string `json:"secret,omitempty"`
+}
+
+// CreateWebhookEndpointRequest is the body of POST /v2/webhook-endpoints.
+type CreateWebhookEndpointRequest struct {
+	URL         string      `json:"url"`
+	EventTypes  []EventType `json:"event_types,omitempty"`
+	Description string      `json:"description,omitempty"`
+	// Enabled defaults to true.
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// UpdateWebhookEndpointRequest is the body of PATCH /v2/webhook-endpoints/{id}; absent fields
+// stay as they are.
+type UpdateWebhookEndpointRequest struct {
+	URL         *string      `json:"url,omitempty"`
+	EventTypes  *[]EventType `json:"event_types,omitempty"`
+	Description *string      `json:"description,omitempty"`
+	Enabled     *bool        `json:"enabled,omitempty"`
+}
+
+// RotateWebhookSecretRequest is the body of POST /v2/webhook-endpoints/{id}/rotate-secret.
+type RotateWebhookSecretRequest struct {
+	// OverlapSeconds is how long the old secret still signs beside the new one (default 86400,
+	// at most 604800); 0 drops it at once.
+	OverlapSeconds *int64 `json:"overlap_seconds,omitempty"`
+}
+
+// ResendWebhooksRequest is the body of POST /v2/webhook-endpoints/{id}/resend: one event, or
+// every event whose delivery failed since a time.
+type ResendWebhooksRequest struct {
+	EventID string `json:"event_id,omitempty"`
+	Since   *Time  `json:"since,omitempty"`
+}
+
+// ResendWebhooksResult says how many deliveries a resend queued.
+type ResendWebhooksResult struct {
+	Queued int `json:"queued"`
+}
+
+// DeliveryStatus is where one event's delivery to one endpoint stands.
+type DeliveryStatus string
+
+const (
+	DeliveryPending   DeliveryStatus = "pending"
+	DeliverySucceeded DeliveryStatus = "succeeded"
+	DeliveryFailed    DeliveryStatus = "failed"
+)
+
+// WebhookAttempt is one try of a delivery.
+type WebhookAttempt struct {
+	ID         int64          `json:"id"`
+	EventID    string         `json:"event_id"`
+	EventType  EventType      `json:"event_type"`
+	EndpointID string         `json:"endpoint_id"`
+	StatusCode int            `json:"status_code"` // 0 when no answer came
+	LatencyMS  int64          `json:"latency_ms"`
+	Response   string         `json:"response"` // the first bytes of the answer, or the error
+	Delivery   DeliveryStatus `json:"delivery_status"`
+	Created    Time           `json:"created"`
+}
