@@ -26,6 +26,7 @@ import (
 	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/internal/webhook"
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/static"
 )
@@ -156,6 +157,8 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	if cfg.Metrics != nil {
 		svcStore = countingStore{Store: st, onCommit: cfg.Metrics.LedgerCommitted}
 	}
+	// Sandbox mode, where the inbox is shown, lets webhooks reach receivers on this machine.
+	svcCfg.Webhooks = webhook.New(webhook.Config{AllowPrivate: !cfg.HideSandboxInbox})
 	svc, err := service.New(svcStore, svcCfg, cfg.Clock, notifier, log.With("component", "service"))
 	if err != nil {
 		return nil, err
@@ -222,8 +225,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			defer s.workerRunning.Store(false)
 			s.service.RunWorker(workerCtx, s.cfg.WorkerInterval)
 		}()
-		// The worker stops before Serve returns, so Close never pulls the store from under it.
-		defer func() { stopWorker(); <-workerDone }()
+		hooksDone := make(chan struct{})
+		go func() {
+			defer close(hooksDone)
+			s.service.RunWebhookWorker(workerCtx, s.cfg.WorkerInterval)
+		}()
+		// The workers stop before Serve returns, so Close never pulls the store from under them.
+		defer func() { stopWorker(); <-workerDone; <-hooksDone }()
 	}
 	return httpserve.Serve(ctx, s.app, ln, s.cfg.ShutdownTimeout)
 }
