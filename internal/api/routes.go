@@ -72,4 +72,17 @@ func (h *handler) routes(r fiber.Router) {
 	if h.svc.Sandbox() {
 		v2.Get("/sandbox/messages", app, h.listSandboxMessages)
 	}
+
+	v2.Get("/events", app, h.listEvents)
+	v2.Get("/events/:event_id", app, h.getEvent)
+
+	v2.Post("/webhook-endpoints", app, h.createWebhookEndpoint)
+	v2.Get("/webhook-endpoints", app, h.listWebhookEndpoints)
+	v2.Get("/webhook-endpoints/:endpoint_id", app, h.getWebhookEndpoint)
+	v2.Patch("/webhook-endpoints/:endpoint_id", app, h.updateWebhookEndpoint)
+	v2.Delete("/webhook-endpoints/:endpoint_id", app, h.deleteWebhookEndpoint)
+	v2.Post("/webhook-endpoints/:endpoint_id/rotate-secret", app, h.rotateWebhookSecret)
+	v2.Get("/webhook-endpoints/:endpoint_id/attempts", app, h.listWebhookAttempts)
+	v2.Post("/webhook-endpoints/:endpoint_id/resend", app, h.resendWebhooks)
+	v2.Post("/webhook-endpoints/:endpoint_id/test", app, h.testWebhookEndpoint)
 }
