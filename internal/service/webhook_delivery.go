@@ -13,14 +13,13 @@ import (
 // Delivery timing. A worker holds the deliveries it sends for webhookLease, far more than the
 // sender's timeout, so another worker takes them over only when the first one died. A failed
 // delivery is retried with exponential backoff and jitter until webhookWindow after the event,
-// then marked failed; an endpoint that has failed without a success for endpointDisableAfter is
-// disabled.
+// then marked failed; when that happens to an endpoint that has not answered 2xx since before the
+// event, every attempt for three days failed, and the endpoint is disabled.
 const (
-	webhookLease         = time.Minute
-	webhookWindow        = 72 * time.Hour
-	webhookFirstRetry    = 5 * time.Second
-	webhookMaxRetry      = 12 * time.Hour
-	endpointDisableAfter = 72 * time.Hour
+	webhookLease      = time.Minute
+	webhookWindow     = 72 * time.Hour
+	webhookFirstRetry = 5 * time.Second
+	webhookMaxRetry   = 12 * time.Hour
 	// webhookParallel is how many requests a worker has in flight at once.
 	webhookParallel = 16
 )
@@ -131,6 +130,7 @@ func (s *Service) sendAll(ctx context.Context, jobs []*webhookJob) {
 func (s *Service) recordAttempts(ctx context.Context, q Queries, jobs []*webhookJob) error {
 	now := s.now()
 	succeeded, failed := map[string]bool{}, map[string]string{}
+	gaveUp := map[string]time.Time{} // endpoint -> the oldest event given up on in this batch
 	for _, j := range jobs {
 		d, r := j.delivery, j.result
 		d.Attempts++
@@ -139,6 +139,9 @@ func (s *Service) recordAttempts(ctx context.Context, q Queries, jobs []*webhook
 			outcome, d.NextAttempt = payouts.DeliveryPending, now.Add(webhookRetryDelay(d.Attempts))
 			if d.NextAttempt.After(d.Created.Add(webhookWindow)) {
 				outcome = payouts.DeliveryFailed
+				if t, ok := gaveUp[d.EndpointID]; !ok || d.Created.Before(t) {
+					gaveUp[d.EndpointID] = d.Created
+				}
 			}
 			failed[d.EndpointID] = d.AppID
 		} else {
@@ -160,7 +163,7 @@ func (s *Service) recordAttempts(ctx context.Context, q Queries, jobs []*webhook
 		if succeeded[id] {
 			continue
 		}
-		if err := s.endpointFailed(ctx, q, appID, id, now); err != nil {
+		if err := s.endpointFailed(ctx, q, appID, id, now, gaveUp[id]); err != nil {
 			return err
 		}
 	}
@@ -172,9 +175,10 @@ func (s *Service) recordAttempts(ctx context.Context, q Queries, jobs []*webhook
 	return nil
 }
 
-// endpointFailed starts or continues the endpoint's failure streak, and disables it with a
-// webhook_endpoint.disabled event once the streak is endpointDisableAfter long.
-func (s *Service) endpointFailed(ctx context.Context, q Queries, appID, id string, now time.Time) error {
+// endpointFailed starts or continues the endpoint's failure streak. When a delivery was given up
+// (gaveUp is its event's time) and the streak began before that event, nothing got through for
+// the whole retry window: the endpoint is disabled, with a webhook_endpoint.disabled event.
+func (s *Service) endpointFailed(ctx context.Context, q Queries, appID, id string, now, gaveUp time.Time) error {
 	ep, err := q.GetWebhookEndpoint(ctx, appID, id)
 	if err != nil {
 		return err
@@ -182,7 +186,7 @@ func (s *Service) endpointFailed(ctx context.Context, q Queries, appID, id strin
 	switch {
 	case ep.FailingSince.IsZero():
 		ep.FailingSince = now
-	case ep.Enabled && now.Sub(ep.FailingSince) >= endpointDisableAfter:
+	case ep.Enabled && !gaveUp.IsZero() && !ep.FailingSince.After(gaveUp):
 		ep.Enabled = false
 		ep.DisabledReason = "every delivery failed since " + ep.FailingSince.Format(time.RFC3339)
 		s.log.Warn("webhook endpoint disabled", "endpoint", id, "failing_since", ep.FailingSince)

@@ -1,0 +1,95 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/payouts"
+)
+
+func TestWebhookEndpointBadInput(t *testing.T) {
+	// Production mode: no sandbox, so private targets are refused.
+	env := servicetest.Start(t, servicetest.WithConfig(func(c *payoutd.Config) { c.HideSandboxInbox = true }))
+	other := env.CreateApp(t, "Other app")
+	var ep payouts.WebhookEndpoint
+	call{method: "POST", path: "/v2/webhook-endpoints", body: map[string]any{"url": "https://hooks.example.com/in"},
+		status: http.StatusCreated}.do(t, env).Decode(t, &ep)
+	if !strings.HasPrefix(ep.Secret, "whsec_") || !ep.Enabled {
+		t.Fatalf("created %+v, want enabled with a whsec_ secret", ep)
+	}
+	var again payouts.WebhookEndpoint
+	call{method: "GET", path: "/v2/webhook-endpoints/" + ep.ID, status: http.StatusOK}.do(t, env).Decode(t, &again)
+	if again.Secret != "" {
+		t.Fatal("GET shows the secret; it is shown only at creation")
+	}
+	var theirs payouts.WebhookEndpoint
+	call{method: "POST", path: "/v2/webhook-endpoints", as: &other, body: map[string]any{"url": "https://hooks.example.com/o"},
+		status: http.StatusCreated}.do(t, env).Decode(t, &theirs)
+
+	path := "/v2/webhook-endpoints"
+	calls := []call{
+		{name: "no url", method: "POST", path: path, body: map[string]any{}, status: 400, code: payouts.EInvalidInput, field: "url"},
+		{name: "ftp url", method: "POST", path: path, body: map[string]any{"url": "ftp://x.example.com"}, status: 400, code: payouts.EInvalidInput, field: "url"},
+		{name: "loopback", method: "POST", path: path, body: map[string]any{"url": "http://127.0.0.1:9/in"}, status: 400, code: payouts.EInvalidInput, field: "url"},
+		{name: "localhost", method: "POST", path: path, body: map[string]any{"url": "http://localhost/in"}, status: 400, code: payouts.EInvalidInput, field: "url"},
+		{name: "private", method: "POST", path: path, body: map[string]any{"url": "http://10.0.0.8/in"}, status: 400, code: payouts.EInvalidInput, field: "url"},
+		{name: "link-local metadata", method: "POST", path: path, body: map[string]any{"url": "http://169.254.169.254/"}, status: 400, code: payouts.EInvalidInput, field: "url"},
+		{name: "unknown event type", method: "POST", path: path, body: map[string]any{"url": "https://x.example.com", "event_types": []string{"payout.exploded"}}, status: 400, code: payouts.EInvalidInput, field: "event_types"},
+		{name: "repeated event type", method: "POST", path: path, body: map[string]any{"url": "https://x.example.com", "event_types": []string{"payout.created", "payout.created"}}, status: 400, code: payouts.EInvalidInput, field: "event_types"},
+		{name: "patch to private", method: "PATCH", path: path + "/" + ep.ID, body: map[string]any{"url": "http://192.168.0.1/"}, status: 400, code: payouts.EInvalidInput, field: "url"},
+		{name: "overlap too long", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": 700000}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
+		{name: "resend neither", method: "POST", path: path + "/" + ep.ID + "/resend", body: map[string]any{}, status: 400, code: payouts.EInvalidInput, field: "event_id"},
+		{name: "resend unknown event", method: "POST", path: path + "/" + ep.ID + "/resend", body: map[string]any{"event_id": unknownID}, status: 404, code: payouts.ENotFound},
+		{name: "bad event type filter", method: "GET", path: "/v2/events?type=nope", status: 400, code: payouts.EInvalidInput, field: "type"},
+		{name: "bad object filter", method: "GET", path: "/v2/events?object_id=nope", status: 400, code: payouts.EInvalidInput, field: "object_id"},
+	}
+	calls = append(calls, notFoundCalls("GET", func(id string) string { return path + "/" + id }, nil, theirs.ID)...)
+	calls = append(calls, notFoundCalls("DELETE", func(id string) string { return path + "/" + id }, nil, theirs.ID)...)
+	calls = append(calls, notFoundCalls("POST", func(id string) string { return path + "/" + id + "/test" }, nil, theirs.ID)...)
+	calls = append(calls, notFoundCalls("GET", func(id string) string { return "/v2/events/" + id }, nil, unknownID)...)
+	runCalls(t, env, calls)
+}
+
+// TestFailingEndpointIsDisabled: a receiver that never answers 2xx has its delivery marked
+// failed after about three days of retries, and its endpoint disabled with an event saying so.
+func TestFailingEndpointIsDisabled(t *testing.T) {
+	env := servicetest.Start(t, frozen()...)
+	ctx := context.Background()
+	rcv := newReceiver(t, map[string]int{"/down": 1 << 30})
+	api := newClient(t, env)
+	ep, err := api.CreateWebhookEndpoint(ctx, payouts.CreateWebhookEndpointRequest{URL: rcv.srv.URL + "/down",
+		EventTypes: []payouts.EventType{payouts.EventUserCreated}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createUser(t, env, env.Credentials())
+	for range 200 {
+		if _, err := env.Service.DeliverWebhooks(ctx, 100); err != nil {
+			t.Fatal(err)
+		}
+		env.Clock.Advance(time.Hour)
+	}
+	got, err := api.GetWebhookEndpoint(ctx, ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Enabled || got.DisabledReason == "" {
+		t.Errorf("endpoint %+v, want disabled with a reason", got)
+	}
+	events, err := api.ListEvents(ctx, payouts.Page{}, payouts.EventFilter{Type: payouts.EventWebhookEndpointDisabled, ObjectID: ep.ID})
+	if err != nil || len(events.Data) != 1 {
+		t.Fatalf("webhook_endpoint.disabled events %v, %v; want one", events, err)
+	}
+	attempts, err := api.ListWebhookAttempts(ctx, ep.ID, "", payouts.Page{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(attempts.Data); n < 10 || n > 30 || attempts.Data[0].Delivery != payouts.DeliveryFailed {
+		t.Errorf("%d attempts, the last %s; want 10 to 30 over three days, the last failed", n, attempts.Data[0].Delivery)
+	}
+}
