@@ -46,4 +46,14 @@ type Payouts interface {
 	Deposit(ctx context.Context, appID string, req payouts.DepositRequest) (*payouts.Transfer, error)
 
 	SandboxMessages(ctx context.Context, page payouts.Page) (*payouts.List[payouts.SandboxMessage], error)
+
+	ListEvents(ctx context.Context, page payouts.Page, filter payouts.EventFilter) (*payouts.List[payouts.Event], error)
+	CreateWebhookEndpoint(ctx context.Context, req payouts.CreateWebhookEndpointRequest) (*payouts.WebhookEndpoint, error)
+	ListWebhookEndpoints(ctx context.Context) (*payouts.List[payouts.WebhookEndpoint], error)
+	GetWebhookEndpoint(ctx context.Context, id string) (*payouts.WebhookEndpoint, error)
+	UpdateWebhookEndpoint(ctx context.Context, id string, req payouts.UpdateWebhookEndpointRequest) (*payouts.WebhookEndpoint, error)
+	RotateWebhookSecret(ctx context.Context, id string, req payouts.RotateWebhookSecretRequest) (*payouts.WebhookEndpoint, error)
+	ListWebhookAttempts(ctx context.Context, endpointID, eventID string, page payouts.Page) (*payouts.List[payouts.WebhookAttempt], error)
+	ResendWebhooks(ctx context.Context, endpointID string, req payouts.ResendWebhooksRequest) (int, error)
+	SendTestWebhook(ctx context.Context, endpointID string) (*payouts.Event, error)
 }

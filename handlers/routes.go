@@ -16,6 +16,7 @@ var Nav = []web.NavItem{
 	{Label: "Flows", Href: "/flows", Perm: web.PermFlowsRead},
 	{Label: "Sandbox inbox", Href: "/sandbox/inbox", Perm: web.PermUsersWrite},
 	{Label: "App wallet", Href: "/app", Perm: web.PermAppRead},
+	{Label: "Webhooks", Href: "/webhooks", Perm: web.PermWebhooksManage},
 	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage},
 	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead},
 }
@@ -84,5 +85,19 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/operators/:id/password", Perm: web.PermOperatorsManage, Handler: h.resetOperatorPassword},
 
 		{Method: get, Path: "/audit", Perm: web.PermAuditRead, Handler: h.auditLog},
+
+		{Method: get, Path: "/webhooks", Perm: web.PermWebhooksManage, Handler: h.webhooks},
+		{Method: post, Path: "/webhooks", Perm: web.PermWebhooksManage, Handler: h.createWebhook},
+		{Method: get, Path: "/webhooks/:id", Perm: web.PermWebhooksManage, Handler: h.webhook},
+		{Method: post, Path: "/webhooks/:id/enabled", Perm: web.PermWebhooksManage, Handler: h.setWebhookEnabled},
+		{Method: post, Path: "/webhooks/:id/rotate", Perm: web.PermWebhooksManage, Handler: h.rotateWebhook},
+		{Method: post, Path: "/webhooks/:id/test", Perm: web.PermWebhooksManage, Handler: h.testWebhook},
+		{Method: post, Path: "/webhooks/:id/resend", Perm: web.PermWebhooksManage, Handler: h.resendWebhooks},
+
+		// The events of an object, for its page, with the permission that shows the object.
+		{Method: get, Path: "/users/:id/events", Perm: web.PermUsersRead, Handler: h.objectEvents},
+		{Method: get, Path: "/transfers/:id/events", Perm: web.PermTransfersRead, Handler: h.objectEvents},
+		{Method: get, Path: "/payout-links/:id/events", Perm: web.PermLinksRead, Handler: h.objectEvents},
+		{Method: get, Path: "/flows/:id/events", Perm: web.PermFlowsRead, Handler: h.objectEvents},
 	}
 }

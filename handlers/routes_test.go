@@ -67,9 +67,13 @@ func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
 	deposit := h.deposit(100_00)
 	link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 10_00, Payee: &payouts.Payee{Email: "rita@example.com"}})
 	flow := h.createFlow(payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: payouts.StepBackgroundCheck}}})
+	hook, err := h.payouts.CreateWebhookEndpoint(t.Context(), payouts.CreateWebhookEndpointRequest{URL: "https://hooks.example.com/in"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	routes := registeredRoutes(t, h, map[string]string{"/operators": target.ID, "/users": user.ID,
 		"/transfers": deposit.ID, "/transactions": strconv.FormatInt(deposit.Transactions[0].ID, 10),
-		"/payout-links": link.ID, "/flows": flow.ID})
+		"/payout-links": link.ID, "/flows": flow.ID, "/webhooks": hook.ID})
 
 	agents := map[dashstore.Role]*agent{}
 	for _, role := range dashstore.Roles {

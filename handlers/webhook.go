@@ -1,0 +1,152 @@
+package handlers
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/web"
+)
+
+// attemptsShown is how many of an endpoint's newest delivery attempts its page lists.
+const attemptsShown = 50
+
+// webhooks lists the app's webhook endpoints with the form to add one.
+func (h *Handlers) webhooks(c *fiber.Ctx) error {
+	return h.renderWebhooks(c, fiber.StatusOK, components.Form{Values: map[string]string{}}, nil)
+}
+
+func (h *Handlers) renderWebhooks(c *fiber.Ctx, status int, form components.Form, created *payouts.WebhookEndpoint) error {
+	list, err := h.payouts.ListWebhookEndpoints(c.UserContext())
+	if err != nil {
+		return err
+	}
+	p := pages.WebhooksProps{Endpoints: list.Data, Form: form, Created: created}
+	return h.web.Render(c, status, web.Page{Title: "Webhooks", Content: pages.Webhooks(p)})
+}
+
+// eventTypesOf reads a comma-separated list of event types; blank is every type.
+func eventTypesOf(s string) []payouts.EventType {
+	var out []payouts.EventType
+	for t := range strings.SplitSeq(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, payouts.EventType(t))
+		}
+	}
+	return out
+}
+
+// createWebhook adds an endpoint and shows its secret, once.
+func (h *Handlers) createWebhook(c *fiber.Ctx) error {
+	form := formOf(c, "url", "event_types", "description")
+	e, err := h.payouts.CreateWebhookEndpoint(c.UserContext(), payouts.CreateWebhookEndpointRequest{
+		URL: strings.TrimSpace(form.Value("url")), EventTypes: eventTypesOf(form.Value("event_types")),
+		Description: strings.TrimSpace(form.Value("description"))})
+	if formFailed(err, &form) {
+		return h.renderWebhooks(c, fiber.StatusUnprocessableEntity, form, nil)
+	}
+	if err != nil {
+		return err
+	}
+	h.audit(c, "webhook.create", "webhook", e.ID, e.URL)
+	// Rendered rather than redirected: the secret must not sit in a flash in the session table.
+	return h.renderWebhooks(c, fiber.StatusCreated, components.Form{Values: map[string]string{}}, e)
+}
+
+// webhook shows an endpoint with its newest delivery attempts.
+func (h *Handlers) webhook(c *fiber.Ctx) error {
+	return h.renderWebhook(c, fiber.StatusOK, components.Form{Values: map[string]string{}}, "")
+}
+
+func (h *Handlers) renderWebhook(c *fiber.Ctx, status int, form components.Form, newSecret string) error {
+	ctx, id := c.UserContext(), c.Params("id")
+	e, err := h.payouts.GetWebhookEndpoint(ctx, id)
+	if err != nil {
+		return err
+	}
+	attempts, err := h.payouts.ListWebhookAttempts(ctx, id, "", payouts.Page{Limit: attemptsShown})
+	if err != nil {
+		return err
+	}
+	p := pages.WebhookProps{Endpoint: *e, Attempts: attempts.Data, Form: form, NewSecret: newSecret}
+	return h.web.Render(c, status, web.Page{Title: "Webhook", Content: pages.Webhook(p)})
+}
+
+// setWebhookEnabled turns deliveries to an endpoint on or off.
+func (h *Handlers) setWebhookEnabled(c *fiber.Ctx) error {
+	id, enabled := c.Params("id"), c.FormValue("enabled") == "true"
+	e, err := h.payouts.UpdateWebhookEndpoint(c.UserContext(), id, payouts.UpdateWebhookEndpointRequest{Enabled: &enabled})
+	if err != nil {
+		return err
+	}
+	action, done := "webhook.disable", "Disabled the endpoint."
+	if enabled {
+		action, done = "webhook.enable", "Enabled the endpoint."
+	}
+	h.audit(c, action, "webhook", e.ID, e.URL)
+	web.Flash(c, web.FlashSuccess, done)
+	return web.Redirect(c, "/webhooks/"+e.ID)
+}
+
+// rotateWebhook gives an endpoint a new secret and shows it, once.
+func (h *Handlers) rotateWebhook(c *fiber.Ctx) error {
+	e, err := h.payouts.RotateWebhookSecret(c.UserContext(), c.Params("id"), payouts.RotateWebhookSecretRequest{})
+	if err != nil {
+		return err
+	}
+	h.audit(c, "webhook.rotate", "webhook", e.ID, e.URL)
+	return h.renderWebhook(c, fiber.StatusOK, components.Form{Values: map[string]string{}}, e.Secret)
+}
+
+// testWebhook queues a webhook.test event for the endpoint.
+func (h *Handlers) testWebhook(c *fiber.Ctx) error {
+	id := c.Params("id")
+	if _, err := h.payouts.SendTestWebhook(c.UserContext(), id); err != nil {
+		return err
+	}
+	h.audit(c, "webhook.test", "webhook", id, "")
+	web.Flash(c, web.FlashSuccess, "Queued a test event.")
+	return web.Redirect(c, "/webhooks/"+id)
+}
+
+// resendWebhooks queues one event again, or every failed one since a time (UTC).
+func (h *Handlers) resendWebhooks(c *fiber.Ctx) error {
+	id := c.Params("id")
+	form := formOf(c, "event_id", "since")
+	req := payouts.ResendWebhooksRequest{EventID: strings.TrimSpace(form.Value("event_id"))}
+	if s := form.Value("since"); s != "" {
+		t, err := time.Parse("2006-01-02T15:04", s)
+		if err != nil {
+			form.Errors = map[string]string{"since": "must be a date and time"}
+			return h.renderWebhook(c, fiber.StatusUnprocessableEntity, form, "")
+		}
+		since := payouts.NewTime(t)
+		req.Since = &since
+	}
+	n, err := h.payouts.ResendWebhooks(c.UserContext(), id, req)
+	if formFailed(err, &form) {
+		return h.renderWebhook(c, fiber.StatusUnprocessableEntity, form, "")
+	}
+	if err != nil {
+		return err
+	}
+	h.audit(c, "webhook.resend", "webhook", id, strconv.Itoa(n)+" deliveries")
+	web.Flash(c, web.FlashSuccess, "Queued "+strconv.Itoa(n)+" deliveries again.")
+	return web.Redirect(c, "/webhooks/"+id)
+}
+
+// objectEvents lists the events of the object the path names, for its page.
+func (h *Handlers) objectEvents(c *fiber.Ctx) error {
+	list, err := h.payouts.ListEvents(c.UserContext(), payouts.Page{Limit: payouts.MaxLimit},
+		payouts.EventFilter{ObjectID: c.Params("id")})
+	if err != nil {
+		return err
+	}
+	events := pages.ObjectEvents(list.Data)
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: events, Fragment: events})
+}
