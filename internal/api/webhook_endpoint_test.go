@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,53 @@ func TestFailingEndpointIsDisabled(t *testing.T) {
 	}
 	if n := len(attempts.Data); n < 10 || n > 30 || attempts.Data[0].Delivery != payouts.DeliveryFailed {
 		t.Errorf("%d attempts, the last %s; want 10 to 30 over three days, the last failed", n, attempts.Data[0].Delivery)
+	}
+}
+
+// TestEventsOfEachChange: each kind of state change writes its events, in order, about the
+// object it changed.
+func TestEventsOfEachChange(t *testing.T) {
+	env := servicetest.Start(t)
+	ctx := context.Background()
+	creds := env.Credentials()
+	deposit(t, env, creds, 100_00)
+	user := createUser(t, env, creds)
+	call{method: "PUT", path: "/v2/users/" + user.ID + "/compliance", body: map[string]any{"w8ben": w8ben()}, status: 200}.do(t, env)
+	tr := transfer(t, env, creds, user.ID, -5_00)
+	var link payouts.PayoutLink
+	call{method: "POST", path: "/v2/payout-links", body: map[string]any{"amount": 1_00}, status: 201}.do(t, env).Decode(t, &link)
+	call{method: "DELETE", path: "/v2/payout-links/" + link.ID, status: 200}.do(t, env)
+	flow, err := env.Service.CreateFlow(ctx, env.AppID, payouts.CreateFlowRequest{UserID: user.ID,
+		Steps: []payouts.Step{{Name: payouts.StepRedirect, RedirectURL: "https://example.com/done"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Service.CompleteFlowStep(ctx, flow.ID, user.ID, payouts.StepRedirect); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		object string
+		want   []payouts.EventType // oldest first
+	}{
+		{user.ID, []payouts.EventType{payouts.EventUserCreated, payouts.EventUserComplianceUpdated}},
+		{tr.ID, []payouts.EventType{payouts.EventTransferCreated, payouts.EventTransferCompleted}},
+		{link.ID, []payouts.EventType{payouts.EventPayoutLinkCreated, payouts.EventPayoutLinkCanceled}},
+		{flow.ID, []payouts.EventType{payouts.EventFlowCompleted}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.want[0]), func(t *testing.T) {
+			list, err := env.Service.ListEvents(ctx, env.AppID, payouts.Page{}, payouts.EventFilter{ObjectID: tt.object})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []payouts.EventType
+			for i := len(list.Data) - 1; i >= 0; i-- {
+				got = append(got, list.Data[i].Type)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("events %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

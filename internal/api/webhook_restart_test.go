@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,66 +18,58 @@ import (
 // leased by a worker that died mid-send, and starts it again on the same database: every event
 // reaches the receiver at least once.
 func TestWebhooksSurviveARestart(t *testing.T) {
-	for _, engine := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"SQLite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "disburse.db") }},
-		{"PostgreSQL", func(t *testing.T) string { return pgtest.DSN(t) }},
-	} {
-		t.Run(engine.name, func(t *testing.T) {
-			dsn, clock := engine.dsn(t), testclock.New(start)
-			noWorker := servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })
-			rcv := newReceiver(t, nil)
-			var events []string
-			ok := t.Run("before the stop", func(t *testing.T) {
-				env := servicetest.Start(t, servicetest.WithDSN(dsn), servicetest.WithClock(clock), noWorker)
-				ctx := context.Background()
-				if _, err := newClient(t, env).CreateWebhookEndpoint(ctx, payouts.CreateWebhookEndpointRequest{URL: rcv.srv.URL + "/in"}); err != nil {
-					t.Fatal(err)
-				}
-				creds := env.Credentials()
-				deposit(t, env, creds, 100_00)
-				for range 3 {
-					transfer(t, env, creds, createUser(t, env, creds).ID, -1_00)
-				}
-				list, err := env.Service.ListEvents(ctx, env.AppID, payouts.Page{Limit: 100}, payouts.EventFilter{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, e := range list.Data {
-					events = append(events, e.ID)
-				}
-				// A worker leases some deliveries, then dies before sending them.
-				err = env.Store.InTx(ctx, func(q service.Queries) error {
-					_, err := q.ClaimDueWebhookDeliveries(ctx, clock.Now(), clock.Now().Add(time.Minute), 4)
-					return err
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-			})
-			if !ok {
-				return
-			}
-			if len(events) < 9 || len(rcv.at("/in")) != 0 {
-				t.Fatalf("%d events written, %d delivered before the stop; want at least 9 and none", len(events), len(rcv.at("/in")))
-			}
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		clock := testclock.New(start)
+		noWorker := servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })
+		rcv := newReceiver(t, nil)
+		var events []string
+		ok := t.Run("before the stop", func(t *testing.T) {
 			env := servicetest.Start(t, servicetest.WithDSN(dsn), servicetest.WithClock(clock), noWorker)
-			deliverAll(t, env, 10)
-			arrived := map[string]bool{}
-			for _, g := range rcv.at("/in") {
-				var e payouts.Event
-				if err := json.Unmarshal(g.body, &e); err != nil {
-					t.Fatal(err)
-				}
-				arrived[e.ID] = true
+			ctx := context.Background()
+			if _, err := newClient(t, env).CreateWebhookEndpoint(ctx, payouts.CreateWebhookEndpointRequest{URL: rcv.srv.URL + "/in"}); err != nil {
+				t.Fatal(err)
 			}
-			for _, id := range events {
-				if !arrived[id] {
-					t.Errorf("event %s never arrived", id)
-				}
+			creds := env.Credentials()
+			deposit(t, env, creds, 100_00)
+			for range 3 {
+				transfer(t, env, creds, createUser(t, env, creds).ID, -1_00)
+			}
+			list, err := env.Service.ListEvents(ctx, env.AppID, payouts.Page{Limit: 100}, payouts.EventFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range list.Data {
+				events = append(events, e.ID)
+			}
+			// A worker leases some deliveries, then dies before sending them.
+			err = env.Store.InTx(ctx, func(q service.Queries) error {
+				_, err := q.ClaimDueWebhookDeliveries(ctx, clock.Now(), clock.Now().Add(time.Minute), 4)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 		})
-	}
+		if !ok {
+			return
+		}
+		if len(events) < 9 || len(rcv.at("/in")) != 0 {
+			t.Fatalf("%d events written, %d delivered before the stop; want at least 9 and none", len(events), len(rcv.at("/in")))
+		}
+		env := servicetest.Start(t, servicetest.WithDSN(dsn), servicetest.WithClock(clock), noWorker)
+		deliverAll(t, env, 10)
+		arrived := map[string]bool{}
+		for _, g := range rcv.at("/in") {
+			var e payouts.Event
+			if err := json.Unmarshal(g.body, &e); err != nil {
+				t.Fatal(err)
+			}
+			arrived[e.ID] = true
+		}
+		for _, id := range events {
+			if !arrived[id] {
+				t.Errorf("event %s never arrived", id)
+			}
+		}
+	})
 }

@@ -20,13 +20,8 @@ type EventRecord struct {
 // each enabled endpoint of the app that wants its type: the transactional outbox. The change
 // and its event commit together or not at all.
 func (s *Service) emit(ctx context.Context, q Queries, appID string, typ payouts.EventType, objectID string, object any) (*EventRecord, error) {
-	data, err := json.Marshal(object)
+	e, err := s.insertEvent(ctx, q, appID, typ, objectID, object)
 	if err != nil {
-		return nil, err
-	}
-	e := &EventRecord{Event: payouts.Event{ID: uuid.NewString(), Type: typ, Created: payouts.NewTime(s.now()),
-		AppID: appID, ObjectID: objectID, Data: data}}
-	if err := q.InsertEvent(ctx, e); err != nil {
 		return nil, err
 	}
 	endpoints, err := q.ListWebhookEndpoints(ctx, appID)
@@ -40,6 +35,17 @@ func (s *Service) emit(ctx context.Context, q Queries, appID string, typ payouts
 		}
 	}
 	return e, q.InsertWebhookDeliveries(ctx, e, targets, e.Created.Time)
+}
+
+// insertEvent writes an event about object, queued for no endpoint yet.
+func (s *Service) insertEvent(ctx context.Context, q Queries, appID string, typ payouts.EventType, objectID string, object any) (*EventRecord, error) {
+	data, err := json.Marshal(object)
+	if err != nil {
+		return nil, err
+	}
+	e := &EventRecord{Event: payouts.Event{ID: uuid.NewString(), Type: typ, Created: payouts.NewTime(s.now()),
+		AppID: appID, ObjectID: objectID, Data: data}}
+	return e, q.InsertEvent(ctx, e)
 }
 
 // outboxStore hands every transaction of the service a recorder, and writes the events of the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"net/url"
 	"slices"
 	"time"
@@ -278,13 +277,9 @@ func (s *Service) SendTestWebhook(ctx context.Context, appID, endpointID string)
 		if err != nil {
 			return err
 		}
-		data, err := json.Marshal(map[string]string{"endpoint_id": ep.ID, "message": "This is a test event."})
+		e, err := s.insertEvent(ctx, q, appID, payouts.EventWebhookTest, ep.ID,
+			map[string]string{"endpoint_id": ep.ID, "message": "This is a test event."})
 		if err != nil {
-			return err
-		}
-		e := &EventRecord{Event: payouts.Event{ID: uuid.NewString(), Type: payouts.EventWebhookTest,
-			Created: payouts.NewTime(s.now()), AppID: appID, ObjectID: ep.ID, Data: data}}
-		if err := q.InsertEvent(ctx, e); err != nil {
 			return err
 		}
 		out = &e.Event
