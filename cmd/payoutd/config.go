@@ -48,6 +48,7 @@ type flags struct {
 	workerInterval                     string
 	sandboxDelay, sandboxACHDelay      string
 	railLease                          string
+	webhookLease                       string
 	metricsAddr                        string
 }
 
@@ -96,6 +97,8 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)")
 	fs.StringVar(&f.railLease, "rail-lease", env("DISBURSE_RAIL_LEASE", "1m"),
 		"how long a worker owns a payout it is handing to a rail before another worker may take it over (DISBURSE_RAIL_LEASE)")
+	fs.StringVar(&f.webhookLease, "webhook-lease", env("DISBURSE_WEBHOOK_LEASE", "1m"),
+		"how long a worker holds the webhook deliveries it is sending before another worker may send them (DISBURSE_WEBHOOK_LEASE)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", env("DISBURSE_METRICS_ADDR", ""),
 		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9090; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
 	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
@@ -193,6 +196,7 @@ func (f *flags) config() (config, error) {
 		{"--sandbox-delay", f.sandboxDelay, &cfg.service.SandboxDelay},
 		{"--sandbox-ach-delay", f.sandboxACHDelay, &cfg.service.SandboxACHDelay},
 		{"--rail-lease", f.railLease, &cfg.service.RailLease},
+		{"--webhook-lease", f.webhookLease, &cfg.service.WebhookLease},
 		{"--shutdown-timeout", f.shutdownTimeout, &cfg.service.ShutdownTimeout},
 	} {
 		if d.value == "" {

@@ -47,8 +47,8 @@ func run(m *testing.M) int {
 // testKey seals secrets at rest; PostgreSQL requires one, and SQLite then needs no key file.
 const testKey = "0000000000000000000000000000000000000000000000000000000000000001"
 
-// railLease is the processes' rail lease: short, so a killed process's payouts are taken over
-// within the test.
+// railLease is the processes' rail and webhook lease: short, so a killed process's payouts and
+// deliveries are taken over within the test.
 const railLease = 2 * time.Second
 
 // database is where a test's processes keep their data: a fresh SQLite file or PostgreSQL
@@ -126,6 +126,7 @@ func (d *daemon) start() error {
 	cmd := exec.Command(payoutdBin, "--addr", d.addr, "--db", d.db, "--encryption-key", testKey,
 		"--worker-interval", "20ms", "--sandbox-delay", d.settle.String(),
 		"--sandbox-ach-delay", (2 * d.settle).String(), "--rail-lease", railLease.String(),
+		"--webhook-lease", railLease.String(),
 		"--log-level", "warn")
 	cmd.Stdout, cmd.Stderr = &d.logs, &d.logs
 	if err := cmd.Start(); err != nil {

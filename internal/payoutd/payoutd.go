@@ -77,6 +77,9 @@ type Config struct {
 	SandboxDelay, SandboxACHDelay time.Duration
 	// RailLease is how long a worker owns a payout it is submitting (default one minute).
 	RailLease time.Duration
+	// WebhookLease is how long a worker holds the webhook deliveries it is sending (default one
+	// minute).
+	WebhookLease time.Duration
 	// ShutdownTimeout bounds the wait for requests in flight when Serve's context ends.
 	ShutdownTimeout time.Duration
 
@@ -147,8 +150,8 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	// No real rail, gateway or identity provider is configured yet: the sandbox stands in for
 	// all of them.
 	svcCfg := sandbox.Wire(service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
-		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease, Sandbox: !cfg.HideSandboxInbox},
-		cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
+		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease, Sandbox: !cfg.HideSandboxInbox,
+		WebhookLease: cfg.WebhookLease}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
 	notifier := cfg.Notifier
 	if notifier == nil {
 		notifier = sandbox.Inbox{Store: st, Key: key, Clock: cfg.Clock}
@@ -158,7 +161,7 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 		svcStore = countingStore{Store: st, onCommit: cfg.Metrics.LedgerCommitted}
 	}
 	// Sandbox mode, where the inbox is shown, lets webhooks reach receivers on this machine.
-	svcCfg.Webhooks = webhook.New(webhook.Config{AllowPrivate: !cfg.HideSandboxInbox})
+	svcCfg.Webhooks = webhook.New(webhook.Config{AllowPrivate: svcCfg.Sandbox})
 	svc, err := service.New(svcStore, svcCfg, cfg.Clock, notifier, log.With("component", "service"))
 	if err != nil {
 		return nil, err

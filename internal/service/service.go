@@ -54,6 +54,9 @@ type Config struct {
 	// RailLease is how long a claimed payout belongs to the worker calling its rail (default one
 	// minute): after it a worker that died mid-call is replaced by another.
 	RailLease time.Duration
+	// WebhookLease is how long a worker holds the webhook deliveries it is sending (default one
+	// minute); it gives each batch half of it, so it records before another may take over.
+	WebhookLease time.Duration
 	// Rails moves payouts out, per platform. Screener holds payouts for review and Identity
 	// verifies payees. All three are required; package sandbox provides them without a network.
 	Rails    map[payouts.Platform]Rail
@@ -103,6 +106,9 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 	}
 	if cfg.RailLease <= 0 {
 		cfg.RailLease = time.Minute
+	}
+	if cfg.WebhookLease <= 0 {
+		cfg.WebhookLease = time.Minute
 	}
 	if cfg.DefaultFeeParty == "" {
 		cfg.DefaultFeeParty = payouts.FeePartyPlatform

@@ -10,13 +10,13 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// Delivery timing. A worker holds the deliveries it sends for webhookLease, far more than the
-// sender's timeout, so another worker takes them over only when the first one died. A failed
+// Delivery timing. A worker holds the deliveries it sends for Config.WebhookLease and gives up
+// on the sends after half of it, so another worker takes them over only when the first one
+// died. A failed
 // delivery is retried with exponential backoff and jitter until webhookWindow after the event,
 // then marked failed; when that happens to an endpoint that has not answered 2xx since before the
 // event, every attempt for three days failed, and the endpoint is disabled.
 const (
-	webhookLease      = time.Minute
 	webhookWindow     = 72 * time.Hour
 	webhookFirstRetry = 5 * time.Second
 	webhookMaxRetry   = 12 * time.Hour
@@ -73,7 +73,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context, max int) (int, error) {
 	err := s.store.InTx(ctx, func(q Queries) error {
 		jobs = nil
 		now := s.now()
-		due, err := q.ClaimDueWebhookDeliveries(ctx, now, now.Add(webhookLease), max)
+		due, err := q.ClaimDueWebhookDeliveries(ctx, now, now.Add(s.cfg.WebhookLease), max)
 		if err != nil {
 			return err
 		}
@@ -107,7 +107,9 @@ func (s *Service) DeliverWebhooks(ctx context.Context, max int) (int, error) {
 	if err != nil || len(jobs) == 0 {
 		return 0, err
 	}
-	s.sendAll(ctx, jobs)
+	sendCtx, cancel := context.WithTimeout(ctx, s.cfg.WebhookLease/2)
+	s.sendAll(sendCtx, jobs)
+	cancel()
 	return len(jobs), s.store.InTx(ctx, func(q Queries) error { return s.recordAttempts(ctx, q, jobs) })
 }
 
