@@ -20,11 +20,16 @@ type EventRecord struct {
 // each enabled endpoint of the app that wants its type: the transactional outbox. The change
 // and its event commit together or not at all.
 func (s *Service) emit(ctx context.Context, q Queries, appID string, typ payouts.EventType, objectID string, object any) (*EventRecord, error) {
-	e, err := s.insertEvent(ctx, q, appID, typ, objectID, object)
+	endpoints, err := q.ListWebhookEndpoints(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
-	endpoints, err := q.ListWebhookEndpoints(ctx, appID)
+	return s.emitTo(ctx, q, endpoints, appID, typ, objectID, object)
+}
+
+// emitTo is emit with the app's endpoints already read.
+func (s *Service) emitTo(ctx context.Context, q Queries, endpoints []WebhookEndpointRecord, appID string, typ payouts.EventType, objectID string, object any) (*EventRecord, error) {
+	e, err := s.insertEvent(ctx, q, appID, typ, objectID, object)
 	if err != nil {
 		return nil, err
 	}
@@ -39,9 +44,12 @@ func (s *Service) emit(ctx context.Context, q Queries, appID string, typ payouts
 
 // insertEvent writes an event about object, queued for no endpoint yet.
 func (s *Service) insertEvent(ctx context.Context, q Queries, appID string, typ payouts.EventType, objectID string, object any) (*EventRecord, error) {
-	data, err := json.Marshal(object)
-	if err != nil {
-		return nil, err
+	data, ok := object.(json.RawMessage)
+	if !ok {
+		var err error
+		if data, err = json.Marshal(object); err != nil {
+			return nil, err
+		}
 	}
 	e := &EventRecord{Event: payouts.Event{ID: uuid.NewString(), Type: typ, Created: payouts.NewTime(s.now()),
 		AppID: appID, ObjectID: objectID, Data: data}}
@@ -75,8 +83,9 @@ type change struct {
 // recorder is the Queries of one transaction, noting the state changes clients hear about.
 type recorder struct {
 	Queries
-	s       *Service
-	changes []change
+	s         *Service
+	changes   []change
+	transfers map[string]payouts.Transfer // as last written, by id
 }
 
 func (r *recorder) note(typ payouts.EventType, appID, id string, render func(context.Context, Queries) (any, error)) {
@@ -96,10 +105,18 @@ func transferEvent(t *TransferRecord, status payouts.TransferStatus) payouts.Eve
 	return ""
 }
 
+// transferChanged notes a transfer reaching a status. The transfer is rendered from its record
+// as last written in the transaction, which the store would only read back.
 func (r *recorder) transferChanged(t *TransferRecord, status payouts.TransferStatus) {
+	if r.transfers == nil {
+		r.transfers = map[string]payouts.Transfer{}
+	}
+	r.transfers[t.ID] = t.Transfer
 	if typ := transferEvent(t, status); typ != "" {
 		appID, id := t.AppID, t.ID
-		r.note(typ, appID, id, func(ctx context.Context, q Queries) (any, error) { return transferObject(ctx, q, appID, id) })
+		r.note(typ, appID, id, func(ctx context.Context, q Queries) (any, error) {
+			return transferObject(ctx, q, appID, r.transfers[id])
+		})
 	}
 }
 
@@ -116,9 +133,11 @@ func (r *recorder) UpdateTransfer(ctx context.Context, t *TransferRecord, from p
 	if err := r.Queries.UpdateTransfer(ctx, t, from); err != nil {
 		return err
 	}
-	if t.Status != from {
-		r.transferChanged(t, t.Status)
+	status := t.Status
+	if status == from {
+		status = "" // no event, but the record is newer
 	}
+	r.transferChanged(t, status)
 	return nil
 }
 
@@ -215,41 +234,49 @@ func (r *recorder) UpdateFlow(ctx context.Context, f *FlowRecord) error {
 }
 
 // writeEvents renders each changed object once, as it stands at the end of the transaction,
-// and emits the events in the order the changes happened.
+// and emits the events in the order the changes happened, reading each app's endpoints once.
 func (s *Service) writeEvents(ctx context.Context, q Queries, changes []change) error {
-	rendered := map[string]any{}
+	rendered := map[string]json.RawMessage{}
+	endpoints := map[string][]WebhookEndpointRecord{}
 	for _, c := range changes {
-		obj, ok := rendered[c.object]
+		eps, ok := endpoints[c.appID]
 		if !ok {
 			var err error
-			if obj, err = c.render(ctx, q); err != nil {
+			if eps, err = q.ListWebhookEndpoints(ctx, c.appID); err != nil {
+				return err
+			}
+			endpoints[c.appID] = eps
+		}
+		obj, ok := rendered[c.object]
+		if !ok {
+			v, err := c.render(ctx, q)
+			if err != nil {
+				return err
+			}
+			if obj, err = json.Marshal(v); err != nil {
 				return err
 			}
 			rendered[c.object] = obj
 		}
-		if _, err := s.emit(ctx, q, c.appID, c.typ, c.object, obj); err != nil {
+		if _, err := s.emitTo(ctx, q, eps, c.appID, c.typ, c.object, obj); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// transferObject is a transfer as GET /v2/transfers/{id} answers, read in the transaction.
-func transferObject(ctx context.Context, q Queries, appID, id string) (*payouts.Transfer, error) {
-	rec, err := q.GetTransfer(ctx, appID, id)
+// transferObject is a transfer as GET /v2/transfers/{id} answers, with its ledger lines and
+// history read in the transaction.
+func transferObject(ctx context.Context, q Queries, appID string, t payouts.Transfer) (*payouts.Transfer, error) {
+	postings, err := q.PostingsOfTransfers(ctx, appID, []string{t.ID})
 	if err != nil {
 		return nil, err
 	}
-	postings, err := q.PostingsOfTransfers(ctx, appID, []string{id})
-	if err != nil {
-		return nil, err
-	}
-	t := rec.Transfer
 	t.Transactions = make([]payouts.Transaction, 0, len(postings))
 	for _, p := range postings {
 		t.Transactions = append(t.Transactions, transactionOf(p))
 	}
-	if t.StatusHistory, err = q.TransferHistory(ctx, appID, id); err != nil {
+	if t.StatusHistory, err = q.TransferHistory(ctx, appID, t.ID); err != nil {
 		return nil, err
 	}
 	return &t, nil
