@@ -24,6 +24,12 @@ const (
 
 	EventFlowCompleted EventType = "flow.completed"
 
+	EventTransferBatchCompleted EventType = "transfer_batch.completed"
+
+	EventPayoutRequestCreated  EventType = "payout_request.created"
+	EventPayoutRequestApproved EventType = "payout_request.approved"
+	EventPayoutRequestRejected EventType = "payout_request.rejected"
+
 	EventUserCreated             EventType = "user.created"
 	EventUserVerified            EventType = "user.verified"
 	EventUserComplianceUpdated   EventType = "user.compliance_updated"
@@ -36,7 +42,8 @@ var EventTypes = []EventType{
 	EventTransferCreated, EventTransferCompleted, EventTransferFailed, EventTransferFlagged,
 	EventPayoutCreated, EventPayoutCompleted, EventPayoutFailed, EventPayoutFlagged,
 	EventPayoutLinkCreated, EventPayoutLinkDelivered, EventPayoutLinkDeliveryFailed, EventPayoutLinkClaimed,
-	EventPayoutLinkCanceled, EventFlowCompleted, EventUserCreated, EventUserVerified, EventUserComplianceUpdated,
+	EventPayoutLinkCanceled, EventFlowCompleted, EventTransferBatchCompleted, EventPayoutRequestCreated,
+	EventPayoutRequestApproved, EventPayoutRequestRejected, EventUserCreated, EventUserVerified, EventUserComplianceUpdated,
 	EventWebhookEndpointDisabled, EventWebhookTest,
 }
 

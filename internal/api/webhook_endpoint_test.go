@@ -142,3 +142,57 @@ func TestEventsOfEachChange(t *testing.T) {
 		})
 	}
 }
+
+// TestEventsOfBatchesAndRequests: a batch writes the events of the transfers it made and
+// transfer_batch.completed, and none for an item whose savepoint was rolled back; payout
+// requests write created, then approved or rejected.
+func TestEventsOfBatchesAndRequests(t *testing.T) {
+	env := servicetest.Start(t, frozen()...)
+	ctx := context.Background()
+	creds := env.Credentials()
+	deposit(t, env, creds, 10_00)
+	user := createUser(t, env, creds)
+	batch, err := env.Service.CreateTransferBatch(ctx, env.AppID, payouts.CreateTransferBatchRequest{Items: []payouts.TransferBatchItem{
+		{UserID: user.ID, Amount: -1_00},
+		{UserID: user.ID, Amount: -1_000_00}, // more than the app has: refused, undone alone
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Service.ProcessBatches(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	req, err := env.Service.CreatePayoutRequest(ctx, env.AppID, payouts.CreatePayoutRequestRequest{Amount: 1_00, UserID: user.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Service.ReviewPayoutRequest(ctx, env.AppID, req.ID, payouts.ReviewPayoutRequestRequest{Action: payouts.ReviewReject}); err != nil {
+		t.Fatal(err)
+	}
+
+	count := func(f payouts.EventFilter) int {
+		t.Helper()
+		list, err := env.Service.ListEvents(ctx, env.AppID, payouts.Page{Limit: 100}, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list.Data)
+	}
+	tests := []struct {
+		name   string
+		filter payouts.EventFilter
+		want   int
+	}{
+		{"batch completed", payouts.EventFilter{Type: payouts.EventTransferBatchCompleted, ObjectID: batch.ID}, 1},
+		{"one transfer made, one refused", payouts.EventFilter{Type: payouts.EventTransferCreated}, 2}, // the deposit and the first item
+		{"request created", payouts.EventFilter{Type: payouts.EventPayoutRequestCreated, ObjectID: req.ID}, 1},
+		{"request rejected", payouts.EventFilter{Type: payouts.EventPayoutRequestRejected, ObjectID: req.ID}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := count(tt.filter); got != tt.want {
+				t.Errorf("%d events, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/google/uuid"
@@ -55,21 +56,26 @@ func (s *Service) GetPayoutRequest(ctx context.Context, appID, id string) (*payo
 	if err != nil {
 		return nil, orNotFound(err, "payout request")
 	}
-	return s.payoutRequestOf(ctx, r)
+	return s.payoutRequestOf(ctx, s.store, r)
 }
 
-func (s *Service) payoutRequestOf(ctx context.Context, r *PayoutRequestRecord) (*payouts.PayoutRequest, error) {
+func (s *Service) payoutRequestOf(ctx context.Context, q Queries, r *PayoutRequestRecord) (*payouts.PayoutRequest, error) {
 	out := r.PayoutRequest
-	var err error
 	if r.UserID != nil {
-		if out.User, err = s.GetUser(ctx, r.AppID, *r.UserID); err != nil && payouts.ErrorCode(err) != payouts.ENotFound {
+		u, err := q.GetUser(ctx, r.AppID, *r.UserID)
+		switch {
+		case err == nil:
+			out.User = &u.User
+		case !errors.Is(err, ErrNoRecord):
 			return nil, err
 		}
 	}
 	if r.PayoutLinkID != nil {
-		if out.PayoutLink, err = s.GetPayoutLink(ctx, r.AppID, *r.PayoutLinkID); err != nil {
+		l, err := q.GetPayoutLink(ctx, r.AppID, *r.PayoutLinkID)
+		if err != nil {
 			return nil, err
 		}
+		out.PayoutLink = s.linkOut(l)
 	}
 	return &out, nil
 }
@@ -88,7 +94,7 @@ func (s *Service) ListPayoutRequests(ctx context.Context, appID string, page pay
 	}
 	out := &payouts.List[payouts.PayoutRequest]{HasMore: more, Data: make([]payouts.PayoutRequest, len(recs))}
 	for i := range recs {
-		r, err := s.payoutRequestOf(ctx, &recs[i])
+		r, err := s.payoutRequestOf(ctx, s.store, &recs[i])
 		if err != nil {
 			return nil, err
 		}

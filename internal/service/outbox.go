@@ -1,0 +1,297 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// outboxStore hands every transaction of the service a recorder, and writes the events of the
+// changes it saw before the transaction commits: no state change can forget its event.
+type outboxStore struct {
+	Store
+	s *Service
+}
+
+func (o outboxStore) InTx(ctx context.Context, fn func(q Queries) error) error {
+	return o.Store.InTx(ctx, func(q Queries) error {
+		r := &recorder{Queries: q, s: o.s}
+		if err := fn(r); err != nil {
+			return err
+		}
+		return o.s.writeEvents(ctx, q, r.changes)
+	})
+}
+
+// change is a state change a transaction made, to be written as an event when it ends.
+type change struct {
+	typ           payouts.EventType
+	appID, object string
+	render        func(ctx context.Context, q Queries) (any, error)
+}
+
+// recorder is the Queries of one transaction, noting the state changes clients hear about.
+type recorder struct {
+	Queries
+	s         *Service
+	changes   []change
+	transfers map[string]payouts.Transfer // as last written, by id
+	// savepoints counts the open savepoints; undo holds what their writes replaced in transfers.
+	savepoints int
+	undo       []transferUndo
+}
+
+type transferUndo struct {
+	id      string
+	was     payouts.Transfer
+	existed bool
+}
+
+func (r *recorder) note(typ payouts.EventType, appID, id string, render func(context.Context, Queries) (any, error)) {
+	r.changes = append(r.changes, change{typ: typ, appID: appID, object: id, render: render})
+}
+
+// transferEvents names the event of a transfer reaching a status; payouts have their own.
+func transferEvent(t *TransferRecord, status payouts.TransferStatus) payouts.EventType {
+	noun := "transfer."
+	if t.Type == payouts.TransferPayout {
+		noun = "payout."
+	}
+	switch status {
+	case payouts.TransferCreated, payouts.TransferCompleted, payouts.TransferFailed, payouts.TransferFlagged:
+		return payouts.EventType(noun + string(status))
+	}
+	return ""
+}
+
+// transferChanged notes a transfer reaching a status. The transfer is rendered from its record
+// as last written in the transaction, which the store would only read back.
+func (r *recorder) transferChanged(t *TransferRecord, status payouts.TransferStatus) {
+	if r.transfers == nil {
+		r.transfers = map[string]payouts.Transfer{}
+	}
+	if r.savepoints > 0 {
+		was, existed := r.transfers[t.ID]
+		r.undo = append(r.undo, transferUndo{id: t.ID, was: was, existed: existed})
+	}
+	r.transfers[t.ID] = t.Transfer
+	if typ := transferEvent(t, status); typ != "" {
+		appID, id := t.AppID, t.ID
+		r.note(typ, appID, id, func(ctx context.Context, q Queries) (any, error) {
+			return transferObject(ctx, q, appID, r.transfers[id])
+		})
+	}
+}
+
+func (r *recorder) CreateTransfer(ctx context.Context, t *TransferRecord) error {
+	if err := r.Queries.CreateTransfer(ctx, t); err != nil {
+		return err
+	}
+	r.transferChanged(t, payouts.TransferCreated)
+	r.transferChanged(t, t.Status)
+	return nil
+}
+
+func (r *recorder) UpdateTransfer(ctx context.Context, t *TransferRecord, from payouts.TransferStatus) error {
+	if err := r.Queries.UpdateTransfer(ctx, t, from); err != nil {
+		return err
+	}
+	status := t.Status
+	if status == from {
+		status = "" // no event, but the record is newer
+	}
+	r.transferChanged(t, status)
+	return nil
+}
+
+var linkEvents = map[payouts.PayoutLinkStatus]payouts.EventType{
+	payouts.LinkDelivered:      payouts.EventPayoutLinkDelivered,
+	payouts.LinkDeliveryFailed: payouts.EventPayoutLinkDeliveryFailed,
+	payouts.LinkClaimed:        payouts.EventPayoutLinkClaimed,
+	payouts.LinkCanceled:       payouts.EventPayoutLinkCanceled,
+}
+
+func (r *recorder) linkChanged(l *PayoutLinkRecord, typ payouts.EventType) {
+	s, appID, id := r.s, l.AppID, l.ID
+	r.note(typ, appID, id, func(ctx context.Context, q Queries) (any, error) {
+		rec, err := q.GetPayoutLink(ctx, appID, id)
+		if err != nil {
+			return nil, err
+		}
+		return s.linkOut(rec), nil
+	})
+}
+
+func (r *recorder) CreatePayoutLink(ctx context.Context, l *PayoutLinkRecord) error {
+	if err := r.Queries.CreatePayoutLink(ctx, l); err != nil {
+		return err
+	}
+	r.linkChanged(l, payouts.EventPayoutLinkCreated)
+	return nil
+}
+
+func (r *recorder) UpdatePayoutLink(ctx context.Context, l *PayoutLinkRecord, from payouts.PayoutLinkStatus) error {
+	if err := r.Queries.UpdatePayoutLink(ctx, l, from); err != nil {
+		return err
+	}
+	if typ, ok := linkEvents[l.Status]; ok && l.Status != from {
+		r.linkChanged(l, typ)
+	}
+	return nil
+}
+
+func userObject(appID, id string) func(context.Context, Queries) (any, error) {
+	return func(ctx context.Context, q Queries) (any, error) {
+		u, err := q.GetUser(ctx, appID, id)
+		if err != nil {
+			return nil, err
+		}
+		return u.User, nil
+	}
+}
+
+func (r *recorder) CreateUser(ctx context.Context, u *UserRecord) error {
+	if err := r.Queries.CreateUser(ctx, u); err != nil {
+		return err
+	}
+	r.note(payouts.EventUserCreated, u.AppID, u.ID, userObject(u.AppID, u.ID))
+	return nil
+}
+
+func (r *recorder) UpdateUser(ctx context.Context, u *UserRecord) error {
+	before, err := r.Queries.GetUser(ctx, u.AppID, u.ID)
+	if err != nil {
+		return err
+	}
+	if err := r.Queries.UpdateUser(ctx, u); err != nil {
+		return err
+	}
+	if u.Verified && !before.Verified {
+		r.note(payouts.EventUserVerified, u.AppID, u.ID, userObject(u.AppID, u.ID))
+	}
+	if u.Compliance != before.Compliance {
+		r.note(payouts.EventUserComplianceUpdated, u.AppID, u.ID, userObject(u.AppID, u.ID))
+	}
+	return nil
+}
+
+func (r *recorder) UpdateFlow(ctx context.Context, f *FlowRecord) error {
+	before, err := r.Queries.GetFlow(ctx, f.AppID, f.ID)
+	if err != nil {
+		return err
+	}
+	if err := r.Queries.UpdateFlow(ctx, f); err != nil {
+		return err
+	}
+	if f.Done() && !before.Done() {
+		s, appID, id := r.s, f.AppID, f.ID
+		r.note(payouts.EventFlowCompleted, appID, id, func(ctx context.Context, q Queries) (any, error) {
+			rec, err := q.GetFlow(ctx, appID, id)
+			if err != nil {
+				return nil, err
+			}
+			return s.flowOut(rec), nil
+		})
+	}
+	return nil
+}
+
+func (r *recorder) payoutRequestChanged(p *PayoutRequestRecord) {
+	s, appID, id := r.s, p.AppID, p.ID
+	r.note(payouts.EventType("payout_request."+string(p.Status)), appID, id, func(ctx context.Context, q Queries) (any, error) {
+		rec, err := q.GetPayoutRequest(ctx, appID, id)
+		if err != nil {
+			return nil, err
+		}
+		return s.payoutRequestOf(ctx, q, rec)
+	})
+}
+
+func (r *recorder) CreatePayoutRequest(ctx context.Context, p *PayoutRequestRecord) error {
+	if err := r.Queries.CreatePayoutRequest(ctx, p); err != nil {
+		return err
+	}
+	r.payoutRequestChanged(p)
+	return nil
+}
+
+func (r *recorder) UpdatePayoutRequest(ctx context.Context, p *PayoutRequestRecord, from payouts.PayoutRequestStatus) error {
+	if err := r.Queries.UpdatePayoutRequest(ctx, p, from); err != nil {
+		return err
+	}
+	if p.Status != from {
+		r.payoutRequestChanged(p)
+	}
+	return nil
+}
+
+func (r *recorder) FinishTransferBatch(ctx context.Context, b *TransferBatchRecord) error {
+	if err := r.Queries.FinishTransferBatch(ctx, b); err != nil {
+		return err
+	}
+	appID, id := b.AppID, b.ID
+	r.note(payouts.EventTransferBatchCompleted, appID, id, func(ctx context.Context, q Queries) (any, error) {
+		rec, err := q.GetTransferBatch(ctx, appID, id)
+		if err != nil {
+			return nil, err
+		}
+		return rec.TransferBatch, nil
+	})
+	return nil
+}
+
+// Savepoint forgets the changes fn noted, and its transfers as written, when fn's writes are
+// undone.
+func (r *recorder) Savepoint(ctx context.Context, fn func() error) error {
+	changes, undo := len(r.changes), len(r.undo)
+	r.savepoints++
+	err := r.Queries.Savepoint(ctx, fn)
+	r.savepoints--
+	if err != nil {
+		r.changes = r.changes[:changes]
+		for i := len(r.undo) - 1; i >= undo; i-- {
+			if u := r.undo[i]; u.existed {
+				r.transfers[u.id] = u.was
+			} else {
+				delete(r.transfers, u.id)
+			}
+		}
+	}
+	if err != nil || r.savepoints == 0 {
+		r.undo = r.undo[:undo]
+	}
+	return err
+}
+
+// writeEvents renders each changed object once, as it stands at the end of the transaction,
+// and emits the events in the order the changes happened, reading each app's endpoints once.
+func (s *Service) writeEvents(ctx context.Context, q Queries, changes []change) error {
+	rendered := map[string]json.RawMessage{}
+	endpoints := map[string][]WebhookEndpointRecord{}
+	for _, c := range changes {
+		eps, ok := endpoints[c.appID]
+		if !ok {
+			var err error
+			if eps, err = q.ListWebhookEndpoints(ctx, c.appID); err != nil {
+				return err
+			}
+			endpoints[c.appID] = eps
+		}
+		obj, ok := rendered[c.object]
+		if !ok {
+			v, err := c.render(ctx, q)
+			if err != nil {
+				return err
+			}
+			if obj, err = json.Marshal(v); err != nil {
+				return err
+			}
+			rendered[c.object] = obj
+		}
+		if _, err := s.emitTo(ctx, q, eps, c.appID, c.typ, c.object, obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
