@@ -28,7 +28,7 @@ func TestAppWithdraw(t *testing.T) {
 		t.Run(engine.name, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
-					env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
+					env := servicetest.Start(t, engine.frozen()...)
 					creds := env.Credentials()
 					path := "/v2/apps/" + creds.AppID
 					deposit(t, env, creds, 1000_00)

@@ -190,37 +190,21 @@ func userBody() map[string]any {
 // createUser makes a user of the app with creds through the API.
 func createUser(t testing.TB, env *servicetest.Env, creds payouts.Credentials) payouts.User {
 	t.Helper()
-	resp := env.DoAs(t, creds, "POST", "/v2/users", userBody())
-	if resp.Status != http.StatusCreated {
-		t.Fatalf("create user: %d %s", resp.Status, resp.Body)
-	}
-	var u payouts.User
-	resp.Decode(t, &u)
-	return u
+	return servicetest.Want[payouts.User](t, env.DoAs(t, creds, "POST", "/v2/users", userBody()), "create user", http.StatusCreated)
 }
 
 // deposit funds the app with creds.
 func deposit(t testing.TB, env *servicetest.Env, creds payouts.Credentials, amount int64) payouts.Transfer {
 	t.Helper()
 	resp := env.DoAs(t, creds, "POST", "/v2/apps/"+creds.AppID+"/deposit", map[string]any{"amount": amount})
-	if resp.Status != http.StatusOK {
-		t.Fatalf("deposit: %d %s", resp.Status, resp.Body)
-	}
-	var tr payouts.Transfer
-	resp.Decode(t, &tr)
-	return tr
+	return servicetest.Want[payouts.Transfer](t, resp, "deposit", http.StatusOK)
 }
 
 // transfer moves amount between the app and the user (negative: app -> user).
 func transfer(t *testing.T, env *servicetest.Env, creds payouts.Credentials, userID string, amount int64) payouts.Transfer {
 	t.Helper()
 	resp := env.DoAs(t, creds, "POST", "/v2/transfers", map[string]any{"user_id": userID, "amount": amount})
-	if resp.Status != http.StatusOK {
-		t.Fatalf("transfer %d: %d %s", amount, resp.Status, resp.Body)
-	}
-	var tr payouts.Transfer
-	resp.Decode(t, &tr)
-	return tr
+	return servicetest.Want[payouts.Transfer](t, resp, fmt.Sprintf("transfer %d", amount), http.StatusOK)
 }
 
 // world is a service with two apps, each with a funded user who received money.
@@ -252,23 +236,24 @@ func newWorld(t *testing.T, opts ...servicetest.Option) *world {
 // getUser reads a user through the API.
 func getUser(t *testing.T, env *servicetest.Env, id string) payouts.User {
 	t.Helper()
-	resp := env.Do(t, "GET", "/v2/users/"+id, nil)
-	if resp.Status != http.StatusOK {
-		t.Fatalf("get user: %d %s", resp.Status, resp.Body)
-	}
-	var u payouts.User
-	resp.Decode(t, &u)
-	return u
+	return servicetest.Want[payouts.User](t, env.Do(t, "GET", "/v2/users/"+id, nil), "get user", http.StatusOK)
 }
 
 // getApp reads the app with creds through the API.
 func getApp(t *testing.T, env *servicetest.Env, creds payouts.Credentials) payouts.App {
 	t.Helper()
-	resp := env.DoAs(t, creds, "GET", "/v2/apps/"+creds.AppID, nil)
-	if resp.Status != http.StatusOK {
-		t.Fatalf("get app: %d %s", resp.Status, resp.Body)
-	}
-	var a payouts.App
-	resp.Decode(t, &a)
-	return a
+	return servicetest.Want[payouts.App](t, env.DoAs(t, creds, "GET", "/v2/apps/"+creds.AppID, nil), "get app", http.StatusOK)
+}
+
+// frozen is the package's frozen options on the engine's database.
+func (e engine) frozen() []servicetest.Option { return append(e.opts(), frozen()...) }
+
+// startWithUser starts the service with opts, deposits funds into its first app and makes one
+// user of that app: the start of most scenarios.
+func startWithUser(t *testing.T, funds int64, opts ...servicetest.Option) (*servicetest.Env, payouts.Credentials, payouts.User) {
+	t.Helper()
+	env := servicetest.Start(t, opts...)
+	creds := env.Credentials()
+	deposit(t, env, creds, funds)
+	return env, creds, createUser(t, env, creds)
 }

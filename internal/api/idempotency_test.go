@@ -3,7 +3,6 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -18,33 +17,15 @@ import (
 func TestIdempotentTransfers(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
-			env := servicetest.Start(t, engine.opts()...)
-			creds := env.Credentials()
-			deposit(t, env, creds, 1_000_00)
-			user := createUser(t, env, creds)
+			env, _, user := startWithUser(t, 1_000_00, engine.opts()...)
 			key := uuid.NewString()
 			body := map[string]any{"user_id": user.ID, "amount": -12_34, "idempotency_key": key}
 
-			const clients = 20
-			type answer struct {
-				status int
-				body   []byte
-				err    error
+			reqs := make([]*http.Request, 20)
+			for i := range reqs {
+				reqs[i] = env.NewRequest(t, "POST", "/v2/transfers", body)
 			}
-			answers := make([]answer, clients)
-			start := make(chan struct{})
-			var wg sync.WaitGroup
-			for i := range answers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					a := &answers[i]
-					a.status, a.body, a.err = post(env, "/v2/transfers", body)
-				}()
-			}
-			close(start)
-			wg.Wait()
+			answers := concurrently(env, reqs)
 
 			ids := map[string]bool{}
 			for _, a := range answers {

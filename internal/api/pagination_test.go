@@ -15,10 +15,7 @@ import (
 func TestPagination(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
-			env := servicetest.Start(t, engine.opts()...)
-			creds := env.Credentials()
-			deposit(t, env, creds, 1_000_00)
-			user := createUser(t, env, creds)
+			env, creds, user := startWithUser(t, 1_000_00, engine.opts()...)
 			const n = 250
 			var made []string // oldest first
 			for i := 0; i < n; i++ {

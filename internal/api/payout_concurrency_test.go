@@ -105,10 +105,7 @@ func TestIdempotentPayout(t *testing.T) {
 func TestConcurrentPayouts(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
-			env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
-			creds := env.Credentials()
-			deposit(t, env, creds, 1_000_00)
-			user := createUser(t, env, creds)
+			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
 			addMethod(t, env, creds, user.ID, paypalBody)
 			transfer(t, env, creds, user.ID, -50_00)
 
@@ -152,10 +149,7 @@ func TestConcurrentPayouts(t *testing.T) {
 func TestConcurrentIdempotentRequests(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
-			env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
-			creds := env.Credentials()
-			deposit(t, env, creds, 1_000_00)
-			user := createUser(t, env, creds)
+			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
 			addMethod(t, env, creds, user.ID, paypalBody)
 			transfer(t, env, creds, user.ID, -50_00)
 

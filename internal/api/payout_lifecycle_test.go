@@ -95,10 +95,7 @@ func TestPayoutLifecycle(t *testing.T) {
 		t.Run(engine.name, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
-					env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
-					creds := env.Credentials()
-					deposit(t, env, creds, deposited)
-					user := createUser(t, env, creds)
+					env, creds, user := startWithUser(t, deposited, engine.frozen()...)
 					method := addMethod(t, env, creds, user.ID, tt.method)
 					if tt.userFunds > 0 {
 						transfer(t, env, creds, user.ID, -tt.userFunds)

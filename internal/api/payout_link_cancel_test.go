@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -33,10 +32,7 @@ func TestCancelPayoutLink(t *testing.T) {
 		t.Run(engine.name, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
-					env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
-					creds := env.Credentials()
-					deposit(t, env, creds, 1_000_00)
-					user := createUser(t, env, creds)
+					env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
 					transfer(t, env, creds, user.ID, -10_00)
 					before := balancesOf(t, env, creds, user.ID)
 
@@ -99,10 +95,7 @@ func TestCancelPayoutLink(t *testing.T) {
 func TestCancelClaimedPayoutLink(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
-			env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
-			creds := env.Credentials()
-			deposit(t, env, creds, 1_000_00)
-			user := createUser(t, env, creds)
+			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
 			l := createLink(t, env, creds, emailDelivery(40_00, "grace@example.com"))
 			deliver(t, env)
 			if _, err := env.Service.ClaimPayoutLink(context.Background(), l.ID, user.ID); err != nil {
@@ -161,10 +154,7 @@ func TestCancelPayoutLinkInput(t *testing.T) {
 func TestConcurrentCancelAndClaim(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
-			env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
-			creds := env.Credentials()
-			deposit(t, env, creds, 1_000_00)
-			user := createUser(t, env, creds)
+			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
 			l := createLink(t, env, creds, map[string]any{"amount": 40_00})
 
 			reqs := make([]*http.Request, 10)

@@ -56,12 +56,7 @@ func achBody(accountNumber string) map[string]any {
 func addMethod(t *testing.T, env *servicetest.Env, creds payouts.Credentials, userID string, body map[string]any) payouts.PayoutMethod {
 	t.Helper()
 	resp := env.DoAs(t, creds, "PUT", "/v2/users/"+userID+"/payout-methods", body)
-	if resp.Status != http.StatusOK {
-		t.Fatalf("add payout method: %d %s", resp.Status, resp.Body)
-	}
-	var m payouts.PayoutMethod
-	resp.Decode(t, &m)
-	return m
+	return servicetest.Want[payouts.PayoutMethod](t, resp, "add payout method", http.StatusOK)
 }
 
 // createPayout sends a payout as the first app; it must be accepted.
@@ -94,12 +89,7 @@ func (b balances) String() string {
 func balancesOf(t *testing.T, env *servicetest.Env, creds payouts.Credentials, userID string) balances {
 	t.Helper()
 	a := getApp(t, env, creds).Wallet
-	var u payouts.User
-	resp := env.DoAs(t, creds, "GET", "/v2/users/"+userID, nil)
-	if resp.Status != http.StatusOK {
-		t.Fatalf("get user: %d %s", resp.Status, resp.Body)
-	}
-	resp.Decode(t, &u)
+	u := servicetest.Want[payouts.User](t, env.DoAs(t, creds, "GET", "/v2/users/"+userID, nil), "get user", http.StatusOK)
 	return balances{a.Amount, a.WithdrawableAmount, u.Wallet.Amount, u.Wallet.WithdrawableAmount}
 }
 
@@ -249,10 +239,7 @@ func TestCreatePayout(t *testing.T) {
 // TestPayoutNeedsTaxForm pays a user past the 1099 threshold: payouts are refused with
 // user-info-missing, moving nothing, until a W-9 is on file.
 func TestPayoutNeedsTaxForm(t *testing.T) {
-	env := servicetest.Start(t, frozen()...)
-	creds := env.Credentials()
-	deposit(t, env, creds, 5_000_00)
-	user := createUser(t, env, creds)
+	env, creds, user := startWithUser(t, 5_000_00, frozen()...)
 	addMethod(t, env, creds, user.ID, paypalBody)
 	transfer(t, env, creds, user.ID, -2_000_00) // the 2026 threshold
 	if c := getUser(t, env, user.ID).Compliance; !c.MustCollect1099 {

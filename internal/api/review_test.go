@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -61,10 +60,7 @@ func TestReviewTransfer(t *testing.T) {
 		t.Run(engine.name, func(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
-					env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
-					creds := env.Credentials()
-					deposit(t, env, creds, deposited)
-					user := createUser(t, env, creds)
+					env, creds, user := startWithUser(t, deposited, engine.frozen()...)
 					addMethod(t, env, creds, user.ID, paypalBody)
 					if tt.userFunds > 0 {
 						transfer(t, env, creds, user.ID, -tt.userFunds)
@@ -175,10 +171,7 @@ func TestReviewTransferInput(t *testing.T) {
 func TestConcurrentReviews(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
-			env := servicetest.Start(t, append(engine.opts(), frozen()...)...)
-			creds := env.Credentials()
-			deposit(t, env, creds, 1_000_00)
-			user := createUser(t, env, creds)
+			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
 			addMethod(t, env, creds, user.ID, paypalBody)
 			held := createPayout(t, env, map[string]any{"user_id": user.ID, "amount": flagAmount, "platform": "paypal", "fund": true})
 

@@ -129,45 +129,25 @@ func postFrom(t *testing.T, env *servicetest.Env, origin, path string, form url.
 // fund deposits amount cents into the app's wallet through the API.
 func fund(t *testing.T, env *servicetest.Env, amount int64) {
 	t.Helper()
-	if r := env.Do(t, "POST", "/v2/apps/"+env.AppID+"/deposit", map[string]any{"amount": amount}); r.Status != http.StatusOK {
-		t.Fatalf("deposit: %d %s", r.Status, r.Body)
-	}
+	servicetest.Want[payouts.Transfer](t, env.Do(t, "POST", "/v2/apps/"+env.AppID+"/deposit", map[string]any{"amount": amount}), "deposit", http.StatusOK)
 }
 
 // createLink makes a payout link through the API.
 func createLink(t *testing.T, env *servicetest.Env, req map[string]any) payouts.PayoutLink {
 	t.Helper()
-	r := env.Do(t, "POST", "/v2/payout-links", req)
-	if r.Status != http.StatusCreated {
-		t.Fatalf("create payout link: %d %s", r.Status, r.Body)
-	}
-	var l payouts.PayoutLink
-	r.Decode(t, &l)
-	return l
+	return servicetest.Want[payouts.PayoutLink](t, env.Do(t, "POST", "/v2/payout-links", req), "create payout link", http.StatusCreated)
 }
 
 // createFlow makes a flow through the API.
 func createFlow(t *testing.T, env *servicetest.Env, req map[string]any) payouts.Flow {
 	t.Helper()
-	r := env.Do(t, "POST", "/v2/flows", req)
-	if r.Status != http.StatusOK && r.Status != http.StatusCreated {
-		t.Fatalf("create flow: %d %s", r.Status, r.Body)
-	}
-	var f payouts.Flow
-	r.Decode(t, &f)
-	return f
+	return servicetest.Want[payouts.Flow](t, env.Do(t, "POST", "/v2/flows", req), "create flow", http.StatusOK, http.StatusCreated)
 }
 
 // getFlow reads a flow through the API.
 func getFlow(t *testing.T, env *servicetest.Env, id string) payouts.Flow {
 	t.Helper()
-	r := env.Do(t, "GET", "/v2/flows/"+id, nil)
-	if r.Status != http.StatusOK {
-		t.Fatalf("get flow: %d %s", r.Status, r.Body)
-	}
-	var f payouts.Flow
-	r.Decode(t, &f)
-	return f
+	return servicetest.Want[payouts.Flow](t, env.Do(t, "GET", "/v2/flows/"+id, nil), "get flow", http.StatusOK)
 }
 
 var tokenPattern = regexp.MustCompile(`\b(\d{6})\b`)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/disburse/disburse/payouts"
@@ -23,6 +24,18 @@ func (r *Response) Decode(t testing.TB, v any) {
 	if err := json.Unmarshal(r.Body, v); err != nil {
 		t.Fatalf("servicetest: decode %d response %q: %v", r.Status, r.Body, err)
 	}
+}
+
+// Want fails t, naming what was asked, unless r has one of the statuses, and returns r's body
+// decoded as a T.
+func Want[T any](t testing.TB, r *Response, what string, statuses ...int) T {
+	t.Helper()
+	if !slices.Contains(statuses, r.Status) {
+		t.Fatalf("%s: %d %s", what, r.Status, r.Body)
+	}
+	var v T
+	r.Decode(t, &v)
+	return v
 }
 
 // Error decodes the API's error body, failing t when the body is not one.
