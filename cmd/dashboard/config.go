@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/web"
@@ -41,27 +42,11 @@ type config struct {
 	Password       web.PasswordParams // zero = web.DefaultPasswordParams; tests make it cheap
 }
 
-// usageError is a mistake on the command line or in the environment; it exits with status 2.
-type usageError struct{ error }
-
-func exitCode(err error) int {
-	var u usageError
-	if errors.As(err, &u) {
-		return 2
-	}
-	return 1
-}
-
 const defaultAddr = "127.0.0.1:8080"
 
 // parseConfig reads flags, with defaults from DISBURSE_* variables, and validates them.
 func parseConfig(args []string, getenv func(string) string, output io.Writer) (config, error) {
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
+	env := cli.Env(getenv)
 	var c config
 	var trusted, encryptionKey, secure string
 	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
@@ -96,10 +81,10 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9091; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
 	fs.StringVar(&c.LogFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"), "log format: text or json (DISBURSE_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
-		return c, usageError{err}
+		return c, cli.UsageError{Err: err}
 	}
 	if fs.NArg() > 0 {
-		return c, usageError{fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
+		return c, cli.UsageError{Err: fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
 	}
 	c.AdminPassword = getenv("DISBURSE_ADMIN_PASSWORD")
 
@@ -136,7 +121,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 			}
 			c.Service.EncryptionKey = key
 		}
-		c.Service.TrustedProxies = list(trusted)
+		c.Service.TrustedProxies = cli.List(trusted)
 	}
 	if dashstore.NormalizeEmail(c.AdminEmail) == "" {
 		bad("--admin-email is empty")
@@ -153,7 +138,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 	default:
 		bad("--secure-cookies %q: want true or false", secure)
 	}
-	c.TrustedProxies = list(trusted) // web.New checks each
+	c.TrustedProxies = cli.List(trusted) // web.New checks each
 	if c.MetricsAddr != "" {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
 			bad("--metrics-addr %q: %v", c.MetricsAddr, err)
@@ -163,19 +148,9 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		bad("--log-format %q: want text or json", c.LogFormat)
 	}
 	if len(problems) > 0 {
-		return c, usageError{errors.New(strings.Join(problems, "; "))}
+		return c, cli.UsageError{Err: errors.New(strings.Join(problems, "; "))}
 	}
 	return c, nil
-}
-
-func list(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // originOf returns scheme://host[:port] of an http(s) URL.

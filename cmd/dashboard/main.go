@@ -11,19 +11,6 @@
 // Every flag has a DISBURSE_* environment variable; a flag given on the command line wins.
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-)
+import "github.com/disburse/disburse/internal/cli"
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "dashboard:", err)
-		os.Exit(exitCode(err))
-	}
-}
+func main() { cli.Main("dashboard", run) }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/disburse/disburse/internal/cli"
 )
 
 // syncBuffer is stdout shared between run and the test.
@@ -205,8 +207,8 @@ func TestParseConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := parseConfig(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || exitCode(err) != 2 {
-					t.Fatalf("err = %v (exit %d), want a usage error about %q", err, exitCode(err), tc.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || cli.ExitCode(err) != 2 {
+					t.Fatalf("err = %v (exit %d), want a usage error about %q", err, cli.ExitCode(err), tc.wantErr)
 				}
 				return
 			}

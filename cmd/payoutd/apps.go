@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/payoutd"
 )
 
@@ -15,7 +16,7 @@ import (
 // uses and print its credentials, the only time its key is shown.
 func runApps(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "create" {
-		return usageError{fmt.Errorf("usage: payoutd apps create NAME [--json] [--db DB]")}
+		return cli.UsageError{Err: fmt.Errorf("usage: payoutd apps create NAME [--json] [--db DB]")}
 	}
 	fs := flag.NewFlagSet("payoutd apps create", flag.ContinueOnError)
 	fs.SetOutput(stdout)
@@ -27,7 +28,7 @@ func runApps(ctx context.Context, args []string, getenv func(string) string, std
 		return flagError(err)
 	}
 	if len(names) != 1 {
-		return usageError{fmt.Errorf("usage: payoutd apps create NAME [--json] [--db DB]")}
+		return cli.UsageError{Err: fmt.Errorf("usage: payoutd apps create NAME [--json] [--db DB]")}
 	}
 	cfg, err := f.config()
 	if err != nil {

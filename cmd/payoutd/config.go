@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse/internal/api"
+	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/payouts"
@@ -25,17 +26,6 @@ type config struct {
 	metricsAddr string // internal address of /metrics and pprof; empty = off
 	logFormat   string // "text" or "json"
 	logLevel    slog.Level
-}
-
-// usageError is a mistake on the command line; it exits with status 2.
-type usageError struct{ error }
-
-func exitCode(err error) int {
-	var u usageError
-	if errors.As(err, &u) {
-		return 2
-	}
-	return 1
 }
 
 // flags are the raw values of the command line and environment, before validation.
@@ -55,12 +45,7 @@ type flags struct {
 // register adds the flags every subcommand shares (the database, its key and logging); serve
 // adds the HTTP ones. Defaults come from DISBURSE_* variables, so a flag given wins over them.
 func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve bool) {
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
+	env := cli.Env(getenv)
 	fs.StringVar(&f.db, "db", env("DISBURSE_DB", payoutd.DefaultDB),
 		"SQLite file path or postgres:// URL (DISBURSE_DB)")
 	fs.StringVar(&f.encryptionKey, "encryption-key", env("DISBURSE_ENCRYPTION_KEY", ""),
@@ -114,8 +99,8 @@ func (f *flags) config() (config, error) {
 		Addr:           f.addr,
 		DB:             strings.TrimSpace(f.db),
 		PublicURL:      strings.TrimRight(f.publicURL, "/"),
-		TrustedProxies: list(f.trustedProxies),
-		FrameAncestors: list(f.frameAncestors),
+		TrustedProxies: cli.List(f.trustedProxies),
+		FrameAncestors: cli.List(f.frameAncestors),
 	}}
 	if cfg.service.DB == "" {
 		bad("--db: must name a SQLite file or a postgres:// URL")
@@ -218,7 +203,7 @@ func (f *flags) config() (config, error) {
 		bad("--log-level %q: want debug, info, warn or error", f.logLevel)
 	}
 	if len(problems) > 0 {
-		return config{}, usageError{errors.New(strings.Join(problems, "; "))}
+		return config{}, cli.UsageError{Err: errors.New(strings.Join(problems, "; "))}
 	}
 	return cfg, nil
 }
@@ -232,22 +217,11 @@ func (c config) logger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// list splits a comma-separated value, dropping blanks.
-func list(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // parseAmounts reads "key=dollars,key=dollars" into cents per key, refusing keys valid rejects
 // and negative amounts.
 func parseAmounts(s string, valid func(string) bool) (map[string]payouts.Money, error) {
 	out := map[string]payouts.Money{}
-	for _, pair := range list(s) {
+	for _, pair := range cli.List(s) {
 		k, v, ok := strings.Cut(pair, "=")
 		k = strings.TrimSpace(k)
 		if !ok || !valid(k) {

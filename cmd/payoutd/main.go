@@ -12,21 +12,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/disburse/disburse/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "payoutd:", err)
-		os.Exit(exitCode(err))
-	}
-}
+func main() { cli.Main("payoutd", run) }
 
 // run is payoutd with its inputs passed in, so tests can run it in-process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse/internal/api"
+	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/payoutd"
 )
 
@@ -290,8 +291,8 @@ func TestParseConfigRefuses(t *testing.T) {
 			if err == nil {
 				t.Fatal("parseConfig accepted it")
 			}
-			if exitCode(err) != 2 {
-				t.Errorf("exit code %d for %v, want 2 (usage)", exitCode(err), err)
+			if cli.ExitCode(err) != 2 {
+				t.Errorf("exit code %d for %v, want 2 (usage)", cli.ExitCode(err), err)
 			}
 		})
 	}

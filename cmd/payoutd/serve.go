@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 
+	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/metrics"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/payouts"
@@ -27,7 +28,7 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 		return config{}, flagError(err)
 	}
 	if fs.NArg() > 0 {
-		return config{}, usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+		return config{}, cli.UsageError{Err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	return f.config()
 }
@@ -40,7 +41,7 @@ func flagError(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
 	}
-	return usageError{err}
+	return cli.UsageError{Err: err}
 }
 
 // serve runs the Payout Service until ctx ends. On a database without apps it first creates

@@ -1,0 +1,67 @@
+// Package cli is what the commands share around their command lines: the process wiring of
+// main, DISBURSE_* variables as flag defaults, comma-separated values, and exit status 2 for a
+// usage mistake.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// Run is a command with its inputs passed in, so that tests can run it in-process.
+type Run func(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error
+
+// Main runs run with the process's arguments, environment and stdout, its context canceled on
+// SIGINT or SIGTERM; an error is printed after the command's name and sets the exit status.
+func Main(name string, run Run) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		stop()
+		os.Exit(ExitCode(err))
+	}
+}
+
+// UsageError is a mistake on the command line or in the environment; it exits with status 2.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// ExitCode is the process's exit status for err: 2 for a usage error, 1 for any other.
+func ExitCode(err error) int {
+	var u UsageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// Env returns the default of a flag: the environment variable name when it is set, def when
+// not, so that a flag given on the command line wins over the variable.
+func Env(getenv func(string) string) func(name, def string) string {
+	return func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+}
+
+// List splits a comma-separated value, dropping blanks.
+func List(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
