@@ -115,10 +115,7 @@ func TestRetryAfterACommittedAttemptIsLost(t *testing.T) {
 				return tr.ID, nil
 			},
 			func(t *testing.T, env *servicetest.Env, direct *client.Client, userID, id string) {
-				l, err := direct.ListTransfers(ctx, payouts.Page{}, payouts.TransferFilter{UserID: userID})
-				if err != nil || len(l.Data) != 1 || l.Data[0].ID != id {
-					t.Errorf("the user's transfers = %+v, %v; want the one transfer", l, err)
-				}
+				wantOnlyTransfer(t, direct, userID, id, "transfer")
 				wantWallets(t, env, direct, userID, 2_500, 7_500)
 			}},
 		{"deposit",
@@ -146,10 +143,7 @@ func TestRetryAfterACommittedAttemptIsLost(t *testing.T) {
 				return tr.ID, nil
 			},
 			func(t *testing.T, env *servicetest.Env, direct *client.Client, userID, id string) {
-				l, err := direct.ListTransfers(ctx, payouts.Page{}, payouts.TransferFilter{UserID: userID})
-				if err != nil || len(l.Data) != 1 || l.Data[0].ID != id {
-					t.Errorf("the user's transfers = %+v, %v; want the one payout", l, err)
-				}
+				wantOnlyTransfer(t, direct, userID, id, "payout")
 				u, err := direct.GetUser(ctx, userID)
 				if err != nil || u.Wallet.Amount != 3_000 || u.Wallet.WithdrawableAmount != 0 {
 					t.Errorf("the user's wallet = %+v, %v; want $30.00 funded once and reserved", u, err)
@@ -200,6 +194,15 @@ func TestRetryAfterACommittedAttemptIsLost(t *testing.T) {
 			}
 			tt.effect(t, env, direct, ada.ID, lost.ID)
 		})
+	}
+}
+
+// wantOnlyTransfer checks that the user's transfers are the one with id, a what.
+func wantOnlyTransfer(t *testing.T, c *client.Client, userID, id, what string) {
+	t.Helper()
+	l, err := c.ListTransfers(context.Background(), payouts.Page{}, payouts.TransferFilter{UserID: userID})
+	if err != nil || len(l.Data) != 1 || l.Data[0].ID != id {
+		t.Errorf("the user's transfers = %+v, %v; want the one %s", l, err, what)
 	}
 }
 

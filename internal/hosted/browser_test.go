@@ -28,7 +28,12 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 	tab := browser.New(t)
 	// An iPhone-sized screen: the pages are built for it first.
 	browser.Run(t, tab, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulateScale(2)))
-	shot := func(name string) { browser.Screenshot(t, tab, name) }
+	// step runs the actions of one page of the journey, then keeps a screenshot of it as name.
+	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		browser.Run(t, tab, actions...)
+		browser.Screenshot(t, tab, name)
+	}
 	// heading waits for the page whose h1 says text: each click leads to a new page.
 	heading := func(text string) chromedp.Action[chromedp.Void] {
 		return chromedp.WaitVisible(`//h1[contains(., "` + text + `")]`)
@@ -36,12 +41,11 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
 	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]`))
 
-	browser.Run(t, tab,
+	step("1-claim",
 		chromedp.Navigate(link.Link),
 		chromedp.WaitVisible(`//a[contains(., "Claim $123.45")]`),
 	)
-	shot("1-claim")
-	browser.Run(t, tab,
+	step("2-identify",
 		chromedp.Click(`//a[contains(., "Claim $123.45")]`),
 		heading("Confirm it’s you"),
 		chromedp.SendKeys(field("phone_number"), "(555) 555-0199"),
@@ -52,9 +56,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 		chromedp.SendKeys(field("last_name"), "Hopper"),
 		chromedp.SendKeys(field("email"), "grace@example.com"),
 	)
-	shot("2-identify")
-	browser.Run(t, tab, submit, heading("Enter your code"))
-	shot("3-verify")
+	step("3-verify", submit, heading("Enter your code"))
 
 	// The token is read where the app's staff read it: the app's sandbox inbox, behind its API
 	// credentials (the dashboard shows the same list).
@@ -65,7 +67,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 	}
 	token := tokenPattern.FindString(inbox.Data[0].Body)
 
-	browser.Run(t, tab,
+	step("5-compliance-error",
 		chromedp.SendKeys(field("token"), token),
 		submit,
 		heading("Tax information"),
@@ -79,11 +81,10 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 		// The short TIN comes back with its problem beside it; the rest of the form is kept.
 		chromedp.WaitVisible(`//p[@id="field-w9.tin-error"][contains(., "must be 9 digits")]`),
 	)
-	shot("5-compliance-error")
 	if city, err := chromedp.Run(tab, chromedp.Value(field("w9.address.city"))); err != nil || city != "Arlington" {
 		t.Fatalf("city after the error: %q %v", city, err)
 	}
-	browser.Run(t, tab,
+	step("6-background-check",
 		chromedp.SendKeys(field("w9.tin"), "123456789"),
 		submit,
 		heading("Identity check"),
@@ -94,8 +95,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 		chromedp.Click(field("consent")),
 		chromedp.SendKeys(field("name"), "Grace Hopper"),
 	)
-	shot("6-background-check")
-	browser.Run(t, tab,
+	step("7-payout-method",
 		submit,
 		heading("Payout methods"),
 		// The platform is chosen with a link, so the form needs no script.
@@ -103,19 +103,16 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 		chromedp.WaitVisible(field("handle")),
 		chromedp.SendKeys(field("handle"), "@grace-hopper"),
 	)
-	shot("7-payout-method")
-	browser.Run(t, tab,
+	step("8-payout",
 		submit,
 		heading("Get paid"),
 		chromedp.WaitVisible(`//label[contains(., "Venmo @grace-hopper")]/input[@type="radio"]`),
 	)
-	shot("8-payout")
-	browser.Run(t, tab,
+	step("9-done",
 		chromedp.Click(`//button[contains(., "Pay out $123.45")]`),
 		heading("All done"),
 		chromedp.WaitVisible(`//p[contains(., "Your money is on its way.")]`),
 	)
-	shot("9-done")
 	// Forms shown again with their problems answer 422, which the console reports; any other
 	// error, a CSP violation among them, is a fault.
 	errs := slices.DeleteFunc(browser.ConsoleErrors(tab), func(e string) bool {

@@ -136,15 +136,9 @@ func TestServeAndShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
+	r := startServing(t, srv)
 
-	url := "http://" + ln.Addr().String() + "/api/v2/apps/" + creds.AppID
+	url := r.origin + "/api/v2/apps/" + creds.AppID
 	req, _ := http.NewRequest("GET", url, nil)
 	req.SetBasicAuth(creds.ClientID, creds.APIKey)
 	resp, err := http.DefaultClient.Do(req)
@@ -156,9 +150,9 @@ func TestServeAndShutdown(t *testing.T) {
 		t.Errorf("GET %s: %d, want 200", url, resp.StatusCode)
 	}
 
-	cancel()
+	r.cancel()
 	select {
-	case err := <-served:
+	case err := <-r.served:
 		if err != nil {
 			t.Errorf("Serve after shutdown: %v", err)
 		}
@@ -170,21 +164,35 @@ func TestServeAndShutdown(t *testing.T) {
 	}
 }
 
-// serve starts srv on a free port until the test ends and returns its origin.
-func serve(t *testing.T, srv *payoutd.Server) string {
+// serving is a server's Serve running on a free port: cancel ends it, and served then gets
+// what it returned.
+type serving struct {
+	origin string
+	cancel context.CancelFunc
+	served chan error
+}
+
+func startServing(t *testing.T, srv *payoutd.Server) serving {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
+	s := serving{origin: "http://" + ln.Addr().String(), cancel: cancel, served: make(chan error, 1)}
+	go func() { s.served <- srv.Serve(ctx, ln) }()
+	return s
+}
+
+// serve starts srv on a free port until the test ends and returns its origin.
+func serve(t *testing.T, srv *payoutd.Server) string {
+	t.Helper()
+	s := startServing(t, srv)
 	t.Cleanup(func() {
-		cancel()
-		<-served
+		s.cancel()
+		<-s.served
 	})
-	return "http://" + ln.Addr().String()
+	return s.origin
 }
 
 // TestBodyLimit sends bodies over and under the configured limit, several times each: a client
