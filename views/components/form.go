@@ -26,3 +26,24 @@ func (f Form) Optional(name, label string) FieldProps {
 	p.Required = false
 	return p
 }
+
+// Changes to the props of a field, for the settings Form.Field leaves alone: each returns a
+// copy, so that a template can chain them.
+
+// WithType sets the input's type, such as email or date.
+func (f FieldProps) WithType(typ string) FieldProps { f.Type = typ; return f }
+
+// WithHint sets the help shown under the field.
+func (f FieldProps) WithHint(hint string) FieldProps { f.Hint = hint; return f }
+
+// WithInputMode sets the keyboard a phone shows, such as numeric or tel.
+func (f FieldProps) WithInputMode(mode string) FieldProps { f.InputMode = mode; return f }
+
+// WithAutocomplete says what the browser may fill the field with.
+func (f FieldProps) WithAutocomplete(v string) FieldProps { f.Autocomplete = v; return f }
+
+// WithPlaceholder sets the text shown in the empty field.
+func (f FieldProps) WithPlaceholder(v string) FieldProps { f.Placeholder = v; return f }
+
+// WithPrefix gives a field ids of its own, for a page with another form's field of that name.
+func (f FieldProps) WithPrefix(prefix string) FieldProps { f.Prefix = prefix; return f }

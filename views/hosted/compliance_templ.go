@@ -244,7 +244,7 @@ func w9Fields(form components.Form) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withHint(form.Optional("w9.business_name", "Business name"), "Only for a business.")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Optional("w9.business_name", "Business name").WithHint("Only for a business.")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -252,11 +252,11 @@ func w9Fields(form components.Form) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(form.Field("w9.first_name", "First name"), "given-name")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("w9.first_name", "First name").WithAutocomplete("given-name")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(form.Field("w9.last_name", "Last name"), "family-name")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("w9.last_name", "Last name").WithAutocomplete("family-name")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -264,11 +264,11 @@ func w9Fields(form components.Form) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(withType(form.Field("w9.date_of_birth", "Date of birth"), "date"), "bday")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("w9.date_of_birth", "Date of birth").WithType("date").WithAutocomplete("bday")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(secret(withHint(form.Field("w9.tin", "SSN or EIN"), "9 digits. Only the last 4 are ever shown again."))).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(secret(form.Field("w9.tin", "SSN or EIN").WithHint("9 digits. Only the last 4 are ever shown again."))).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -301,19 +301,19 @@ func w8benFields(form components.Form) templ.Component {
 			templ_7745c5c3_Var11 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = components.Field(withAutocomplete(form.Field("w8ben.name", "Full name"), "name")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("w8ben.name", "Full name").WithAutocomplete("name")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(form.Field("w8ben.citizenship_country", "Country of citizenship"), "country-name")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("w8ben.citizenship_country", "Country of citizenship").WithAutocomplete("country-name")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(withType(form.Field("w8ben.date_of_birth", "Date of birth"), "date"), "bday")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("w8ben.date_of_birth", "Date of birth").WithType("date").WithAutocomplete("bday")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(secret(withHint(form.Field("w8ben.foreign_tax_id", "Foreign tax identifying number"), "The tax number of your country of residence."))).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(secret(form.Field("w8ben.foreign_tax_id", "Foreign tax identifying number").WithHint("The tax number of your country of residence."))).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -329,11 +329,11 @@ func w8benFields(form components.Form) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withHint(form.Field("w8ben.signature.name", "Signature (type your full name)"), "")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("w8ben.signature.name", "Signature (type your full name)").WithHint("")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(withType(form.Field("w8ben.signature.email", "Email"), "email"), "email")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("w8ben.signature.email", "Email").WithType("email").WithAutocomplete("email")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -371,11 +371,11 @@ func addressFields(form components.Form, prefix, country string) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(form.Field(prefix+".line_1", "Street address"), "address-line1")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field(prefix+".line_1", "Street address").WithAutocomplete("address-line1")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(form.Optional(prefix+".line_2", "Apartment, suite, etc."), "address-line2")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Optional(prefix+".line_2", "Apartment, suite, etc.").WithAutocomplete("address-line2")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -383,11 +383,11 @@ func addressFields(form components.Form, prefix, country string) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(form.Field(prefix+".city", "City"), "address-level2")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field(prefix+".city", "City").WithAutocomplete("address-level2")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(form.Field(prefix+".state", "State or region"), "address-level1")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field(prefix+".state", "State or region").WithAutocomplete("address-level1")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -395,11 +395,11 @@ func addressFields(form components.Form, prefix, country string) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(form.Field(prefix+".postcode", "Postal code"), "postal-code")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field(prefix+".postcode", "Postal code").WithAutocomplete("postal-code")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withAutocomplete(withDefault(form.Field(prefix+".country", "Country"), country), "country")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(withDefault(form.Field(prefix+".country", "Country"), country).WithAutocomplete("country")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -470,11 +470,11 @@ func IDVerificationPage(f Flow, form components.Form) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(secret(withHint(withInputMode(form.Field("ssn_last4", "Last 4 digits of your SSN"), "numeric"), ""))).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(secret(form.Field("ssn_last4", "Last 4 digits of your SSN").WithInputMode("numeric").WithHint(""))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withAutocomplete(withType(form.Field("date_of_birth", "Date of birth"), "date"), "bday")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(form.Field("date_of_birth", "Date of birth").WithType("date").WithAutocomplete("bday")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -563,7 +563,7 @@ func BackgroundCheckPage(f Flow, form components.Form) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withAutocomplete(form.Field("name", "Signature (type your full name)"), "name")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(form.Field("name", "Signature (type your full name)").WithAutocomplete("name")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -214,33 +214,6 @@ type Error struct {
 // StatusText is the status as a string.
 func (e Error) StatusText() string { return strconv.Itoa(e.Status) }
 
-// Changes to the props of a form field, for the few settings Form.Field leaves alone.
-
-func withType(p components.FieldProps, typ string) components.FieldProps {
-	p.Type = typ
-	return p
-}
-
-func withAutocomplete(p components.FieldProps, v string) components.FieldProps {
-	p.Autocomplete = v
-	return p
-}
-
-func withInputMode(p components.FieldProps, v string) components.FieldProps {
-	p.InputMode = v
-	return p
-}
-
-func withHint(p components.FieldProps, hint string) components.FieldProps {
-	p.Hint = hint
-	return p
-}
-
-func withPlaceholder(p components.FieldProps, v string) components.FieldProps {
-	p.Placeholder = v
-	return p
-}
-
 // withDefault fills in an empty field.
 func withDefault(p components.FieldProps, v string) components.FieldProps {
 	p.Value = defaultValue(p.Value, v)

@@ -369,12 +369,12 @@ func MethodFormFields(f Flow, m MethodForm) templ.Component {
 		}
 		switch m.Platform {
 		case payouts.PlatformPayPal:
-			templ_7745c5c3_Err = components.Field(withAutocomplete(withType(m.Form.Field("email", "PayPal email"), "email"), "email")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(m.Form.Field("email", "PayPal email").WithType("email").WithAutocomplete("email")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case payouts.PlatformVenmo:
-			templ_7745c5c3_Err = components.Field(withHint(withPlaceholder(m.Form.Optional("handle", "Venmo username"), "@your-name"), "Or give the phone number of your Venmo account.")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(m.Form.Optional("handle", "Venmo username").WithPlaceholder("@your-name").WithHint("Or give the phone number of your Venmo account.")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -382,12 +382,12 @@ func MethodFormFields(f Flow, m MethodForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withInputMode(withType(m.Form.Optional("phone_number", "Venmo phone number"), "tel"), "tel")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(m.Form.Optional("phone_number", "Venmo phone number").WithType("tel").WithInputMode("tel")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case payouts.PlatformCashApp:
-			templ_7745c5c3_Err = components.Field(withPlaceholder(m.Form.Field("cash_tag", "Cashtag"), "$yourname")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(m.Form.Field("cash_tag", "Cashtag").WithPlaceholder("$yourname")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -448,11 +448,11 @@ func bankFields(form components.Form) templ.Component {
 			templ_7745c5c3_Var17 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = components.Field(withInputMode(withHint(form.Field("routing_number", "Routing number"), "9 digits, at the bottom left of a check."), "numeric")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("routing_number", "Routing number").WithHint("9 digits, at the bottom left of a check.").WithInputMode("numeric")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(secret(withInputMode(form.Field("account_number", "Account number"), "numeric"))).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(secret(form.Field("account_number", "Account number").WithInputMode("numeric"))).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -114,15 +114,15 @@ func IdentifyPage(f Flow, p Identify) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Field(withAutocomplete(p.Form.Field("first_name", "First name"), "given-name")).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Field(p.Form.Field("first_name", "First name").WithAutocomplete("given-name")).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Field(withAutocomplete(p.Form.Field("last_name", "Last name"), "family-name")).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Field(p.Form.Field("last_name", "Last name").WithAutocomplete("family-name")).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Field(withType(withAutocomplete(p.Form.Field("email", "Email"), "email"), "email")).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Field(p.Form.Field("email", "Email").WithAutocomplete("email").WithType("email")).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -175,7 +175,7 @@ func App(p AppProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Field(withHint(withInputMode(p.Deposit.Form.Field("amount", "Amount in dollars"), "decimal"), "Like 1,000.00")).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Field(p.Deposit.Form.Field("amount", "Amount in dollars").WithInputMode("decimal").WithHint("Like 1,000.00")).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -218,7 +218,7 @@ func ComplianceForm(p ComplianceProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withHint(p.Form.Field("w8ben.citizenship_country", "Country of citizenship"), "Two-letter code, like DE.")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("w8ben.citizenship_country", "Country of citizenship").WithHint("Two-letter code, like DE.")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -226,7 +226,7 @@ func ComplianceForm(p ComplianceProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withType(p.Form.Field("w8ben.date_of_birth", "Date of birth"), "date")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("w8ben.date_of_birth", "Date of birth").WithType("date")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -287,7 +287,7 @@ func ComplianceForm(p ComplianceProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withType(p.Form.Field("w8ben.signature.email", "Signer's email"), "email")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("w8ben.signature.email", "Signer's email").WithType("email")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -305,7 +305,7 @@ func ComplianceForm(p ComplianceProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withHint(p.Form.Optional("w9.business_name", "Business name"), "Required for a business.")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Optional("w9.business_name", "Business name").WithHint("Required for a business.")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -329,7 +329,7 @@ func ComplianceForm(p ComplianceProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withType(p.Form.Field("w9.date_of_birth", "Date of birth"), "date")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("w9.date_of_birth", "Date of birth").WithType("date")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -337,7 +337,7 @@ func ComplianceForm(p ComplianceProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withHint(withInputMode(p.Form.Field("w9.tin", "SSN or EIN"), "numeric"), "9 digits; stored encrypted, shown only as the last 4.")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("w9.tin", "SSN or EIN").WithInputMode("numeric").WithHint("9 digits; stored encrypted, shown only as the last 4.")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -531,7 +531,7 @@ func address(f components.Form, prefix string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withHint(f.Field(prefix+".country", "Country"), "Two-letter code, like US.")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(f.Field(prefix+".country", "Country").WithHint("Two-letter code, like US.")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -10,27 +10,6 @@ import (
 	"github.com/disburse/disburse/views/paths"
 )
 
-func withType(f components.FieldProps, t string) components.FieldProps {
-	f.Type = t
-	return f
-}
-
-func withHint(f components.FieldProps, hint string) components.FieldProps {
-	f.Hint = hint
-	return f
-}
-
-// withPrefix gives a field ids of its own, for a page with another form's field of that name.
-func withPrefix(f components.FieldProps, prefix string) components.FieldProps {
-	f.Prefix = prefix
-	return f
-}
-
-func withInputMode(f components.FieldProps, mode string) components.FieldProps {
-	f.InputMode = mode
-	return f
-}
-
 // methodDetail is what identifies a payout method to a person, never a full account number.
 func methodDetail(m payouts.PayoutMethod) string {
 	switch {

@@ -271,12 +271,12 @@ func PayoutMethodForm(p PayoutMethodProps) templ.Component {
 		}
 		switch p.Platform {
 		case payouts.PlatformPayPal:
-			templ_7745c5c3_Err = components.Field(withType(p.Form.Field("email", "PayPal email"), "email")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("email", "PayPal email").WithType("email")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		case payouts.PlatformVenmo:
-			templ_7745c5c3_Err = components.Field(withHint(withInputMode(p.Form.Optional("phone_number", "Venmo phone number"), "tel"), "Give the phone number or the handle.")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Optional("phone_number", "Venmo phone number").WithInputMode("tel").WithHint("Give the phone number or the handle.")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -289,7 +289,7 @@ func PayoutMethodForm(p PayoutMethodProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		case payouts.PlatformCashApp:
-			templ_7745c5c3_Err = components.Field(withHint(p.Form.Field("cash_tag", "$Cashtag"), "Like $jane-doe.")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("cash_tag", "$Cashtag").WithHint("Like $jane-doe.")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -305,7 +305,7 @@ func PayoutMethodForm(p PayoutMethodProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withInputMode(p.Form.Field("account_number", "Account number"), "numeric")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("account_number", "Account number").WithInputMode("numeric")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -318,7 +318,7 @@ func PayoutMethodForm(p PayoutMethodProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withInputMode(p.Form.Field("account_number", "Account number"), "numeric")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("account_number", "Account number").WithInputMode("numeric")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -143,7 +143,7 @@ func PayoutForm(userID string, p PayoutFormProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(withPrefix(withHint(withInputMode(p.Form.Field("amount", "Amount in dollars"), "decimal"), "Like 25.00"), "payout-")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("amount", "Amount in dollars").WithInputMode("decimal").WithHint("Like 25.00").WithPrefix("payout-")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -160,8 +160,7 @@ func PayoutForm(userID string, p PayoutFormProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Checkbox(withPrefix(withHint(p.Form.Optional("fund", "Fund from the app's wallet first"),
-				"Moves the amount from the app to the user, then pays it out."), "payout-")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Checkbox(p.Form.Optional("fund", "Fund from the app's wallet first").WithHint("Moves the amount from the app to the user, then pays it out.").WithPrefix("payout-")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -255,7 +255,7 @@ func MoveMoneyForm(userID string, t TransferFormProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withHint(withInputMode(t.Form.Field("amount", "Amount in dollars"), "decimal"), "Like 25.00")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(t.Form.Field("amount", "Amount in dollars").WithInputMode("decimal").WithHint("Like 25.00")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1526,7 +1526,7 @@ func TransferReview(p TransferDetailProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.TextArea(withHint(p.Review.Field("reason", "Reason for rejecting"), "Kept with the transfer and in the audit log.")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.TextArea(p.Review.Field("reason", "Reason for rejecting").WithHint("Kept with the transfer and in the audit log.")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

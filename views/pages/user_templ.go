@@ -545,7 +545,7 @@ func UserNew(p UserNewProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withType(p.Form.Field("email", "Email"), "email")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(p.Form.Field("email", "Email").WithType("email")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -553,11 +553,11 @@ func UserNew(p UserNewProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withHint(withInputMode(p.Form.Field("country_code", "Country calling code"), "numeric"), "Digits only, like 1 for the US.")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(p.Form.Field("country_code", "Country calling code").WithInputMode("numeric").WithHint("Digits only, like 1 for the US.")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withInputMode(p.Form.Field("phone_number", "Phone number"), "tel")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(p.Form.Field("phone_number", "Phone number").WithInputMode("tel")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -565,7 +565,7 @@ func UserNew(p UserNewProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withHint(p.Form.Optional("username", "Username"), "Letters, digits and dashes.")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(p.Form.Optional("username", "Username").WithHint("Letters, digits and dashes.")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1068,7 +1068,7 @@ func Verification(p UserProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(withInputMode(p.Verify.Field("token", "Code"), "numeric")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(p.Verify.Field("token", "Code").WithInputMode("numeric")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
