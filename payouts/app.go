@@ -48,9 +48,7 @@ func (r CreateAppRequest) Validate() error {
 	if n := len(strings.TrimSpace(r.Name)); n == 0 || n > 100 {
 		p.Add("name", "must be 1 to 100 characters")
 	}
-	if m := ValidateMetadata(r.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
+	p.metadata(r.Metadata)
 	return p.Err()
 }
 

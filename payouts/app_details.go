@@ -52,9 +52,7 @@ func (r WithdrawRequest) Validate() error {
 	p := Problems{}
 	p.amount(r.Amount, false)
 	p.key(r.IdempotencyKey)
-	if m := ValidateMetadata(r.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
+	p.metadata(r.Metadata)
 	return p.Err()
 }
 

@@ -37,8 +37,6 @@ func (r CreateOrganizationTransferRequest) Validate() error {
 	p.id("api_app_id", r.APIAppID, true)
 	p.amount(r.Amount, true)
 	p.key(r.IdempotencyKey)
-	if m := ValidateMetadata(r.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
+	p.metadata(r.Metadata)
 	return p.Err()
 }

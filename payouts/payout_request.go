@@ -51,9 +51,7 @@ func (r CreatePayoutRequestRequest) Validate() error {
 	if len(r.Memo) > 500 {
 		p.Add("memo", "must be at most 500 characters")
 	}
-	if m := ValidateMetadata(r.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
+	p.metadata(r.Metadata)
 	return p.Err()
 }
 

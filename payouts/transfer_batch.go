@@ -54,9 +54,7 @@ func (r CreateTransferBatchRequest) Validate() error {
 		p.Add("items", "must hold at most 1000 items")
 	}
 	p.key(r.IdempotencyKey)
-	if m := ValidateMetadata(r.Metadata); m != "" {
-		p.Add("metadata", m)
-	}
+	p.metadata(r.Metadata)
 	keys := make(map[string]bool, len(r.Items))
 	for i, it := range r.Items {
 		if len(p) >= 20 { // enough to act on; a million-line answer helps no one
@@ -73,9 +71,7 @@ func (r CreateTransferBatchRequest) Validate() error {
 			item.Add("idempotency_key", "is used by an earlier item")
 		}
 		keys[it.IdempotencyKey] = true
-		if m := ValidateMetadata(it.Metadata); m != "" {
-			item.Add("metadata", m)
-		}
+		item.metadata(it.Metadata)
 		for f, problem := range item {
 			p.Add("items["+strconv.Itoa(i)+"]."+f, problem)
 		}
