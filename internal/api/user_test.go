@@ -3,7 +3,6 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -201,27 +200,12 @@ func TestDeleteUser(t *testing.T) {
 	}
 }
 
-var sixDigits = regexp.MustCompile(`\b\d{6}\b`)
-
 func TestVerifyUser(t *testing.T) {
 	w := newWorld(t)
 	env := w.env
 	send := "/v2/users/" + w.user.ID + "/send-verification-token"
 	verify := "/v2/users/" + w.user.ID + "/verify"
 	phone := payouts.Phone{CountryCode: w.user.PhoneNumber.CountryCode, PhoneNumber: w.user.PhoneNumber.PhoneNumber}.String()
-
-	token := func(t *testing.T) string {
-		t.Helper()
-		m, ok := env.Inbox.Last(phone)
-		if !ok {
-			t.Fatalf("no message to %s", phone)
-		}
-		tok := sixDigits.FindString(m.Body)
-		if tok == "" {
-			t.Fatalf("no token in %q", m.Body)
-		}
-		return tok
-	}
 
 	t.Run("send without a body", func(t *testing.T) {
 		resp := call{method: "POST", path: send, status: http.StatusAccepted}.do(t, env)
@@ -246,7 +230,7 @@ func TestVerifyUser(t *testing.T) {
 		{name: "use_voice a string", method: "POST", path: send, body: `{"use_voice": "yes"}`, status: 400, code: payouts.EInvalidInput, field: "use_voice"},
 	})
 	t.Run("right token", func(t *testing.T) {
-		resp := call{method: "POST", path: verify, body: map[string]any{"token": token(t)}, status: http.StatusOK}.do(t, env)
+		resp := call{method: "POST", path: verify, body: map[string]any{"token": env.Inbox.Token(t, phone)}, status: http.StatusOK}.do(t, env)
 		if len(resp.Body) != 0 {
 			t.Errorf("verify answered a body: %q", resp.Body)
 		}
@@ -255,7 +239,7 @@ func TestVerifyUser(t *testing.T) {
 		}
 	})
 	t.Run("token used twice", func(t *testing.T) {
-		call{method: "POST", path: verify, body: map[string]any{"token": token(t)}, status: 400, code: payouts.EInvalidInput, field: "token"}.do(t, env)
+		call{method: "POST", path: verify, body: map[string]any{"token": env.Inbox.Token(t, phone)}, status: 400, code: payouts.EInvalidInput, field: "token"}.do(t, env)
 	})
 
 	calls := badBodies("POST", verify, `{"token": true}`, "token")

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/disburse/disburse/internal/testutil/browser"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -62,10 +63,10 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 	// credentials (the dashboard shows the same list).
 	var inbox payouts.List[payouts.SandboxMessage]
 	env.Do(t, "GET", "/v2/sandbox/messages?limit=1", nil).Decode(t, &inbox)
-	if len(inbox.Data) != 1 || inbox.Data[0].To != "+1 5555550199" || tokenPattern.FindString(inbox.Data[0].Body) == "" {
+	if len(inbox.Data) != 1 || inbox.Data[0].To != "+1 5555550199" || servicetest.TokenPattern.FindString(inbox.Data[0].Body) == "" {
 		t.Fatalf("newest inbox message: %+v", inbox.Data)
 	}
-	token := tokenPattern.FindString(inbox.Data[0].Body)
+	token := servicetest.TokenPattern.FindString(inbox.Data[0].Body)
 
 	step("5-compliance-error",
 		chromedp.SendKeys(field("token"), token),

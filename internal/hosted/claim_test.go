@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -46,7 +47,7 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 			t.Fatalf("identify with the named email: %d\n%s", p.Status, p.Body)
 		}
 		m, sent := env.Inbox.Last("di@example.com")
-		if !sent || tokenPattern.FindString(m.Body) == "" {
+		if !sent || servicetest.TokenPattern.FindString(m.Body) == "" {
 			t.Fatalf("no code went to the named email: %+v", m)
 		}
 		if _, sent := env.Inbox.Last("+1 5555550303"); sent {
@@ -62,7 +63,7 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 		if f := getFlow(t, env, flowID); f.UserID == nil {
 			t.Fatal("verifying did not bind the flow to the payee")
 		}
-		p := post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {lastToken(t, env, "+1 5555550305")}})
+		p := post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {env.Inbox.Token(t, "+1 5555550305")}})
 		if p.Status != http.StatusForbidden {
 			t.Errorf("a second phone verified on a claimed-for link: %d", p.Status)
 		}

@@ -74,7 +74,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 	if p.Status != http.StatusUnprocessableEntity || p.FieldError("token") != "is not the token we sent" {
 		t.Fatalf("wrong token: %d, token error %q", p.Status, p.FieldError("token"))
 	}
-	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {lastToken(t, env, "+1 5555550101")}})
+	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {env.Inbox.Token(t, "+1 5555550101")}})
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("verify: %d\n%s", p.Status, p.Body)
 	}
@@ -256,7 +256,7 @@ func TestResendToken(t *testing.T) {
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
 	p := post(t, env, "/f/"+f.ID+"/identify", ada("5555550230"))
 	pending := p.Session(t)
-	old := lastToken(t, env, "+1 5555550230")
+	old := env.Inbox.Token(t, "+1 5555550230")
 
 	// A code asked for again at once is refused with a word to wait; after the gap it comes.
 	if p := post(t, env, "/f/"+f.ID+"/resend", url.Values{"s": {pending}}); p.Status != http.StatusTooManyRequests {
@@ -268,7 +268,7 @@ func TestResendToken(t *testing.T) {
 		t.Fatalf("resend: %d", p.Status)
 	}
 	get(t, env, p.Location()).Has(t, "We sent you a new code.")
-	fresh := lastToken(t, env, "+1 5555550230")
+	fresh := env.Inbox.Token(t, "+1 5555550230")
 	if old != fresh {
 		if p := post(t, env, "/f/"+f.ID+"/verify", url.Values{"s": {pending}, "token": {old}}); p.Status != http.StatusUnprocessableEntity {
 			t.Errorf("the replaced token still works: %d", p.Status)

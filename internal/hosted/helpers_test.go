@@ -150,22 +150,6 @@ func getFlow(t *testing.T, env *servicetest.Env, id string) payouts.Flow {
 	return servicetest.Want[payouts.Flow](t, env.Do(t, "GET", "/v2/flows/"+id, nil), "get flow", http.StatusOK)
 }
 
-var tokenPattern = regexp.MustCompile(`\b(\d{6})\b`)
-
-// lastToken is the verification token the sandbox last texted to phone (+CC NUMBER).
-func lastToken(t *testing.T, env *servicetest.Env, phone string) string {
-	t.Helper()
-	m, ok := env.Inbox.Last(phone)
-	if !ok {
-		t.Fatalf("no message to %s in the sandbox inbox", phone)
-	}
-	tok := tokenPattern.FindString(m.Body)
-	if tok == "" {
-		t.Fatalf("no token in the message to %s: %q", phone, m.Body)
-	}
-	return tok
-}
-
 // signIn identifies a payee on a flow by phone, as a new user when names are given, and enters
 // the token texted; it returns the verified session.
 func signIn(t *testing.T, env *servicetest.Env, flowID string, who url.Values) string {
@@ -176,7 +160,7 @@ func signIn(t *testing.T, env *servicetest.Env, flowID string, who url.Values) s
 	}
 	pending := p.Session(t)
 	digits := strings.NewReplacer("-", "", " ", "").Replace(who.Get("phone_number"))
-	tok := lastToken(t, env, "+"+who.Get("country_code")+" "+digits)
+	tok := env.Inbox.Token(t, "+"+who.Get("country_code")+" "+digits)
 	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {tok}})
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("verify: %d\n%s", p.Status, p.Body)

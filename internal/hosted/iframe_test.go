@@ -87,7 +87,7 @@ func TestBrowserFlowInIframe(t *testing.T) {
 		heading("Enter your code"),
 	)
 	browser.Run(t, frame,
-		chromedp.SetValue(field("token"), lastToken(t, env, "+1 5555550111")),
+		chromedp.SetValue(field("token"), env.Inbox.Token(t, "+1 5555550111")),
 		submit,
 		heading("Payout methods"),
 		chromedp.SetValue(field("email"), "alan@example.com"),

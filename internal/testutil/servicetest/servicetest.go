@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -222,4 +223,22 @@ func (in *Inbox) Last(to string) (service.MessageRecord, bool) {
 		}
 	}
 	return service.MessageRecord{}, false
+}
+
+// TokenPattern finds the six-digit verification code in a message.
+var TokenPattern = regexp.MustCompile(`\b\d{6}\b`)
+
+// Token returns the verification code in the newest message to to (+CC NUMBER or an email
+// address), failing t when there is no such message or no code in it.
+func (in *Inbox) Token(t testing.TB, to string) string {
+	t.Helper()
+	m, ok := in.Last(to)
+	if !ok {
+		t.Fatalf("servicetest: no message to %s in the sandbox inbox", to)
+	}
+	tok := TokenPattern.FindString(m.Body)
+	if tok == "" {
+		t.Fatalf("servicetest: no token in the message to %s: %q", to, m.Body)
+	}
+	return tok
 }
