@@ -48,6 +48,16 @@ func concurrently(env *servicetest.Env, reqs []*http.Request) []answer {
 	return answers
 }
 
+// startPayee starts the service frozen on engine with $1,000 in its app and one user who has a
+// PayPal method and $50 of their own.
+func startPayee(t *testing.T, engine engine) (*servicetest.Env, payouts.Credentials, payouts.User) {
+	t.Helper()
+	env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
+	addMethod(t, env, creds, user.ID, paypalBody)
+	transfer(t, env, creds, user.ID, -50_00)
+	return env, creds, user
+}
+
 // TestIdempotentPayout replays payouts with their idempotency keys: the same body answers the
 // original payout, whatever became of it, and reserves nothing more; another body is a 409.
 func TestIdempotentPayout(t *testing.T) {
@@ -105,9 +115,7 @@ func TestIdempotentPayout(t *testing.T) {
 func TestConcurrentPayouts(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
-			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
-			addMethod(t, env, creds, user.ID, paypalBody)
-			transfer(t, env, creds, user.ID, -50_00)
+			env, creds, user := startPayee(t, engine)
 
 			reqs := make([]*http.Request, 20)
 			for i := range reqs {
@@ -149,9 +157,7 @@ func TestConcurrentPayouts(t *testing.T) {
 func TestConcurrentIdempotentRequests(t *testing.T) {
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
-			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
-			addMethod(t, env, creds, user.ID, paypalBody)
-			transfer(t, env, creds, user.ID, -50_00)
+			env, creds, user := startPayee(t, engine)
 
 			payout := map[string]any{"user_id": user.ID, "amount": 10_00, "platform": "paypal", "idempotency_key": uuid.NewString()}
 			link := map[string]any{"amount": 100_00, "idempotency_key": uuid.NewString()}
