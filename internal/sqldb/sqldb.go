@@ -17,8 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -31,10 +32,15 @@ const (
 	Postgres Dialect = "postgres"
 )
 
-// DB is an open database of either engine.
+// DB is an open database of either engine. Its embedded pool serves reads; write transactions
+// go through InTx to the writers, which commit them in groups.
 type DB struct {
 	*sql.DB
 	Dialect Dialect
+	writes  *sql.DB // SQLite: its own one connection, the only writer; PostgreSQL: the same pool
+	writers *writers
+	stop    context.CancelFunc // ends the background checkpoints
+	stopped chan struct{}
 }
 
 // IsPostgresDSN reports whether dsn names a PostgreSQL database rather than a SQLite file.
@@ -43,54 +49,128 @@ func IsPostgresDSN(dsn string) bool {
 }
 
 // Open opens dsn: a postgres:// URL, or else the path of a SQLite file (its folder is created).
-// SQLite runs in WAL mode with a busy timeout, foreign keys on, and write transactions that take
-// the write lock at BEGIN (BEGIN IMMEDIATE), so two writers never deadlock upgrading a read lock.
+// Commits are durable on both engines: a transaction that returned nil survives power loss
+// (SQLite synchronous=FULL, PostgreSQL synchronous_commit=on).
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	var db *DB
+	var err error
 	if IsPostgresDSN(dsn) {
-		sqlDB, err := sql.Open("pgx", dsn)
-		if err != nil {
-			return nil, err
-		}
-		sqlDB.SetMaxOpenConns(20)
-		sqlDB.SetMaxIdleConns(20)
-		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
-		db = &DB{DB: sqlDB, Dialect: Postgres}
+		db, err = openPostgres(dsn)
 	} else {
-		if dsn == "" {
-			return nil, errors.New("sqldb: empty database path")
-		}
-		if dir := filepath.Dir(dsn); dir != "." {
-			if err := os.MkdirAll(dir, 0o700); err != nil {
-				return nil, fmt.Errorf("sqldb: create database folder: %w", err)
-			}
-		}
-		if err := ownerOnly(dsn); err != nil {
-			return nil, fmt.Errorf("sqldb: %w", err)
-		}
-		q := url.Values{}
-		q.Add("_pragma", "busy_timeout(10000)")
-		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "synchronous(NORMAL)")
-		q.Add("_pragma", "foreign_keys(1)")
-		q.Set("_txlock", "immediate")
-		sqlDB, err := sql.Open("sqlite", "file:"+dsn+"?"+q.Encode())
-		if err != nil {
-			return nil, err
-		}
-		// Writers queue on SQLite's single write lock; a few connections let WAL readers run
-		// beside the writer without spawning hundreds of connections under load.
-		sqlDB.SetMaxOpenConns(8)
-		sqlDB.SetMaxIdleConns(8)
-		db = &DB{DB: sqlDB, Dialect: SQLite}
+		db, err = openSQLite(dsn)
+	}
+	if err != nil {
+		return nil, err
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
-		db.Close()
+		db.closePools()
 		return nil, fmt.Errorf("sqldb: connect: %w", err)
 	}
+	writers := 1
+	if db.Dialect == Postgres {
+		// Several batches can be under way at once: one waits on row locks or its commit while
+		// another runs its statements.
+		writers = 4
+	}
+	db.writers = startWriters(db.writes, writers)
+	bg, stop := context.WithCancel(context.Background())
+	db.stop, db.stopped = stop, make(chan struct{})
+	go db.checkpoints(bg)
 	return db, nil
+}
+
+func openPostgres(dsn string) (*DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.RuntimeParams["synchronous_commit"] = "on"
+	sqlDB := stdlib.OpenDB(*cfg)
+	sqlDB.SetMaxOpenConns(20)
+	sqlDB.SetMaxIdleConns(20)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	return &DB{DB: sqlDB, writes: sqlDB, Dialect: Postgres}, nil
+}
+
+// openSQLite opens the file in WAL mode, so readers never wait for the writer, with foreign keys
+// on. Reads get a pool of connections; writes get one connection of their own, whose
+// transactions take the write lock at BEGIN (BEGIN IMMEDIATE) and never checkpoint: the
+// background checkpoints do, off the write path.
+func openSQLite(dsn string) (*DB, error) {
+	if dsn == "" {
+		return nil, errors.New("sqldb: empty database path")
+	}
+	if dir := filepath.Dir(dsn); dir != "." {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("sqldb: create database folder: %w", err)
+		}
+	}
+	if err := ownerOnly(dsn); err != nil {
+		return nil, fmt.Errorf("sqldb: %w", err)
+	}
+	open := func(pragmas ...string) (*sql.DB, error) {
+		q := url.Values{}
+		for _, p := range append([]string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"}, pragmas...) {
+			q.Add("_pragma", p)
+		}
+		q.Set("_txlock", "immediate")
+		return sql.Open("sqlite", "file:"+dsn+"?"+q.Encode())
+	}
+	reads, err := open()
+	if err != nil {
+		return nil, err
+	}
+	reads.SetMaxOpenConns(8)
+	reads.SetMaxIdleConns(8)
+	writes, err := open("wal_autocheckpoint(0)")
+	if err != nil {
+		reads.Close()
+		return nil, err
+	}
+	writes.SetMaxOpenConns(1)
+	writes.SetMaxIdleConns(1)
+	writes.SetConnMaxIdleTime(0)
+	return &DB{DB: reads, writes: writes, Dialect: SQLite}, nil
+}
+
+// checkpointEvery is how often SQLite's write-ahead log is copied back into the database file.
+const checkpointEvery = 200 * time.Millisecond
+
+// checkpoints copies SQLite's write-ahead log back into the database from a read connection,
+// so no write transaction pays for it. PASSIVE never waits for readers or the writer.
+func (db *DB) checkpoints(ctx context.Context) {
+	defer close(db.stopped)
+	if db.Dialect != SQLite {
+		return
+	}
+	tick := time.NewTicker(checkpointEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+		}
+	}
+}
+
+// Close lets the write batches under way commit, then closes the database.
+func (db *DB) Close() error {
+	db.writers.stop()
+	db.stop()
+	<-db.stopped
+	return db.closePools()
+}
+
+func (db *DB) closePools() error {
+	err := db.DB.Close()
+	if db.writes != db.DB {
+		err = errors.Join(err, db.writes.Close())
+	}
+	return err
 }
 
 // Rebind rewrites the ? placeholders of query for the engine: PostgreSQL wants $1, $2, ...
@@ -117,38 +197,12 @@ func Rebind(d Dialect, query string) string {
 	return b.String()
 }
 
-// InTx runs fn in a write transaction and commits it when fn returns nil. Transactions that lose
-// a deadlock or serialization race on PostgreSQL, or find SQLite busy, are retried a few times,
-// so fn must not have effects outside the transaction.
+// InTx runs fn in a write transaction and commits it when fn returns nil. The transaction is
+// shared with other callers' (group commit) under a savepoint of its own, so fn's error undoes
+// fn alone. A transaction that loses a deadlock or serialization race on PostgreSQL, or finds
+// SQLite busy, is run again, so fn must not have effects outside the transaction.
 func (db *DB) InTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	const attempts = 5
-	var err error
-	for attempt := 0; attempt < attempts; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
-			}
-		}
-		err = db.inTx(ctx, fn)
-		if err == nil || !IsRetryable(err) {
-			return err
-		}
-	}
-	return err
-}
-
-func (db *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return db.writers.submit(ctx, fn)
 }
 
 // IsUniqueViolation reports whether err is a unique or primary key constraint failure.

@@ -1,0 +1,173 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+	"time"
+)
+
+// ErrClosed is what a write answers once the database is closing.
+var ErrClosed = errors.New("sqldb: database closed")
+
+// maxBatch bounds how many write transactions share one commit, so a batch's lock and its
+// callers' wait stay short.
+const maxBatch = 128
+
+// job is one caller's write transaction waiting for a writer.
+type job struct {
+	ctx  context.Context
+	fn   func(*sql.Tx) error
+	done chan error // buffered: the writer never waits for the caller
+}
+
+// writers apply the write transactions of every caller through a few goroutines (one on SQLite,
+// which has one write lock) that each take all the jobs waiting and run them in one database
+// transaction, each under a savepoint: one commit, one disk flush for the lot (group commit).
+// Callers wait in a Go channel instead of in the engine's lock back-off.
+type writers struct {
+	pool *sql.DB
+	jobs chan *job // unbuffered: a job is either taken by a writer or still its caller's
+	quit chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
+}
+
+func startWriters(pool *sql.DB, n int) *writers {
+	w := &writers{pool: pool, jobs: make(chan *job), quit: make(chan struct{})}
+	for range n {
+		w.wg.Add(1)
+		go w.run()
+	}
+	return w
+}
+
+// stop lets the batches under way commit and refuses new jobs; stopping again does nothing.
+func (w *writers) stop() {
+	w.once.Do(func() { close(w.quit) })
+	w.wg.Wait()
+}
+
+// submit queues fn and waits for its outcome. A job whose caller gives up while it waits is
+// answered with the context's error and never run; once a writer has started it, it runs to
+// its end under the batch, whole or not at all, and the caller hears how it went.
+func (w *writers) submit(ctx context.Context, fn func(*sql.Tx) error) error {
+	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case w.jobs <- j:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.quit:
+		return ErrClosed
+	}
+	return <-j.done
+}
+
+func (w *writers) run() {
+	defer w.wg.Done()
+	batch := make([]*job, 0, maxBatch)
+	for {
+		select {
+		case j := <-w.jobs:
+			batch = append(batch[:0], j)
+		case <-w.quit:
+			return
+		}
+	take:
+		for len(batch) < maxBatch {
+			select {
+			case j := <-w.jobs:
+				batch = append(batch, j)
+			default:
+				break take
+			}
+		}
+		w.runBatch(batch)
+	}
+}
+
+// runBatch applies a batch and answers its callers after the commit. A job that failed alone
+// was rolled back to its savepoint and answers its own error; a job that lost a deadlock, or a
+// batch whose transaction failed as a whole, is run again alone.
+func (w *writers) runBatch(batch []*job) {
+	errs, txErr := w.apply(batch)
+	for i, j := range batch {
+		switch {
+		case txErr != nil && len(batch) > 1, txErr == nil && IsRetryable(errs[i]):
+			j.done <- w.alone(j)
+		case txErr != nil:
+			j.done <- w.retry(j, txErr)
+		default:
+			j.done <- errs[i]
+		}
+	}
+}
+
+// alone runs a job in its own transaction, retrying it while it loses deadlocks or finds the
+// database busy.
+func (w *writers) alone(j *job) error {
+	errs, err := w.apply([]*job{j})
+	if err == nil {
+		err = errs[0]
+	}
+	return w.retry(j, err)
+}
+
+func (w *writers) retry(j *job, err error) error {
+	for attempt := 1; attempt < 5 && IsRetryable(err); attempt++ {
+		select {
+		case <-j.ctx.Done():
+			return j.ctx.Err()
+		case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
+		}
+		var errs []error
+		if errs, err = w.apply([]*job{j}); err == nil {
+			err = errs[0]
+		}
+	}
+	return err
+}
+
+// apply runs the jobs in one transaction and commits it. With several jobs each runs under a
+// savepoint, so a job that fails is undone alone; errs holds each job's own error. txErr is the
+// error that lost the whole transaction, nil when it committed.
+func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
+	// The batch outlives any one caller: a caller's cancellation must not abort the others.
+	ctx := context.Background()
+	errs = make([]error, len(jobs))
+	tx, err := w.pool.BeginTx(ctx, nil)
+	if err != nil {
+		return errs, err
+	}
+	single := len(jobs) == 1
+	started := false
+	for i, j := range jobs {
+		if errs[i] = j.ctx.Err(); errs[i] != nil {
+			continue
+		}
+		if single {
+			if errs[0] = j.fn(tx); errs[0] != nil {
+				tx.Rollback()
+				return errs, nil
+			}
+			break
+		}
+		// One savepoint name, released and taken again per job, keeps one level of nesting.
+		mark := "RELEASE SAVEPOINT job; SAVEPOINT job"
+		if !started {
+			mark, started = "SAVEPOINT job", true
+		}
+		if _, err := tx.ExecContext(ctx, mark); err != nil {
+			tx.Rollback()
+			return errs, err
+		}
+		if errs[i] = j.fn(tx); errs[i] != nil {
+			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job"); err != nil {
+				tx.Rollback()
+				return errs, err
+			}
+		}
+	}
+	return errs, tx.Commit()
+}

@@ -1,0 +1,130 @@
+package sqldb_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/internal/testutil/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// openEngines runs test against a fresh database of each engine.
+func openEngines(t *testing.T, test func(t *testing.T, db *sqldb.DB)) {
+	t.Helper()
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			dsn := filepath.Join(t.TempDir(), "test.db")
+			if engine == "postgres" {
+				dsn = pgtest.DSN(t)
+			}
+			db, err := sqldb.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			test(t, db)
+		})
+	}
+}
+
+var errRefused = errors.New("refused by the job")
+
+// TestInTxKeepsEachOutcome runs many write transactions at once, so the writers group them in
+// shared commits, and checks that each caller gets its own outcome: a job that fails, by its
+// own error or by a constraint, leaves nothing behind, and the others commit whole.
+func TestInTxKeepsEachOutcome(t *testing.T) {
+	openEngines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		if _, err := db.ExecContext(ctx, `CREATE TABLE items (k INTEGER PRIMARY KEY, job INTEGER NOT NULL)`); err != nil {
+			t.Fatal(err)
+		}
+		insert := func(tx *sql.Tx, k, job int) error {
+			_, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO items (k, job) VALUES (?, ?)`), k, job)
+			return err
+		}
+		const jobs = 200
+		errs := make([]error, jobs)
+		var wg sync.WaitGroup
+		for i := range jobs {
+			wg.Go(func() {
+				errs[i] = db.InTx(ctx, func(tx *sql.Tx) error {
+					if err := insert(tx, i, i); err != nil {
+						return err
+					}
+					switch i % 4 {
+					case 1: // fails after a write of its own
+						return errRefused
+					case 2: // every such job takes key 100000: one wins, the others break the key
+						return insert(tx, 100000, i)
+					}
+					return nil
+				})
+			})
+		}
+		wg.Wait()
+
+		want := map[int]int{} // committed key -> job
+		winners := 0
+		for i, err := range errs {
+			switch {
+			case i%4 == 1:
+				if !errors.Is(err, errRefused) {
+					t.Errorf("job %d: %v, want its own error", i, err)
+				}
+			case i%4 == 2 && err != nil:
+				if !sqldb.IsUniqueViolation(err) {
+					t.Errorf("job %d: %v, want a unique violation", i, err)
+				}
+			case err != nil:
+				t.Errorf("job %d: %v", i, err)
+			default:
+				want[i] = i
+				if i%4 == 2 {
+					winners++
+					want[100000] = i
+				}
+			}
+		}
+		if winners != 1 {
+			t.Errorf("%d jobs took the shared key, want 1", winners)
+		}
+		rows, err := db.QueryContext(ctx, `SELECT k, job FROM items`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		got := map[int]int{}
+		for rows.Next() {
+			var k, job int
+			if err := rows.Scan(&k, &job); err != nil {
+				t.Fatal(err)
+			}
+			got[k] = job
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("committed rows %v, want %v", got, want)
+		}
+	})
+}
+
+// TestInTxCanceledNeverRuns: a caller that gave up before its job was taken gets the context's
+// error and the job never runs.
+func TestInTxCanceledNeverRuns(t *testing.T) {
+	openEngines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		ran := false
+		err := db.InTx(ctx, func(*sql.Tx) error { ran = true; return nil })
+		if !errors.Is(err, context.Canceled) || ran {
+			t.Errorf("InTx with a canceled context: %v, ran %v; want context.Canceled, not run", err, ran)
+		}
+	})
+}
