@@ -39,6 +39,8 @@ type DB struct {
 	Dialect Dialect
 	writes  *sql.DB // SQLite: its own one connection, the only writer; PostgreSQL: the same pool
 	writers *writers
+	// SQLite's prepared statements, per pool (nil on PostgreSQL).
+	readStmts, writeStmts *stmts
 	stop    context.CancelFunc // ends the background checkpoints
 	stopped chan struct{}
 }
@@ -129,10 +131,12 @@ func openSQLite(dsn string) (*DB, error) {
 		reads.Close()
 		return nil, err
 	}
-	writes.SetMaxOpenConns(1)
-	writes.SetMaxIdleConns(1)
+	// The writers use one connection at a time; a second lets a statement be prepared while a
+	// transaction holds the first (database/sql prepares on whichever connection is free).
+	writes.SetMaxOpenConns(2)
+	writes.SetMaxIdleConns(2)
 	writes.SetConnMaxIdleTime(0)
-	return &DB{DB: reads, writes: writes, Dialect: SQLite}, nil
+	return &DB{DB: reads, writes: writes, Dialect: SQLite, readStmts: newStmts(reads), writeStmts: newStmts(writes)}, nil
 }
 
 // checkpointEvery is how often SQLite's write-ahead log is copied back into the database file.
@@ -166,6 +170,10 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) closePools() error {
+	if db.readStmts != nil {
+		db.readStmts.close()
+		db.writeStmts.close()
+	}
 	err := db.DB.Close()
 	if db.writes != db.DB {
 		err = errors.Join(err, db.writes.Close())

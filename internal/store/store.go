@@ -28,8 +28,9 @@ type Store struct {
 // Queries are the statements, bound either to the database or to one transaction.
 type Queries struct {
 	conn    conn
+	db      *sqldb.DB
+	tx      *sql.Tx // the write transaction bound, if any: reads there lock what they read (PostgreSQL)
 	dialect sqldb.Dialect
-	inTx    bool // bound to a write transaction: reads there lock what they read (PostgreSQL)
 }
 
 // conn is what *sql.DB and *sql.Tx have in common.
@@ -49,7 +50,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	return &Store{Queries: &Queries{conn: db.DB, dialect: db.Dialect}, db: db}, nil
+	return &Store{Queries: &Queries{conn: db.DB, db: db, dialect: db.Dialect}, db: db}, nil
 }
 
 // Close closes the database.
@@ -58,23 +59,46 @@ func (s *Store) Close() error { return s.db.Close() }
 // DB is the underlying handle, for tests that inspect query plans.
 func (s *Store) DB() *sqldb.DB { return s.db }
 
-// InTx runs fn in one write transaction.
+// InTx runs fn in one write transaction, which may be shared with other callers' (group commit).
 func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) error {
 	return s.db.InTx(ctx, func(tx *sql.Tx) error {
-		return fn(&Queries{conn: tx, dialect: s.db.Dialect, inTx: true})
+		return fn(&Queries{conn: tx, db: s.db, tx: tx, dialect: s.db.Dialect})
 	})
 }
 
+// prepare readies a statement: the engine's placeholders, a prepared statement where the engine
+// has them cached (nil otherwise), and, in a write transaction, a context the caller cannot
+// cancel: the transaction is shared, and a statement canceled halfway would break it for all.
+func (q *Queries) prepare(ctx context.Context, query string) (context.Context, string, *sql.Stmt) {
+	if q.tx != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	query = sqldb.Rebind(q.dialect, query)
+	return ctx, query, q.db.Prepared(ctx, q.tx, query)
+}
+
 func (q *Queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return q.conn.ExecContext(ctx, sqldb.Rebind(q.dialect, query), args...)
+	ctx, query, stmt := q.prepare(ctx, query)
+	if stmt != nil {
+		return stmt.ExecContext(ctx, args...)
+	}
+	return q.conn.ExecContext(ctx, query, args...)
 }
 
 func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return q.conn.QueryContext(ctx, sqldb.Rebind(q.dialect, query), args...)
+	ctx, query, stmt := q.prepare(ctx, query)
+	if stmt != nil {
+		return stmt.QueryContext(ctx, args...)
+	}
+	return q.conn.QueryContext(ctx, query, args...)
 }
 
 func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	return q.conn.QueryRowContext(ctx, sqldb.Rebind(q.dialect, query), args...)
+	ctx, query, stmt := q.prepare(ctx, query)
+	if stmt != nil {
+		return stmt.QueryRowContext(ctx, args...)
+	}
+	return q.conn.QueryRowContext(ctx, query, args...)
 }
 
 // lockRow is appended to a read of rows a write transaction will change: on PostgreSQL the
@@ -82,7 +106,7 @@ func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.
 // first wrote, instead of acting on a stale copy. SQLite needs nothing: the write transaction
 // holds the one write lock. of names the table when the query joins others.
 func (q *Queries) lockRow(of string) string {
-	if q.dialect != sqldb.Postgres || !q.inTx {
+	if q.dialect != sqldb.Postgres || q.tx == nil {
 		return ""
 	}
 	if of != "" {
