@@ -41,8 +41,8 @@ type DB struct {
 	writers *writers
 	// SQLite's prepared statements, per pool (nil on PostgreSQL).
 	readStmts, writeStmts *stmts
-	stop    context.CancelFunc // ends the background checkpoints
-	stopped chan struct{}
+	stop                  context.CancelFunc // ends the background checkpoints
+	stopped               chan struct{}
 }
 
 // IsPostgresDSN reports whether dsn names a PostgreSQL database rather than a SQLite file.
