@@ -21,7 +21,32 @@ func decode(c *fiber.Ctx, v any) error {
 	if err := checkContentType(c); err != nil {
 		return err
 	}
-	return decodeJSON(c.Body(), v)
+	if err := decodeJSON(c.Body(), v); err != nil {
+		return err
+	}
+	return idempotencyHeader(c, v)
+}
+
+// idempotencyHeader puts the Idempotency-Key header, when sent, into the request's
+// idempotency_key field. A body that names another key is refused rather than guessed at.
+func idempotencyHeader(c *fiber.Ctx, v any) error {
+	key := c.Get("Idempotency-Key")
+	if key == "" {
+		return nil
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	field := rv.Elem().FieldByName("IdempotencyKey")
+	if !field.IsValid() || field.Kind() != reflect.String {
+		return nil
+	}
+	if body := field.String(); body != "" && body != key {
+		return payouts.FieldError("idempotency_key", "differs from the Idempotency-Key header")
+	}
+	field.SetString(key)
+	return nil
 }
 
 // decodeOptional is decode for endpoints whose body may be left out entirely.
