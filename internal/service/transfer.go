@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -15,34 +16,62 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	id, _, err := s.idempotent(ctx, appID, "transfer", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	var made *payouts.Transfer
+	id, replayed, err := s.idempotent(ctx, appID, "transfer", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
 		b, err := s.book(ctx, q, appID)
 		if err != nil {
 			return "", err
 		}
-		return s.balanceTransfer(ctx, q, b, req)
+		t, err := s.balanceTransfer(ctx, q, b, req)
+		if err != nil {
+			return "", err
+		}
+		made = t
+		return t.ID, nil
 	})
-	if err != nil {
-		return nil, err
+	return s.answer(ctx, appID, id, made, replayed, err)
+}
+
+// written is the transfer a write transaction just made, as a read of it would answer, so the
+// answer to a create costs no reads. (fn may run again on a retry: the last run is the one
+// committed.)
+func written(t *TransferRecord, postings []ledger.Posting) *payouts.Transfer {
+	out := t.Transfer
+	out.Transactions = make([]payouts.Transaction, len(postings))
+	for i, p := range postings {
+		out.Transactions[i] = transactionOf(p)
 	}
-	return s.GetTransfer(ctx, appID, id)
+	out.StatusHistory = []payouts.StatusChange{{Status: t.Status, At: t.Created, Reason: t.FailureReason}}
+	return &out
+}
+
+// answer returns the transfer a create made, or reads it when the create was a replay of an
+// earlier request.
+func (s *Service) answer(ctx context.Context, appID, id string, made *payouts.Transfer, replayed bool, err error) (*payouts.Transfer, error) {
+	switch {
+	case err != nil:
+		return nil, err
+	case replayed || made == nil:
+		return s.GetTransfer(ctx, appID, id)
+	}
+	return made, nil
 }
 
 // balanceTransfer moves money between the app of the book b and a user inside q and returns the
-// transfer's id.
-func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, req payouts.CreateTransferRequest) (string, error) {
+// transfer as written.
+func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
 	appID := b.appID
 	user, err := s.getUser(ctx, q, appID, req.UserID)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	app, err := b.app(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	wallet, err := b.user(ctx, &user.User)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	amount := payouts.Money(req.Amount)
 	from, to := wallet, app
@@ -55,17 +84,18 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, req p
 	t.IdempotencyKey = req.IdempotencyKey
 	t.TaxExempt = req.TaxExempt
 	if err := q.CreateTransfer(ctx, t); err != nil {
-		return "", err
+		return nil, err
 	}
-	if _, err := b.move(ctx, t.ID, []line{{from: from, to: to, amount: amount, typ: payouts.TransactionBalance}}, nil); err != nil {
-		return "", err
+	postings, err := b.move(ctx, t.ID, []line{{from: from, to: to, amount: amount, typ: payouts.TransactionBalance}}, nil)
+	if err != nil {
+		return nil, err
 	}
 	if req.Amount < 0 && !req.TaxExempt {
 		if err := s.recordPayment(ctx, q, user, amount); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	return t.ID, nil
+	return written(t, postings), nil
 }
 
 func (s *Service) newTransfer(appID string, typ payouts.TransferType, amount payouts.Money, md payouts.Metadata) *TransferRecord {
@@ -84,7 +114,8 @@ func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.Dep
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	tid, _, err := s.idempotent(ctx, appID, "deposit", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	var made *payouts.Transfer
+	tid, replayed, err := s.idempotent(ctx, appID, "deposit", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
 		b, app, err := s.appBook(ctx, q, appID)
 		if err != nil {
 			return "", err
@@ -100,13 +131,14 @@ func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.Dep
 		if err := q.CreateTransfer(ctx, t); err != nil {
 			return "", err
 		}
-		_, err = b.move(ctx, t.ID, []line{{from: bank, to: app, amount: payouts.Money(req.Amount), typ: payouts.TransactionRefill}}, nil)
-		return t.ID, err
+		postings, err := b.move(ctx, t.ID, []line{{from: bank, to: app, amount: payouts.Money(req.Amount), typ: payouts.TransactionRefill}}, nil)
+		if err != nil {
+			return "", err
+		}
+		made = written(t, postings)
+		return t.ID, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s.GetTransfer(ctx, appID, tid)
+	return s.answer(ctx, appID, tid, made, replayed, err)
 }
 
 // GetTransfer returns a transfer with its transactions.

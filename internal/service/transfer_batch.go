@@ -140,7 +140,11 @@ func (s *Service) batchItem(ctx context.Context, q Queries, b *book, it payouts.
 	err := q.Savepoint(ctx, func() error {
 		var err error
 		id, _, err = s.idempotentIn(ctx, q, b.appID, "transfer", req.IdempotencyKey, hash, false, func(q Queries) (string, error) {
-			return s.balanceTransfer(ctx, q, b, req)
+			t, err := s.balanceTransfer(ctx, q, b, req)
+			if err != nil {
+				return "", err
+			}
+			return t.ID, nil
 		})
 		return err
 	})

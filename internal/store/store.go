@@ -174,7 +174,7 @@ func wrap(errp *error, format string, args ...any) {
 // Savepoint runs fn inside a savepoint of the open transaction: when fn fails, its writes alone
 // are rolled back and the transaction goes on.
 func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
-	if !q.inTx {
+	if q.tx == nil {
 		return errors.New("store: Savepoint outside a transaction")
 	}
 	if _, err := q.exec(ctx, `SAVEPOINT item`); err != nil {

@@ -1,0 +1,62 @@
+package service_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// TestCreateAnswersWhatIsStored: a transfer or deposit answered from the write that made it is
+// the same, byte for byte in JSON, as a read of it afterwards, and so is the answer to a replay.
+func TestCreateAnswersWhatIsStored(t *testing.T) {
+	e := newEnv(t, 1_000_00)
+	tests := []struct {
+		name   string
+		create func(key string) (*payouts.Transfer, error)
+	}{
+		{"transfer to the user", func(key string) (*payouts.Transfer, error) {
+			return e.svc.CreateTransfer(e.ctx, e.app, payouts.CreateTransferRequest{UserID: e.user.ID, Amount: -2_50,
+				Metadata: payouts.Metadata(`{"order":"A-1"}`), IdempotencyKey: key})
+		}},
+		{"transfer from the user, counted for tax", func(key string) (*payouts.Transfer, error) {
+			return e.svc.CreateTransfer(e.ctx, e.app, payouts.CreateTransferRequest{UserID: e.user.ID, Amount: 1_00, IdempotencyKey: key})
+		}},
+		{"deposit", func(key string) (*payouts.Transfer, error) {
+			return e.svc.Deposit(e.ctx, e.app, e.app, payouts.DepositRequest{Amount: 7_00, IdempotencyKey: key})
+		}},
+	}
+	asJSON := func(t *testing.T, tr *payouts.Transfer) string {
+		t.Helper()
+		b, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key := uuid.NewString()
+			made, err := tt.create(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, err := e.svc.GetTransfer(e.ctx, e.app, made.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := asJSON(t, made), asJSON(t, read); got != want {
+				t.Errorf("create answered\n%s\na read answers\n%s", got, want)
+			}
+			replay, err := tt.create(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := asJSON(t, replay), asJSON(t, read); got != want {
+				t.Errorf("replay answered\n%s\na read answers\n%s", got, want)
+			}
+		})
+	}
+}
