@@ -15,11 +15,40 @@ var ErrClosed = errors.New("sqldb: database closed")
 // callers' wait stay short.
 const maxBatch = 128
 
+// ErrRetry is what a batch's writes before its commit answer when they found the database
+// changed under them (a concurrent writer's commit): the jobs are run again, each alone.
+var ErrRetry = errors.New("sqldb: a concurrent write changed what the batch read; run again")
+
 // job is one caller's write transaction waiting for a writer.
 type job struct {
 	ctx  context.Context
-	fn   func(*sql.Tx) error
+	fn   func(*sql.Tx, *Batch) error
 	done chan error // buffered: the writer never waits for the caller
+}
+
+// Batch is what the jobs of one shared transaction share. A store keeps deferred writes in its
+// State (the app wallet's deltas of a whole batch, netted to one UPDATE): a job's part is kept
+// when the job ends well and dropped when it is rolled back, and all of it is written before
+// the commit.
+type Batch struct {
+	State  any // the store's, made by the first job that needs it
+	jobEnd []func(ok bool)
+	flush  func(ctx context.Context, tx *sql.Tx) error
+}
+
+// OnJobEnd calls fn when the job running now ends: ok when its writes stand, not when they were
+// rolled back.
+func (b *Batch) OnJobEnd(fn func(ok bool)) { b.jobEnd = append(b.jobEnd, fn) }
+
+// BeforeCommit sets what runs after the last job and before the commit. Its error aborts the
+// batch; ErrRetry runs its jobs again, each alone.
+func (b *Batch) BeforeCommit(fn func(ctx context.Context, tx *sql.Tx) error) { b.flush = fn }
+
+func (b *Batch) endJob(ok bool) {
+	for _, fn := range b.jobEnd {
+		fn(ok)
+	}
+	b.jobEnd = b.jobEnd[:0]
 }
 
 // writers apply the write transactions of every caller through a few goroutines (one on SQLite,
@@ -52,7 +81,7 @@ func (w *writers) stop() {
 // submit queues fn and waits for its outcome. A job whose caller gives up while it waits is
 // answered with the context's error and never run; once a writer has started it, it runs to
 // its end under the batch, whole or not at all, and the caller hears how it went.
-func (w *writers) submit(ctx context.Context, fn func(*sql.Tx) error) error {
+func (w *writers) submit(ctx context.Context, fn func(*sql.Tx, *Batch) error) error {
 	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case w.jobs <- j:
@@ -142,15 +171,17 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 	}
 	single := len(jobs) == 1
 	started := false
+	batch := &Batch{}
 	for i, j := range jobs {
 		if errs[i] = j.ctx.Err(); errs[i] != nil {
 			continue
 		}
 		if single {
-			if errs[0] = j.fn(tx); errs[0] != nil {
+			if errs[0] = j.fn(tx, batch); errs[0] != nil {
 				tx.Rollback()
 				return errs, nil
 			}
+			batch.endJob(true)
 			break
 		}
 		// One savepoint name, released and taken again per job, keeps one level of nesting.
@@ -162,11 +193,18 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 			tx.Rollback()
 			return errs, err
 		}
-		if errs[i] = j.fn(tx); errs[i] != nil {
+		if errs[i] = j.fn(tx, batch); errs[i] != nil {
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job"); err != nil {
 				tx.Rollback()
 				return errs, err
 			}
+		}
+		batch.endJob(errs[i] == nil)
+	}
+	if batch.flush != nil {
+		if err := batch.flush(ctx, tx); err != nil {
+			tx.Rollback()
+			return errs, err
 		}
 	}
 	return errs, tx.Commit()

@@ -210,6 +210,12 @@ func Rebind(d Dialect, query string) string {
 // fn alone. A transaction that loses a deadlock or serialization race on PostgreSQL, or finds
 // SQLite busy, is run again, so fn must not have effects outside the transaction.
 func (db *DB) InTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return db.writers.submit(ctx, func(tx *sql.Tx, _ *Batch) error { return fn(tx) })
+}
+
+// InBatch is InTx for a store that defers writes to the end of the shared transaction through
+// the Batch.
+func (db *DB) InBatch(ctx context.Context, fn func(*sql.Tx, *Batch) error) error {
 	return db.writers.submit(ctx, fn)
 }
 
@@ -229,6 +235,9 @@ func IsUniqueViolation(err error) bool {
 
 // IsRetryable reports whether err is a transient conflict worth retrying the transaction for.
 func IsRetryable(err error) bool {
+	if errors.Is(err, ErrRetry) {
+		return true
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return pgErr.Code == "40001" || pgErr.Code == "40P01"

@@ -41,11 +41,16 @@ func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.K
 	return q.FindAccount(ctx, appID, kind, ref)
 }
 
-// FindAccount reads the app's account of this kind and ref.
+// FindAccount reads the app's account of this kind and ref; in a batch, with the batch's deltas
+// so far.
 func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (_ *ledger.Account, err error) {
 	defer wrap(&err, "find %s account %q", kind, ref)
-	return scanAccount(q.queryRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts
+	a, err := scanAccount(q.queryRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts
 		WHERE app_id = ? AND kind = ? AND ref = ?`, appID, kind, ref))
+	if n := q.netting(); n != nil && err == nil {
+		return n.seen(a), nil
+	}
+	return a, err
 }
 
 // The guard and the write are one statement: the row is locked while its balance is checked,
@@ -56,11 +61,20 @@ const (
 	applyGuardedDelta = applyDelta + ` AND credits_posted + ? - debits_posted - ? - debits_pending - ? >= 0`
 )
 
-// ApplyDeltas adds the deltas to their accounts, in the order given (ledger.Plan sorts them by
-// account, so writers lock accounts in one order). A guarded delta that would overdraw its
-// account fails the whole call with service.ErrOverdraft.
+// ApplyDeltas adds the deltas to their accounts. A guarded delta that would overdraw its
+// account fails the whole call with service.ErrOverdraft. In a write transaction the deltas are
+// netted with the batch's and written at its end.
 func (q *Queries) ApplyDeltas(ctx context.Context, deltas []ledger.Delta) (err error) {
 	defer wrap(&err, "apply deltas")
+	if n := q.netting(); n != nil {
+		return n.apply(ctx, q, deltas)
+	}
+	return q.applyDeltas(ctx, deltas)
+}
+
+// applyDeltas writes the deltas, in the order given (sorted by account, so writers lock accounts
+// in one order).
+func (q *Queries) applyDeltas(ctx context.Context, deltas []ledger.Delta) error {
 	for _, d := range deltas {
 		args := []any{d.DebitsPosted, d.CreditsPosted, d.DebitsPending, d.CreditsPending, d.Account}
 		stmt := applyDelta

@@ -30,6 +30,7 @@ type Queries struct {
 	conn    conn
 	db      *sqldb.DB
 	tx      *sql.Tx // the write transaction bound, if any: reads there lock what they read (PostgreSQL)
+	batch   *sqldb.Batch
 	dialect sqldb.Dialect
 }
 
@@ -61,8 +62,8 @@ func (s *Store) DB() *sqldb.DB { return s.db }
 
 // InTx runs fn in one write transaction, which may be shared with other callers' (group commit).
 func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) error {
-	return s.db.InTx(ctx, func(tx *sql.Tx) error {
-		return fn(&Queries{conn: tx, db: s.db, tx: tx, dialect: s.db.Dialect})
+	return s.db.InBatch(ctx, func(tx *sql.Tx, b *sqldb.Batch) error {
+		return fn(&Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect})
 	})
 }
 

@@ -108,6 +108,9 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.Use
 	if err != nil {
 		return nil, err
 	}
+	if n := q.netting(); n != nil {
+		n.wallet(&u)
+	}
 	return &u, nil
 }
 

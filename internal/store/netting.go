@@ -1,0 +1,151 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
+)
+
+// netting holds the ledger deltas of a batch of write transactions until its commit: every
+// account gets one UPDATE per batch however many jobs moved its money, so the app wallet, which
+// every transfer touches, is written (and on PostgreSQL locked) once per batch, at its end, in
+// account order. Each job's overdraft guard is checked against the running balance: the row as
+// read plus the deltas of the batch's jobs so far. The final UPDATE checks the guard again in
+// the database, against a concurrent writer; if that fails the batch's jobs run again alone.
+type netting struct {
+	read  map[int64]ledger.Account // rows as the batch first read them
+	refs  map[accountRef]int64     // account ids by app, kind and ref, for reads of wallets
+	kept  map[int64]ledger.Delta   // net deltas of the jobs that ended well
+	job   map[int64]ledger.Delta   // net deltas of the job running now
+	inJob bool
+	// Accounts the running job read first: a job rolled back may have created them.
+	jobSeen []int64
+}
+
+type accountRef struct {
+	appID string
+	kind  ledger.Kind
+	ref   string
+}
+
+// netting returns the batch's deferred deltas, or nil outside a batch.
+func (q *Queries) netting() *netting {
+	if q.batch == nil {
+		return nil
+	}
+	n, _ := q.batch.State.(*netting)
+	if n == nil {
+		n = &netting{read: map[int64]ledger.Account{}, refs: map[accountRef]int64{},
+			kept: map[int64]ledger.Delta{}, job: map[int64]ledger.Delta{}}
+		q.batch.State = n
+		q.batch.BeforeCommit(func(ctx context.Context, tx *sql.Tx) error {
+			return n.flush(ctx, &Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect})
+		})
+	}
+	if !n.inJob {
+		n.inJob = true
+		q.batch.OnJobEnd(n.endJob)
+	}
+	return n
+}
+
+func (n *netting) endJob(ok bool) {
+	if ok {
+		for id, d := range n.job {
+			n.kept[id] = sum(n.kept[id], d)
+		}
+	} else {
+		for _, id := range n.jobSeen {
+			a := n.read[id]
+			delete(n.refs, accountRef{a.AppID, a.Kind, a.Ref})
+			delete(n.read, id)
+		}
+	}
+	clear(n.job)
+	n.jobSeen = n.jobSeen[:0]
+	n.inJob = false
+}
+
+// seen records an account row as read from the database, and returns it as it stands in the
+// batch so far.
+func (n *netting) seen(a *ledger.Account) *ledger.Account {
+	if _, ok := n.read[a.ID]; !ok {
+		n.read[a.ID] = *a
+		n.jobSeen = append(n.jobSeen, a.ID)
+	}
+	n.refs[accountRef{a.AppID, a.Kind, a.Ref}] = a.ID
+	v := n.view(a.ID)
+	return &v
+}
+
+// view is an account as it stands in the batch: as read, plus the deltas kept and the job's.
+func (n *netting) view(id int64) ledger.Account {
+	a := n.read[id]
+	d := sum(n.kept[id], n.job[id])
+	a.DebitsPosted += d.DebitsPosted
+	a.CreditsPosted += d.CreditsPosted
+	a.DebitsPending += d.DebitsPending
+	a.CreditsPending += d.CreditsPending
+	return a
+}
+
+// wallet shows a user's wallet as it stands in the batch, when the batch moved its money.
+func (n *netting) wallet(u *service.UserRecord) {
+	if id, ok := n.refs[accountRef{u.AppID, ledger.UserWallet, u.ID}]; ok {
+		a := n.view(id)
+		u.Wallet = payouts.Wallet{Amount: payouts.Money(a.Balance()), WithdrawableAmount: payouts.Money(a.Available())}
+	}
+}
+
+// apply adds a job's deltas, all or none: a guarded account that would be overdrawn refuses
+// the lot with service.ErrOverdraft.
+func (n *netting) apply(ctx context.Context, q *Queries, deltas []ledger.Delta) error {
+	for _, d := range deltas {
+		if _, ok := n.read[d.Account]; !ok {
+			a, err := scanAccount(q.queryRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts WHERE id = ?`, d.Account))
+			if err != nil {
+				return fmt.Errorf("store: read account %d: %w", d.Account, err)
+			}
+			n.seen(a)
+		}
+		after := n.view(d.Account)
+		after.CreditsPosted += d.CreditsPosted
+		after.DebitsPosted += d.DebitsPosted
+		after.DebitsPending += d.DebitsPending
+		if d.Guard && after.Available() < 0 {
+			return service.ErrOverdraft
+		}
+	}
+	for _, d := range deltas {
+		n.job[d.Account] = sum(n.job[d.Account], d)
+	}
+	return nil
+}
+
+// flush writes the net delta of every account the batch moved, in account order (so batches
+// of several writers lock rows in one order), each guarded if any of its deltas was.
+func (n *netting) flush(ctx context.Context, q *Queries) error {
+	deltas := slices.Collect(maps.Values(n.kept))
+	slices.SortFunc(deltas, func(a, b ledger.Delta) int { return cmp.Compare(a.Account, b.Account) })
+	err := q.applyDeltas(ctx, deltas)
+	if errors.Is(err, service.ErrOverdraft) {
+		return fmt.Errorf("store: a concurrent write overdrew an account of the batch: %w", sqldb.ErrRetry)
+	}
+	return err
+}
+
+func sum(a, b ledger.Delta) ledger.Delta {
+	return ledger.Delta{Account: cmp.Or(a.Account, b.Account),
+		DebitsPosted: a.DebitsPosted + b.DebitsPosted, CreditsPosted: a.CreditsPosted + b.CreditsPosted,
+		DebitsPending: a.DebitsPending + b.DebitsPending, CreditsPending: a.CreditsPending + b.CreditsPending,
+		Guard: a.Guard || b.Guard}
+}
