@@ -51,8 +51,8 @@ func (b *Batch) endJob(ok bool) {
 	b.jobEnd = b.jobEnd[:0]
 }
 
-// writers apply the write transactions of every caller through a few goroutines (one on SQLite,
-// which has one write lock) that each take all the jobs waiting and run them in one database
+// writers apply the write transactions of every caller through writer goroutines (one per
+// process: see Open) that each take all the jobs waiting and run them in one database
 // transaction, each under a savepoint: one commit, one disk flush for the lot (group commit).
 // Callers wait in a Go channel instead of in the engine's lock back-off.
 type writers struct {

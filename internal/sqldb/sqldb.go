@@ -70,13 +70,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.closePools()
 		return nil, fmt.Errorf("sqldb: connect: %w", err)
 	}
-	writers := 1
-	if db.Dialect == Postgres {
-		// Several batches can be under way at once: one waits on row locks or its commit while
-		// another runs its statements.
-		writers = 4
-	}
-	db.writers = startWriters(db.writes, writers)
+	// One writer per process. On PostgreSQL more would overlap one batch's statements with
+	// another's commit, but batches lock the users they read in no common order, and every
+	// deadlock between them costs a second (deadlock_timeout); measured in BENCHMARKS.md.
+	db.writers = startWriters(db.writes, 1)
 	bg, stop := context.WithCancel(context.Background())
 	db.stop, db.stopped = stop, make(chan struct{})
 	go db.checkpoints(bg)

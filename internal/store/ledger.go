@@ -45,9 +45,13 @@ func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.K
 // so far.
 func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (_ *ledger.Account, err error) {
 	defer wrap(&err, "find %s account %q", kind, ref)
+	n := q.netting()
+	if a, ok := n.known(appID, kind, ref); ok {
+		return a, nil
+	}
 	a, err := scanAccount(q.queryRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts
 		WHERE app_id = ? AND kind = ? AND ref = ?`, appID, kind, ref))
-	if n := q.netting(); n != nil && err == nil {
+	if n != nil && err == nil {
 		return n.seen(a), nil
 	}
 	return a, err

@@ -23,7 +23,7 @@ import (
 // the database, against a concurrent writer; if that fails the batch's jobs run again alone.
 type netting struct {
 	read  map[int64]ledger.Account // rows as the batch first read them
-	refs  map[accountRef]int64     // account ids by app, kind and ref, for reads of wallets
+	refs  map[accountRef]int64     // account ids by app, kind and ref: read once per batch
 	kept  map[int64]ledger.Delta   // net deltas of the jobs that ended well
 	job   map[int64]ledger.Delta   // net deltas of the job running now
 	inJob bool
@@ -85,6 +85,19 @@ func (n *netting) seen(a *ledger.Account) *ledger.Account {
 	n.refs[accountRef{a.AppID, a.Kind, a.Ref}] = a.ID
 	v := n.view(a.ID)
 	return &v
+}
+
+// known returns an account the batch has read, as it stands in the batch, sparing the read.
+func (n *netting) known(appID string, kind ledger.Kind, ref string) (*ledger.Account, bool) {
+	if n == nil {
+		return nil, false
+	}
+	id, ok := n.refs[accountRef{appID, kind, ref}]
+	if !ok {
+		return nil, false
+	}
+	a := n.view(id)
+	return &a, true
 }
 
 // view is an account as it stands in the batch: as read, plus the deltas kept and the job's.
