@@ -123,12 +123,12 @@ func (w *writers) runBatch(batch []*job) {
 	errs, txErr := w.apply(batch)
 	for i, j := range batch {
 		switch {
-		case txErr != nil && len(batch) > 1, txErr == nil && IsRetryable(errs[i]):
+		case txErr != nil && len(batch) > 1:
 			j.done <- w.alone(j)
 		case txErr != nil:
 			j.done <- w.retry(j, txErr)
 		default:
-			j.done <- errs[i]
+			j.done <- w.retry(j, errs[i])
 		}
 	}
 }
@@ -143,6 +143,7 @@ func (w *writers) alone(j *job) error {
 	return w.retry(j, err)
 }
 
+// retry runs a job that failed with err again alone while err is retryable: five runs in all.
 func (w *writers) retry(j *job, err error) error {
 	for attempt := 1; attempt < 5 && IsRetryable(err); attempt++ {
 		select {

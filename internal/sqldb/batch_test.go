@@ -5,35 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/disburse/disburse/internal/sqldb"
-	"github.com/disburse/disburse/internal/testutil/pgtest"
 )
-
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
-
-// openEngines runs test against a fresh database of each engine.
-func openEngines(t *testing.T, test func(t *testing.T, db *sqldb.DB)) {
-	t.Helper()
-	for _, engine := range []string{"sqlite", "postgres"} {
-		t.Run(engine, func(t *testing.T) {
-			dsn := filepath.Join(t.TempDir(), "test.db")
-			if engine == "postgres" {
-				dsn = pgtest.DSN(t)
-			}
-			db, err := sqldb.Open(context.Background(), dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			test(t, db)
-		})
-	}
-}
 
 var errRefused = errors.New("refused by the job")
 
@@ -41,7 +17,7 @@ var errRefused = errors.New("refused by the job")
 // shared commits, and checks that each caller gets its own outcome: a job that fails, by its
 // own error or by a constraint, leaves nothing behind, and the others commit whole.
 func TestInTxKeepsEachOutcome(t *testing.T) {
-	openEngines(t, func(t *testing.T, db *sqldb.DB) {
+	engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		if _, err := db.ExecContext(ctx, `CREATE TABLE items (k INTEGER PRIMARY KEY, job INTEGER NOT NULL)`); err != nil {
 			t.Fatal(err)
@@ -118,7 +94,7 @@ func TestInTxKeepsEachOutcome(t *testing.T) {
 // TestInTxCanceledNeverRuns: a caller that gave up before its job was taken gets the context's
 // error and the job never runs.
 func TestInTxCanceledNeverRuns(t *testing.T) {
-	openEngines(t, func(t *testing.T, db *sqldb.DB) {
+	engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		ran := false

@@ -9,7 +9,22 @@ import (
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/internal/testutil/pgtest"
 )
+
+// fundedWallet makes an app whose wallet holds amount, deposited from its bank account.
+func fundedWallet(t *testing.T, st *store.Store, amount int64) (appID string, bank, wallet *ledger.Account) {
+	t.Helper()
+	ctx := context.Background()
+	appID = newApp(t, st, "acme")
+	bank, _ = st.EnsureAccount(ctx, appID, ledger.External, "bank")
+	wallet, _ = st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
+	deposit := []ledger.Delta{{Account: bank.ID, DebitsPosted: amount}, {Account: wallet.ID, CreditsPosted: amount}}
+	if err := st.ApplyDeltas(ctx, deposit); err != nil {
+		t.Fatal(err)
+	}
+	return appID, bank, wallet
+}
 
 var errChangedMind = errors.New("the job changed its mind")
 
@@ -21,12 +36,7 @@ var errChangedMind = errors.New("the job changed its mind")
 func TestNettedDebits(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		appID := newApp(t, st, "acme")
-		bank, _ := st.EnsureAccount(ctx, appID, ledger.External, "bank")
-		wallet, _ := st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
-		if err := st.ApplyDeltas(ctx, []ledger.Delta{{Account: bank.ID, DebitsPosted: 100}, {Account: wallet.ID, CreditsPosted: 100}}); err != nil {
-			t.Fatal(err)
-		}
+		appID, bank, wallet := fundedWallet(t, st, 100)
 		const jobs = 60
 		errs := make([]error, jobs)
 		seen := make([]int64, jobs)
@@ -74,4 +84,52 @@ func TestNettedDebits(t *testing.T) {
 			t.Fatalf("%d debits went through, %d refused, wallet %d, bank %d; want 20, 20, 0, 0", ok, refused, a.Balance(), b.Balance())
 		}
 	})
+}
+
+// TestNettedDebitsTwoProcesses races the debits of two stores, as two payoutd processes, on one
+// PostgreSQL database: each store's batches read the wallet without locking it, so one batch's
+// final guarded UPDATE can find the money spent by the other's commit; its jobs then run again
+// alone. Exactly as many debits go through as the balance covers.
+func TestNettedDebitsTwoProcesses(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	stores := make([]*store.Store, 2)
+	for i := range stores {
+		st, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		stores[i] = st
+	}
+	_, bank, wallet := fundedWallet(t, stores[0], 100)
+	const jobs = 60
+	errs := make([]error, jobs)
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Go(func() {
+			errs[i] = stores[i%2].InTx(ctx, func(q service.Queries) error {
+				return q.ApplyDeltas(ctx, []ledger.Delta{
+					{Account: bank.ID, CreditsPosted: 5},
+					{Account: wallet.ID, DebitsPosted: 5, Guard: true},
+				})
+			})
+		})
+	}
+	wg.Wait()
+	ok, refused := 0, 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, service.ErrOverdraft):
+			refused++
+		default:
+			t.Errorf("job %d: %v", i, err)
+		}
+	}
+	a, _ := stores[1].FindAccount(ctx, wallet.AppID, ledger.AppWallet, "")
+	if ok != 20 || refused != 40 || a.Balance() != 0 {
+		t.Fatalf("%d debits went through, %d refused, wallet %d; want 20, 40, 0", ok, refused, a.Balance())
+	}
 }

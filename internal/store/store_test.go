@@ -127,12 +127,7 @@ func TestLedgerGuard(t *testing.T) {
 func TestConcurrentDebits(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		appID := newApp(t, st, "acme")
-		bank, _ := st.EnsureAccount(ctx, appID, ledger.External, "bank")
-		wallet, _ := st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
-		if err := st.ApplyDeltas(ctx, []ledger.Delta{{Account: bank.ID, DebitsPosted: 100}, {Account: wallet.ID, CreditsPosted: 100}}); err != nil {
-			t.Fatal(err)
-		}
+		appID, bank, wallet := fundedWallet(t, st, 100)
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		ok, refused := 0, 0
