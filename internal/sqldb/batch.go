@@ -32,9 +32,14 @@ type job struct {
 // the commit.
 type Batch struct {
 	State  any // the store's, made by the first job that needs it
+	shared bool
 	jobEnd []func(ok bool)
 	flush  func(ctx context.Context, tx *sql.Tx) error
 }
+
+// Shared reports whether the batch runs several jobs: a job that must wait for a lock held
+// elsewhere had better fail (and run again alone) than wait.
+func (b *Batch) Shared() bool { return b.shared }
 
 // OnJobEnd calls fn when the job running now ends: ok when its writes stand, not when they were
 // rolled back.
@@ -51,8 +56,8 @@ func (b *Batch) endJob(ok bool) {
 	b.jobEnd = b.jobEnd[:0]
 }
 
-// writers apply the write transactions of every caller through writer goroutines (one per
-// process: see Open) that each take all the jobs waiting and run them in one database
+// writers apply the write transactions of every caller through writer goroutines (one on
+// SQLite, a few on PostgreSQL: see Open) that each take all the jobs waiting and run them in one database
 // transaction, each under a savepoint: one commit, one disk flush for the lot (group commit).
 // Callers wait in a Go channel instead of in the engine's lock back-off.
 type writers struct {
@@ -172,7 +177,7 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 	}
 	single := len(jobs) == 1
 	started := false
-	batch := &Batch{}
+	batch := &Batch{shared: !single}
 	for i, j := range jobs {
 		if errs[i] = j.ctx.Err(); errs[i] != nil {
 			continue

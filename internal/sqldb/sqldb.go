@@ -70,10 +70,14 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.closePools()
 		return nil, fmt.Errorf("sqldb: connect: %w", err)
 	}
-	// One writer per process. On PostgreSQL more would overlap one batch's statements with
-	// another's commit, but batches lock the users they read in no common order, and every
-	// deadlock between them costs a second (deadlock_timeout); measured in BENCHMARKS.md.
-	db.writers = startWriters(db.writes, 1)
+	// SQLite has one write lock: one writer. On PostgreSQL several batches overlap one's round
+	// trips with another's commit; they lock rows without waiting (see the store's lockRow), so
+	// they cannot deadlock each other. Measured in BENCHMARKS.md.
+	writers := 1
+	if db.Dialect == Postgres {
+		writers = 4
+	}
+	db.writers = startWriters(db.writes, writers)
 	bg, stop := context.WithCancel(context.Background())
 	db.stop, db.stopped = stop, make(chan struct{})
 	go db.checkpoints(bg)
@@ -237,7 +241,8 @@ func IsRetryable(err error) bool {
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		return pgErr.Code == "40001" || pgErr.Code == "40P01"
+		// Serialization failure, deadlock, and a row lock a shared batch would not wait for.
+		return pgErr.Code == "40001" || pgErr.Code == "40P01" || pgErr.Code == "55P03"
 	}
 	var liteErr *sqlite.Error
 	if errors.As(err, &liteErr) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
 )
@@ -24,6 +25,38 @@ func fundedWallet(t *testing.T, st *store.Store, amount int64) (appID string, ba
 		t.Fatal(err)
 	}
 	return appID, bank, wallet
+}
+
+// raceDebits debits amount from the wallet to the bank in jobs concurrent write transactions,
+// spread over the stores, and counts those that went through and those refused for want of
+// funds; any other outcome fails t.
+func raceDebits(t *testing.T, stores []*store.Store, bank, wallet int64, jobs int, amount int64) (ok, refused int) {
+	t.Helper()
+	ctx := context.Background()
+	errs := make([]error, jobs)
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Go(func() {
+			errs[i] = stores[i%len(stores)].InTx(ctx, func(q service.Queries) error {
+				return q.ApplyDeltas(ctx, []ledger.Delta{
+					{Account: bank, CreditsPosted: amount},
+					{Account: wallet, DebitsPosted: amount, Guard: true},
+				})
+			})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, service.ErrOverdraft):
+			refused++
+		default:
+			t.Errorf("job %d: %v", i, err)
+		}
+	}
+	return ok, refused
 }
 
 var errChangedMind = errors.New("the job changed its mind")
@@ -103,33 +136,50 @@ func TestNettedDebitsTwoProcesses(t *testing.T) {
 		stores[i] = st
 	}
 	_, bank, wallet := fundedWallet(t, stores[0], 100)
-	const jobs = 60
-	errs := make([]error, jobs)
-	var wg sync.WaitGroup
-	for i := range jobs {
-		wg.Go(func() {
-			errs[i] = stores[i%2].InTx(ctx, func(q service.Queries) error {
-				return q.ApplyDeltas(ctx, []ledger.Delta{
-					{Account: bank.ID, CreditsPosted: 5},
-					{Account: wallet.ID, DebitsPosted: 5, Guard: true},
-				})
-			})
-		})
-	}
-	wg.Wait()
-	ok, refused := 0, 0
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			ok++
-		case errors.Is(err, service.ErrOverdraft):
-			refused++
-		default:
-			t.Errorf("job %d: %v", i, err)
-		}
-	}
+	ok, refused := raceDebits(t, stores, bank.ID, wallet.ID, 60, 5)
 	a, _ := stores[1].FindAccount(ctx, wallet.AppID, ledger.AppWallet, "")
 	if ok != 20 || refused != 40 || a.Balance() != 0 {
 		t.Fatalf("%d debits went through, %d refused, wallet %d; want 20, 40, 0", ok, refused, a.Balance())
 	}
+}
+
+// TestLockedUserWaitsAlone: on PostgreSQL a job in a shared batch does not wait for a row lock
+// held elsewhere (it could close a deadlock between batches); it fails at once and runs again
+// alone, waiting. Jobs reading a user another transaction holds all succeed once it ends.
+func TestLockedUserWaitsAlone(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		u := newUser(t, st, appID, 1, "ada@example.com")
+		holder, err := st.DB().BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Rollback()
+		if st.DB().Dialect == sqldb.Postgres {
+			if _, err := holder.ExecContext(ctx, `SELECT id FROM users WHERE id = $1 FOR UPDATE`, u.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const jobs = 20
+		errs := make([]error, jobs)
+		var wg sync.WaitGroup
+		for i := range jobs {
+			wg.Go(func() {
+				errs[i] = st.InTx(ctx, func(q service.Queries) error {
+					_, err := q.GetUser(ctx, appID, u.ID)
+					return err
+				})
+			})
+		}
+		if err := holder.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("job %d: %v", i, err)
+			}
+		}
+	})
 }

@@ -106,14 +106,26 @@ func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.
 // transaction locks them, so a concurrent writer of the same row waits and then reads what the
 // first wrote, instead of acting on a stale copy. SQLite needs nothing: the write transaction
 // holds the one write lock. of names the table when the query joins others.
+//
+// In a batch shared with other jobs the lock is taken without waiting (NOWAIT): batches lock
+// rows in no common order, and a wait could close a deadlock, which PostgreSQL breaks only after
+// deadlock_timeout. A row another batch holds fails the job, which then runs alone and waits.
+// NO KEY UPDATE leaves foreign-key checks of other writers (KEY SHARE) unblocked.
 func (q *Queries) lockRow(of string) string {
 	if q.dialect != sqldb.Postgres || q.tx == nil {
 		return ""
 	}
-	if of != "" {
-		return " FOR UPDATE OF " + of
+	lock := " FOR UPDATE"
+	if q.batch != nil && q.batch.Shared() {
+		lock = " FOR NO KEY UPDATE"
 	}
-	return " FOR UPDATE"
+	if of != "" {
+		lock += " OF " + of
+	}
+	if q.batch != nil && q.batch.Shared() {
+		lock += " NOWAIT"
+	}
+	return lock
 }
 
 // execOne runs a statement that must change exactly one row; none is ErrNoRecord.
