@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -126,35 +125,9 @@ func TestLedgerGuard(t *testing.T) {
 // TestConcurrentDebits races writers for one balance: exactly as many succeed as it covers.
 func TestConcurrentDebits(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
 		appID, bank, wallet := fundedWallet(t, st, 100)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		ok, refused := 0, 0
-		for i := 0; i < 25; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				err := st.InTx(ctx, func(q service.Queries) error {
-					return q.ApplyDeltas(ctx, []ledger.Delta{
-						{Account: bank.ID, CreditsPosted: 10},
-						{Account: wallet.ID, DebitsPosted: 10, Guard: true},
-					})
-				})
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil:
-					ok++
-				case errors.Is(err, service.ErrOverdraft):
-					refused++
-				default:
-					t.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
-		a, _ := st.FindAccount(ctx, appID, ledger.AppWallet, "")
+		ok, refused := raceDebits(t, []*store.Store{st}, bank.ID, wallet.ID, 25, 10)
+		a, _ := st.FindAccount(context.Background(), appID, ledger.AppWallet, "")
 		if ok != 10 || refused != 15 || a.Balance() != 0 {
 			t.Fatalf("%d debits went through and %d were refused, balance %d; want 10, 15, 0", ok, refused, a.Balance())
 		}
