@@ -64,15 +64,35 @@ func (n *netting) endJob(ok bool) {
 			n.kept[id] = sum(n.kept[id], d)
 		}
 	} else {
-		for _, id := range n.jobSeen {
-			a := n.read[id]
-			delete(n.refs, accountRef{a.AppID, a.Kind, a.Ref})
-			delete(n.read, id)
-		}
+		n.forget(n.jobSeen)
 	}
 	clear(n.job)
 	n.jobSeen = n.jobSeen[:0]
 	n.inJob = false
+}
+
+// mark returns what undoes the running job's deltas and first reads made after it, for a
+// savepoint inside the job that is rolled back.
+func (n *netting) mark() (undo func()) {
+	if n == nil {
+		return func() {}
+	}
+	job, seen := maps.Clone(n.job), len(n.jobSeen)
+	return func() {
+		n.job = job
+		n.forget(n.jobSeen[seen:])
+		n.jobSeen = n.jobSeen[:seen]
+	}
+}
+
+// forget drops accounts first read by writes that were rolled back: those writes may have
+// created them.
+func (n *netting) forget(accounts []int64) {
+	for _, id := range accounts {
+		a := n.read[id]
+		delete(n.refs, accountRef{a.AppID, a.Kind, a.Ref})
+		delete(n.read, id)
+	}
 }
 
 // seen records an account row as read from the database, and returns it as it stands in the

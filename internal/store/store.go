@@ -193,7 +193,10 @@ func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 	if _, err := q.exec(ctx, `SAVEPOINT item`); err != nil {
 		return err
 	}
+	// The batch's deferred ledger deltas roll back with the savepoint.
+	undo := q.netting().mark()
 	if err := fn(); err != nil {
+		undo()
 		if _, rbErr := q.exec(ctx, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
 			return errors.Join(err, rbErr)
 		}
