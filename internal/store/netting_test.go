@@ -34,19 +34,14 @@ func fundedWallet(t *testing.T, st *store.Store, amount int64) (appID string, ba
 func raceDebits(t *testing.T, stores []*store.Store, bank, wallet int64, jobs int, amount int64) (ok, refused int) {
 	t.Helper()
 	ctx := context.Background()
-	errs := make([]error, jobs)
-	var wg sync.WaitGroup
-	for i := range jobs {
-		wg.Go(func() {
-			errs[i] = stores[i%len(stores)].InTx(ctx, func(q service.Queries) error {
-				return q.ApplyDeltas(ctx, []ledger.Delta{
-					{Account: bank, CreditsPosted: amount},
-					{Account: wallet, DebitsPosted: amount, Guard: true},
-				})
+	errs := inParallel(jobs, func(i int) error {
+		return stores[i%len(stores)].InTx(ctx, func(q service.Queries) error {
+			return q.ApplyDeltas(ctx, []ledger.Delta{
+				{Account: bank, CreditsPosted: amount},
+				{Account: wallet, DebitsPosted: amount, Guard: true},
 			})
 		})
-	}
-	wg.Wait()
+	})
 	for i, err := range errs {
 		switch {
 		case err == nil:
@@ -58,6 +53,17 @@ func raceDebits(t *testing.T, stores []*store.Store, bank, wallet int64, jobs in
 		}
 	}
 	return ok, refused
+}
+
+// inParallel runs jobs calls of run at once and returns their errors, by call.
+func inParallel(jobs int, run func(i int) error) []error {
+	errs := make([]error, jobs)
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Go(func() { errs[i] = run(i) })
+	}
+	wg.Wait()
+	return errs
 }
 
 var errChangedMind = errors.New("the job changed its mind")
@@ -72,31 +78,26 @@ func TestNettedDebits(t *testing.T) {
 		ctx := context.Background()
 		appID, bank, wallet := fundedWallet(t, st, 100)
 		const jobs = 60
-		errs := make([]error, jobs)
 		seen := make([]int64, jobs)
-		var wg sync.WaitGroup
-		for i := range jobs {
-			wg.Go(func() {
-				errs[i] = st.InTx(ctx, func(q service.Queries) error {
-					if err := q.ApplyDeltas(ctx, []ledger.Delta{
-						{Account: bank.ID, CreditsPosted: 5},
-						{Account: wallet.ID, DebitsPosted: 5, Guard: true},
-					}); err != nil {
-						return err
-					}
-					a, err := q.FindAccount(ctx, appID, ledger.AppWallet, "")
-					if err != nil {
-						return err
-					}
-					seen[i] = a.Available()
-					if i%3 == 0 {
-						return errChangedMind
-					}
-					return nil
-				})
+		errs := inParallel(jobs, func(i int) error {
+			return st.InTx(ctx, func(q service.Queries) error {
+				if err := q.ApplyDeltas(ctx, []ledger.Delta{
+					{Account: bank.ID, CreditsPosted: 5},
+					{Account: wallet.ID, DebitsPosted: 5, Guard: true},
+				}); err != nil {
+					return err
+				}
+				a, err := q.FindAccount(ctx, appID, ledger.AppWallet, "")
+				if err != nil {
+					return err
+				}
+				seen[i] = a.Available()
+				if i%3 == 0 {
+					return errChangedMind
+				}
+				return nil
 			})
-		}
-		wg.Wait()
+		})
 		ok, refused := 0, 0
 		for i, err := range errs {
 			switch {
@@ -195,25 +196,20 @@ func TestSavepointUndoesNettedDeltas(t *testing.T) {
 			return q.ApplyDeltas(ctx, []ledger.Delta{{Account: bank.ID, CreditsPosted: amount}, {Account: wallet.ID, DebitsPosted: amount, Guard: true}})
 		}
 		const jobs = 20
-		errs := make([]error, jobs)
-		var wg sync.WaitGroup
-		for i := range jobs {
-			wg.Go(func() {
-				errs[i] = st.InTx(ctx, func(q service.Queries) error {
-					err := q.Savepoint(ctx, func() error {
-						if err := debit(q, 5); err != nil {
-							return err
-						}
-						return errChangedMind
-					})
-					if !errors.Is(err, errChangedMind) {
-						return fmt.Errorf("savepoint: %v, want its own error", err)
+		errs := inParallel(jobs, func(int) error {
+			return st.InTx(ctx, func(q service.Queries) error {
+				err := q.Savepoint(ctx, func() error {
+					if err := debit(q, 5); err != nil {
+						return err
 					}
-					return debit(q, 3)
+					return errChangedMind
 				})
+				if !errors.Is(err, errChangedMind) {
+					return fmt.Errorf("savepoint: %v, want its own error", err)
+				}
+				return debit(q, 3)
 			})
-		}
-		wg.Wait()
+		})
 		for i, err := range errs {
 			if err != nil {
 				t.Errorf("job %d: %v", i, err)
