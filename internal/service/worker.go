@@ -2,8 +2,18 @@ package service
 
 import (
 	"context"
+	"sync"
 	"time"
 )
+
+// settleParallel is how many payouts the worker moves on at once. Each step waits on its rail
+// and on two commits, so steps run side by side share the writer's group commits instead of
+// queueing one behind another; claims never overlap (a lease, and SKIP LOCKED on PostgreSQL).
+const settleParallel = 8
+
+// settleMax bounds the payouts one tick moves on, per parallel step, so that link delivery and
+// batches get their turn under a sustained load.
+const settleMax = 500
 
 // RunWorker submits due payouts to their rails, settles submitted ones, delivers payout links
 // and runs transfer batches every interval, and forgets expired idempotency keys every hour,
@@ -19,7 +29,7 @@ func (s *Service) RunWorker(ctx context.Context, interval time.Duration) {
 			}
 			lastPurge = now
 		}
-		if _, err := s.SettleDue(ctx, 100); err != nil && ctx.Err() == nil {
+		if err := s.settleParallel(ctx); err != nil && ctx.Err() == nil {
 			s.log.Error("submitting and settling payouts", "err", err)
 		}
 		if _, err := s.DeliverDue(ctx, 100); err != nil && ctx.Err() == nil {
@@ -34,4 +44,30 @@ func (s *Service) RunWorker(ctx context.Context, interval time.Duration) {
 		case <-tick.C:
 		}
 	}
+}
+
+// settleParallel runs settleParallel SettleDue loops until no payout is due or each has moved on
+// settleMax, and returns the first error.
+func (s *Service) settleParallel(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make([]error, settleParallel)
+	for i := range settleParallel {
+		wg.Go(func() {
+			for moved := 0; moved < settleMax; {
+				n, err := s.SettleDue(ctx, 50)
+				if err != nil || n < 50 {
+					errs[i] = err
+					return
+				}
+				moved += n
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
