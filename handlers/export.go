@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/web"
 )
 
@@ -19,9 +20,10 @@ import (
 // client's iterator fetches pages of 100 as the writing needs them, so memory stays flat at any
 // size. The first row is read before the answer starts, so a failing service still gets an
 // error page; a failure past that point breaks the download instead of ending it early, so a
-// cut-off file never passes for a whole one.
+// cut-off file never passes for a whole one. The file starts with a byte-order mark: without it
+// Excel reads UTF-8 as a legacy code page and garbles names like "Zoë García-López".
 func exportCSV[T any](c *fiber.Ctx, srv *web.Server, filename string, header []string,
-	list func(context.Context) iter.Seq2[T, error], record func(T) []string) error {
+	list func(context.Context) iter.Seq2[T, error], record func(context.Context, T) ([]string, error)) error {
 	// The rows are written after the handler returns, so they must not depend on its context.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(c.UserContext()))
 	next, stop := iter.Pull2(list(ctx))
@@ -34,6 +36,9 @@ func exportCSV[T any](c *fiber.Ctx, srv *web.Server, filename string, header []s
 	return srv.Stream(c, "text/csv; charset=utf-8", filename, func(w io.Writer) error {
 		defer cancel()
 		defer stop()
+		if _, err := io.WriteString(w, utf8BOM); err != nil {
+			return err
+		}
 		cw := csv.NewWriter(w)
 		if err := cw.Write(header); err != nil {
 			return err
@@ -42,7 +47,11 @@ func exportCSV[T any](c *fiber.Ctx, srv *web.Server, filename string, header []s
 			if err != nil {
 				return err
 			}
-			if err := cw.Write(record(row)); err != nil {
+			cells, err := record(ctx, row)
+			if err != nil {
+				return err
+			}
+			if err := cw.Write(cells); err != nil {
 				return err
 			}
 		}
@@ -50,6 +59,8 @@ func exportCSV[T any](c *fiber.Ctx, srv *web.Server, filename string, header []s
 		return cw.Error()
 	})
 }
+
+const utf8BOM = "\ufeff"
 
 // csvText guards a text cell against formula injection: a spreadsheet runs a cell that starts
 // with = + - @ (or a tab or carriage return, which some read past) as a formula, so such a cell
@@ -63,6 +74,45 @@ func csvText(s string) string {
 
 // csvTime writes a time in RFC 3339, in UTC.
 func csvTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// csvMetadata is an object's metadata as JSON, or an empty cell when it has none (not "null").
+func csvMetadata(m payouts.Metadata) string { return csvText(string(payouts.NormalizeMetadata(m))) }
+
+// payee is who a row of an export pays, as finance reads it.
+type payee struct{ name, email string }
+
+// payeeBook finds the users the rows of one export name, asking the service once per user
+// rather than once per row; it lives as long as the export, so it holds at most its users.
+type payeeBook struct {
+	getUser func(context.Context, string) (*payouts.User, error)
+	known   map[string]payee
+}
+
+func newPayeeBook(getUser func(context.Context, string) (*payouts.User, error)) *payeeBook {
+	return &payeeBook{getUser: getUser, known: map[string]payee{}}
+}
+
+// lookup returns the user's name and email; no user, or one the service no longer has, is an
+// empty payee.
+func (b *payeeBook) lookup(ctx context.Context, userID *string) (payee, error) {
+	if userID == nil || *userID == "" {
+		return payee{}, nil
+	}
+	if p, ok := b.known[*userID]; ok {
+		return p, nil
+	}
+	var p payee
+	u, err := b.getUser(ctx, *userID)
+	switch {
+	case payouts.ErrorCode(err) == payouts.ENotFound:
+	case err != nil:
+		return payee{}, err
+	default:
+		p = payee{name: strings.TrimSpace(u.FirstName + " " + u.LastName), email: u.Email}
+	}
+	b.known[*userID] = p
+	return p, nil
+}
 
 func deref(s *string) string {
 	if s == nil {

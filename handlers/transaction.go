@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"context"
-	"iter"
 	"net/url"
 	"strconv"
 
@@ -63,27 +61,4 @@ func (h *Handlers) transaction(c *fiber.Ctx) error {
 	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Transaction " + c.Params("id"),
 		Content: pages.TransactionDetail(pages.TransactionDetailProps{Transaction: *t})})
-}
-
-// exportTransactions streams every transaction of the list's filter as CSV.
-func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
-	filter, query, problem := transactionFilterOf(c)
-	if problem != "" {
-		return fiber.NewError(fiber.StatusBadRequest, problem)
-	}
-	h.audit(c, "transactions.export", "transactions", "", "CSV of "+describeQuery(query))
-	return exportCSV(c, h.web, "transactions-"+h.now().UTC().Format("20060102-150405")+".csv", transactionCSVHeader,
-		func(ctx context.Context) iter.Seq2[payouts.Transaction, error] {
-			return h.payouts.AllTransactions(ctx, filter)
-		},
-		transactionCSVRecord)
-}
-
-var transactionCSVHeader = []string{"id", "created", "type", "status", "transfer_id", "user_id",
-	"source_name", "destination_name", "amount", "amount_cents", "metadata"}
-
-func transactionCSVRecord(t payouts.Transaction) []string {
-	return []string{strconv.FormatInt(t.ID, 10), csvTime(t.Created.Time), csvText(string(t.Type)), csvText(t.Status),
-		csvText(t.TransferID), csvText(deref(t.UserID)), csvText(t.SourceName), csvText(t.DestinationName),
-		t.Amount.Decimal(), strconv.FormatInt(int64(t.Amount), 10), csvText(string(t.Metadata))}
 }

@@ -1,10 +1,7 @@
 package handlers
 
 import (
-	"context"
-	"iter"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -168,30 +165,4 @@ func (h *Handlers) reviewTransfer(c *fiber.Ctx) error {
 	h.audit(c, "transfer."+action, "transfer", t.ID, detail)
 	web.Flash(c, web.FlashSuccess, what)
 	return web.Redirect(c, paths.Transfer(t.ID))
-}
-
-// exportTransfers streams every transfer of the list's filter as CSV, page by page from the
-// service, so the export of any number of rows holds one page in memory.
-func (h *Handlers) exportTransfers(c *fiber.Ctx) error {
-	filter, query, problem := transferFilterOf(c)
-	if problem != "" {
-		return fiber.NewError(fiber.StatusBadRequest, problem)
-	}
-	h.audit(c, "transfers.export", "transfers", "", "CSV of "+describeQuery(query))
-	return exportCSV(c, h.web, "transfers-"+h.now().UTC().Format("20060102-150405")+".csv", transferCSVHeader,
-		func(ctx context.Context) iter.Seq2[payouts.Transfer, error] {
-			return h.payouts.AllTransfers(ctx, filter)
-		}, transferCSVRecord)
-}
-
-var transferCSVHeader = []string{"id", "created", "type", "status", "user_id", "amount", "amount_cents",
-	"platform", "account_id", "external_id", "payout_link_id", "failure_reason", "metadata"}
-
-// transferCSVRecord is a transfer as a row of the export. The amount carries the API's sign
-// (balance transfers from the app to a user are negative); the type says what moved.
-func transferCSVRecord(t payouts.Transfer) []string {
-	return []string{csvText(t.ID), csvTime(t.Created.Time), csvText(string(t.Type)), csvText(string(t.Status)),
-		csvText(deref(t.UserID)), t.Amount.Decimal(), strconv.FormatInt(int64(t.Amount), 10),
-		csvText(string(t.ExternalData.Platform)), csvText(t.ExternalData.AccountID), csvText(t.ExternalData.ExternalID),
-		csvText(deref(t.PayoutLinkID)), csvText(t.FailureReason), csvText(string(t.Metadata))}
 }
