@@ -75,12 +75,15 @@ func (h *Handlers) auditLog(c *fiber.Ctx) error {
 		Operators:   []components.Option{{Value: "", Label: "Any operator"}},
 		ObjectTypes: options("Any object", auditObjectTypes, pages.ObjectTypeName),
 		Filtered:    f.OperatorID != "" || f.ObjectType != "" || f.ObjectID != "" || f.Before != 0}
+	names := make(map[string]string, len(ops))
 	for _, op := range ops {
 		p.Operators = append(p.Operators, components.Option{Value: op.ID, Label: op.Name + " <" + op.Email + ">"})
+		names[op.ID] = op.Name
 	}
 	for _, e := range entries {
 		p.Entries = append(p.Entries, pages.AuditRow{Created: e.Created, OperatorID: e.OperatorID, OperatorEmail: e.OperatorEmail,
-			Action: e.Action, ObjectType: e.ObjectType, ObjectID: e.ObjectID,
+			OperatorName: names[e.OperatorID],
+			Action:       e.Action, ObjectType: e.ObjectType, ObjectID: e.ObjectID,
 			ObjectURL: objectURL(e.ObjectType, e.ObjectID), Detail: e.Detail, IP: e.IP})
 	}
 	p.Pages.Target = "#audit-table"

@@ -107,7 +107,7 @@ func TestOperatorsAdmin(t *testing.T) {
 			t.Errorf("actions = %v, want %s", actions, want)
 		}
 		page := admin.get("/audit?object_type=operator&object_id=" + newOp.ID)
-		wantBody(t, page, "operator.disable", adminOp.Email)
+		wantBody(t, page, "Disabled an operator", adminOp.Name, adminOp.Email)
 	})
 }
 

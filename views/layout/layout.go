@@ -4,6 +4,7 @@ package layout
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/disburse/disburse/views/components"
 )
@@ -22,6 +23,15 @@ type Operator struct {
 	Name  string
 	Email string
 	Role  string
+}
+
+// RoleShown is the role to show beside the name, empty when the name already says it: the first
+// admin is named "Admin", and "Admin · Admin" says nothing twice.
+func (o Operator) RoleShown() string {
+	if strings.EqualFold(strings.TrimSpace(o.Name), strings.TrimSpace(o.Role)) {
+		return ""
+	}
+	return o.Role
 }
 
 // NavLink is a navigation link the operator's role allows.
