@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"context"
 	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
@@ -126,6 +128,11 @@ func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.
 	}
 	p := pages.PayoutLinkProps{Link: *l, CanCancel: h.can(c, web.PermLinksCancel), Cancel: cancel,
 		CanReadFlows: h.can(c, web.PermFlowsRead), CanReadTransfers: h.can(c, web.PermTransfersRead), AppName: app.Name}
+	if l.Status == payouts.LinkCanceled {
+		if p.Cancellation, err = h.cancellationOf(c.UserContext(), *l); err != nil {
+			return err
+		}
+	}
 	return h.web.Render(c, status, web.Page{Title: "Payout link", Content: pages.PayoutLinkDetail(p), Fragment: pages.PayoutLinkCancel(p)})
 }
 
@@ -150,7 +157,37 @@ func (h *Handlers) cancelPayoutLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	h.audit(c, "payout_link.cancel", "payout_link", l.ID, "canceled "+l.Amount.String()+" for "+pages.PayeeName(l.Payee)+": "+reason)
+	h.audit(c, "payout_link.cancel", "payout_link", l.ID, cancelDetailPrefix(*l)+reason)
 	web.Flash(c, web.FlashSuccess, "Canceled the payout link; "+l.Amount.String()+" is back in the app's wallet.")
 	return web.Redirect(c, paths.PayoutLink(l.ID))
+}
+
+// cancelDetailPrefix begins the audit detail of a link's cancellation; the operator's reason
+// follows it, and the link's page reads the reason back from there.
+func cancelDetailPrefix(l payouts.PayoutLink) string {
+	return "canceled " + l.Amount.String() + " for " + pages.PayeeName(l.Payee) + ": "
+}
+
+// cancellationOf says who canceled a link, when and why, from the audit log, where the
+// dashboard recorded it. A link canceled through the API has no entry: nil.
+func (h *Handlers) cancellationOf(ctx context.Context, l payouts.PayoutLink) (*pages.LinkCancellation, error) {
+	entries, _, err := h.store.AuditLog(ctx, dashstore.AuditFilter{ObjectType: "payout_link", ObjectID: l.ID, Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Action != "payout_link.cancel" {
+			continue
+		}
+		who := e.OperatorEmail
+		if op, err := h.store.Operator(ctx, e.OperatorID); err == nil && op.Name != "" {
+			who = op.Name + " (" + e.OperatorEmail + ")"
+		}
+		reason, ok := strings.CutPrefix(e.Detail, cancelDetailPrefix(l))
+		if !ok {
+			reason = e.Detail // written before this format, or by another version: show it whole
+		}
+		return &pages.LinkCancellation{By: who, At: e.Created, Reason: reason}, nil
+	}
+	return nil, nil
 }

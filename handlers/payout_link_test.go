@@ -205,7 +205,33 @@ func TestPayoutLinkDetailAndCancel(t *testing.T) {
 		!strings.HasSuffix(entries[0].Detail, ": payee asked for a bank transfer") {
 		t.Errorf("audit = %+v", entries)
 	}
+	// The page says who canceled the link, when and why, from the audit log.
+	canceled := section(t, page.body, `data-testid="link-cancellation"`)
+	for _, want := range []string{op.Name + " (" + op.Email + ")", "payee asked for a bank transfer", "<time"} {
+		if !strings.Contains(canceled, want) {
+			t.Errorf("the cancellation lacks %q:\n%s", want, canceled)
+		}
+	}
+	if strings.Contains(canceled, "canceled $30.00 for") {
+		t.Errorf("the reason carries the audit detail's prefix:\n%s", canceled)
+	}
+	byAPI := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 1_00})
+	if _, err := h.payouts.CancelPayoutLink(t.Context(), byAPI.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantBody(t, support.get("/payout-links/"+byAPI.ID), `data-testid="link-cancellation"`, "Canceled through the API")
 	// Canceling again says why it cannot, on the form.
 	again := support.post(linkURL+"/cancel", url.Values{"reason": {"twice"}})
 	wantStatus(t, again, http.StatusUnprocessableEntity)
+}
+
+// section is the part of body from the element marked by attr to the end of its section.
+func section(t *testing.T, body, attr string) string {
+	t.Helper()
+	i := strings.Index(body, attr)
+	if i < 0 {
+		t.Fatalf("no %s in the page", attr)
+	}
+	body = body[i:]
+	return body[:strings.Index(body, "</section>")]
 }
