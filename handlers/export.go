@@ -62,6 +62,26 @@ func exportCSV[T any](c *fiber.Ctx, srv *web.Server, filename string, header []s
 
 const utf8BOM = "\ufeff"
 
+// exportWithPayees streams as CSV every row (noun, as "transfers") of the filter a list page
+// reads from the query (filterOf), page by page from the service, so an export of any size holds
+// one page in memory and the payees of the users it met (userOf). The export is recorded in the
+// audit log; a filter the list would refuse is a bad request.
+func exportWithPayees[F, T any](h *Handlers, c *fiber.Ctx, noun string, filterOf func(*fiber.Ctx) (F, url.Values, string),
+	all func(context.Context, F) iter.Seq2[T, error], userOf func(T) *string, header []string, record func(T, payee) []string) error {
+	filter, query, problem := filterOf(c)
+	if problem != "" {
+		return fiber.NewError(fiber.StatusBadRequest, problem)
+	}
+	h.audit(c, noun+".export", noun, "", "CSV of "+describeQuery(query))
+	payees := newPayeeBook(h.payouts.GetUser)
+	return exportCSV(c, h.web, noun+"-"+h.now().UTC().Format("20060102-150405")+".csv", header,
+		func(ctx context.Context) iter.Seq2[T, error] { return all(ctx, filter) },
+		func(ctx context.Context, row T) ([]string, error) {
+			p, err := payees.lookup(ctx, userOf(row))
+			return record(row, p), err
+		})
+}
+
 // csvText guards a text cell against formula injection: a spreadsheet runs a cell that starts
 // with = + - @ (or a tab or carriage return, which some read past) as a formula, so such a cell
 // gets a leading quote and is read as text.

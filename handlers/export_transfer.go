@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"context"
-	"iter"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -11,24 +9,10 @@ import (
 	"github.com/disburse/disburse/views/pages"
 )
 
-// exportTransfers streams every transfer of the list's filter as CSV, page by page from the
-// service, so the export of any number of rows holds one page in memory (and the names of the
-// users it met).
+// exportTransfers streams every transfer of the list's filter as CSV.
 func (h *Handlers) exportTransfers(c *fiber.Ctx) error {
-	filter, query, problem := transferFilterOf(c)
-	if problem != "" {
-		return fiber.NewError(fiber.StatusBadRequest, problem)
-	}
-	h.audit(c, "transfers.export", "transfers", "", "CSV of "+describeQuery(query))
-	payees := newPayeeBook(h.payouts.GetUser)
-	return exportCSV(c, h.web, "transfers-"+h.now().UTC().Format("20060102-150405")+".csv", transferCSVHeader,
-		func(ctx context.Context) iter.Seq2[payouts.Transfer, error] {
-			return h.payouts.AllTransfers(ctx, filter)
-		},
-		func(ctx context.Context, t payouts.Transfer) ([]string, error) {
-			p, err := payees.lookup(ctx, t.UserID)
-			return transferCSVRecord(t, p), err
-		})
+	return exportWithPayees(h, c, "transfers", transferFilterOf, h.payouts.AllTransfers,
+		func(t payouts.Transfer) *string { return t.UserID }, transferCSVHeader, transferCSVRecord)
 }
 
 var transferCSVHeader = []string{"id", "created_utc", "completed_utc", "type", "direction", "amount", "fee",
@@ -82,20 +66,8 @@ func csvCompleted(t payouts.Transfer) string {
 
 // exportTransactions streams every transaction of the list's filter as CSV.
 func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
-	filter, query, problem := transactionFilterOf(c)
-	if problem != "" {
-		return fiber.NewError(fiber.StatusBadRequest, problem)
-	}
-	h.audit(c, "transactions.export", "transactions", "", "CSV of "+describeQuery(query))
-	payees := newPayeeBook(h.payouts.GetUser)
-	return exportCSV(c, h.web, "transactions-"+h.now().UTC().Format("20060102-150405")+".csv", transactionCSVHeader,
-		func(ctx context.Context) iter.Seq2[payouts.Transaction, error] {
-			return h.payouts.AllTransactions(ctx, filter)
-		},
-		func(ctx context.Context, t payouts.Transaction) ([]string, error) {
-			p, err := payees.lookup(ctx, t.UserID)
-			return transactionCSVRecord(t, p), err
-		})
+	return exportWithPayees(h, c, "transactions", transactionFilterOf, h.payouts.AllTransactions,
+		func(t payouts.Transaction) *string { return t.UserID }, transactionCSVHeader, transactionCSVRecord)
 }
 
 var transactionCSVHeader = []string{"id", "created_utc", "type", "status", "transfer_id", "user_id", "payee_name",
