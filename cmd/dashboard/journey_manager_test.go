@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,14 +102,14 @@ func TestBrowserManagerPagesAndExportsTransactions(t *testing.T) {
 	}
 
 	rows := j.download(`#transactions-table a[data-testid="export"]`)
-	if strings.Join(rows[0], ",") != "id,created,type,status,transfer_id,user_id,source_name,destination_name,amount,amount_cents,metadata" {
+	if strings.Join(rows[0], ",") != "id,created_utc,type,status,transfer_id,user_id,payee_name,payee_email,source_name,destination_name,amount,metadata" {
 		t.Errorf("header %v", rows[0])
 	}
 	var exported []string
 	for _, r := range rows[1:] {
 		exported = append(exported, r[0])
-		if r[5] != mia.ID {
-			t.Errorf("row %s belongs to user %s", r[0], r[5])
+		if r[5] != mia.ID || r[6] != mia.FirstName+" "+mia.LastName {
+			t.Errorf("row %s belongs to user %s, %q", r[0], r[5], r[6])
 		}
 	}
 	if !slices.Equal(exported, want) {
@@ -155,6 +156,11 @@ func (j *journey) download(sel string) [][]string {
 		j.t.Fatal(err)
 	}
 	defer f.Close()
+	// The file starts with a byte-order mark, so that Excel reads it as UTF-8.
+	bom := make([]byte, 3)
+	if _, err := io.ReadFull(f, bom); err != nil || string(bom) != "\ufeff" {
+		j.t.Fatalf("the download starts with %q, not a byte-order mark: %v", bom, err)
+	}
 	rows, err := csv.NewReader(f).ReadAll()
 	if err != nil || len(rows) == 0 {
 		j.t.Fatalf("the download is not CSV with a header: %v", err)
