@@ -113,13 +113,12 @@ type PayoutLinkFilter struct {
 	Search string // ours: part of the payee's name, email or phone
 }
 
-// Normalize returns the payee without the spaces people type around values, with the country
-// code's "+" dropped, and the United States' code when a number comes without one.
+// Normalize returns the payee without the spaces people type around values, the phone number
+// as digits (NormalizePhone), and the United States' code when a number comes without one.
 func (p Payee) Normalize() Payee {
 	p.FirstName, p.LastName = strings.TrimSpace(p.FirstName), strings.TrimSpace(p.LastName)
 	p.Email = strings.TrimSpace(p.Email)
-	p.CountryCode = strings.TrimPrefix(strings.TrimSpace(p.CountryCode), "+")
-	p.PhoneNumber = strings.TrimSpace(p.PhoneNumber)
+	p.CountryCode, p.PhoneNumber = NormalizePhone(p.CountryCode, p.PhoneNumber)
 	if p.PhoneNumber != "" && p.CountryCode == "" {
 		p.CountryCode = "1"
 	}

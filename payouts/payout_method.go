@@ -90,7 +90,7 @@ func (r AddPayoutMethodRequest) Normalize() AddPayoutMethodRequest {
 	case PlatformPayPal:
 		out.Email = strings.TrimSpace(r.Email)
 	case PlatformVenmo:
-		out.PhoneNumber = strings.TrimSpace(r.PhoneNumber)
+		_, out.PhoneNumber = NormalizePhone("", r.PhoneNumber)
 		out.Handle = strings.TrimPrefix(strings.TrimSpace(r.Handle), "@")
 	case PlatformCashApp, PlatformACH:
 		out.CashTag = strings.TrimSpace(r.CashTag)

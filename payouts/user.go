@@ -110,14 +110,13 @@ type UserFilter struct {
 	Search string     // part of a name, email or phone number
 }
 
-// Normalize returns the request without the spaces people type around values, and the country
-// code without its "+".
+// Normalize returns the request without the spaces people type around values, and the phone
+// number as digits (NormalizePhone).
 func (r CreateUserRequest) Normalize() CreateUserRequest {
 	r.FirstName = strings.TrimSpace(r.FirstName)
 	r.LastName = strings.TrimSpace(r.LastName)
 	r.Email = strings.TrimSpace(r.Email)
-	r.CountryCode = strings.TrimPrefix(strings.TrimSpace(r.CountryCode), "+")
-	r.PhoneNumber = strings.TrimSpace(r.PhoneNumber)
+	r.CountryCode, r.PhoneNumber = NormalizePhone(r.CountryCode, r.PhoneNumber)
 	r.Username = strings.TrimSpace(r.Username)
 	return r
 }
