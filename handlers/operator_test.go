@@ -19,7 +19,7 @@ func TestOperatorsAdmin(t *testing.T) {
 	t.Run("form errors are re-rendered with 422", func(t *testing.T) {
 		res := admin.post("/operators", url.Values{"name": {""}, "email": {"not-an-email"}, "role": {"boss"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "enter a name", "enter an email address like name@example.com", "choose a role",
+		wantBody(t, res, "Enter a name.", "Enter an email address like name@example.com.", "Choose a role.",
 			`value="not-an-email"`, `aria-invalid="true"`)
 	})
 
@@ -44,7 +44,7 @@ func TestOperatorsAdmin(t *testing.T) {
 		}
 		res = admin.post("/operators", url.Values{"name": {"Twin"}, "email": {"sam@example.com"}, "role": {"support"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "an operator with this email already exists")
+		wantBody(t, res, "An operator with this email already exists")
 	})
 
 	t.Run("change role", func(t *testing.T) {
@@ -87,7 +87,7 @@ func TestOperatorsAdmin(t *testing.T) {
 	t.Run("the last admin stays", func(t *testing.T) {
 		res := admin.post("/operators/"+adminOp.ID+"/role", url.Values{"role": {"support"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "this is the last admin")
+		wantBody(t, res, "This is the last admin")
 	})
 
 	t.Run("every change is in the audit log", func(t *testing.T) {

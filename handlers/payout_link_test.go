@@ -85,7 +85,7 @@ func TestCreatePayoutLink(t *testing.T) {
 	}{
 		{"no amount", url.Values{}, http.StatusUnprocessableEntity, []string{`id="field-amount-error"`}},
 		{"bad email", url.Values{"amount": {"10"}, "payee.email": {"nope"}}, http.StatusUnprocessableEntity,
-			[]string{`id="field-payee.email-error"`, "is not a valid email address", `value="nope"`}},
+			[]string{`id="field-payee.email-error"`, "Enter an email address like name@example.com.", `value="nope"`}},
 		{"sms without a phone", url.Values{"amount": {"10"}, "delivery.method": {"sms"}}, http.StatusUnprocessableEntity,
 			[]string{`id="field-payee.phone_number-error"`, "is required to deliver by sms"}},
 		{"redirect without its URL", url.Values{"amount": {"10"}, "additional_steps.redirect": {"true"}}, http.StatusUnprocessableEntity,
@@ -179,13 +179,13 @@ func TestPayoutLinkDetailAndCancel(t *testing.T) {
 	t.Run("a reason is required", func(t *testing.T) {
 		res := support.post(linkURL+"/cancel", url.Values{"reason": {" "}}, "HX-Request", "true")
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, `id="cancel-link"`, "say why the link is canceled", `aria-invalid="true"`)
+		wantBody(t, res, `id="cancel-link"`, "Say why the link is canceled.", `aria-invalid="true"`)
 		if strings.Contains(res.body, "<html") || strings.Contains(res.body, "<iframe") {
 			t.Error("the htmx answer is more than the cancel form")
 		}
 		res = support.post(linkURL+"/cancel", nil)
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "<!doctype html>", "say why the link is canceled")
+		wantBody(t, res, "<!doctype html>", "Say why the link is canceled.")
 		if got, _ := h.payouts.GetPayoutLink(t.Context(), l.ID); got.Status == payouts.LinkCanceled {
 			t.Fatal("canceled without a reason")
 		}

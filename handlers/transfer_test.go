@@ -215,7 +215,7 @@ func TestTransferDetailAndReview(t *testing.T) {
 	t.Run("reject needs a reason", func(t *testing.T) {
 		res := ops.post("/transfers/"+rejected.ID+"/review", url.Values{"action": {"reject"}, "reason": {"  "}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "say why the transfer is rejected", `id="field-reason-error"`)
+		wantBody(t, res, "Say why the transfer is rejected.", `id="field-reason-error"`)
 		wantStatus(t, ops.post("/transfers/"+rejected.ID+"/review", url.Values{"action": {"approve"}}), http.StatusBadRequest)
 	})
 	t.Run("the service's reason length", func(t *testing.T) {

@@ -76,7 +76,7 @@ func TestCreateUser(t *testing.T) {
 		res := a.post("/users", url.Values{"first_name": {"Ann"}, "last_name": {"Lee"}, "email": {"ann@nowhere"},
 			"country_code": {"1"}, "phone_number": {"12"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "is not a valid email address", "must be 4 to 14 digits", `value="ann@nowhere"`, `aria-invalid="true"`)
+		wantBody(t, res, "Enter an email address like name@example.com.", "Enter a phone number of 4 to 14 digits, like (415) 513-2552.", `value="ann@nowhere"`, `aria-invalid="true"`)
 	})
 
 	res := a.post("/users", url.Values{"first_name": {"Ann"}, "last_name": {"Lee"}, "email": {"ann@example.com"},
@@ -116,7 +116,7 @@ func TestUserPageActions(t *testing.T) {
 		wantBody(t, a.get(userURL+"/payout-methods/routing-number?routing_number=021000021", "HX-Request", "true"),
 			"Valid routing number (ABA checksum matches)")
 		wantBody(t, a.get(userURL+"/payout-methods/routing-number?routing_number=021000022", "HX-Request", "true"),
-			"not a valid routing number")
+			"Not a valid routing number: it must be 9 digits")
 
 		res := a.post(userURL+"/payout-methods", url.Values{"platform": {"ach"}, "routing_number": {"021000022"},
 			"account_number": {"12"}, "account_type": {"checking"}})
@@ -139,12 +139,12 @@ func TestUserPageActions(t *testing.T) {
 	t.Run("move money", func(t *testing.T) {
 		res := a.post(userURL+"/transfers", url.Values{"direction": {"to_user"}, "amount": {"12.345"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "use at most two decimals")
+		wantBody(t, res, "Use at most two decimals.")
 
 		// A sign would reverse the direction chosen apart; zero is the service's to refuse.
 		res = a.post(userURL+"/transfers", url.Values{"direction": {"to_user"}, "amount": {"-5"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "enter the amount without a sign")
+		wantBody(t, res, "Enter the amount without a sign; choose the direction below.")
 		res = a.post(userURL+"/transfers", url.Values{"direction": {"to_user"}, "amount": {"0"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
 		wantBody(t, res, "must not be zero")
@@ -197,7 +197,7 @@ func TestUserPageActions(t *testing.T) {
 		token := regexp.MustCompile(`\d{6}`).FindString(msg.Body)
 		res := a.post(userURL+"/verify", url.Values{"token": {"000000"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "is not the token we sent", `id="field-token-error"`)
+		wantBody(t, res, "That code is not the one we sent. Check the latest message and try again.", `id="field-token-error"`)
 		wantRedirect(t, a.post(userURL+"/verify", url.Values{"token": {token}}), userURL)
 		wantBody(t, a.get(userURL), "The user is verified.", "Verified")
 	})

@@ -71,7 +71,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 	verify.Has(t, "Enter your code", "+1 ••• 0101")
 
 	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {"000000"}})
-	if p.Status != http.StatusUnprocessableEntity || p.FieldError("token") != "is not the token we sent" {
+	if p.Status != http.StatusUnprocessableEntity || p.FieldError("token") != "That code is not the one we sent. Check the latest message and try again." {
 		t.Fatalf("wrong token: %d, token error %q", p.Status, p.FieldError("token"))
 	}
 	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {env.Inbox.Token(t, "+1 5555550101")}})

@@ -238,7 +238,7 @@ func TestFlowOwner(t *testing.T) {
 	before := len(env.Inbox.Messages())
 
 	p := post(t, env, "/f/"+flowID+"/identify", ada("5555550181"))
-	if p.Status != http.StatusUnprocessableEntity || p.FieldError("phone_number") != "is not the number this page was sent to" {
+	if p.Status != http.StatusUnprocessableEntity || p.FieldError("phone_number") != "Mobile number is not the number this page was sent to." {
 		t.Fatalf("another number: %d, phone error %q", p.Status, p.FieldError("phone_number"))
 	}
 	if len(env.Inbox.Messages()) != before {

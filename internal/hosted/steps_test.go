@@ -28,10 +28,10 @@ func TestFieldErrors(t *testing.T) {
 	}{
 		{"W-9 with a short TIN", "compliance", url.Values{"form": {"w9"}, "w9.entity_type": {"individual"},
 			"w9.first_name": {"Ada"}, "w9.last_name": {"L"}, "w9.date_of_birth": {"1990-01-01"}, "w9.tin": {"123"}},
-			"w9.tin", "must be 9 digits"},
-		{"W-9 without a city", "compliance", url.Values{"form": {"w9"}}, "w9.address.city", "is required"},
+			"w9.tin", "SSN or EIN must be 9 digits."},
+		{"W-9 without a city", "compliance", url.Values{"form": {"w9"}}, "w9.address.city", "Enter the city."},
 		{"W-8BEN unsigned", "compliance", url.Values{"form": {"w8ben"}, "w8ben.name": {"Ada"}},
-			"w8ben.signature.consent", "must be true: the form is signed under penalty of perjury"},
+			"w8ben.signature.consent", "Tick the box to sign the form."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,15 +67,15 @@ func TestFieldErrors(t *testing.T) {
 			"w8ben.signature.name": {"Ada Lovelace"}, "w8ben.signature.email": {"ada@example.com"}}},
 		{"id verification fails on the sandbox trigger", "id-verification",
 			url.Values{"ssn_last4": {"0000"}, "date_of_birth": {"1990-12-10"}}, "ssn_last4",
-			"we could not verify your identity with these details",
+			"We could not verify your identity with these details.",
 			url.Values{"ssn_last4": {"1234"}, "date_of_birth": {"1990-12-10"}}},
 		{"background check without consent", "background-check", url.Values{"name": {"Ada"}}, "consent",
-			"is needed to run the background check", url.Values{"consent": {"true"}, "name": {"Ada Lovelace"}}},
+			"Tick the box to allow the background check.", url.Values{"consent": {"true"}, "name": {"Ada Lovelace"}}},
 		{"ach with a bad routing number", "payout-methods", url.Values{"platform": {"ach"}, "routing_number": {"123456789"},
 			"account_number": {"12345678"}, "account_type": {"checking"}}, "routing_number",
-			"is not a valid 9-digit ABA routing number",
+			"Routing number is not a valid 9-digit ABA routing number.",
 			url.Values{"platform": {"ach"}, "routing_number": {"011000015"}, "account_number": {"12345678"}, "account_type": {"savings"}}},
-		{"payout without a method", "payout", url.Values{}, "account_id", "choose where to send the money", nil},
+		{"payout without a method", "payout", url.Values{}, "account_id", "Choose where to send the money.", nil},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
