@@ -90,7 +90,8 @@ func (h *Handlers) renderNewFlow(c *fiber.Ctx, status int, form components.Form)
 func (h *Handlers) createFlow(c *fiber.Ctx) error {
 	form := formOf(c, flowFields...)
 	req := payouts.CreateFlowRequest{Steps: stepsOf(form, "steps"), UserID: strings.TrimSpace(form.Value("user_id"))}
-	if !metadataOf(&form, &req.Metadata) {
+	metadataOf(&form, &req.Metadata)
+	if problemsFound(&form, req.Validate) {
 		return h.renderNewFlow(c, fiber.StatusUnprocessableEntity, form)
 	}
 	f, err := h.payouts.CreateFlow(c.UserContext(), req)

@@ -37,6 +37,8 @@ func TestCreateFlow(t *testing.T) {
 		{"redirect without its URL", url.Values{"steps.redirect": {"true"}}, []string{`id="field-steps-error"`, "redirect_url"}},
 		{"redirect to a script", url.Values{"steps.redirect": {"true"}, "redirect_url": {"javascript:alert(1)"}},
 			[]string{`id="field-steps-error"`, `value="javascript:alert(1)"`}},
+		{"bad metadata and no step at once", url.Values{"metadata": {"{oops"}}, []string{"Some fields need attention.",
+			`id="field-steps-error"`, `id="field-metadata-error"`}},
 		{"unknown user", url.Values{"steps.compliance": {"true"}, "user_id": {"00000000-0000-4000-8000-000000000000"}},
 			[]string{`role="alert"`}},
 	} {

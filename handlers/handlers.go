@@ -103,6 +103,35 @@ func formFailed(err error, f *components.Form) bool {
 	return true
 }
 
+// problemsFound reports whether the dashboard found problems with the form itself (an amount or
+// metadata it could not read), and adds those the request's own Validate finds, so that one
+// submit names every problem rather than the first. The request is not sent then.
+func problemsFound(form *components.Form, validate func() error) bool {
+	if len(form.Errors) == 0 {
+		return false
+	}
+	var e *payouts.Error
+	if errors.As(validate(), &e) {
+		for field, problem := range e.Fields {
+			addProblem(form, field, problem)
+		}
+	}
+	if len(form.Errors) > 1 {
+		form.Message = "Some fields need attention."
+	}
+	return true
+}
+
+// addProblem records a problem with a field, unless it already has one.
+func addProblem(form *components.Form, field, problem string) {
+	if form.Errors == nil {
+		form.Errors = map[string]string{}
+	}
+	if _, ok := form.Errors[field]; !ok {
+		form.Errors[field] = problem
+	}
+}
+
 // operatorOf returns the signed-in operator; routes that need one are only reached with one.
 func (h *Handlers) operatorOf(c *fiber.Ctx) dashstore.Operator {
 	op, _ := h.web.CurrentOperator(c)

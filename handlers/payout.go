@@ -27,15 +27,15 @@ func payoutFormProps(methods []payouts.PayoutMethod, form components.Form) pages
 func (h *Handlers) sendPayout(c *fiber.Ctx) error {
 	id := c.Params("id")
 	form := formOf(c, payoutFields...)
-	amount, ok := amountOf(&form, "amount")
-	if !ok {
-		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
-	}
+	amount, _ := amountOf(&form, "amount")
 	req := payouts.CreatePayoutRequest{UserID: id, Amount: int64(amount), Platform: payouts.Platform(form.Value("platform")),
 		Fund: form.Value("fund") == "true", PayoutFeeParty: payouts.FeeParty(form.Value("payout_fee_party")),
 		IdempotencyKey: idempotencyKeyOf(form)}
 	if req.Platform == payouts.PlatformACH {
 		req.AccountID = form.Value("account_id")
+	}
+	if problemsFound(&form, req.Validate) {
+		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
 	}
 	t, err := h.payouts.CreatePayout(c.UserContext(), req)
 	if formFailed(err, &form) {

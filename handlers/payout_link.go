@@ -65,10 +65,7 @@ func (h *Handlers) renderNewPayoutLink(c *fiber.Ctx, status int, form components
 // createPayoutLink issues a payout link: the app's money is reserved until the payee claims it.
 func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 	form := formOf(c, payoutLinkFields...)
-	amount, ok := amountOf(&form, "amount")
-	if !ok {
-		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
-	}
+	amount, _ := amountOf(&form, "amount")
 	v := func(name string) string { return strings.TrimSpace(form.Value(name)) }
 	req := payouts.CreatePayoutLinkRequest{Amount: int64(amount), UserID: v("user_id"), Memo: v("memo"),
 		TaxExempt: form.Value("tax_exempt") == "true", ForceCollectComplianceInfo: form.Value("force_collect_compliance_information") == "true",
@@ -80,7 +77,8 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 		payee.LastName != "" || payee.Email != "" || payee.PhoneNumber != "" {
 		req.Payee = &payee
 	}
-	if !metadataOf(&form, &req.Metadata) {
+	metadataOf(&form, &req.Metadata)
+	if problemsFound(&form, req.Validate) {
 		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
 	}
 	l, err := h.payouts.CreatePayoutLink(c.UserContext(), req)
@@ -97,18 +95,17 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 
 // metadataOf reads the optional metadata field: JSON, as the API stores it. A problem goes on
 // the field.
-func metadataOf(form *components.Form, m *payouts.Metadata) bool {
+func metadataOf(form *components.Form, m *payouts.Metadata) {
 	s := strings.TrimSpace(form.Value("metadata"))
 	if s == "" {
-		return true
+		return
 	}
 	// The service's rule, checked before sending: the client cannot send metadata that is not JSON.
 	if problem := payouts.ValidateMetadata(payouts.Metadata(s)); problem != "" {
-		form.Errors = map[string]string{"metadata": problem + `, like {"order": "A-17"}`}
-		return false
+		addProblem(form, "metadata", problem+`, like {"order": "A-17"}`)
+		return
 	}
 	*m = payouts.Metadata(s)
-	return true
 }
 
 // payoutLink shows a payout link: its link to copy, its timeline, an inert preview of the claim

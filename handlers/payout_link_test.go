@@ -99,6 +99,11 @@ func TestCreatePayoutLink(t *testing.T) {
 		{"several problems at once", url.Values{"amount": {"-1"}, "payee.email": {"nope"}, "memo": {strings.Repeat("m", 501)}},
 			http.StatusUnprocessableEntity, []string{"Some fields need attention.", `id="field-amount-error"`,
 				`id="field-payee.email-error"`, `id="field-memo-error"`, "must be at most 500 characters"}},
+		{"the dashboard's problems with the service's", url.Values{"amount": {"12.345"}, "payee.email": {"nope"},
+			"payee.phone_number": {"12"}, "metadata": {"{oops"}, "memo": {strings.Repeat("m", 501)}},
+			http.StatusUnprocessableEntity, []string{"Some fields need attention.", "Use at most two decimals.",
+				"Enter an email address like name@example.com.", "Enter a phone number of 4 to 14 digits",
+				`id="field-metadata-error"`, "Memo must be at most 500 characters."}},
 		{"more than the app has", url.Values{"amount": {"10"}}, http.StatusUnprocessableEntity, []string{`role="alert"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -47,9 +47,10 @@ func TestSendPayout(t *testing.T) {
 	}
 
 	t.Run("bad input", func(t *testing.T) {
-		res := ops.post(userURL+"/payouts", url.Values{"platform": {"paypal"}, "amount": {"1.234"}})
+		res := ops.post(userURL+"/payouts", url.Values{"platform": {"paypal"}, "amount": {"1.234"}, "payout_fee_party": {"nobody"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, `id="field-payout-amount-error"`, "Use at most two decimals.", `value="1.234"`)
+		wantBody(t, res, `id="field-payout-amount-error"`, "Use at most two decimals.", `value="1.234"`,
+			"Some fields need attention.", "must be user or platform")
 		res = ops.post(userURL+"/payouts", url.Values{"platform": {"ach"}, "account_id": {bare.ID}, "amount": {"5"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
 		wantBody(t, res, `id="field-account_id-error"`, "is not a payout method of this user")

@@ -18,7 +18,7 @@ import (
 func amountOf(form *components.Form, field string) (payouts.Money, bool) {
 	m, err := payouts.ParseDollars(form.Value(field))
 	if err != nil {
-		form.Errors = map[string]string{field: err.Error()}
+		addProblem(form, field, err.Error())
 		return 0, false
 	}
 	return m, true
