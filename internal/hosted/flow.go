@@ -172,7 +172,7 @@ func (h *Handler) show(c *fiber.Ctx, p *payee, a answer) error {
 		title = "All done"
 		page, err = h.donePage(c, p)
 	case p.sess.UserID == "":
-		title, page = "Confirm it’s you", views.IdentifyPage(h.signInView(p), identifyView(a.form))
+		title, page = "Confirm it’s you", views.IdentifyPage(h.signInView(p), identifyView(a.form, p.flow.Link))
 	case !p.sess.Verified:
 		title = "Enter your code"
 		page, err = h.verifyPage(c, p, a)

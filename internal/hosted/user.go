@@ -1,6 +1,8 @@
 package hosted
 
 import (
+	"maps"
+
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
@@ -38,10 +40,12 @@ func (h *Handler) identify(c *fiber.Ctx) error {
 }
 
 // identifyView is the identify page's model. The names and email are asked for once the service
-// says the number is new; their "is required" problems are not shown before the payee saw them.
-func identifyView(form components.Form) views.Identify {
+// says the number is new, or at once, pre-filled, when the payout link names its payee; their
+// "is required" problems are not shown before the payee saw them.
+func identifyView(form components.Form, link *service.PayoutLinkRecord) views.Identify {
 	details := []string{"first_name", "last_name", "email"}
-	v := views.Identify{Form: form}
+	form, named := withKnownPayee(form, link)
+	v := views.Identify{Form: form, NewPayee: named}
 	typed := false
 	for _, name := range details {
 		v.NewPayee = v.NewPayee || form.Error(name) != ""
@@ -61,6 +65,27 @@ func identifyView(form components.Form) views.Identify {
 		}
 	}
 	return v
+}
+
+// withKnownPayee fills the fields the payee left empty with what the payout link says about
+// them, as the operator gave it, so that the payee checks rather than retypes it. It reports
+// whether the link names the payee (a name or an email). A link issued to a user asks nothing:
+// the user is on file.
+func withKnownPayee(form components.Form, l *service.PayoutLinkRecord) (components.Form, bool) {
+	if l == nil || l.UserID != nil {
+		return form, false
+	}
+	known := map[string]string{"first_name": l.Payee.FirstName, "last_name": l.Payee.LastName, "email": l.Payee.Email,
+		"country_code": l.Payee.CountryCode, "phone_number": l.Payee.PhoneNumber}
+	values := make(map[string]string, len(known))
+	maps.Copy(values, form.Values)
+	for field, v := range known {
+		if values[field] == "" {
+			values[field] = v
+		}
+	}
+	form.Values = values
+	return form, l.Payee.FirstName != "" || l.Payee.LastName != "" || l.Payee.Email != ""
 }
 
 // verifyPage asks for the token sent to the payee's phone.

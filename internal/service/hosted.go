@@ -107,8 +107,7 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 	if err := s.allow(s.limits.identifyPerFlow, f.ID, "Too many tries on this page. Try again in an hour."); err != nil {
 		return nil, err
 	}
-	req.CountryCode = strings.TrimPrefix(strings.TrimSpace(req.CountryCode), "+")
-	req.PhoneNumber = strings.Map(keepDigits, req.PhoneNumber)
+	req.CountryCode, req.PhoneNumber = payouts.NormalizePhone(req.CountryCode, req.PhoneNumber)
 	p := payouts.Problems{}
 	p.Phone(req.CountryCode, req.PhoneNumber)
 	if err := p.Err(); err != nil {
