@@ -220,7 +220,7 @@ func Operators(p OperatorsProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" aria-labelledby=\"add-operator\"><h2 id=\"add-operator\" class=\"text-lg font-semibold text-gray-900\">Add an operator</h2><p class=\"mt-1 text-sm text-gray-500\">A password is generated and shown to you once, for you to hand over.</p><form method=\"post\" action=\"/operators\" class=\"mt-4 grid gap-4 sm:grid-cols-3\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "\" aria-labelledby=\"add-operator\"><h2 id=\"add-operator\" class=\"text-lg font-semibold text-gray-900\">Add an operator</h2><p class=\"mt-1 text-sm text-gray-500\">A password is generated and shown to you once, for you to hand over.</p><form novalidate method=\"post\" action=\"/operators\" class=\"mt-4 grid gap-4 sm:grid-cols-3\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -195,7 +195,7 @@ func Webhooks(p WebhooksProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" aria-labelledby=\"add-endpoint\"><h2 id=\"add-endpoint\" class=\"text-lg font-semibold text-gray-900\">Add an endpoint</h2><p class=\"mt-1 text-sm text-gray-500\">Its signing secret is shown to you once.</p><form method=\"post\" action=\"/webhooks\" class=\"mt-4 grid gap-4 sm:grid-cols-3\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" aria-labelledby=\"add-endpoint\"><h2 id=\"add-endpoint\" class=\"text-lg font-semibold text-gray-900\">Add an endpoint</h2><p class=\"mt-1 text-sm text-gray-500\">Its signing secret is shown to you once.</p><form novalidate method=\"post\" action=\"/webhooks\" class=\"mt-4 grid gap-4 sm:grid-cols-3\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -592,7 +592,7 @@ func Webhook(p WebhookProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if p.Endpoint.Enabled {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<input type=\"hidden\" name=\"enabled\" value=\"false\"> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<input type=\"hidden\" hidden name=\"enabled\" value=\"false\"> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -619,7 +619,7 @@ func Webhook(p WebhookProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<input type=\"hidden\" name=\"enabled\" value=\"true\"> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<input type=\"hidden\" hidden name=\"enabled\" value=\"true\"> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

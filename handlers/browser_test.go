@@ -1,0 +1,75 @@
+package handlers_test
+
+import (
+	"net"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/testutil/browser"
+)
+
+// TestBrowserPayoutLinkFormShowsEveryProblem: in Chromium, one submit of the payout link form
+// with several mistakes shows a sentence under each field at once (the browser's own checks,
+// which stop at the first, are off), and keeps what was typed.
+func TestBrowserPayoutLinkFormShowsEveryProblem(t *testing.T) {
+	h := newHarness(t)
+	op, password := h.addOperator("ops@example.com", dashstore.RoleOperations)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go h.srv.App.Listener(ln)
+	t.Cleanup(func() { h.srv.App.Shutdown() })
+	origin := "http://" + ln.Addr().String()
+
+	tab := browser.New(t)
+	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
+	browser.Run(t, tab,
+		chromedp.Navigate(origin+"/login"),
+		chromedp.SendKeys(field("email"), op.Email),
+		chromedp.SendKeys(field("password"), password),
+		chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)),
+		chromedp.WaitVisible(`//h1`),
+		chromedp.Navigate(origin+"/payout-links/new"),
+		chromedp.WaitVisible(field("amount")),
+	)
+	// The card's first visible row sits at its padding (24px): the hidden inputs before it and
+	// the empty error slot leave no band.
+	gap := `(() => { const f = document.querySelector('#payout-link-form');
+		const first = [...f.children].find(e => e.offsetParent !== null);
+		return first.getBoundingClientRect().top - f.getBoundingClientRect().top; })()`
+	if px, err := chromedp.Run(tab, chromedp.Evaluate[float64](gap)); err != nil || px != 24 {
+		t.Errorf("the form's first row is %vpx below the card's top (%v), want 24", px, err)
+	}
+	browser.Run(t, tab,
+		chromedp.SendKeys(field("amount"), "12.345"),
+		chromedp.SendKeys(field("payee.email"), "nope"),
+		chromedp.SendKeys(field("payee.phone_number"), "12"),
+		chromedp.SendKeys(field("metadata"), "{oops"),
+		chromedp.Click(chromedp.CSS(`#payout-link-form button[type="submit"]`)),
+		chromedp.WaitVisible(`#field-amount-error`),
+	)
+	browser.Screenshot(t, tab, "payout-link-problems")
+
+	tests := []struct{ id, want string }{
+		{"field-amount-error", "Use at most two decimals."},
+		{"field-payee.email-error", "Enter an email address like name@example.com."},
+		{"field-payee.phone_number-error", "Enter a phone number of 4 to 14 digits, like (415) 513-2552."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			got, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[id="`+tc.id+`"]`)))
+			if err != nil || got != tc.want {
+				t.Errorf("%s says %q (%v), want %q", tc.id, got, err, tc.want)
+			}
+		})
+	}
+	if problem, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[id="field-metadata-error"]`))); err != nil || problem == "" {
+		t.Errorf("metadata shows no problem: %q, %v", problem, err)
+	}
+	if typed, err := chromedp.Run(tab, chromedp.Value(field("payee.email"))); err != nil || typed != "nope" {
+		t.Errorf("the typed email came back as %q (%v), want it kept", typed, err)
+	}
+}
