@@ -138,6 +138,17 @@ func createLink(t *testing.T, env *servicetest.Env, req map[string]any) payouts.
 	return servicetest.Want[payouts.PayoutLink](t, env.Do(t, "POST", "/v2/payout-links", req), "create payout link", http.StatusCreated)
 }
 
+// createUser makes a user with a phone number through the service.
+func createUser(t *testing.T, env *servicetest.Env, first, last, email, phone string) *payouts.User {
+	t.Helper()
+	u, err := env.Service.CreateUser(ctx, env.AppID, payouts.CreateUserRequest{FirstName: first, LastName: last,
+		Email: email, CountryCode: "1", PhoneNumber: phone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
 // createFlow makes a flow through the API.
 func createFlow(t *testing.T, env *servicetest.Env, req map[string]any) payouts.Flow {
 	t.Helper()

@@ -104,11 +104,7 @@ func TestPayoutLinkPage(t *testing.T) {
 		t.Fatalf("cancel: %d %s", r.Status, r.Body)
 	}
 	claimed := createLink(t, env, map[string]any{"amount": 2_00})
-	payee, err := env.Service.CreateUser(ctx, env.AppID, payouts.CreateUserRequest{FirstName: "Bo", LastName: "Diddley",
-		Email: "bo@example.com", CountryCode: "1", PhoneNumber: "5555550150"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	payee := createUser(t, env, "Bo", "Diddley", "bo@example.com", "5555550150")
 	if _, err := env.Service.ClaimPayoutLink(ctx, claimed.ID, payee.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -227,11 +223,7 @@ func TestSession(t *testing.T) {
 func TestFlowOwner(t *testing.T) {
 	env := start(t)
 	fund(t, env, 10_00)
-	bo, err := env.Service.CreateUser(ctx, env.AppID, payouts.CreateUserRequest{FirstName: "Bo", LastName: "D",
-		Email: "bo@example.com", CountryCode: "1", PhoneNumber: "5555550180"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bo := createUser(t, env, "Bo", "D", "bo@example.com", "5555550180")
 	link := createLink(t, env, map[string]any{"amount": 3_00, "user_id": bo.ID,
 		"additional_steps": []string{"manage-payouts"}})
 	flowID := *link.FlowID

@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"regexp"
 	"testing"
-
-	"github.com/disburse/disburse/payouts"
 )
 
 // inputValue returns the value of the page's input named name, and whether there is one.
@@ -25,11 +23,7 @@ func inputValue(p page, name string) (string, bool) {
 func TestIdentifyKnownPayee(t *testing.T) {
 	env := start(t)
 	fund(t, env, 100_00)
-	bo, err := env.Service.CreateUser(ctx, env.AppID, payouts.CreateUserRequest{FirstName: "Bo", LastName: "D",
-		Email: "bo409@example.com", CountryCode: "1", PhoneNumber: "5555550409"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bo := createUser(t, env, "Bo", "D", "bo409@example.com", "5555550409")
 	tests := []struct {
 		name  string
 		link  map[string]any
