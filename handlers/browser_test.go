@@ -31,7 +31,8 @@ func TestBrowserPayoutLinkFormShowsEveryProblem(t *testing.T) {
 		chromedp.SendKeys(field("email"), op.Email),
 		chromedp.SendKeys(field("password"), password),
 		chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)),
-		chromedp.WaitVisible(`//h1`),
+		// The signed-in layout, not the login page still showing while the sign-in is sent.
+		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Main"]`)),
 		chromedp.Navigate(origin+"/payout-links/new"),
 		chromedp.WaitVisible(field("amount")),
 	)
