@@ -32,6 +32,9 @@ type Queries struct {
 	tx      *sql.Tx // the write transaction bound, if any: reads there lock what they read (PostgreSQL)
 	batch   *sqldb.Batch
 	dialect sqldb.Dialect
+
+	savepoints int  // how deep in Savepoint calls fn runs
+	itemOpen   bool // an outermost savepoint is left open for the next one to release
 }
 
 // conn is what *sql.DB and *sql.Tx have in common.
@@ -185,26 +188,39 @@ func wrap(errp *error, format string, args ...any) {
 }
 
 // Savepoint runs fn inside a savepoint of the open transaction: when fn fails, its writes alone
-// are rolled back and the transaction goes on.
+// are rolled back and the transaction goes on. A savepoint that is not nested in another is left
+// open and released when the next one is taken, in the same round trip (a batch takes one per
+// item); the transaction's end releases the last.
 func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 	if q.tx == nil {
 		return errors.New("store: Savepoint outside a transaction")
 	}
-	if _, err := q.exec(ctx, `SAVEPOINT item`); err != nil {
+	mark := "SAVEPOINT item"
+	if q.savepoints == 0 && q.itemOpen {
+		mark = "RELEASE SAVEPOINT item; SAVEPOINT item"
+	}
+	// Not prepared: a prepared statement holds one command.
+	if _, err := q.tx.ExecContext(context.WithoutCancel(ctx), mark); err != nil {
 		return err
 	}
 	// The batch's deferred ledger deltas roll back with the savepoint.
 	undo := q.netting().mark()
-	if err := fn(); err != nil {
+	q.savepoints++
+	err := fn()
+	q.savepoints--
+	if err != nil {
 		undo()
 		if _, rbErr := q.exec(ctx, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
 			return errors.Join(err, rbErr)
 		}
-		if _, relErr := q.exec(ctx, `RELEASE SAVEPOINT item`); relErr != nil {
-			return errors.Join(err, relErr)
-		}
+	}
+	if q.savepoints == 0 {
+		// Kept, empty after a rollback, until the next savepoint releases it.
+		q.itemOpen = true
 		return err
 	}
-	_, err := q.exec(ctx, `RELEASE SAVEPOINT item`)
+	if _, relErr := q.exec(ctx, `RELEASE SAVEPOINT item`); relErr != nil {
+		return errors.Join(err, relErr)
+	}
 	return err
 }
