@@ -20,6 +20,9 @@ type book struct {
 	now     func() payouts.Time
 	kinds   map[int64]ledger.Kind
 	wallet  *party // the app's wallet once resolved: it is made with the app, so no rollback undoes it
+	// users are the users read (and, on PostgreSQL, locked) through this book, so that a batch
+	// reads each of its users once; forgetUser drops one whose read a savepoint undid.
+	users map[string]*UserRecord
 }
 
 func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, error) {
@@ -27,7 +30,7 @@ func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, err
 	if err != nil {
 		return nil, orNotFound(err, "app")
 	}
-	return &book{q: q, appID: appID, appName: app.Name, kinds: map[int64]ledger.Kind{},
+	return &book{q: q, appID: appID, appName: app.Name, kinds: map[int64]ledger.Kind{}, users: map[string]*UserRecord{},
 		now: func() payouts.Time { return payouts.NewTime(s.now()) }}, nil
 }
 
@@ -39,6 +42,18 @@ func (s *Service) appBook(ctx context.Context, q Queries, appID string) (*book, 
 	}
 	app, err := b.app(ctx)
 	return b, app, err
+}
+
+// bookUser reads a user of the book's app once per book.
+func (s *Service) bookUser(ctx context.Context, q Queries, b *book, id string) (*UserRecord, error) {
+	if u, ok := b.users[id]; ok {
+		return u, nil
+	}
+	u, err := s.getUser(ctx, q, b.appID, id)
+	if err == nil {
+		b.users[id] = u
+	}
+	return u, err
 }
 
 // party is one side of a posting: an account and how the transaction line names it.

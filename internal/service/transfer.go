@@ -61,7 +61,7 @@ func (s *Service) answer(ctx context.Context, appID, id string, made *payouts.Tr
 // transfer as written.
 func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
 	appID := b.appID
-	user, err := s.getUser(ctx, q, appID, req.UserID)
+	user, err := s.bookUser(ctx, q, b, req.UserID)
 	if err != nil {
 		return nil, err
 	}

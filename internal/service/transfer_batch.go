@@ -148,5 +148,9 @@ func (s *Service) batchItem(ctx context.Context, q Queries, b *book, it payouts.
 		})
 		return err
 	})
+	if err != nil {
+		// The savepoint undid the item's writes, its user's changes and lock with them.
+		delete(b.users, it.UserID)
+	}
 	return id, err
 }
