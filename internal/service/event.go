@@ -56,23 +56,6 @@ func (s *Service) insertEvent(ctx context.Context, q Queries, appID string, typ 
 	return e, q.InsertEvent(ctx, e)
 }
 
-// transferObject is a transfer as GET /v2/transfers/{id} answers, with its ledger lines and
-// history read in the transaction.
-func transferObject(ctx context.Context, q Queries, appID string, t payouts.Transfer) (*payouts.Transfer, error) {
-	postings, err := q.PostingsOfTransfers(ctx, appID, []string{t.ID})
-	if err != nil {
-		return nil, err
-	}
-	t.Transactions = make([]payouts.Transaction, 0, len(postings))
-	for _, p := range postings {
-		t.Transactions = append(t.Transactions, transactionOf(p))
-	}
-	if t.StatusHistory, err = q.TransferHistory(ctx, appID, t.ID); err != nil {
-		return nil, err
-	}
-	return &t, nil
-}
-
 // GetEvent returns one event of the app.
 func (s *Service) GetEvent(ctx context.Context, appID, id string) (*payouts.Event, error) {
 	if !payouts.ValidID(id) {

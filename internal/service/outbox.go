@@ -20,6 +20,9 @@ func (o outboxStore) InTx(ctx context.Context, fn func(q Queries) error) error {
 		if err := fn(r); err != nil {
 			return err
 		}
+		if err := r.readTransfers(ctx, q); err != nil {
+			return err
+		}
 		return o.s.writeEvents(ctx, q, r.changes)
 	})
 }
@@ -37,6 +40,9 @@ type recorder struct {
 	s         *Service
 	changes   []change
 	transfers map[string]payouts.Transfer // as last written, by id
+	// objects are the changed transfers as GET /v2/transfers/{id} answers, read in the
+	// transaction when it ends (readTransfers), for their events.
+	objects map[string]*payouts.Transfer
 	// savepoints counts the open savepoints; undo holds what their writes replaced in transfers.
 	savepoints int
 	undo       []transferUndo
@@ -78,10 +84,43 @@ func (r *recorder) transferChanged(t *TransferRecord, status payouts.TransferSta
 	r.transfers[t.ID] = t.Transfer
 	if typ := transferEvent(t, status); typ != "" {
 		appID, id := t.AppID, t.ID
-		r.note(typ, appID, id, func(ctx context.Context, q Queries) (any, error) {
-			return transferObject(ctx, q, appID, r.transfers[id])
+		r.note(typ, appID, id, func(context.Context, Queries) (any, error) {
+			return r.objects[id], nil
 		})
 	}
+}
+
+// readTransfers reads the ledger lines and histories of the transfers the changes are about, as
+// written in the transaction, in two queries per app rather than two per transfer.
+func (r *recorder) readTransfers(ctx context.Context, q Queries) error {
+	byApp := map[string][]payouts.Transfer{}
+	r.objects = map[string]*payouts.Transfer{}
+	for _, c := range r.changes {
+		t, ok := r.transfers[c.object]
+		if _, seen := r.objects[c.object]; ok && !seen {
+			r.objects[c.object] = nil
+			byApp[c.appID] = append(byApp[c.appID], t)
+		}
+	}
+	for appID, ts := range byApp {
+		ts, err := withLines(ctx, q, appID, ts)
+		if err != nil {
+			return err
+		}
+		ids := make([]string, len(ts))
+		for i := range ts {
+			ids[i] = ts[i].ID
+		}
+		histories, err := q.TransferHistories(ctx, appID, ids)
+		if err != nil {
+			return err
+		}
+		for i := range ts {
+			ts[i].StatusHistory = histories[ts[i].ID]
+			r.objects[ts[i].ID] = &ts[i]
+		}
+	}
+	return nil
 }
 
 func (r *recorder) CreateTransfer(ctx context.Context, t *TransferRecord) error {

@@ -67,6 +67,7 @@ type Queries interface {
 	GetTransfer(ctx context.Context, appID, id string) (*TransferRecord, error)
 	UpdateTransfer(ctx context.Context, t *TransferRecord, from payouts.TransferStatus) error
 	TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error)
+	TransferHistories(ctx context.Context, appID string, ids []string) (map[string][]payouts.StatusChange, error)
 	DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error)
 	CountTransfers(ctx context.Context, appID string, f payouts.TransferFilter, since time.Time) (int, error)
 	// ClaimDuePayout locks and returns one pending payout whose settle time has come, skipping

@@ -162,27 +162,34 @@ func (s *Service) GetTransfer(ctx context.Context, appID, id string) (*payouts.T
 
 // withTransactions returns the transfers with their ledger lines, read in one query.
 func (s *Service) withTransactions(ctx context.Context, appID string, recs []TransferRecord) ([]payouts.Transfer, error) {
-	ids := make([]string, len(recs))
-	for i := range recs {
-		ids[i] = recs[i].ID
-	}
-	postings, err := s.store.PostingsOfTransfers(ctx, appID, ids)
-	if err != nil {
-		return nil, err
-	}
-	byTransfer := make(map[string][]payouts.Transaction, len(recs))
-	for _, p := range postings {
-		byTransfer[p.TransferID] = append(byTransfer[p.TransferID], transactionOf(p))
-	}
 	out := make([]payouts.Transfer, len(recs))
 	for i := range recs {
 		out[i] = recs[i].Transfer
-		out[i].Transactions = byTransfer[recs[i].ID]
-		if out[i].Transactions == nil {
-			out[i].Transactions = []payouts.Transaction{}
+	}
+	return withLines(ctx, s.store, appID, out)
+}
+
+// withLines sets the ledger lines of the app's transfers ts, read through q in one query.
+func withLines(ctx context.Context, q Queries, appID string, ts []payouts.Transfer) ([]payouts.Transfer, error) {
+	ids := make([]string, len(ts))
+	for i := range ts {
+		ids[i] = ts[i].ID
+	}
+	postings, err := q.PostingsOfTransfers(ctx, appID, ids)
+	if err != nil {
+		return nil, err
+	}
+	byTransfer := make(map[string][]payouts.Transaction, len(ts))
+	for _, p := range postings {
+		byTransfer[p.TransferID] = append(byTransfer[p.TransferID], transactionOf(p))
+	}
+	for i := range ts {
+		ts[i].Transactions = byTransfer[ts[i].ID]
+		if ts[i].Transactions == nil {
+			ts[i].Transactions = []payouts.Transaction{}
 		}
 	}
-	return out, nil
+	return ts, nil
 }
 
 // ListTransfers returns a page of transfers, newest first.

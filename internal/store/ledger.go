@@ -152,16 +152,21 @@ func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transfe
 	if len(transferIDs) == 0 {
 		return nil, nil
 	}
-	args := make([]any, 0, len(transferIDs)+1)
-	args = append(args, appID)
-	for _, id := range transferIDs {
-		args = append(args, id)
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(transferIDs)), ", ")
+	marks, args := appAndIDs(appID, transferIDs)
 	postings, err := scanPostings(q.query(ctx, `SELECT `+postingColumns+` FROM postings
 		WHERE app_id = ? AND transfer_id IN (`+marks+`)`, args...))
 	slices.SortFunc(postings, func(a, b ledger.Posting) int { return cmp.Compare(a.ID, b.ID) })
 	return postings, err
+}
+
+// appAndIDs are the placeholders of ids, for an IN list, and the arguments appID and ids.
+func appAndIDs(appID string, ids []string) (string, []any) {
+	args := make([]any, 0, len(ids)+1)
+	args = append(args, appID)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", "), args
 }
 
 // LedgerSnapshot reads all accounts and postings of an app, for the invariant checker.

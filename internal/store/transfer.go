@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
 	"time"
 
 	"github.com/disburse/disburse/internal/service"
@@ -96,25 +98,50 @@ func (q *Queries) addEvent(ctx context.Context, t *service.TransferRecord, at ti
 }
 
 // TransferHistory reads the statuses a transfer took, oldest first.
-func (q *Queries) TransferHistory(ctx context.Context, appID, id string) (_ []payouts.StatusChange, err error) {
-	defer wrap(&err, "history of transfer %s", id)
-	rows, err := q.query(ctx, `SELECT status, reason, at FROM transfer_events WHERE app_id = ? AND transfer_id = ?
-		ORDER BY id`, appID, id)
+func (q *Queries) TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error) {
+	histories, err := q.TransferHistories(ctx, appID, []string{id})
+	return histories[id], err
+}
+
+// TransferHistories reads the statuses each of the given transfers took, oldest first, in one
+// query.
+func (q *Queries) TransferHistories(ctx context.Context, appID string, ids []string) (_ map[string][]payouts.StatusChange, err error) {
+	defer wrap(&err, "history of %d transfers", len(ids))
+	out := make(map[string][]payouts.StatusChange, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	// Sorted here, not by an ORDER BY id, which SQLite could answer by walking every event.
+	marks, args := appAndIDs(appID, ids)
+	rows, err := q.query(ctx, `SELECT id, transfer_id, status, reason, at FROM transfer_events
+		WHERE app_id = ? AND transfer_id IN (`+marks+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []payouts.StatusChange
+	type event struct {
+		id       int64
+		transfer string
+		payouts.StatusChange
+	}
+	var events []event
 	for rows.Next() {
-		var c payouts.StatusChange
+		var e event
 		var at int64
-		if err := rows.Scan(&c.Status, &c.Reason, &at); err != nil {
+		if err := rows.Scan(&e.id, &e.transfer, &e.Status, &e.Reason, &at); err != nil {
 			return nil, err
 		}
-		c.At = payouts.NewTime(sqldb.FromMicros(at))
-		out = append(out, c)
+		e.At = payouts.NewTime(sqldb.FromMicros(at))
+		events = append(events, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(events, func(a, b event) int { return cmp.Compare(a.id, b.id) })
+	for _, e := range events {
+		out[e.transfer] = append(out[e.transfer], e.StatusChange)
+	}
+	return out, nil
 }
 
 // ListTransfers reads a page of the app's transfers, newest first.
