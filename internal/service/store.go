@@ -145,6 +145,8 @@ type Queries interface {
 	// Idempotency
 	ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRecord) (*IdempotencyRecord, error)
 	FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) error
+	// FinishIdempotencyKeys records, in one round trip, the resource of each of keys.
+	FinishIdempotencyKeys(ctx context.Context, appID string, keys []string, resourceIDs map[string]string) error
 	ReleaseIdempotencyKey(ctx context.Context, appID, key string) error
 	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
 }

@@ -97,6 +97,7 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 	if err != nil {
 		return err
 	}
+	fq := &finishLater{Queries: q, resourceIDs: map[string]string{}}
 	var outcomes []BatchItemOutcome
 	for i := range b.Items {
 		it := &b.Items[i]
@@ -104,9 +105,9 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 			continue
 		}
 		if len(outcomes) == batchChunk {
-			return q.SetBatchItemOutcomes(ctx, b.ID, outcomes)
+			return fq.setOutcomes(ctx, b, outcomes)
 		}
-		transferID, err := s.batchItem(ctx, q, bk, *it)
+		transferID, err := s.batchItem(ctx, fq, bk, *it)
 		var pe *payouts.Error
 		switch {
 		case err == nil:
@@ -117,7 +118,7 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 			return err
 		}
 	}
-	if err := q.SetBatchItemOutcomes(ctx, b.ID, outcomes); err != nil {
+	if err := fq.setOutcomes(ctx, b, outcomes); err != nil {
 		return err
 	}
 	b.Updated = s.now()
@@ -153,4 +154,36 @@ func (s *Service) batchItem(ctx context.Context, q Queries, b *book, it payouts.
 		delete(b.users, it.UserID)
 	}
 	return id, err
+}
+
+// finishLater is the Queries of a chunk's items: it records the resources of the items'
+// idempotency keys when the chunk ends, in one statement for all, instead of one per item. No
+// one outside the transaction can tell; inside it, a claim of a key the chunk made answers as
+// the finished key would.
+type finishLater struct {
+	Queries
+	keys        []string
+	resourceIDs map[string]string
+}
+
+func (f *finishLater) FinishIdempotencyKey(_ context.Context, _, key, resourceID string) error {
+	f.keys = append(f.keys, key)
+	f.resourceIDs[key] = resourceID
+	return nil
+}
+
+func (f *finishLater) ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRecord) (*IdempotencyRecord, error) {
+	prior, err := f.Queries.ClaimIdempotencyKey(ctx, k)
+	if prior != nil && prior.ResourceID == "" {
+		prior.ResourceID = f.resourceIDs[k.Key]
+	}
+	return prior, err
+}
+
+// setOutcomes finishes the chunk's keys and records its items' outcomes.
+func (f *finishLater) setOutcomes(ctx context.Context, b *TransferBatchRecord, outcomes []BatchItemOutcome) error {
+	if err := f.FinishIdempotencyKeys(ctx, b.AppID, f.keys, f.resourceIDs); err != nil {
+		return err
+	}
+	return f.SetBatchItemOutcomes(ctx, b.ID, outcomes)
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/disburse/disburse/internal/service"
@@ -36,9 +38,33 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.Idempotenc
 }
 
 // FinishIdempotencyKey records the resource a key's request made.
-func (q *Queries) FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) (err error) {
-	defer wrap(&err, "finish idempotency key %s", key)
-	return q.execOne(ctx, `UPDATE idempotency_keys SET resource_id = ? WHERE app_id = ? AND key = ?`, resourceID, appID, key)
+func (q *Queries) FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) error {
+	return q.FinishIdempotencyKeys(ctx, appID, []string{key}, map[string]string{key: resourceID})
+}
+
+// FinishIdempotencyKeys records the resource each key's request made, a few hundred keys per
+// statement.
+func (q *Queries) FinishIdempotencyKeys(ctx context.Context, appID string, keys []string, resourceIDs map[string]string) (err error) {
+	defer wrap(&err, "finish %d idempotency keys", len(keys))
+	for start := 0; start < len(keys); start += itemsPerInsert {
+		part := keys[start:min(start+itemsPerInsert, len(keys))]
+		var cases strings.Builder
+		args := make([]any, 0, 3*len(part)+1)
+		for _, k := range part {
+			cases.WriteString(" WHEN ? THEN ?")
+			args = append(args, k, resourceIDs[k])
+		}
+		marks, in := appAndIDs(appID, part)
+		res, err := q.exec(ctx, `UPDATE idempotency_keys SET resource_id = CASE key`+cases.String()+` END
+			WHERE app_id = ? AND key IN (`+marks+`)`, append(args, in...)...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != int64(len(part)) {
+			return errors.Join(err, service.ErrNoRecord)
+		}
+	}
+	return nil
 }
 
 // ReleaseIdempotencyKey forgets a key.
