@@ -87,6 +87,15 @@ func (b *book) user(ctx context.Context, u *payouts.User) (party, error) {
 	return b.account(ctx, ledger.UserWallet, u.ID, u.Name(), u.ID)
 }
 
+// appAndUser resolves the two wallets of a movement between the app and a user.
+func (b *book) appAndUser(ctx context.Context, u *payouts.User) (app, wallet party, err error) {
+	if app, err = b.app(ctx); err != nil {
+		return party{}, party{}, err
+	}
+	wallet, err = b.user(ctx, u)
+	return app, wallet, err
+}
+
 func (b *book) bank(ctx context.Context) (party, error) {
 	return b.account(ctx, ledger.External, "bank", "Bank", "")
 }

@@ -79,11 +79,7 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*Transf
 	if err != nil {
 		return nil, err
 	}
-	app, err := b.app(ctx)
-	if err != nil {
-		return nil, err
-	}
-	wallet, err := b.user(ctx, &user.User)
+	app, wallet, err := b.appAndUser(ctx, &user.User)
 	if err != nil {
 		return nil, err
 	}

@@ -33,11 +33,7 @@ func (s *Service) failPayout(ctx context.Context, q Queries, b *book, t *Transfe
 		if err != nil {
 			return err
 		}
-		wallet, err := b.user(ctx, &user.User)
-		if err != nil {
-			return err
-		}
-		app, err := b.app(ctx)
+		app, wallet, err := b.appAndUser(ctx, &user.User)
 		if err != nil {
 			return err
 		}

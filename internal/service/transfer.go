@@ -65,11 +65,7 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, req p
 	if err != nil {
 		return nil, err
 	}
-	app, err := b.app(ctx)
-	if err != nil {
-		return nil, err
-	}
-	wallet, err := b.user(ctx, &user.User)
+	app, wallet, err := b.appAndUser(ctx, &user.User)
 	if err != nil {
 		return nil, err
 	}
