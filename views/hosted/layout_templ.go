@@ -234,8 +234,8 @@ func progress(f Flow) templ.Component {
 			}
 			for _, s := range f.Steps {
 				var templ_7745c5c3_Var13 = []any{"h-1.5 flex-1 rounded-full",
-					templ.KV("bg-indigo-600", s.Done || s.Current),
-					templ.KV("bg-gray-200", !s.Done && !s.Current)}
+					templ.KV("bg-indigo-600 dark:bg-indigo-400", s.Done || s.Current),
+					templ.KV("bg-gray-200 dark:bg-gray-700", !s.Done && !s.Current)}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var13...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
