@@ -18,6 +18,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +57,7 @@ type session struct {
 // Actions fail once Timeout has passed; the browser is closed when t ends.
 func New(t testing.TB) context.Context {
 	t.Helper()
-	execPath, err := findChromium()
+	execPath, err := FindChromium()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("browser: %v (CI=true, so Chromium is required)", err)
@@ -65,32 +66,11 @@ func New(t testing.TB) context.Context {
 	}
 
 	s := &session{t: t}
-	// These flags keep Chromium off the network: here every outside connection is refused, and
-	// background services that retry them slow the browser down. chromedp creates a new, empty
-	// --user-data-dir for each browser and removes it when the browser exits.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(execPath),
-		chromedp.Headless,
-		chromedp.NoSandbox, // the sandbox cannot start as root or in most containers
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.WindowSize(1280, 900), // a desktop layout, not the 800x600 default
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithErrorf(s.logf))
-	browserCtx = context.WithValue(browserCtx, sessionKey{}, s)
-
-	// The first action starts the browser and ties its life to the context it is given, so it
-	// gets the context without a timeout; the returned one has the timeout.
-	if err := chromedp.Do(browserCtx); err != nil {
-		cancelBrowser()
-		cancelAlloc()
-		t.Fatalf("browser: start %s: %v", execPath, err)
+	browserCtx, cancelBrowser, err := Launch(execPath, s.logf)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
 	}
+	browserCtx = context.WithValue(browserCtx, sessionKey{}, s)
 	consoleDone := s.recordConsole(browserCtx)
 	ctx, cancelTimeout := context.WithTimeout(browserCtx, Timeout)
 
@@ -103,7 +83,6 @@ func New(t testing.TB) context.Context {
 		s.mu.Unlock()
 		cancelTimeout()
 		cancelBrowser()
-		cancelAlloc()
 		<-consoleDone
 	})
 	return ctx
@@ -212,7 +191,39 @@ func (s *session) logf(format string, args ...any) {
 	}
 }
 
-func findChromium() (string, error) {
+// Launch starts the headless Chromium at execPath (see FindChromium) outside a test, as a dev
+// tool does, and returns the context of its tab; cancel closes it. errorf gets chromedp's
+// error log.
+func Launch(execPath string, errorf func(format string, args ...any)) (context.Context, context.CancelFunc, error) {
+	// These flags keep Chromium off the network: here every outside connection is refused, and
+	// background services that retry them slow the browser down. chromedp creates a new, empty
+	// --user-data-dir for each browser and removes it when the browser exits.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(execPath),
+		chromedp.Headless,
+		chromedp.NoSandbox, // the sandbox cannot start as root or in most containers
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.WindowSize(1280, 900), // a desktop layout, not the 800x600 default
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithErrorf(errorf))
+	cancel := func() { cancelBrowser(); cancelAlloc() }
+	// The first action starts the browser and ties its life to the context it is given, so it
+	// gets the context without a timeout.
+	if err := chromedp.Do(browserCtx); err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("start %s: %w", execPath, err)
+	}
+	return browserCtx, cancel, nil
+}
+
+// FindChromium returns the path of the Chromium binary in PATH.
+func FindChromium() (string, error) {
 	for _, name := range execNames {
 		if path, err := exec.LookPath(name); err == nil {
 			return path, nil

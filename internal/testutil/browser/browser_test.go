@@ -18,7 +18,7 @@ import (
 )
 
 var greetPage = template.Must(template.New("").Parse(`<!doctype html>
-<html><head><title>greet</title><link rel="icon" href="data:,"></head><body>
+<html lang="en"><head><title>greet</title><link rel="icon" href="data:,"></head><body>
 {{if .}}<p id="result">Hello, {{.}}!</p>
 {{else}}<form method="post" action="/greet">
   <label>Name <input name="name" id="name"></label>
@@ -43,6 +43,11 @@ func greeter(t *testing.T) *httptest.Server {
 			console.error("payout table failed");
 			setTimeout(() => { throw new Error("boom"); }, 0);
 		</script></body>`))
+	})
+	mux.HandleFunc("GET /inaccessible", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><html lang="en"><title>bad</title><link rel="icon" href="data:,">
+			<main><button id="mute"></button><p style="color:#ddd;background:#fff">faint</p></main>`))
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -114,5 +119,36 @@ func TestScreenshot(t *testing.T) {
 	}
 	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
 		t.Errorf("screenshot %s is not a PNG", path)
+	}
+}
+
+// TestAxe: axe-core passes the greeting form and names the rule, impact and element of each
+// serious problem of a page with a nameless button and faint text, in light and dark alike.
+func TestAxe(t *testing.T) {
+	srv := greeter(t)
+	ctx := browser.New(t)
+	browser.Run(t, ctx, browser.ColorScheme("dark"), chromedp.Navigate(srv.URL+"/"))
+	browser.Axe(t, ctx)
+
+	script, err := browser.AxeScript()
+	if err != nil {
+		t.Skipf("axe-core: %v", err)
+	}
+	browser.Run(t, ctx, chromedp.Navigate(srv.URL+"/inaccessible"))
+	got, err := browser.AxeViolations(ctx, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"button-name": "critical", "color-contrast": "serious"}
+	for _, v := range got {
+		if want[v.Rule] == v.Impact && len(v.Targets) == 1 {
+			delete(want, v.Rule)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("violations %v lack %v", got, want)
+	}
+	if dark, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`matchMedia("(prefers-color-scheme: dark)").matches`)); err != nil || !dark {
+		t.Errorf("prefers-color-scheme: dark matches = %v (%v), want true", dark, err)
 	}
 }
