@@ -1,0 +1,148 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/disburse/disburse/client"
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+)
+
+// Seeded names one object of each kind, for the detail pages.
+type Seeded struct {
+	UserID        string
+	TransferID    string
+	TransactionID int64
+	LinkID        string
+	LinkURL       string // the payee's claim page
+	FlowID        string
+	WebhookID     string
+	OperatorID    string
+}
+
+// people are the demo's payees: names from many places, accents and all.
+var people = [][2]string{
+	{"Zoë", "Ångström"}, {"José", "Muñoz"}, {"François", "Lefèvre"}, {"Søren", "Kierkegård"},
+	{"Mónica", "Pérez"}, {"Jürgen", "Großmann"}, {"Ana", "Gonçalves"}, {"Björn", "Öberg"},
+	{"Chloé", "Dubois"}, {"Nuño", "Álvarez"}, {"Amélie", "Poulain"}, {"Łucja", "Wiśniewska"},
+	{"Ingrid", "Bergström"}, {"Raphaël", "Nguyễn"}, {"Aoife", "O'Brien"}, {"Dmitri", "Volkov"},
+	{"Priya", "Raman"}, {"Kwame", "Mensah"}, {"Lucía", "Fernández"}, {"Mateo", "Rossi"},
+	{"Hana", "Kobayashi"}, {"Émile", "Durand"}, {"Sinéad", "Kelly"}, {"Tomás", "Ibáñez"},
+}
+
+// memos are what the transfers were for.
+var memos = []string{"Weekly deliveries", "Tips, week 12", "Mileage refund", "Bonus: 5-star rating", "Referral reward"}
+
+// transfers is how many app-to-user transfers the demo makes: a few pages of them.
+const transfers = 300
+
+// seed fills the service and the dashboard with a realistic demo data set.
+func seed(ctx context.Context, api *client.Client, appID string, store *dashstore.Store, hosted string) (Seeded, error) {
+	var s Seeded
+	admin, err := addOperator(ctx, store, "Inés García", AdminEmail, dashstore.RoleAdmin)
+	if err != nil {
+		return s, check("operators", err)
+	}
+	ops, err1 := addOperator(ctx, store, "Øystein Berg", "oystein.berg@example.com", dashstore.RoleOperations)
+	_, err2 := addOperator(ctx, store, "Małgorzata Nowak", "malgorzata.nowak@example.com", dashstore.RoleManager)
+	if err := check("operators", err1, err2); err != nil {
+		return s, err
+	}
+	s.OperatorID = ops.ID
+	if _, err := api.Deposit(ctx, appID, payouts.DepositRequest{Amount: 2_500_000_00}); err != nil {
+		return s, check("deposit", err)
+	}
+
+	users := make([]*payouts.User, len(people))
+	for i, p := range people {
+		email := slug(p[0], p[1]) + "@example.com"
+		u, err := api.CreateUser(ctx, payouts.CreateUserRequest{FirstName: p[0], LastName: p[1], Email: email,
+			CountryCode: "1", PhoneNumber: fmt.Sprintf("41555501%02d", i)})
+		if err != nil {
+			return s, check("user "+email, err)
+		}
+		_, err = api.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: email, IsDefault: true})
+		if err != nil {
+			return s, check("payout method", err)
+		}
+		users[i] = u
+		err = store.AddAudit(ctx, &dashstore.AuditEntry{OperatorID: ops.ID, OperatorEmail: ops.Email, Action: "user.create",
+			ObjectType: "user", ObjectID: u.ID, Detail: u.Name() + " <" + u.Email + ">", IP: "192.0.2.10"})
+		if err != nil {
+			return s, check("audit", err)
+		}
+	}
+	s.UserID = users[0].ID
+	if _, err := api.AddPayoutMethod(ctx, s.UserID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH,
+		RoutingNumber: "021000021", AccountNumber: "123456789", AccountType: payouts.AccountChecking}); err != nil {
+		return s, check("ach method", err)
+	}
+
+	for i := range transfers {
+		u := users[i%len(users)]
+		cents := int64(5_00 + (i*7919)%45_000)
+		t, err := api.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: u.ID, Amount: -cents, TaxExempt: true,
+			Metadata: payouts.Metadata(`{"memo": "` + memos[i%len(memos)] + `"}`)})
+		if err != nil {
+			return s, check("transfer "+strconv.Itoa(i), err)
+		}
+		s.TransferID = t.ID
+	}
+	// Some payees cash out; the sandbox holds a $13.13 payout for review.
+	for i, u := range users[:8] {
+		amount := int64(50_00 + i*1_25)
+		if i == 7 {
+			amount = 13_13
+		}
+		t, err := api.CreatePayout(ctx, payouts.CreatePayoutRequest{UserID: u.ID, Amount: amount, Platform: payouts.PlatformDefault, TaxExempt: true})
+		if err != nil {
+			return s, check("payout", err)
+		}
+		s.TransferID = t.ID
+	}
+	lines, err := api.ListTransactions(ctx, payouts.Page{Limit: 1}, payouts.TransactionFilter{})
+	if err != nil || len(lines.Data) == 0 {
+		return s, check("transactions", err, fmt.Errorf("no transactions"))
+	}
+	s.TransactionID = lines.Data[0].ID
+
+	if err := seedLinks(ctx, api, &s); err != nil {
+		return s, err
+	}
+	flow, err := api.CreateFlow(ctx, payouts.CreateFlowRequest{UserID: users[1].ID,
+		Steps: []payouts.Step{{Name: payouts.StepBackgroundCheck}, {Name: payouts.StepManagePayouts}}})
+	if err != nil {
+		return s, check("flow", err)
+	}
+	s.FlowID = flow.ID
+	return s, check("audit", store.AddAudit(ctx, &dashstore.AuditEntry{OperatorID: admin.ID, OperatorEmail: admin.Email,
+		Action: "operator.create", ObjectType: "operator", ObjectID: ops.ID, Detail: ops.Email, IP: "192.0.2.10"}))
+}
+
+// seedLinks issues payout links delivered each way, and cancels one.
+func seedLinks(ctx context.Context, api *client.Client, s *Seeded) error {
+	links := []payouts.CreatePayoutLinkRequest{
+		{Amount: 120_00, Memo: "Signing bonus", Payee: &payouts.Payee{FirstName: "Åsa", LastName: "Lindqvist", Email: "asa.lindqvist@example.com"}},
+		{Amount: 75_50, Memo: "Event staffing", Payee: &payouts.Payee{FirstName: "Joaquín", LastName: "Sáenz", Email: "joaquin.saenz@example.com"},
+			Delivery: &payouts.Delivery{Method: payouts.DeliveryEmail, Email: "joaquin.saenz@example.com"}},
+		{Amount: 42_00, Memo: "Survey reward", Payee: &payouts.Payee{FirstName: "Noémie", LastName: "Girard", CountryCode: "1", PhoneNumber: "4155550199"},
+			Delivery: &payouts.Delivery{Method: payouts.DeliverySMS, CountryCode: "1", PhoneNumber: "4155550199"}},
+		{Amount: 300_00, Memo: "Relocation", Payee: &payouts.Payee{FirstName: "Henrik", LastName: "Dahl", Email: "henrik.dahl@example.com"}},
+	}
+	for i, req := range links {
+		l, err := api.CreatePayoutLink(ctx, req)
+		if err != nil {
+			return check("payout link", err)
+		}
+		if i == len(links)-1 {
+			if _, err := api.CancelPayoutLink(ctx, l.ID); err != nil {
+				return check("cancel link", err)
+			}
+			continue
+		}
+		s.LinkID, s.LinkURL = l.ID, l.Link
+	}
+	return nil
+}
