@@ -20,12 +20,7 @@ import (
 // critical problem (contrast included), the page never scrolls sideways (wide tables scroll in
 // their card), and on a phone the navigation hides behind its Menu button.
 func TestBrowserAccessibility(t *testing.T) {
-	tab := browser.New(t)
-	d, err := demo.Start(context.Background(), t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Close)
+	tab, d := startDemo(t)
 	tour := d.Tour(tab)
 	for _, p := range d.Pages() {
 		for _, v := range demo.Viewports {
@@ -49,4 +44,61 @@ func TestBrowserAccessibility(t *testing.T) {
 	if len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
+}
+
+// TestBrowserLayout: on a phone the navigation opens from its Menu button; on the user page the
+// profile card keeps its own height beside the wallet, and the bank account choice of the payout
+// form shows only while "Pay to" is ACH.
+func TestBrowserLayout(t *testing.T) {
+	tab, d := startDemo(t)
+	tour := d.Tour(tab)
+	user := demo.Page{Name: "user", Path: d.Pages()[3].Path}
+	visible := func(sel string) bool {
+		t.Helper()
+		v, err := chromedp.Run(tab, chromedp.Evaluate[bool](`(e => !!e && e.checkVisibility())(document.querySelector('`+sel+`'))`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+
+	if err := tour.Visit(user, demo.Viewport{Width: 390, Height: 844}, "light"); err != nil {
+		t.Fatal(err)
+	}
+	const phoneNav = `details nav[aria-label="Main"]`
+	if visible(phoneNav) || !visible("details summary") {
+		t.Errorf("on a phone the navigation shows before Menu is pressed, or Menu is missing")
+	}
+	browser.Run(t, tab, chromedp.Click(chromedp.CSS("details summary")))
+	if !visible(phoneNav) {
+		t.Errorf("Menu does not open the navigation")
+	}
+
+	if err := tour.Visit(user, demo.Viewport{Width: 1440, Height: 900}, "light"); err != nil {
+		t.Fatal(err)
+	}
+	heights := `[...document.querySelectorAll('section[aria-labelledby="profile"], #wallet')].map(e => e.offsetHeight)`
+	if h, err := chromedp.Run(tab, chromedp.Evaluate[[]int](heights)); err != nil || len(h) != 2 || h[0] >= h[1] {
+		t.Errorf("profile and wallet heights %v (%v): want the profile shorter than the wallet", h, err)
+	}
+	const account = `#send-payout [name="account_id"]`
+	if visible(account) {
+		t.Errorf("the bank account shows while paying to the default method (PayPal)")
+	}
+	browser.Run(t, tab, chromedp.SetValue(chromedp.CSS(`#send-payout [name="platform"]`), "ach"),
+		chromedp.Evaluate[chromedp.Void](`{ document.querySelector('#send-payout [name="platform"]').dispatchEvent(new Event("change")); }`))
+	if !visible(account) {
+		t.Errorf("the bank account is hidden while paying by ACH")
+	}
+}
+
+func startDemo(t *testing.T) (context.Context, *demo.Demo) {
+	t.Helper()
+	tab := browser.New(t)
+	d, err := demo.Start(context.Background(), t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	return tab, d
 }

@@ -1,6 +1,6 @@
 // Small behaviours of the dashboard, served from our origin so the CSP needs no inline script:
 // toasts and flash messages close on their button, toasts close by themselves after a while, and
-// copy buttons copy links.
+// copy buttons copy links, and a part of a form shows only for the choices it belongs to.
 (function () {
   "use strict";
   function arm(root) {
@@ -32,10 +32,25 @@
       });
     });
   }
-  document.addEventListener("DOMContentLoaded", function () { arm(document); armCopy(document); });
+  // [data-show-for] (space-separated values) shows only while the form's field named by
+  // data-show-with holds one of them. Without script it always shows, labelled for its choice.
+  function armShowFor(root) {
+    root.querySelectorAll("[data-show-for]:not([data-armed])").forEach(function (el) {
+      var form = el.closest("form");
+      var field = form && form.querySelector('[name="' + el.getAttribute("data-show-with") + '"]');
+      if (!field) return;
+      el.setAttribute("data-armed", "");
+      var values = el.getAttribute("data-show-for").split(" ");
+      var update = function () { el.hidden = values.indexOf(field.value) < 0; };
+      field.addEventListener("change", update);
+      update();
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { arm(document); armCopy(document); armShowFor(document); });
   document.addEventListener("htmx:load", function (e) {
     var root = e.target.parentElement || document;
     arm(root);
     armCopy(root);
+    armShowFor(root);
   });
 })();

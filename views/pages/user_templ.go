@@ -776,7 +776,7 @@ func User(p UserProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var41 = []any{components.Card + " p-6 lg:col-span-2"}
+		var templ_7745c5c3_Var41 = []any{components.Card + " self-start p-6 lg:col-span-2"}
 		templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var41...)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
