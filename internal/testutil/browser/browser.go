@@ -59,10 +59,7 @@ func New(t testing.TB) context.Context {
 	t.Helper()
 	execPath, err := FindChromium()
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("browser: %v (CI=true, so Chromium is required)", err)
-		}
-		t.Skipf("browser: %v; install chromium to run this test", err)
+		unavailable(t, err, "install chromium")
 	}
 
 	s := &session{t: t}
@@ -86,6 +83,15 @@ func New(t testing.TB) context.Context {
 		<-consoleDone
 	})
 	return ctx
+}
+
+// unavailable skips t for want of a tool, or fails it when CI=true, where every tool is there.
+func unavailable(t testing.TB, err error, remedy string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("browser: %v (CI=true, so this is required: %s)", err, remedy)
+	}
+	t.Skipf("browser: %v; %s to run this test", err, remedy)
 }
 
 // Run runs actions on the tab of ctx and fails the test when one fails.
