@@ -34,14 +34,15 @@ const sameEnough = 0.01
 
 func main() {
 	out := flag.String("out", filepath.Join("docs", "screenshots"), "the folder to write the PNGs to")
+	scheme := flag.String("scheme", "light", "the system theme to show the pages in: light or dark")
 	flag.Parse()
-	if err := run(context.Background(), *out); err != nil {
+	if err := run(context.Background(), *out, *scheme); err != nil {
 		fmt.Fprintln(os.Stderr, "screenshots:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out string) error {
+func run(ctx context.Context, out, scheme string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -70,7 +71,7 @@ func run(ctx context.Context, out string) error {
 	for _, p := range d.Pages() {
 		for _, v := range demo.Viewports {
 			name := filepath.Join(out, p.Name+"-"+strconv.FormatInt(v.Width, 10)+".png")
-			if err := tour.Visit(p, v, "light"); err != nil {
+			if err := tour.Visit(p, v, scheme); err != nil {
 				return fmt.Errorf("%s: %w", p.Name, err)
 			}
 			// Lets htmx-loaded parts and the flow's iframe settle; a dev tool may wait.
