@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"iter"
+	"net/url"
 	"strconv"
 
 	"github.com/disburse/disburse/payouts"
@@ -18,8 +19,23 @@ func (c *Client) GetTransaction(ctx context.Context, id int64) (*payouts.Transac
 // cursors of page are transaction ids written in decimal.
 func (c *Client) ListTransactions(ctx context.Context, page payouts.Page, filter payouts.TransactionFilter) (*payouts.List[payouts.Transaction], error) {
 	q := pageQuery(page)
-	setQuery(q, "user_id", filter.UserID)
+	transactionQuery(q, filter)
 	return listPage[payouts.Transaction](ctx, c, q, "v2", "transactions")
+}
+
+// SummarizeTransactions counts the ledger lines filter matches and sums those into and out of
+// the app's wallet (GET /v2/transactions/summary, our extension).
+func (c *Client) SummarizeTransactions(ctx context.Context, filter payouts.TransactionFilter) (*payouts.Summary, error) {
+	r := get("v2", "transactions", "summary")
+	r.query = url.Values{}
+	transactionQuery(r.query, filter)
+	return call[payouts.Summary](ctx, c, r)
+}
+
+// transactionQuery writes a transaction filter as query parameters.
+func transactionQuery(q url.Values, filter payouts.TransactionFilter) {
+	setQuery(q, "user_id", filter.UserID)
+	filter.Range().Query(q.Set)
 }
 
 // AllTransactions walks every transaction matching filter, newest first.

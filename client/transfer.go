@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"net/url"
 
 	"github.com/disburse/disburse/payouts"
 )
@@ -24,10 +25,25 @@ func (c *Client) GetTransfer(ctx context.Context, id string) (*payouts.Transfer,
 // ListTransfers returns one page of transfers, newest first (GET /v2/transfers).
 func (c *Client) ListTransfers(ctx context.Context, page payouts.Page, filter payouts.TransferFilter) (*payouts.List[payouts.Transfer], error) {
 	q := pageQuery(page)
+	transferQuery(q, filter)
+	return listPage[payouts.Transfer](ctx, c, q, "v2", "transfers")
+}
+
+// SummarizeTransfers counts the transfers filter matches and sums the money they moved in and
+// out of the app's wallet (GET /v2/transfers/summary, our extension).
+func (c *Client) SummarizeTransfers(ctx context.Context, filter payouts.TransferFilter) (*payouts.Summary, error) {
+	r := get("v2", "transfers", "summary")
+	r.query = url.Values{}
+	transferQuery(r.query, filter)
+	return call[payouts.Summary](ctx, c, r)
+}
+
+// transferQuery writes a transfer filter as query parameters.
+func transferQuery(q url.Values, filter payouts.TransferFilter) {
 	setQuery(q, "user_id", filter.UserID)
 	setQuery(q, "type", string(filter.Type))
 	setQuery(q, "status", string(filter.Status))
-	return listPage[payouts.Transfer](ctx, c, q, "v2", "transfers")
+	filter.Range().Query(q.Set)
 }
 
 // AllTransfers walks every transfer matching filter, newest first.

@@ -1,5 +1,7 @@
 package payouts
 
+import "time"
+
 // TransactionType says what a ledger line of a transfer did.
 type TransactionType string
 
@@ -28,7 +30,21 @@ type Transaction struct {
 	UserID *string `json:"user_id,omitempty"`
 }
 
-// TransactionFilter narrows GET /v2/transactions.
+// TransactionFilter narrows GET /v2/transactions. The creation and amount bounds are ours (see
+// Range).
 type TransactionFilter struct {
-	UserID string
+	UserID                 string
+	CreatedFrom, CreatedTo time.Time
+	AmountMin, AmountMax   Money
+}
+
+// Range returns the filter's creation and amount bounds.
+func (f TransactionFilter) Range() Range {
+	return Range{CreatedFrom: f.CreatedFrom, CreatedTo: f.CreatedTo, AmountMin: f.AmountMin, AmountMax: f.AmountMax}
+}
+
+// WithRange returns the filter with the bounds of r.
+func (f TransactionFilter) WithRange(r Range) TransactionFilter {
+	f.CreatedFrom, f.CreatedTo, f.AmountMin, f.AmountMax = r.CreatedFrom, r.CreatedTo, r.AmountMin, r.AmountMax
+	return f
 }

@@ -42,6 +42,7 @@ func (h *handler) routes(r fiber.Router) {
 
 	v2.Post("/transfers", app, h.createTransfer)
 	v2.Get("/transfers", app, h.listTransfers)
+	v2.Get("/transfers/summary", app, h.summarizeTransfers)
 	v2.Get("/transfers/:transfer_id", app, h.getTransfer)
 	v2.Post("/transfers/:transfer_id/review", app, h.reviewTransfer)
 
@@ -67,6 +68,7 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Get("/flows/:flow_id", app, h.getFlow)
 
 	v2.Get("/transactions", app, h.listTransactions)
+	v2.Get("/transactions/summary", app, h.summarizeTransactions)
 	v2.Get("/transactions/:transaction_id", app, h.getTransaction)
 
 	if h.svc.Sandbox() {

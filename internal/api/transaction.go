@@ -13,12 +13,35 @@ func (h *handler) listTransactions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := payouts.TransactionFilter{UserID: c.Query("user_id")}
+	f, err := transactionFilter(c)
+	if err != nil {
+		return err
+	}
 	list, err := h.svc.ListTransactions(c.UserContext(), appID(c), p, f)
 	if err != nil {
 		return err
 	}
 	return c.JSON(list)
+}
+
+// summarizeTransactions counts and sums the ledger lines the list's filters match (our
+// extension).
+func (h *handler) summarizeTransactions(c *fiber.Ctx) error {
+	f, err := transactionFilter(c)
+	if err != nil {
+		return err
+	}
+	sum, err := h.svc.SummarizeTransactions(c.UserContext(), appID(c), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(sum)
+}
+
+// transactionFilter reads the filters of the transaction list and its summary.
+func transactionFilter(c *fiber.Ctx) (payouts.TransactionFilter, error) {
+	r, err := payouts.ParseRange(func(k string) string { return c.Query(k) })
+	return payouts.TransactionFilter{UserID: c.Query("user_id")}.WithRange(r), err
 }
 
 // getTransaction takes an integer id; anything else names no transaction.

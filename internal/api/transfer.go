@@ -23,16 +23,39 @@ func (h *handler) listTransfers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := payouts.TransferFilter{
-		UserID: c.Query("user_id"),
-		Type:   payouts.TransferType(c.Query("type")),
-		Status: payouts.TransferStatus(c.Query("status")),
+	f, err := transferFilter(c)
+	if err != nil {
+		return err
 	}
 	list, err := h.svc.ListTransfers(c.UserContext(), appID(c), p, f)
 	if err != nil {
 		return err
 	}
 	return c.JSON(list)
+}
+
+// summarizeTransfers counts and sums the transfers the list's filters match (our extension).
+func (h *handler) summarizeTransfers(c *fiber.Ctx) error {
+	f, err := transferFilter(c)
+	if err != nil {
+		return err
+	}
+	sum, err := h.svc.SummarizeTransfers(c.UserContext(), appID(c), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(sum)
+}
+
+// transferFilter reads the filters of the transfer list and its summary.
+func transferFilter(c *fiber.Ctx) (payouts.TransferFilter, error) {
+	r, err := payouts.ParseRange(func(k string) string { return c.Query(k) })
+	f := payouts.TransferFilter{
+		UserID: c.Query("user_id"),
+		Type:   payouts.TransferType(c.Query("type")),
+		Status: payouts.TransferStatus(c.Query("status")),
+	}
+	return f.WithRange(r), err
 }
 
 func (h *handler) getTransfer(c *fiber.Ctx) error {

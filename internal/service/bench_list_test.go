@@ -43,8 +43,12 @@ func BenchmarkListTransfersDepth(b *testing.B) {
 	}
 }
 
-// seedTransfers writes n completed refills of one cent, oldest first, each with its posting from
-// the bank to the app wallet, straight into the database, and the two accounts' totals to match.
+// seedTransfers writes n completed refills of one cent, oldest first and seedSpacing apart from
+// 2026-01-01, each with its posting from the bank to the app wallet, straight into the database,
+// and the two accounts' totals to match.
+// seedSpacing puts 1,000,000 seeded transfers across a year, about 86,000 a month.
+const seedSpacing = 30 * time.Second
+
 func seedTransfers(b *testing.B, e *env, n int) []string {
 	b.Helper()
 	ctx := context.Background()
@@ -69,10 +73,11 @@ func seedTransfers(b *testing.B, e *env, n int) []string {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
 	for i := range ids {
 		ids[i] = fmt.Sprintf("40000000-0000-4000-8000-%012d", i)
-		if _, err := transfer.Exec(ids[i], e.app, at+int64(i), at+int64(i)); err != nil {
+		created := at + int64(i)*seedSpacing.Microseconds()
+		if _, err := transfer.Exec(ids[i], e.app, created, created); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := posting.Exec(e.app, ids[i], bank.ID, wallet.ID, at+int64(i)); err != nil {
+		if _, err := posting.Exec(e.app, ids[i], bank.ID, wallet.ID, created); err != nil {
 			b.Fatal(err)
 		}
 	}

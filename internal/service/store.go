@@ -76,6 +76,9 @@ type Queries interface {
 	ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) ([]TransferRecord, bool, error)
 	GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error)
 	ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error)
+	// Summaries count the rows a list filter matches and sum the money they moved.
+	SummarizeTransfers(ctx context.Context, appID string, f payouts.TransferFilter) (payouts.Summary, error)
+	SummarizeTransactions(ctx context.Context, appID string, f payouts.TransactionFilter) (payouts.Summary, error)
 
 	// Payout links
 	CreatePayoutLink(ctx context.Context, l *PayoutLinkRecord) error

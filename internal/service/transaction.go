@@ -21,8 +21,8 @@ func (s *Service) ListTransactions(ctx context.Context, appID string, page payou
 	if err := page.Validate(); err != nil {
 		return nil, err
 	}
-	if f.UserID != "" && !payouts.ValidID(f.UserID) {
-		return nil, payouts.FieldError("user_id", "is not a valid id")
+	if err := checkTransactionFilter(f); err != nil {
+		return nil, err
 	}
 	recs, more, err := s.store.ListTransactions(ctx, appID, page, f)
 	if err != nil {
@@ -33,4 +33,27 @@ func (s *Service) ListTransactions(ctx context.Context, appID string, page payou
 		out.Data[i] = transactionOf(recs[i])
 	}
 	return out, nil
+}
+
+// SummarizeTransactions counts the ledger lines f matches and sums those into and out of the
+// app's wallet.
+func (s *Service) SummarizeTransactions(ctx context.Context, appID string, f payouts.TransactionFilter) (*payouts.Summary, error) {
+	if err := checkTransactionFilter(f); err != nil {
+		return nil, err
+	}
+	sum, err := s.store.SummarizeTransactions(ctx, appID, f)
+	if err != nil {
+		return nil, err
+	}
+	return &sum, nil
+}
+
+// checkTransactionFilter names every problem of a transaction filter.
+func checkTransactionFilter(f payouts.TransactionFilter) error {
+	p := payouts.Problems{}
+	if f.UserID != "" && !payouts.ValidID(f.UserID) {
+		p.Add("user_id", "is not a valid id")
+	}
+	f.Range().Check(p)
+	return p.Err()
 }

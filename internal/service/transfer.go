@@ -193,17 +193,7 @@ func (s *Service) ListTransfers(ctx context.Context, appID string, page payouts.
 	if err := page.Validate(); err != nil {
 		return nil, err
 	}
-	p := payouts.Problems{}
-	if f.UserID != "" && !payouts.ValidID(f.UserID) {
-		p.Add("user_id", "is not a valid id")
-	}
-	if f.Type != "" && !f.Type.Valid() {
-		p.Add("type", "must be refill, payout or balance")
-	}
-	if f.Status != "" && !f.Status.Valid() {
-		p.Add("status", "must be created, pending, completed, failed or flagged")
-	}
-	if err := p.Err(); err != nil {
+	if err := checkTransferFilter(f); err != nil {
 		return nil, err
 	}
 	recs, more, err := s.store.ListTransfers(ctx, appID, page, f)
@@ -215,4 +205,33 @@ func (s *Service) ListTransfers(ctx context.Context, appID string, page payouts.
 		return nil, err
 	}
 	return &payouts.List[payouts.Transfer]{HasMore: more, Data: data}, nil
+}
+
+// SummarizeTransfers counts the transfers f matches and sums the money they moved in and out of
+// the app's wallet.
+func (s *Service) SummarizeTransfers(ctx context.Context, appID string, f payouts.TransferFilter) (*payouts.Summary, error) {
+	if err := checkTransferFilter(f); err != nil {
+		return nil, err
+	}
+	sum, err := s.store.SummarizeTransfers(ctx, appID, f)
+	if err != nil {
+		return nil, err
+	}
+	return &sum, nil
+}
+
+// checkTransferFilter names every problem of a transfer filter.
+func checkTransferFilter(f payouts.TransferFilter) error {
+	p := payouts.Problems{}
+	if f.UserID != "" && !payouts.ValidID(f.UserID) {
+		p.Add("user_id", "is not a valid id")
+	}
+	if f.Type != "" && !f.Type.Valid() {
+		p.Add("type", "must be refill, payout or balance")
+	}
+	if f.Status != "" && !f.Status.Valid() {
+		p.Add("status", "must be created, pending, completed, failed or flagged")
+	}
+	f.Range().Check(p)
+	return p.Err()
 }

@@ -215,9 +215,10 @@ func (q *Queries) ListTransactions(ctx context.Context, appID string, page payou
 			err := q.queryRow(ctx, `SELECT id FROM postings WHERE app_id = ? AND id = ?`, appID, id).Scan(&id)
 			return id, noRecord(err)
 		}}
-	l.filter("app_id = ?", appID)
-	if f.UserID != "" {
-		l.filter("user_id = ?", f.UserID)
+	var match listQuery
+	transactionMatch(&match, f)
+	if some, err := q.listRange(ctx, &l, "postings", appID, f.Range(), match); !some {
+		return nil, false, err
 	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (ledger.Posting, error) { return scanPosting(r) })
 }

@@ -149,15 +149,10 @@ func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.
 	defer wrap(&err, "list transfers")
 	l := listQuery{selectFrom: `SELECT ` + transferColumns + ` FROM transfers`, order: "seq",
 		cursor: q.seqCursor("transfers", appID)}
-	l.filter("app_id = ?", appID)
-	if f.UserID != "" {
-		l.filter("user_id = ?", f.UserID)
-	}
-	if f.Type != "" {
-		l.filter("type = ?", f.Type)
-	}
-	if f.Status != "" {
-		l.filter("status = ?", f.Status)
+	var match listQuery
+	transferMatch(&match, f)
+	if some, err := q.listRange(ctx, &l, "transfers", appID, f.Range(), match); !some {
+		return nil, false, err
 	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.TransferRecord, error) { return scanTransfer(r) })
 }
