@@ -2,12 +2,18 @@ package handlers
 
 import (
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
+	"github.com/disburse/disburse/web"
 )
 
 // Every list page takes its cursor from ?after=ID (older rows) or ?before=ID (newer rows), the
@@ -76,4 +82,237 @@ func userFilterOf(c *fiber.Ctx) (id, problem string) {
 		return id, "That is not a user id. Copy the id from the user's page (it looks like 8-4-4-4-12 hexadecimal digits)."
 	}
 	return id, ""
+}
+
+// Page sizes the reconciliation lists offer; the first is not the default.
+var pageSizes = []int{25, 50, 100}
+
+const defaultPageSize = 50
+
+// listFilter is what the transfers and transactions pages, and their exports, read from the
+// query: a user picked in the user search box, a date range in the operator's time zone, an
+// amount range in dollars, a page size and the row number the page starts at. Everything lives
+// in the URL, so a filtered page is a bookmark.
+type listFilter struct {
+	form   components.Form // the filter as typed, with a message on each field that could not be used
+	userID string
+	rng    payouts.Range
+	page   payouts.Page
+	start  int // how many rows come before this page, as the links that led here counted
+}
+
+// listFilterFields are the query parameters every reconciliation list reads; extra names the
+// list's own (type, status).
+var listFilterFields = []string{"user", "user_id", "from", "to", "min", "max", "tz", "limit"}
+
+// listFilterOf reads a reconciliation list's filter. The user is the hidden user_id the search
+// box's suggestions set or, without JavaScript, what was typed when it is an id or an exact
+// email. Dates are days in the browser's zone (tz, which static/js/app.js fills; UTC without
+// script); "to" is the last day included.
+func (h *Handlers) listFilterOf(c *fiber.Ctx, extra ...string) listFilter {
+	f := listFilter{form: components.Form{Values: map[string]string{}}}
+	for _, name := range append(listFilterFields, extra...) {
+		if v := strings.TrimSpace(c.Query(name)); v != "" {
+			f.form.Values[name] = v
+		}
+	}
+	f.userID = h.userOfFilter(c, &f.form)
+	loc, err := time.LoadLocation(f.form.Value("tz"))
+	if err != nil {
+		loc = time.UTC
+	}
+	day := func(field string) time.Time {
+		v := f.form.Value(field)
+		if v == "" {
+			return time.Time{}
+		}
+		d, err := time.ParseInLocation(time.DateOnly, v, loc)
+		if err != nil {
+			addProblem(&f.form, field, "enter a date like 2026-03-31")
+		}
+		return d
+	}
+	f.rng.CreatedFrom = day("from")
+	if to := day("to"); !to.IsZero() {
+		f.rng.CreatedTo = to.AddDate(0, 0, 1)
+	}
+	if !f.rng.CreatedFrom.IsZero() && !f.rng.CreatedTo.IsZero() && !f.rng.CreatedTo.After(f.rng.CreatedFrom) {
+		addProblem(&f.form, "to", "choose a day on or after the first day")
+	}
+	for field, bound := range map[string]*payouts.Money{"min": &f.rng.AmountMin, "max": &f.rng.AmountMax} {
+		if f.form.Value(field) != "" {
+			if m, ok := amountOf(&f.form, field); ok && m < 0 {
+				addProblem(&f.form, field, "enter the amount without a sign")
+			} else {
+				*bound = m
+			}
+		}
+	}
+	if f.form.Error("min") == "" && f.form.Error("max") == "" && f.rng.AmountMax != 0 && f.rng.AmountMin > f.rng.AmountMax {
+		addProblem(&f.form, "max", "enter an amount no smaller than the minimum")
+	}
+	size, _ := strconv.Atoi(f.form.Value("limit"))
+	if !slices.Contains(pageSizes, size) {
+		size = defaultPageSize
+		delete(f.form.Values, "limit")
+	}
+	f.page = pageOf(c, size)
+	f.start, _ = strconv.Atoi(c.Query("start"))
+	f.start = max(f.start, 0)
+	return f
+}
+
+// userOfFilter finds the user a list is narrowed to, or puts the problem on the form's user field.
+func (h *Handlers) userOfFilter(c *fiber.Ctx, form *components.Form) string {
+	if id := form.Value("user_id"); payouts.ValidID(id) {
+		return id
+	}
+	typed := form.Value("user")
+	switch {
+	case typed == "":
+		return ""
+	case payouts.ValidID(typed):
+		return typed
+	case strings.Contains(typed, "@"):
+		list, err := h.payouts.ListUsers(c.UserContext(), payouts.Page{Limit: 10}, payouts.UserFilter{Search: typed})
+		if err == nil {
+			for _, u := range list.Data {
+				if strings.EqualFold(u.Email, typed) {
+					form.Values["user_id"] = u.ID
+					return u.ID
+				}
+			}
+		}
+	}
+	addProblem(form, "user", "pick a user from the suggestions, or enter a user's id or exact email")
+	return ""
+}
+
+// query is the filter as URL parameters, for the links of the page, its export and its pager.
+func (f listFilter) query() url.Values {
+	q := url.Values{}
+	for k, v := range f.form.Values {
+		q.Set(k, v)
+	}
+	return q
+}
+
+// problem is the filter's problems in one sentence, for the export, which has no form to show
+// them on.
+func (f listFilter) problem() string {
+	var out []string
+	for field, p := range f.form.Errors {
+		out = append(out, field+": "+p)
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
+}
+
+// positioned gives the links of a page the row number their page starts at, so the next page
+// can say "51–100 of 1,450" without counting the rows before it.
+func positioned(links components.PageLinks, f listFilter, rows int) components.PageLinks {
+	set := func(link string, start int) string {
+		u, err := url.Parse(link)
+		if link == "" || err != nil {
+			return link
+		}
+		q := u.Query()
+		q.Set("start", strconv.Itoa(max(start, 0)))
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	links.Prev = set(links.Prev, f.start-f.page.Limit)
+	links.Next = set(links.Next, f.start+rows)
+	return links
+}
+
+// reconcile fills what the transfers and transactions pages share: the form, the user box, the
+// page sizes, the export link. When the filter can be used, load reads the page and its summary
+// and returns how many rows it holds; when it cannot, the form shows why (422) and nothing is
+// read.
+func (h *Handlers) reconcile(c *fiber.Ctx, path, target string, f listFilter, p *pages.ListProps, load func() (int, error)) (int, error) {
+	noun := strings.TrimPrefix(path, "/")
+	p.Filter = f.form
+	p.UserSearch = components.UserSearchProps{Text: f.form.Value("user"), UserID: f.userID, Error: f.form.Error("user"),
+		SuggestURL: paths.UserSuggestions()}
+	p.PageSizes = make([]components.Option, len(pageSizes))
+	for i, n := range pageSizes {
+		p.PageSizes[i] = components.Option{Value: strconv.Itoa(n), Label: strconv.Itoa(n)}
+	}
+	p.Filtered = len(f.form.Values) > 0 || f.page.StartingAfter != "" || f.page.EndingBefore != ""
+	if len(f.form.Errors) > 0 {
+		p.Problem = "Correct the filter to see the " + noun + "."
+		return fiber.StatusUnprocessableEntity, nil
+	}
+	rows, err := load()
+	if err != nil {
+		return 0, err
+	}
+	p.HasSummary = true
+	p.Summary.Noun, p.Summary.Start, p.Summary.Rows = noun, f.start, rows
+	p.Pages = positioned(p.Pages, f, rows)
+	p.Pages.Target = target
+	if h.can(c, web.PermExport) {
+		p.ExportURL = queryURL(path+"/export", f.query())
+	}
+	return fiber.StatusOK, nil
+}
+
+// payeesOf looks up the users the rows of a page name, once each, for the page to show their
+// names and emails.
+func payeesOf[T any](h *Handlers, c *fiber.Ctx, rows []T, userOf func(T) *string) (map[string]components.PayeeProps, error) {
+	book := newPayeeBook(h.payouts.GetUser)
+	out := map[string]components.PayeeProps{}
+	for _, row := range rows {
+		id := userOf(row)
+		if id == nil || *id == "" {
+			continue
+		}
+		p, err := book.lookup(c.UserContext(), id)
+		if err != nil {
+			return nil, err
+		}
+		out[*id] = components.PayeeProps{ID: *id, Name: p.name, Email: p.email}
+	}
+	return out, nil
+}
+
+// suggestedUsers is how many users a search box offers at once.
+const suggestedUsers = 8
+
+// suggestUsers answers a user search box's typing with the users whose name, email, phone or id
+// match, as the box's suggestion list.
+func (h *Handlers) suggestUsers(c *fiber.Ctx) error {
+	typed := strings.TrimSpace(c.Query("user"))
+	var users []payouts.User
+	switch {
+	case payouts.ValidID(typed):
+		u, err := h.payouts.GetUser(c.UserContext(), typed)
+		if err != nil && payouts.ErrorCode(err) != payouts.ENotFound {
+			return err
+		}
+		if u != nil {
+			users = []payouts.User{*u}
+		}
+	case typed != "":
+		list, err := h.payouts.ListUsers(c.UserContext(), payouts.Page{Limit: suggestedUsers}, payouts.UserFilter{Search: typed})
+		if err != nil {
+			return err
+		}
+		users = list.Data
+	}
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Users", Content: components.UserSuggestions(users),
+		Fragment: components.UserSuggestions(users)})
+}
+
+// filterOf adapts a reconciliation list's filter reader to the exports', which take the filter,
+// its query for the audit log, and its problems as one sentence.
+func filterOf[F any](read func(*fiber.Ctx) (F, listFilter)) func(*fiber.Ctx) (F, url.Values, string) {
+	return func(c *fiber.Ctx) (F, url.Values, string) {
+		f, lf := read(c)
+		q := lf.query()
+		q.Del("tz")
+		q.Del("limit")
+		return f, q, lf.problem()
+	}
 }

@@ -23,12 +23,14 @@ type Payouts interface {
 
 	CreateTransfer(ctx context.Context, req payouts.CreateTransferRequest) (*payouts.Transfer, error)
 	ListTransfers(ctx context.Context, page payouts.Page, filter payouts.TransferFilter) (*payouts.List[payouts.Transfer], error)
+	SummarizeTransfers(ctx context.Context, filter payouts.TransferFilter) (*payouts.Summary, error)
 	AllTransfers(ctx context.Context, filter payouts.TransferFilter) iter.Seq2[payouts.Transfer, error]
 	GetTransfer(ctx context.Context, id string) (*payouts.Transfer, error)
 	ReviewTransfer(ctx context.Context, id string, req payouts.ReviewTransferRequest) (*payouts.Transfer, error)
 	CreatePayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Transfer, error)
 
 	ListTransactions(ctx context.Context, page payouts.Page, filter payouts.TransactionFilter) (*payouts.List[payouts.Transaction], error)
+	SummarizeTransactions(ctx context.Context, filter payouts.TransactionFilter) (*payouts.Summary, error)
 	AllTransactions(ctx context.Context, filter payouts.TransactionFilter) iter.Seq2[payouts.Transaction, error]
 	GetTransaction(ctx context.Context, id int64) (*payouts.Transaction, error)
 

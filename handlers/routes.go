@@ -34,6 +34,7 @@ func (h *Handlers) routes() []web.Route {
 
 		{Method: get, Path: "/users", Perm: web.PermUsersRead, Handler: h.users},
 		{Method: get, Path: "/users/new", Perm: web.PermUsersWrite, Handler: h.newUser},
+		{Method: get, Path: "/users/suggest", Perm: web.PermUsersRead, Handler: h.suggestUsers},
 		{Method: post, Path: "/users", Perm: web.PermUsersWrite, Handler: h.createUser},
 		{Method: get, Path: "/users/:id", Perm: web.PermUsersRead, Handler: h.user},
 		{Method: get, Path: "/users/:id/delete", Perm: web.PermUsersWrite, Handler: h.confirmDeleteUser},

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"net/url"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -11,42 +10,40 @@ import (
 	"github.com/disburse/disburse/web"
 )
 
-const transactionsPerPage = 50
-
 // transactionFilterOf reads the filter of the transactions list and of its export.
-func transactionFilterOf(c *fiber.Ctx) (payouts.TransactionFilter, url.Values, string) {
-	user, problem := userFilterOf(c)
-	query := url.Values{"user": {user}}
-	if problem != "" {
-		user = ""
-	}
-	return payouts.TransactionFilter{UserID: user}, query, problem
+func (h *Handlers) transactionFilterOf(c *fiber.Ctx) (payouts.TransactionFilter, listFilter) {
+	lf := h.listFilterOf(c)
+	return payouts.TransactionFilter{UserID: lf.userID}.WithRange(lf.rng), lf
 }
 
-// transactions lists the ledger lines, newest first, narrowed to one user's.
+// transactions lists the ledger lines, newest first, narrowed by the filter form, with the
+// count and totals of the whole filtered set.
 func (h *Handlers) transactions(c *fiber.Ctx) error {
-	filter, query, problem := transactionFilterOf(c)
-	page := pageOf(c, transactionsPerPage)
-	p := pages.TransactionsProps{UserID: query.Get("user"), Problem: problem,
-		Filtered: query.Get("user") != "" || page.StartingAfter != "" || page.EndingBefore != ""}
-	status := fiber.StatusOK
-	if problem != "" {
-		status = fiber.StatusUnprocessableEntity
-	} else {
-		list, err := h.payouts.ListTransactions(c.UserContext(), page, filter)
+	filter, lf := h.transactionFilterOf(c)
+	var p pages.TransactionsProps
+	status, err := h.reconcile(c, "/transactions", "#transactions-body", lf, &p.List, func() (int, error) {
+		list, err := h.payouts.ListTransactions(c.UserContext(), lf.page, filter)
 		if err != nil {
-			return err
+			return 0, err
+		}
+		sum, err := h.payouts.SummarizeTransactions(c.UserContext(), filter)
+		if err != nil {
+			return 0, err
 		}
 		p.Transactions = list.Data
+		p.List.Summary.Summary = *sum
 		if n := len(list.Data); n > 0 {
-			p.Pages = pageLinks("/transactions", query, page, strconv.FormatInt(list.Data[0].ID, 10),
-				strconv.FormatInt(list.Data[n-1].ID, 10), list.HasMore, "#transactions-table")
+			p.List.Pages = pageLinks("/transactions", lf.query(), lf.page, strconv.FormatInt(list.Data[0].ID, 10),
+				strconv.FormatInt(list.Data[n-1].ID, 10), list.HasMore, "#transactions-body")
 		}
-		if h.can(c, web.PermExport) {
-			p.ExportURL = queryURL("/transactions/export", query)
-		}
+		p.Payees, err = payeesOf(h, c, list.Data, func(t payouts.Transaction) *string { return t.UserID })
+		return len(list.Data), err
+	})
+	if err != nil {
+		return err
 	}
-	return h.web.Render(c, status, web.Page{Title: "Transactions", Content: pages.Transactions(p), Fragment: pages.TransactionsList(p)})
+	return h.web.Render(c, status, web.Page{Title: "Transactions", Content: pages.Transactions(p),
+		Fragment: pages.TransactionsBody(p)})
 }
 
 // transaction shows one ledger line.

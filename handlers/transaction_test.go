@@ -56,12 +56,12 @@ func TestTransactionsListDetailAndExport(t *testing.T) {
 
 	res := manager.htmxGet("/transactions?user=" + ann.ID)
 	wantBody(t, res, `href="/transactions/export?user=`+ann.ID+`"`)
-	if strings.Contains(res.body, `role="search"`) {
-		t.Error("the fragment has the filter form")
+	if strings.Contains(res.body, "<!doctype html>") {
+		t.Error("the fragment is a whole page")
 	}
 	bad := manager.htmxGet("/transactions?user=not-an-id")
 	wantStatus(t, bad, http.StatusUnprocessableEntity)
-	wantBody(t, bad, "That is not a user id")
+	wantBody(t, bad, `role="search"`, `id="filter-user-error"`, "pick a user from the suggestions")
 
 	t.Run("detail", func(t *testing.T) {
 		tx, err := h.payouts.GetTransaction(t.Context(), mustInt(t, want[0]))

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -64,8 +63,6 @@ func (h *Handlers) moveMoney(c *fiber.Ctx) error {
 	return web.Redirect(c, paths.User(id))
 }
 
-const transfersPerPage = 50
-
 var (
 	transferTypes    = []payouts.TransferType{payouts.TransferPayout, payouts.TransferBalance, payouts.TransferRefill}
 	transferStatuses = []payouts.TransferStatus{payouts.TransferCreated, payouts.TransferPending, payouts.TransferCompleted,
@@ -73,50 +70,50 @@ var (
 )
 
 // transferFilterOf reads the filters of the transfers list and of its export: the same query
-// gives the same rows in both. Unknown types and statuses are no filter; a user that is not an
-// id is a problem to show.
-func transferFilterOf(c *fiber.Ctx) (payouts.TransferFilter, url.Values, string) {
-	user, problem := userFilterOf(c)
-	f := payouts.TransferFilter{UserID: user, Type: payouts.TransferType(c.Query("type")),
-		Status: payouts.TransferStatus(c.Query("status"))}
+// gives the same rows in both. Unknown types and statuses are no filter.
+func (h *Handlers) transferFilterOf(c *fiber.Ctx) (payouts.TransferFilter, listFilter) {
+	lf := h.listFilterOf(c, "type", "status")
+	f := payouts.TransferFilter{UserID: lf.userID, Type: payouts.TransferType(lf.form.Value("type")),
+		Status: payouts.TransferStatus(lf.form.Value("status"))}.WithRange(lf.rng)
 	if !f.Type.Valid() {
 		f.Type = ""
+		delete(lf.form.Values, "type")
 	}
 	if !f.Status.Valid() {
 		f.Status = ""
+		delete(lf.form.Values, "status")
 	}
-	query := url.Values{"user": {f.UserID}, "type": {string(f.Type)}, "status": {string(f.Status)}}
-	if problem != "" {
-		f.UserID = ""
-	}
-	return f, query, problem
+	return f, lf
 }
 
-// transfers lists transfers, newest first, narrowed by user, type and status. htmx swaps only
-// the table; its links and the filter form work without JavaScript too.
+// transfers lists transfers, newest first, narrowed by the filter form, with the count and
+// totals of the whole filtered set. htmx swaps the form and the table; both work without
+// JavaScript too.
 func (h *Handlers) transfers(c *fiber.Ctx) error {
-	filter, query, problem := transferFilterOf(c)
-	page := pageOf(c, transfersPerPage)
-	p := pages.TransfersProps{UserID: query.Get("user"), Type: string(filter.Type), Status: string(filter.Status),
-		Types: options("Any type", transferTypes, pages.TransferTypeName), Statuses: options("Any status", transferStatuses, pages.TransferStatusName),
-		Problem: problem, Filtered: query.Get("user") != "" || filter.Type != "" || filter.Status != "" || page.StartingAfter != "" || page.EndingBefore != ""}
-	status := fiber.StatusOK
-	if problem != "" {
-		status = fiber.StatusUnprocessableEntity
-	} else {
-		list, err := h.payouts.ListTransfers(c.UserContext(), page, filter)
+	filter, lf := h.transferFilterOf(c)
+	p := pages.TransfersProps{Types: options("Any type", transferTypes, pages.TransferTypeName),
+		Statuses: options("Any status", transferStatuses, pages.TransferStatusName)}
+	status, err := h.reconcile(c, "/transfers", "#transfers-body", lf, &p.List, func() (int, error) {
+		list, err := h.payouts.ListTransfers(c.UserContext(), lf.page, filter)
 		if err != nil {
-			return err
+			return 0, err
+		}
+		sum, err := h.payouts.SummarizeTransfers(c.UserContext(), filter)
+		if err != nil {
+			return 0, err
 		}
 		p.Transfers = list.Data
+		p.List.Summary.Summary = *sum
 		if n := len(list.Data); n > 0 {
-			p.Pages = pageLinks("/transfers", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#transfers-table")
+			p.List.Pages = pageLinks("/transfers", lf.query(), lf.page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#transfers-body")
 		}
-		if h.can(c, web.PermExport) {
-			p.ExportURL = queryURL("/transfers/export", query)
-		}
+		p.Payees, err = payeesOf(h, c, list.Data, func(t payouts.Transfer) *string { return t.UserID })
+		return len(list.Data), err
+	})
+	if err != nil {
+		return err
 	}
-	return h.web.Render(c, status, web.Page{Title: "Transfers", Content: pages.Transfers(p), Fragment: pages.TransfersList(p)})
+	return h.web.Render(c, status, web.Page{Title: "Transfers", Content: pages.Transfers(p), Fragment: pages.TransfersBody(p)})
 }
 
 // transfer shows one transfer: what it moved, its status timeline, its transactions and, when

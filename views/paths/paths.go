@@ -36,6 +36,9 @@ func Transfers(f payouts.TransferFilter) string {
 	return withQuery("/transfers", url.Values{"user": {f.UserID}, "type": {string(f.Type)}, "status": {string(f.Status)}})
 }
 
+// UserSuggestions answers a user search box's typing (?user=) with matching users.
+func UserSuggestions() string { return "/users/suggest" }
+
 func Transfer(id string) string       { return "/transfers/" + url.PathEscape(id) }
 func TransferReview(id string) string { return Transfer(id) + "/review" }
 
