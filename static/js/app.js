@@ -46,11 +46,41 @@
       update();
     });
   }
-  document.addEventListener("DOMContentLoaded", function () { arm(document); armCopy(document); armShowFor(document); });
-  document.addEventListener("htmx:load", function (e) {
-    var root = e.target.parentElement || document;
-    arm(root);
-    armCopy(root);
-    armShowFor(root);
-  });
+  // Times the server wrote in UTC ([data-local]) read in the browser's zone, and filter forms
+  // send that zone (tz) so that their dates are the operator's days.
+  var zone = "";
+  try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { zone = ""; }
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  function armTimes(root) {
+    root.querySelectorAll("time[data-local]:not([data-armed])").forEach(function (el) {
+      el.setAttribute("data-armed", "");
+      var d = new Date(el.getAttribute("datetime"));
+      if (isNaN(d.getTime()) || !zone) return;
+      el.textContent = d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
+        pad(d.getHours()) + ":" + pad(d.getMinutes()) + " " + zone;
+    });
+    root.querySelectorAll("input[data-timezone]").forEach(function (el) { if (!el.value) el.value = zone; });
+  }
+  // A user search box: typing forgets the user picked before; picking a suggestion sets the
+  // hidden user_id and the box's text, and submits the filter.
+  function armUserSearch(root) {
+    root.querySelectorAll("[data-user-search]:not([data-armed])").forEach(function (box) {
+      box.setAttribute("data-armed", "");
+      var input = box.querySelector("input[type=search]");
+      var hidden = box.querySelector("input[data-user-id]");
+      input.addEventListener("input", function () { hidden.value = ""; });
+      box.addEventListener("click", function (e) {
+        var option = e.target.closest("[data-user-label]");
+        if (!option) return;
+        hidden.value = option.getAttribute("data-user-id");
+        input.value = option.getAttribute("data-user-label");
+        var list = box.querySelector("#user-suggestions");
+        if (list) list.classList.add("hidden");
+        input.form.requestSubmit();
+      });
+    });
+  }
+  function armAll(root) { arm(root); armCopy(root); armShowFor(root); armTimes(root); armUserSearch(root); }
+  document.addEventListener("DOMContentLoaded", function () { armAll(document); });
+  document.addEventListener("htmx:load", function (e) { armAll(e.target.parentElement || document); });
 })();
