@@ -61,7 +61,7 @@ func TestTransactionsListDetailAndExport(t *testing.T) {
 	}
 	bad := manager.htmxGet("/transactions?user=not-an-id")
 	wantStatus(t, bad, http.StatusUnprocessableEntity)
-	wantBody(t, bad, `role="search"`, `id="filter-user-error"`, "pick a user from the suggestions")
+	wantBody(t, bad, `role="search"`, `id="filter-user-error"`, "Pick a user from the suggestions")
 
 	t.Run("detail", func(t *testing.T) {
 		tx, err := h.payouts.GetTransaction(t.Context(), mustInt(t, want[0]))

@@ -182,7 +182,7 @@ func TestTransfersListFiltersAndPages(t *testing.T) {
 	t.Run("a user that is not an id", func(t *testing.T) {
 		res := manager.htmxGet("/transfers?user=ann")
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, `id="transfers-table"`, "pick a user from the suggestions", `role="alert"`, `aria-invalid="true"`)
+		wantBody(t, res, `id="transfers-table"`, "Pick a user from the suggestions", `role="alert"`, `aria-invalid="true"`)
 		wantStatus(t, manager.get("/transfers/export?user=ann"), http.StatusBadRequest)
 	})
 
