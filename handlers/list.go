@@ -239,6 +239,7 @@ func (h *Handlers) reconcile(c *fiber.Ctx, path, target string, f listFilter, p 
 	for i, n := range pageSizes {
 		p.PageSizes[i] = components.Option{Value: strconv.Itoa(n), Label: strconv.Itoa(n)}
 	}
+	p.PageSize = strconv.Itoa(f.page.Limit)
 	p.Filtered = len(f.form.Values) > 0 || f.page.StartingAfter != "" || f.page.EndingBefore != ""
 	if len(f.form.Errors) > 0 {
 		p.Problem = "Correct the filter to see the " + noun + "."

@@ -106,7 +106,7 @@ func ListFilters(action, target string, p ListProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.FilterSelect(components.SelectProps{Name: "limit", Label: "Per page", Options: p.PageSizes, Selected: p.Filter.Value("limit")}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.FilterSelect(components.SelectProps{Name: "limit", Label: "Per page", Options: p.PageSizes, Selected: p.PageSize}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
