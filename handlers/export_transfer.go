@@ -54,14 +54,21 @@ func transferFee(t payouts.Transfer) payouts.Money {
 	return fee
 }
 
-// csvCompleted is when a transfer completed, for the transfers that complete as they are made.
-// A payout completes later, when its rail settles, and a listed transfer does not say when, so
-// its cell stays empty rather than guess.
+// csvCompleted is when a transfer completed: a payout when its rail settled, as its status
+// history says; other transfers complete as they are made.
 func csvCompleted(t payouts.Transfer) string {
-	if t.Status != payouts.TransferCompleted || t.Type == payouts.TransferPayout {
+	if t.Status != payouts.TransferCompleted {
 		return ""
 	}
-	return csvTime(t.Created.Time)
+	if t.Type != payouts.TransferPayout {
+		return csvTime(t.Created.Time)
+	}
+	for _, change := range t.StatusHistory {
+		if change.Status == payouts.TransferCompleted {
+			return csvTime(change.At.Time)
+		}
+	}
+	return ""
 }
 
 // exportTransactions streams every transaction of the list's filter as CSV.

@@ -204,6 +204,9 @@ func (s *Service) ListTransfers(ctx context.Context, appID string, page payouts.
 	if err != nil {
 		return nil, err
 	}
+	if err := s.withPayoutHistories(ctx, appID, data); err != nil {
+		return nil, err
+	}
 	return &payouts.List[payouts.Transfer]{HasMore: more, Data: data}, nil
 }
 
@@ -234,4 +237,26 @@ func checkTransferFilter(f payouts.TransferFilter) error {
 	}
 	f.Range().Check(p)
 	return p.Err()
+}
+
+// withPayoutHistories sets the status history of the payouts among ts, read in one query: a
+// payout completes after it is made, and a list (an export) needs to say when.
+func (s *Service) withPayoutHistories(ctx context.Context, appID string, ts []payouts.Transfer) error {
+	var ids []string
+	for _, t := range ts {
+		if t.Type == payouts.TransferPayout {
+			ids = append(ids, t.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	histories, err := s.store.TransferHistories(ctx, appID, ids)
+	if err != nil {
+		return err
+	}
+	for i := range ts {
+		ts[i].StatusHistory = histories[ts[i].ID]
+	}
+	return nil
 }
