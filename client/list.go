@@ -37,6 +37,13 @@ func listPage[T any](ctx context.Context, c *Client, q url.Values, segments ...s
 	return call[payouts.List[T]](ctx, c, r)
 }
 
+// summary fetches the summary of a list (GET /v2/{noun}/summary) for the filter in q.
+func summary(ctx context.Context, c *Client, q url.Values, noun string) (*payouts.Summary, error) {
+	r := get("v2", noun, "summary")
+	r.query = q
+	return call[payouts.Summary](ctx, c, r)
+}
+
 // all walks every page of a list, newest first, with pages of payouts.MaxLimit objects: the
 // cursor of the next page is the id of the last object of this one, until has_more is false. An
 // error is yielded once, and ends the walk. Stopping the range loop stops the requests.

@@ -26,10 +26,9 @@ func (c *Client) ListTransactions(ctx context.Context, page payouts.Page, filter
 // SummarizeTransactions counts the ledger lines filter matches and sums those into and out of
 // the app's wallet (GET /v2/transactions/summary, our extension).
 func (c *Client) SummarizeTransactions(ctx context.Context, filter payouts.TransactionFilter) (*payouts.Summary, error) {
-	r := get("v2", "transactions", "summary")
-	r.query = url.Values{}
-	transactionQuery(r.query, filter)
-	return call[payouts.Summary](ctx, c, r)
+	q := url.Values{}
+	transactionQuery(q, filter)
+	return summary(ctx, c, q, "transactions")
 }
 
 // transactionQuery writes a transaction filter as query parameters.

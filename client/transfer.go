@@ -32,10 +32,9 @@ func (c *Client) ListTransfers(ctx context.Context, page payouts.Page, filter pa
 // SummarizeTransfers counts the transfers filter matches and sums the money they moved in and
 // out of the app's wallet (GET /v2/transfers/summary, our extension).
 func (c *Client) SummarizeTransfers(ctx context.Context, filter payouts.TransferFilter) (*payouts.Summary, error) {
-	r := get("v2", "transfers", "summary")
-	r.query = url.Values{}
-	transferQuery(r.query, filter)
-	return call[payouts.Summary](ctx, c, r)
+	q := url.Values{}
+	transferQuery(q, filter)
+	return summary(ctx, c, q, "transfers")
 }
 
 // transferQuery writes a transfer filter as query parameters.

@@ -31,13 +31,7 @@ func TestBrowserManagerReconcilesAMonth(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go h.srv.App.Listener(ln)
-	t.Cleanup(func() { h.srv.App.Shutdown() })
-	origin := "http://" + ln.Addr().String()
+	origin := h.serve()
 
 	// The month the service's transfers were made in (the service runs on the real clock).
 	now := time.Now().UTC()
@@ -111,4 +105,17 @@ func TestBrowserManagerReconcilesAMonth(t *testing.T) {
 	if sums["in"].String() != moneyIn || sums["out"].String() != moneyOut {
 		t.Errorf("the export sums in %v, out %v; the page says %s and %s", sums["in"], sums["out"], moneyIn, moneyOut)
 	}
+}
+
+// serve starts the dashboard on a free local port until the test ends and returns its origin,
+// for a browser to open.
+func (h *harness) serve() string {
+	h.t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	go h.srv.App.Listener(ln)
+	h.t.Cleanup(func() { h.srv.App.Shutdown() })
+	return "http://" + ln.Addr().String()
 }

@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"net"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -16,13 +15,7 @@ import (
 func TestBrowserPayoutLinkFormShowsEveryProblem(t *testing.T) {
 	h := newHarness(t)
 	op, password := h.addOperator("ops@example.com", dashstore.RoleOperations)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go h.srv.App.Listener(ln)
-	t.Cleanup(func() { h.srv.App.Shutdown() })
-	origin := "http://" + ln.Addr().String()
+	origin := h.serve()
 
 	tab := browser.New(t)
 	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
