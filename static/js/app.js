@@ -1,6 +1,7 @@
 // Small behaviours of the dashboard, served from our origin so the CSP needs no inline script:
 // toasts and flash messages close on their button, toasts close by themselves after a while, and
-// copy buttons copy links, and a part of a form shows only for the choices it belongs to.
+// copy buttons copy links, a part of a form shows only for the choices it belongs to, and "/"
+// focuses the search.
 (function () {
   "use strict";
   function arm(root) {
@@ -46,6 +47,18 @@
       update();
     });
   }
+  // "/" anywhere outside a field focuses the header's search, as on many sites; typed in a field
+  // it stays a slash.
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    var target = e.target;
+    if (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+    var field = document.getElementById("global-search");
+    if (!field) return;
+    e.preventDefault();
+    field.focus();
+    field.select();
+  });
   document.addEventListener("DOMContentLoaded", function () { arm(document); armCopy(document); armShowFor(document); });
   document.addEventListener("htmx:load", function (e) {
     var root = e.target.parentElement || document;
