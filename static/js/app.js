@@ -48,17 +48,26 @@
     });
   }
   // "/" anywhere outside a field focuses the header's search, as on many sites; typed in a field
-  // it stays a slash.
+  // it stays a slash. Its keypress is swallowed too: browsers drop it after a prevented keydown,
+  // but input sent as separate key and character events (automation, some IMEs) would still type
+  // the slash into the search it just focused.
+  var swallowSlash = false;
   document.addEventListener("keydown", function (e) {
+    swallowSlash = false;
     if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
     var target = e.target;
     if (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
     var field = document.getElementById("global-search");
     if (!field) return;
     e.preventDefault();
+    swallowSlash = true;
     field.focus();
     field.select();
   });
+  document.addEventListener("keypress", function (e) {
+    if (swallowSlash && e.key === "/") e.preventDefault();
+    swallowSlash = false;
+  }, true);
   document.addEventListener("DOMContentLoaded", function () { arm(document); armCopy(document); armShowFor(document); });
   document.addEventListener("htmx:load", function (e) {
     var root = e.target.parentElement || document;
