@@ -40,65 +40,72 @@ func (h *Handlers) search(c *fiber.Ctx) error {
 	case utf8.RuneCountInString(q) > maxSearchLength:
 		p.Problem = "That is too long to search for. Search for a name, an email, a phone number, an id or an amount: at most 100 characters."
 		status = fiber.StatusUnprocessableEntity
-	case payouts.ValidID(q):
-		if err := h.findByID(c.UserContext(), q, &p); err != nil {
-			return err
-		}
 	default:
-		if err := h.findByText(c.UserContext(), q, &p); err != nil {
+		if err := h.find(c.UserContext(), q, &p); err != nil {
 			return err
 		}
 	}
 	return h.web.Render(c, status, web.Page{Title: "Search", Content: pages.Search(p), Fragment: pages.SearchSuggestions(p)})
 }
 
-// found sorts a lookup's answer: the object, no such object, or a failure of the page.
-func found[T any](v *T, err error) (*T, error) {
-	if payouts.ErrorCode(err) == payouts.ENotFound {
-		return nil, nil
-	}
-	return v, err
-}
-
-// findByID looks the id up as every kind of object the operator may read.
-func (h *Handlers) findByID(ctx context.Context, id string, p *pages.SearchProps) error {
-	if p.CanUsers {
-		u, err := found(h.payouts.GetUser(ctx, id))
-		if err != nil {
+// find runs a search: as the beginning of an id when it can be one (8 or more hex digits, which a
+// phone number can be too), and as text unless it is a whole id.
+func (h *Handlers) find(ctx context.Context, q string, p *pages.SearchProps) error {
+	if prefix, err := payouts.NormalizeIDPrefix(q); err == nil {
+		if err := h.findByID(ctx, prefix, p); err != nil {
 			return err
 		}
-		if u != nil {
-			p.Users = append(p.Users, *u)
-		}
 	}
-	if p.CanLinks {
-		l, err := found(h.payouts.GetPayoutLink(ctx, id))
-		if err != nil {
+	if !payouts.ValidID(q) {
+		if err := h.findByText(ctx, q, p); err != nil {
 			return err
-		}
-		if l != nil {
-			p.Links = append(p.Links, *l)
-		}
-	}
-	if p.CanTransfers {
-		t, err := found(h.payouts.GetTransfer(ctx, id))
-		if err != nil {
-			return err
-		}
-		if t != nil {
-			p.Transfers = append(p.Transfers, *t)
-		}
-	}
-	if p.CanFlows {
-		f, err := found(h.payouts.GetFlow(ctx, id))
-		if err != nil {
-			return err
-		}
-		if f != nil {
-			p.Flows = append(p.Flows, *f)
 		}
 	}
 	return h.namePeople(ctx, p)
+}
+
+// findByID finds the objects of every kind the operator may read whose ids begin with prefix.
+func (h *Handlers) findByID(ctx context.Context, prefix string, p *pages.SearchProps) error {
+	found, err := h.payouts.LookUpIDs(ctx, prefix)
+	if err != nil {
+		return err
+	}
+	if p.CanUsers {
+		if p.Users, err = fetch(ctx, found.Users, p.Users, h.payouts.GetUser); err != nil {
+			return err
+		}
+	}
+	if p.CanLinks {
+		if p.Links, err = fetch(ctx, found.PayoutLinks, p.Links, h.payouts.GetPayoutLink); err != nil {
+			return err
+		}
+	}
+	if p.CanTransfers {
+		if p.Transfers, err = fetch(ctx, found.Transfers, p.Transfers, h.payouts.GetTransfer); err != nil {
+			return err
+		}
+	}
+	if p.CanFlows {
+		if p.Flows, err = fetch(ctx, found.Flows, p.Flows, h.payouts.GetFlow); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetch appends the objects of ids to into; one gone since the lookup is left out.
+func fetch[T any](ctx context.Context, ids []string, into []T, get func(context.Context, string) (*T, error)) ([]T, error) {
+	for _, id := range ids {
+		v, err := get(ctx, id)
+		switch {
+		case payouts.ErrorCode(err) == payouts.ENotFound:
+		case err != nil:
+			return nil, err
+		default:
+			into = append(into, *v)
+		}
+	}
+	return into, nil
 }
 
 // findByText finds users and payout links by name, email or phone, the transfers and flows of
@@ -108,7 +115,8 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 	if err != nil {
 		return err
 	}
-	p.Users = users.Data
+	p.Users = newest(append(p.Users, users.Data...), func(u payouts.User) string { return u.ID },
+		func(u payouts.User) int64 { return u.Created.UnixMicro() })
 	if amount, err := payouts.ParseDollars(q); err == nil && amount > 0 {
 		p.Amount = amount
 	}
@@ -139,12 +147,13 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 				p.Flows = append(p.Flows, f)
 			}
 		}
-		p.Flows = p.Flows[:min(len(p.Flows), searchLimit)]
+		p.Flows = newest(p.Flows, func(f payouts.Flow) string { return f.ID },
+			func(f payouts.Flow) int64 { return f.Created.UnixMicro() })
 	}
 	if !p.CanUsers {
 		p.Users = nil // looked up only to find what the operator may read of theirs
 	}
-	return h.namePeople(ctx, p)
+	return nil
 }
 
 // findLinks finds payout links by payee or memo and, when the search is an amount, among the
@@ -154,7 +163,7 @@ func (h *Handlers) findLinks(ctx context.Context, q string, p *pages.SearchProps
 	if err != nil {
 		return err
 	}
-	p.Links = links.Data
+	p.Links = append(p.Links, links.Data...)
 	if p.Amount > 0 {
 		recent, err := h.payouts.ListPayoutLinks(ctx, payouts.Page{Limit: searchScan}, payouts.PayoutLinkFilter{})
 		if err != nil {

@@ -112,7 +112,7 @@ func Search(p SearchProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		case p.Query == "":
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<p class=\"text-sm text-gray-600\">Find users, payout links, transfers and flows by id, name, email, phone number or amount. Press <kbd class=\"rounded border border-gray-300 px-1 font-mono\">/</kbd> on any page to search.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<p class=\"text-sm text-gray-600\">Find users, payout links, transfers and flows by id (or the short id lists show), name, email, phone number or amount. Press <kbd class=\"rounded border border-gray-300 px-1 font-mono\">/</kbd> on any page to search.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -139,7 +139,7 @@ func Search(p SearchProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.EmptyState("Nothing matches “"+p.Query+"”", "Try a full id, part of a name, an email, a phone number or an amount like 25.00.").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.EmptyState("Nothing matches “"+p.Query+"”", "Try an id or its first 8 characters, part of a name, an email, a phone number or an amount like 25.00.").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
