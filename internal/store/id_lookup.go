@@ -10,7 +10,9 @@ import (
 // prefix (lower-case, as NormalizeIDPrefix leaves it), at most limit of each. The range on id
 // reads each table's unique index on id in both engines, whatever PostgreSQL's collation (LIKE
 // alone uses an index only under the C collation); the LIKE then keeps exactly the ids that
-// begin with the prefix, which holds no wildcard.
+// begin with the prefix, which holds no wildcard. The app is compared as app_id || ” so that no
+// (app_id, ...) index is used: SQLite preferred one and read every row of the app (2,000 lookups
+// among 1,000,000 transfers had not finished in 13 minutes) where the id range reads a handful.
 func (q *Queries) LookUpIDs(ctx context.Context, appID, prefix string, limit int) (_ payouts.IDLookup, err error) {
 	defer wrap(&err, "look up ids beginning %s", prefix)
 	var out payouts.IDLookup
@@ -25,7 +27,7 @@ func (q *Queries) LookUpIDs(ctx context.Context, appID, prefix string, limit int
 	} {
 		// "g" sorts after every hex digit and the hyphen, so [prefix, prefix+"g") holds every id
 		// that begins with prefix.
-		rows, err := q.query(ctx, `SELECT id FROM `+kind.table+` WHERE app_id = ? AND id >= ? AND id < ? AND id LIKE ?`+
+		rows, err := q.query(ctx, `SELECT id FROM `+kind.table+` WHERE app_id || '' = ? AND id >= ? AND id < ? AND id LIKE ?`+
 			kind.also+` ORDER BY id LIMIT ?`, appID, prefix, prefix+"g", prefix+"%", limit)
 		if err != nil {
 			return out, err
