@@ -68,16 +68,21 @@ func TestSearchFindsEachKind(t *testing.T) {
 		{"link by short id", strings.ToUpper(f.link.ID[:8]), []string{`id="search-links"`, `href="/payout-links/` + f.link.ID + `"`}, nil},
 		{"flow by short id", f.flow.ID[:8], []string{`id="search-flows"`, `href="/flows/` + f.flow.ID + `"`}, nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res := searchFor(admin, tc.q)
-			wantStatus(t, res, http.StatusOK)
-			wantBody(t, res, tc.want...)
-			for _, no := range tc.notWant {
-				if strings.Contains(res.body, no) {
-					t.Errorf("search %q shows %q", tc.q, no)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantSearch(t, admin, tc.q, tc.want, tc.notWant) })
+	}
+}
+
+// wantSearch searches for q as a and fails t unless the results show every one of want and none
+// of notWant.
+func wantSearch(t *testing.T, a *agent, q string, want, notWant []string) {
+	t.Helper()
+	res := searchFor(a, q)
+	wantStatus(t, res, http.StatusOK)
+	wantBody(t, res, want...)
+	for _, no := range notWant {
+		if strings.Contains(res.body, no) {
+			t.Errorf("search %q shows %q", q, no)
+		}
 	}
 }
 
@@ -103,16 +108,7 @@ func TestSearchShowsOnlyWhatTheRoleMayRead(t *testing.T) {
 		{"support finds no transfer by short id", support, f.transfer.ID[:8], nil, []string{`href="/transfers/`}},
 		{"manager finds transfers and flows", manager, "López", []string{`id="search-users"`, `id="search-transfers"`, `id="search-flows"`}, nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res := searchFor(tc.a, tc.q)
-			wantStatus(t, res, http.StatusOK)
-			wantBody(t, res, tc.want...)
-			for _, no := range tc.notWant {
-				if strings.Contains(res.body, no) {
-					t.Errorf("search %q shows %q", tc.q, no)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantSearch(t, tc.a, tc.q, tc.want, tc.notWant) })
 	}
 }
 
