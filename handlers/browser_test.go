@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -14,18 +15,9 @@ import (
 // which stop at the first, are off), and keeps what was typed.
 func TestBrowserPayoutLinkFormShowsEveryProblem(t *testing.T) {
 	h := newHarness(t)
-	op, password := h.addOperator("ops@example.com", dashstore.RoleOperations)
-	origin := h.serve()
-
-	tab := browser.New(t)
+	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
 	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
 	browser.Run(t, tab,
-		chromedp.Navigate(origin+"/login"),
-		chromedp.SendKeys(field("email"), op.Email),
-		chromedp.SendKeys(field("password"), password),
-		chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)),
-		// The signed-in layout, not the login page still showing while the sign-in is sent.
-		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Main"]`)),
 		chromedp.Navigate(origin+"/payout-links/new"),
 		chromedp.WaitVisible(field("amount")),
 	)
@@ -66,4 +58,23 @@ func TestBrowserPayoutLinkFormShowsEveryProblem(t *testing.T) {
 	if typed, err := chromedp.Run(tab, chromedp.Value(field("payee.email"))); err != nil || typed != "nope" {
 		t.Errorf("the typed email came back as %q (%v), want it kept", typed, err)
 	}
+}
+
+// browserSignedIn serves the dashboard on a local port and signs a new operator with role in, in
+// a new Chromium tab; it returns the tab and the dashboard's origin.
+func (h *harness) browserSignedIn(role dashstore.Role) (context.Context, string) {
+	h.t.Helper()
+	op, password := h.addOperator(string(role)+"@example.com", role)
+	origin := h.serve()
+
+	tab := browser.New(h.t)
+	browser.Run(h.t, tab,
+		chromedp.Navigate(origin+"/login"),
+		chromedp.SendKeys(chromedp.CSS(`[name="email"]`), op.Email),
+		chromedp.SendKeys(chromedp.CSS(`[name="password"]`), password),
+		chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)),
+		// The signed-in layout, not the login page still showing while the sign-in is sent.
+		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Main"]`)),
+	)
+	return tab, origin
 }

@@ -62,7 +62,15 @@ func (h *Handlers) flows(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := pages.FlowsProps{Flows: list.Data, CanCreate: h.can(c, web.PermFlowsWrite),
+	ids := make([]*string, len(list.Data))
+	for i, f := range list.Data {
+		ids[i] = f.UserID
+	}
+	people, err := h.peopleOf(c.UserContext(), ids...)
+	if err != nil {
+		return err
+	}
+	p := pages.FlowsProps{Flows: list.Data, People: people, CanCreate: h.can(c, web.PermFlowsWrite),
 		Paged: page.StartingAfter != "" || page.EndingBefore != ""}
 	if n := len(list.Data); n > 0 {
 		p.Pages = pageLinks("/flows", nil, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#flows-table")
@@ -112,7 +120,11 @@ func (h *Handlers) flow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flow", Content: pages.FlowDetail(pages.FlowDetailProps{Flow: *f})})
+	people, err := h.peopleOf(c.UserContext(), f.UserID)
+	if err != nil {
+		return err
+	}
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flow", Content: pages.FlowDetail(pages.FlowDetailProps{Flow: *f, People: people})})
 }
 
 // flowProgress is the flow's progress alone, which the flow page polls until every step is done.

@@ -33,7 +33,15 @@ func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := pages.PayoutLinksProps{Links: list.Data, Search: filter.Search, Status: string(filter.Status),
+	ids := make([]*string, 0, 2*len(list.Data))
+	for _, l := range list.Data {
+		ids = append(ids, l.UserID, l.ClaimedUserID)
+	}
+	people, err := h.peopleOf(c.UserContext(), ids...)
+	if err != nil {
+		return err
+	}
+	p := pages.PayoutLinksProps{Links: list.Data, People: people, Search: filter.Search, Status: string(filter.Status),
 		Statuses: options("Any status", linkStatuses, pages.LinkStatusName), CanCreate: h.can(c, web.PermLinksWrite),
 		Filtered: filter.Search != "" || filter.Status != "" || page.StartingAfter != "" || page.EndingBefore != ""}
 	if n := len(list.Data); n > 0 {
@@ -123,7 +131,11 @@ func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.
 	if err != nil {
 		return err
 	}
-	p := pages.PayoutLinkProps{Link: *l, CanCancel: h.can(c, web.PermLinksCancel), Cancel: cancel,
+	people, err := h.peopleOf(c.UserContext(), l.UserID, l.ClaimedUserID)
+	if err != nil {
+		return err
+	}
+	p := pages.PayoutLinkProps{Link: *l, People: people, CanCancel: h.can(c, web.PermLinksCancel), Cancel: cancel,
 		CanReadFlows: h.can(c, web.PermFlowsRead), CanReadTransfers: h.can(c, web.PermTransfersRead), AppName: app.Name}
 	if l.Status == payouts.LinkCanceled {
 		if p.Cancellation, err = h.cancellationOf(c.UserContext(), *l); err != nil {

@@ -43,6 +43,8 @@ type Payouts interface {
 	ListFlows(ctx context.Context, page payouts.Page) (*payouts.List[payouts.Flow], error)
 	GetFlow(ctx context.Context, id string) (*payouts.Flow, error)
 
+	LookUpIDs(ctx context.Context, prefix string) (*payouts.IDLookup, error)
+
 	GetApp(ctx context.Context, appID string) (*payouts.App, error)
 	GetAppStats(ctx context.Context, appID string, days int) (*payouts.AppStats, error)
 	Deposit(ctx context.Context, appID string, req payouts.DepositRequest) (*payouts.Transfer, error)

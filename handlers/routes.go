@@ -31,6 +31,8 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/logout", Perm: web.PermSignedIn, Handler: h.logout},
 		{Method: get, Path: "/", Perm: web.PermSignedIn, Handler: h.home},
 		{Method: get, Path: "/overview", Perm: web.PermAppRead, Handler: h.overview},
+		// Every operator may search; the results hold only the kinds their role may read.
+		{Method: get, Path: "/search", Perm: web.PermSignedIn, Handler: h.search},
 
 		{Method: get, Path: "/users", Perm: web.PermUsersRead, Handler: h.users},
 		{Method: get, Path: "/users/new", Perm: web.PermUsersWrite, Handler: h.newUser},

@@ -56,6 +56,10 @@ func (h *Handlers) transaction(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	people, err := h.peopleOf(c.UserContext(), t.UserID)
+	if err != nil {
+		return err
+	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Transaction " + c.Params("id"),
-		Content: pages.TransactionDetail(pages.TransactionDetailProps{Transaction: *t})})
+		Content: pages.TransactionDetail(pages.TransactionDetailProps{Transaction: *t, People: people})})
 }

@@ -127,7 +127,11 @@ func (h *Handlers) renderTransfer(c *fiber.Ctx, status int, review components.Fo
 	if err != nil {
 		return err
 	}
-	p := pages.TransferDetailProps{Transfer: *t, CanReview: h.can(c, web.PermMoneyMove), Review: review}
+	people, err := h.peopleOf(c.UserContext(), t.UserID)
+	if err != nil {
+		return err
+	}
+	p := pages.TransferDetailProps{Transfer: *t, CanReview: h.can(c, web.PermMoneyMove), Review: review, People: people}
 	return h.web.Render(c, status, web.Page{Title: "Transfer " + t.ID, Content: pages.TransferDetail(p)})
 }
 

@@ -67,6 +67,8 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Get("/flows", app, h.listFlows)
 	v2.Get("/flows/:flow_id", app, h.getFlow)
 
+	v2.Get("/id-lookup", app, h.idLookup)
+
 	v2.Get("/transactions", app, h.listTransactions)
 	v2.Get("/transactions/summary", app, h.summarizeTransactions)
 	v2.Get("/transactions/:transaction_id", app, h.getTransaction)

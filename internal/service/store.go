@@ -95,6 +95,9 @@ type Queries interface {
 	UpdateFlow(ctx context.Context, f *FlowRecord) error
 	ListFlows(ctx context.Context, appID string, page payouts.Page) ([]FlowRecord, bool, error)
 
+	// LookUpIDs finds the ids of users, payout links, transfers and flows beginning with prefix.
+	LookUpIDs(ctx context.Context, appID, prefix string, limit int) (payouts.IDLookup, error)
+
 	// Sandbox inbox
 	SaveMessage(ctx context.Context, m *MessageRecord) error
 	ListMessages(ctx context.Context, appID string, beforeID int64, limit int) ([]MessageRecord, error)

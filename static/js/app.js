@@ -1,6 +1,7 @@
 // Small behaviours of the dashboard, served from our origin so the CSP needs no inline script:
 // toasts and flash messages close on their button, toasts close by themselves after a while, and
-// copy buttons copy links, and a part of a form shows only for the choices it belongs to.
+// copy buttons copy links, a part of a form shows only for the choices it belongs to, and "/"
+// focuses the search.
 (function () {
   "use strict";
   function arm(root) {
@@ -80,6 +81,27 @@
       });
     });
   }
+  // "/" anywhere outside a field focuses the header's search, as on many sites; typed in a field
+  // it stays a slash. Its keypress is swallowed too: browsers drop it after a prevented keydown,
+  // but input sent as separate key and character events (automation, some IMEs) would still type
+  // the slash into the search it just focused.
+  var swallowSlash = false;
+  document.addEventListener("keydown", function (e) {
+    swallowSlash = false;
+    if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    var target = e.target;
+    if (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+    var field = document.getElementById("global-search");
+    if (!field) return;
+    e.preventDefault();
+    swallowSlash = true;
+    field.focus();
+    field.select();
+  });
+  document.addEventListener("keypress", function (e) {
+    if (swallowSlash && e.key === "/") e.preventDefault();
+    swallowSlash = false;
+  }, true);
   function armAll(root) { arm(root); armCopy(root); armShowFor(root); armTimes(root); armUserSearch(root); }
   document.addEventListener("DOMContentLoaded", function () { armAll(document); });
   document.addEventListener("htmx:load", function (e) { armAll(e.target.parentElement || document); });

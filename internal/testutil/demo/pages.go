@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"net/url"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -46,6 +47,7 @@ func (d *Demo) Pages() []Page {
 		{Name: "operator", Path: paths.Operator(s.OperatorID)},
 		{Name: "audit", Path: "/audit"},
 		{Name: "sandbox-inbox", Path: "/sandbox/inbox"},
+		{Name: "search", Path: "/search?q=" + url.QueryEscape(people[0][1])}, // the first payee's transfers too
 		{Name: "error", Path: paths.Transaction(999_999_999)},
 		{Name: "hosted-claim", Path: s.LinkURL[len(d.Hosted):], Hosted: true},
 		{Name: "hosted-flow", Path: "/f/" + s.FlowID, Hosted: true},
