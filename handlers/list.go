@@ -259,21 +259,24 @@ func (h *Handlers) reconcile(c *fiber.Ctx, path, target string, f listFilter, p 
 	return fiber.StatusOK, nil
 }
 
-// payeesOf looks up the users the rows of a page name, once each, for the page to show their
-// names and emails.
+// payeesOf names the users the rows of a page are about, for the page to show their names and
+// emails: one lookup per distinct user (peopleOf). A user the service no longer has shows as its id.
 func payeesOf[T any](h *Handlers, c *fiber.Ctx, rows []T, userOf func(T) *string) (map[string]components.PayeeProps, error) {
-	book := newPayeeBook(h.payouts.GetUser)
+	ids := make([]*string, len(rows))
+	for i, row := range rows {
+		ids[i] = userOf(row)
+	}
+	people, err := h.peopleOf(c.UserContext(), ids...)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]components.PayeeProps{}
-	for _, row := range rows {
-		id := userOf(row)
+	for _, id := range ids {
 		if id == nil || *id == "" {
 			continue
 		}
-		p, err := book.lookup(c.UserContext(), id)
-		if err != nil {
-			return nil, err
-		}
-		out[*id] = components.PayeeProps{ID: *id, Name: p.name, Email: p.email}
+		u := people[*id]
+		out[*id] = components.PayeeProps{ID: *id, Name: u.Name(), Email: u.Email}
 	}
 	return out, nil
 }

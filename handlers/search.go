@@ -109,7 +109,7 @@ func fetch[T any](ctx context.Context, ids []string, into []T, get func(context.
 }
 
 // findByText finds users and payout links by name, email or phone, the transfers and flows of
-// those users, and payout links of the amount when the text reads as one.
+// those users, and the transfers and payout links of the amount when the text reads as one.
 func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProps) error {
 	users, err := h.payouts.ListUsers(ctx, payouts.Page{Limit: searchLimit}, payouts.UserFilter{Search: q})
 	if err != nil {
@@ -127,6 +127,14 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 	}
 	followed := p.Users[:min(len(p.Users), searchUsersFollowed)]
 	if p.CanTransfers {
+		if p.Amount > 0 {
+			ofAmount, err := h.payouts.ListTransfers(ctx, payouts.Page{Limit: searchLimit},
+				payouts.TransferFilter{AmountMin: p.Amount, AmountMax: p.Amount})
+			if err != nil {
+				return err
+			}
+			p.Transfers = append(p.Transfers, ofAmount.Data...)
+		}
 		for _, u := range followed {
 			ts, err := h.payouts.ListTransfers(ctx, payouts.Page{Limit: searchLimit}, payouts.TransferFilter{UserID: u.ID})
 			if err != nil {
