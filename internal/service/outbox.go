@@ -304,15 +304,15 @@ func (r *recorder) Savepoint(ctx context.Context, fn func() error) error {
 }
 
 // writeEvents renders each changed object once, as it stands at the end of the transaction,
-// and emits the events in the order the changes happened, reading each app's endpoints once.
+// and writes the events in the order the changes happened, reading each app's endpoints once.
 func (s *Service) writeEvents(ctx context.Context, q Queries, changes []change) error {
 	rendered := map[string]json.RawMessage{}
 	endpoints := map[string][]WebhookEndpointRecord{}
+	events := make([]*EventRecord, 0, len(changes))
 	for _, c := range changes {
-		eps, ok := endpoints[c.appID]
-		if !ok {
-			var err error
-			if eps, err = q.ListWebhookEndpoints(ctx, c.appID); err != nil {
+		if _, ok := endpoints[c.appID]; !ok {
+			eps, err := q.ListWebhookEndpoints(ctx, c.appID)
+			if err != nil {
 				return err
 			}
 			endpoints[c.appID] = eps
@@ -328,9 +328,11 @@ func (s *Service) writeEvents(ctx context.Context, q Queries, changes []change) 
 			}
 			rendered[c.object] = obj
 		}
-		if _, err := s.emitTo(ctx, q, eps, c.appID, c.typ, c.object, obj); err != nil {
+		e, err := s.newEvent(c.appID, c.typ, c.object, obj)
+		if err != nil {
 			return err
 		}
+		events = append(events, e)
 	}
-	return nil
+	return writeOutbox(ctx, q, events, endpoints)
 }

@@ -128,7 +128,9 @@ type Queries interface {
 	Savepoint(ctx context.Context, fn func() error) error
 
 	// Events and webhooks
-	InsertEvent(ctx context.Context, e *EventRecord) error
+	// InsertEvents writes events in one round trip per few hundred and sets their seqs, which
+	// follow the order given.
+	InsertEvents(ctx context.Context, events []*EventRecord) error
 	GetEvent(ctx context.Context, appID, id string) (*EventRecord, error)
 	ListEvents(ctx context.Context, appID string, page payouts.Page, f payouts.EventFilter) ([]EventRecord, bool, error)
 	CreateWebhookEndpoint(ctx context.Context, e *WebhookEndpointRecord) error
@@ -137,8 +139,8 @@ type Queries interface {
 	UpdateWebhookEndpoint(ctx context.Context, e *WebhookEndpointRecord) error
 	DeleteWebhookEndpoint(ctx context.Context, appID, id string) error
 	ClearWebhookFailures(ctx context.Context, endpointID string) error
-	// InsertWebhookDeliveries queues the event for each endpoint, due at at.
-	InsertWebhookDeliveries(ctx context.Context, e *EventRecord, endpointIDs []string, at time.Time) error
+	// InsertWebhookDeliveries queues deliveries, pending, in one round trip per few hundred.
+	InsertWebhookDeliveries(ctx context.Context, ds []WebhookDeliveryRecord) error
 	// ClaimDueWebhookDeliveries leases up to max pending deliveries due at now, until until,
 	// skipping rows other workers hold, disabled endpoints, and any delivery behind an older
 	// pending one of the same object to the same endpoint.

@@ -264,7 +264,7 @@ func (s *Service) ResendWebhooks(ctx context.Context, appID, endpointID string, 
 			return orNotFound(err, "event")
 		}
 		n = 1
-		return q.InsertWebhookDeliveries(ctx, e, []string{endpointID}, s.now())
+		return q.InsertWebhookDeliveries(ctx, []WebhookDeliveryRecord{queued(e, endpointID, s.now())})
 	})
 	return n, err
 }
@@ -277,13 +277,16 @@ func (s *Service) SendTestWebhook(ctx context.Context, appID, endpointID string)
 		if err != nil {
 			return err
 		}
-		e, err := s.insertEvent(ctx, q, appID, payouts.EventWebhookTest, ep.ID,
+		e, err := s.newEvent(appID, payouts.EventWebhookTest, ep.ID,
 			map[string]string{"endpoint_id": ep.ID, "message": "This is a test event."})
 		if err != nil {
 			return err
 		}
+		if err := q.InsertEvents(ctx, []*EventRecord{e}); err != nil {
+			return err
+		}
 		out = &e.Event
-		return q.InsertWebhookDeliveries(ctx, e, []string{ep.ID}, e.Created.Time)
+		return q.InsertWebhookDeliveries(ctx, []WebhookDeliveryRecord{queued(e, ep.ID, e.Created.Time)})
 	})
 	return out, err
 }

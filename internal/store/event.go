@@ -23,11 +23,29 @@ func scanEvent(row interface{ Scan(...any) error }) (service.EventRecord, error)
 	return e, nil
 }
 
-// InsertEvent writes an event.
-func (q *Queries) InsertEvent(ctx context.Context, e *service.EventRecord) (err error) {
-	defer wrap(&err, "insert event %s", e.ID)
-	return q.queryRow(ctx, `INSERT INTO events (id, app_id, type, object_id, data, created) VALUES (?, ?, ?, ?, ?, ?)
-		RETURNING seq`, e.ID, e.AppID, e.Type, e.ObjectID, string(e.Data), sqldb.Micros(e.Created.Time)).Scan(&e.Seq)
+// InsertEvents writes events, a few hundred per statement, and sets their seqs, which follow
+// the order given.
+func (q *Queries) InsertEvents(ctx context.Context, events []*service.EventRecord) (err error) {
+	defer wrap(&err, "insert %d events", len(events))
+	// RETURNING promises no order on either engine: the seqs are matched by id.
+	byID := make(map[string]*service.EventRecord, len(events))
+	for _, e := range events {
+		byID[e.ID] = e
+	}
+	return q.insertRows(ctx, `INSERT INTO events (id, app_id, type, object_id, data, created)`, len(events), func(i int) []any {
+		e := events[i]
+		return []any{e.ID, e.AppID, e.Type, e.ObjectID, string(e.Data), sqldb.Micros(e.Created.Time)}
+	}, `RETURNING id, seq`, func(r *sql.Rows) error {
+		var id string
+		var seq int64
+		if err := r.Scan(&id, &seq); err != nil {
+			return err
+		}
+		if e := byID[id]; e != nil {
+			e.Seq = seq
+		}
+		return nil
+	})
 }
 
 // GetEvent reads one event of the app.

@@ -26,10 +26,6 @@ func scanBatch(row interface{ Scan(...any) error }) (service.TransferBatchRecord
 	return b, nil
 }
 
-// itemsPerInsert bounds the rows of one INSERT of batch items, well inside both engines' limits
-// on bound parameters.
-const itemsPerInsert = 200
-
 // CreateTransferBatch inserts a batch and its items, a few hundred rows per statement.
 func (q *Queries) CreateTransferBatch(ctx context.Context, b *service.TransferBatchRecord) (err error) {
 	defer wrap(&err, "create transfer batch %s", b.ID)
@@ -39,22 +35,12 @@ func (q *Queries) CreateTransferBatch(ctx context.Context, b *service.TransferBa
 	if err != nil {
 		return err
 	}
-	for start := 0; start < len(b.Items); start += itemsPerInsert {
-		end := min(start+itemsPerInsert, len(b.Items))
-		values := make([]string, 0, end-start)
-		args := make([]any, 0, 8*(end-start))
-		for i := start; i < end; i++ {
-			it := b.Items[i]
-			values = append(values, "(?, ?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, b.ID, i, it.Amount, it.UserID, it.TaxExempt, it.AllowDebit, it.IdempotencyKey,
-				metadataValue(payouts.NormalizeMetadata(it.Metadata)))
-		}
-		if _, err := q.exec(ctx, `INSERT INTO transfer_batch_items (batch_id, position, amount, user_id, tax_exempt,
-			allow_debit, idempotency_key, metadata) VALUES `+strings.Join(values, ", "), args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return q.insertRows(ctx, `INSERT INTO transfer_batch_items (batch_id, position, amount, user_id, tax_exempt,
+		allow_debit, idempotency_key, metadata)`, len(b.Items), func(i int) []any {
+		it := b.Items[i]
+		return []any{b.ID, i, it.Amount, it.UserID, it.TaxExempt, it.AllowDebit, it.IdempotencyKey,
+			metadataValue(payouts.NormalizeMetadata(it.Metadata))}
+	}, "", nil)
 }
 
 // GetTransferBatch reads one batch of the app with its items.

@@ -118,18 +118,15 @@ func (q *Queries) ClearWebhookFailures(ctx context.Context, endpointID string) (
 	return err
 }
 
-// InsertWebhookDeliveries queues the event for each endpoint, due at at.
-func (q *Queries) InsertWebhookDeliveries(ctx context.Context, e *service.EventRecord, endpointIDs []string, at time.Time) (err error) {
-	defer wrap(&err, "queue event %s", e.ID)
-	for _, id := range endpointIDs {
-		_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (app_id, event_id, endpoint_id, object_id, status,
-			attempts, next_attempt, created) VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
-			e.AppID, e.ID, id, e.ObjectID, payouts.DeliveryPending, sqldb.Micros(at), sqldb.Micros(at))
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+// InsertWebhookDeliveries queues deliveries, pending, a few hundred per statement.
+func (q *Queries) InsertWebhookDeliveries(ctx context.Context, ds []service.WebhookDeliveryRecord) (err error) {
+	defer wrap(&err, "queue %d webhook deliveries", len(ds))
+	return q.insertRows(ctx, `INSERT INTO webhook_deliveries (app_id, event_id, endpoint_id, object_id, status,
+		attempts, next_attempt, created)`, len(ds), func(i int) []any {
+		d := ds[i]
+		return []any{d.AppID, d.EventID, d.EndpointID, d.ObjectID, payouts.DeliveryPending, d.Attempts,
+			sqldb.Micros(d.NextAttempt), sqldb.Micros(d.Created)}
+	}, "", nil)
 }
 
 const deliveryColumns = `d.id, d.app_id, d.event_id, d.endpoint_id, d.object_id, d.status, d.attempts, d.next_attempt,
