@@ -99,15 +99,34 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 	}
 	fq := &finishLater{Queries: q, resourceIDs: map[string]string{}}
 	var outcomes []BatchItemOutcome
+	var more bool
+	err = q.HoldInserts(ctx, func() error {
+		var err error
+		outcomes, more, err = s.runBatchItems(ctx, fq, bk, b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := fq.setOutcomes(ctx, b, outcomes); err != nil || more {
+		return err
+	}
+	b.Updated = s.now()
+	return q.FinishTransferBatch(ctx, b)
+}
+
+// runBatchItems makes up to batchChunk of the batch's items that have no outcome yet, and says
+// whether more are left.
+func (s *Service) runBatchItems(ctx context.Context, q Queries, bk *book, b *TransferBatchRecord) (outcomes []BatchItemOutcome, more bool, err error) {
 	for i := range b.Items {
 		it := &b.Items[i]
 		if it.TransferID != nil || it.Error != nil {
 			continue
 		}
 		if len(outcomes) == batchChunk {
-			return fq.setOutcomes(ctx, b, outcomes)
+			return outcomes, true, nil
 		}
-		transferID, err := s.batchItem(ctx, fq, bk, *it)
+		transferID, err := s.batchItem(ctx, q, bk, *it)
 		var pe *payouts.Error
 		switch {
 		case err == nil:
@@ -115,14 +134,10 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 		case errors.As(err, &pe):
 			outcomes = append(outcomes, BatchItemOutcome{Position: i, Error: pe.Message})
 		default:
-			return err
+			return nil, false, err
 		}
 	}
-	if err := fq.setOutcomes(ctx, b, outcomes); err != nil {
-		return err
-	}
-	b.Updated = s.now()
-	return q.FinishTransferBatch(ctx, b)
+	return outcomes, false, nil
 }
 
 // batchItem makes one item's transfer through the same path as POST /v2/transfers, idempotent

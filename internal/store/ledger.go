@@ -131,10 +131,20 @@ func scanPostings(rows *sql.Rows, err error) ([]ledger.Posting, error) {
 // InsertPosting records a posting and sets its id.
 func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err error) {
 	defer wrap(&err, "insert posting of transfer %s", p.TransferID)
-	return q.queryRow(ctx, `INSERT INTO postings (app_id, transfer_id, debit_account, credit_account, amount, state,
-		type, user_id, source_name, destination_name, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		RETURNING id`, p.AppID, p.TransferID, p.Debit, p.Credit, p.Amount, p.State, p.Type, nullString(p.UserID),
-		p.SourceName, p.DestinationName, metadataValue(p.Metadata), sqldb.Micros(p.Created)).Scan(&p.ID)
+	if q.held != nil {
+		q.held.postings.add(postingValues(p), func(id int64) { p.ID = id })
+		return nil
+	}
+	return q.queryRow(ctx, insertPosting+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		postingValues(p)...).Scan(&p.ID)
+}
+
+const insertPosting = `INSERT INTO postings (app_id, transfer_id, debit_account, credit_account, amount, state,
+	type, user_id, source_name, destination_name, metadata, created)`
+
+func postingValues(p *ledger.Posting) []any {
+	return []any{p.AppID, p.TransferID, p.Debit, p.Credit, p.Amount, p.State, p.Type, nullString(p.UserID),
+		p.SourceName, p.DestinationName, metadataValue(p.Metadata), sqldb.Micros(p.Created)}
 }
 
 // SetPostingState moves a posting from one state to another; a posting not in from is

@@ -35,6 +35,8 @@ type Queries struct {
 
 	savepoints int  // how deep in Savepoint calls fn runs
 	itemOpen   bool // an outermost savepoint is left open for the next one to release
+	held       *held
+	heldErr    error // what HoldInserts must fail with: held rows that could not be written
 }
 
 // conn is what *sql.DB and *sql.Tx have in common.
@@ -82,6 +84,9 @@ func (q *Queries) prepare(ctx context.Context, query string) (context.Context, s
 }
 
 func (q *Queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if err := q.beforeStatement(ctx, query); err != nil {
+		return nil, err
+	}
 	ctx, query, stmt := q.prepare(ctx, query)
 	if stmt != nil {
 		return stmt.ExecContext(ctx, args...)
@@ -90,6 +95,9 @@ func (q *Queries) exec(ctx context.Context, query string, args ...any) (sql.Resu
 }
 
 func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if err := q.beforeStatement(ctx, query); err != nil {
+		return nil, err
+	}
 	ctx, query, stmt := q.prepare(ctx, query)
 	if stmt != nil {
 		return stmt.QueryContext(ctx, args...)
@@ -98,6 +106,9 @@ func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Ro
 }
 
 func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if err := q.beforeStatement(ctx, query); err != nil && q.heldErr == nil {
+		q.heldErr = err // HoldInserts fails with it: the transaction never commits
+	}
 	ctx, query, stmt := q.prepare(ctx, query)
 	if stmt != nil {
 		return stmt.QueryRowContext(ctx, args...)
@@ -204,7 +215,7 @@ func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 		return err
 	}
 	// The batch's deferred ledger deltas roll back with the savepoint.
-	undo := q.netting().mark()
+	undo, undoHeld := q.netting().mark(), q.held.mark()
 	q.savepoints++
 	err := fn()
 	q.savepoints--
@@ -212,6 +223,10 @@ func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 		undo()
 		if _, rbErr := q.exec(ctx, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
 			return errors.Join(err, rbErr)
+		}
+		if heldErr := undoHeld(); heldErr != nil {
+			q.heldErr = heldErr
+			return errors.Join(err, heldErr)
 		}
 	}
 	if q.savepoints == 0 {

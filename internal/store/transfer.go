@@ -46,24 +46,31 @@ func micros0(t time.Time) int64 {
 	return t.UnixMicro()
 }
 
-// CreateTransfer inserts a transfer and the first step of its history.
+// CreateTransfer inserts a transfer and the first step of its history; inside HoldInserts it
+// only holds them.
 func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord) (err error) {
 	defer wrap(&err, "create transfer %s", t.ID)
-	if err := q.insertTransfer(ctx, t); err != nil {
+	if q.held != nil {
+		q.held.transfers.add(transferValues(t), func(seq int64) { t.Seq = seq })
+		q.held.history.add(historyValues(t, t.Created.Time), nil)
+		return nil
+	}
+	if err := q.queryRow(ctx, insertTransfer+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING seq`, transferValues(t)...).Scan(&t.Seq); err != nil {
 		return err
 	}
 	return q.addEvent(ctx, t, t.Created.Time)
 }
 
-func (q *Queries) insertTransfer(ctx context.Context, t *service.TransferRecord) error {
-	return q.queryRow(ctx, `INSERT INTO transfers (id, app_id, user_id, status, type, amount, platform, account_id,
-		external_id, payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at,
-		attempts, rail_state, lease_until, created, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-		t.ID, t.AppID, sqlNullPtr(t.UserID), t.Status, t.Type, int64(t.Amount), t.ExternalData.Platform,
+const insertTransfer = `INSERT INTO transfers (id, app_id, user_id, status, type, amount, platform, account_id,
+	external_id, payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at,
+	attempts, rail_state, lease_until, created, updated)`
+
+func transferValues(t *service.TransferRecord) []any {
+	return []any{t.ID, t.AppID, sqlNullPtr(t.UserID), t.Status, t.Type, int64(t.Amount), t.ExternalData.Platform,
 		t.ExternalData.AccountID, t.ExternalData.ExternalID, sqlNullPtr(t.PayoutLinkID), metadataValue(t.Metadata),
 		t.FailureReason, t.IdempotencyKey, t.FeeParty, t.Fund, t.TaxExempt, micros0(t.SettleAt), t.Attempts,
-		t.RailState, micros0(t.LeaseUntil), sqldb.Micros(t.Created.Time), sqldb.Micros(t.Updated)).Scan(&t.Seq)
+		t.RailState, micros0(t.LeaseUntil), sqldb.Micros(t.Created.Time), sqldb.Micros(t.Updated)}
 }
 
 // GetTransfer reads one transfer of the app.
@@ -92,9 +99,14 @@ func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord,
 }
 
 func (q *Queries) addEvent(ctx context.Context, t *service.TransferRecord, at time.Time) error {
-	_, err := q.exec(ctx, `INSERT INTO transfer_events (app_id, transfer_id, status, reason, at) VALUES (?, ?, ?, ?, ?)`,
-		t.AppID, t.ID, t.Status, t.FailureReason, sqldb.Micros(at))
+	_, err := q.exec(ctx, insertHistory+` VALUES (?, ?, ?, ?, ?)`, historyValues(t, at)...)
 	return err
+}
+
+const insertHistory = `INSERT INTO transfer_events (app_id, transfer_id, status, reason, at)`
+
+func historyValues(t *service.TransferRecord, at time.Time) []any {
+	return []any{t.AppID, t.ID, t.Status, t.FailureReason, sqldb.Micros(at)}
 }
 
 // TransferHistory reads the statuses a transfer took, oldest first.
