@@ -16,12 +16,24 @@ func (q *Queries) SaveTaxForm(ctx context.Context, f *service.TaxFormRecord) (er
 	return err
 }
 
-// AddYearlyPayments adds to a user's payments in a calendar year and returns the new total.
+// AddYearlyPayments adds to a user's payments in a calendar year and returns the new total;
+// inside HoldInserts the addition is held.
 func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (_ payouts.Money, err error) {
 	defer wrap(&err, "add %d payments of user %s", year, userID)
+	if q.held != nil {
+		return q.holdYearlyPayments(ctx, appID, userID, year, amount)
+	}
 	var total int64
-	err = q.queryRow(ctx, `INSERT INTO tax_years (app_id, user_id, year, amount) VALUES (?, ?, ?, ?)
-		ON CONFLICT (app_id, user_id, year) DO UPDATE SET amount = tax_years.amount + excluded.amount
-		RETURNING amount`, appID, userID, year, int64(amount)).Scan(&total)
+	err = q.queryRow(ctx, insertPayments+` VALUES (?, ?, ?, ?) `+addPayments+` RETURNING amount`,
+		paymentValues(appID, userID, year, int64(amount))...).Scan(&total)
 	return payouts.Money(total), err
+}
+
+const (
+	insertPayments = `INSERT INTO tax_years (app_id, user_id, year, amount)`
+	addPayments    = `ON CONFLICT (app_id, user_id, year) DO UPDATE SET amount = tax_years.amount + excluded.amount`
+)
+
+func paymentValues(appID, userID string, year int, amount int64) []any {
+	return []any{appID, userID, year, amount}
 }

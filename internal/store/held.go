@@ -7,15 +7,29 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/disburse/disburse/payouts"
 )
 
-// held are the rows of transfers (each with its first history row) and postings that
-// HoldInserts keeps back, to write them a few hundred per statement instead of three round
-// trips per transfer. Values are taken when a row is held, so later changes of the caller's
-// record do not leak into the insert.
+// held are the rows of transfers (each with its first history row), postings and additions to
+// users' yearly payments that HoldInserts keeps back, to write them a few hundred per statement
+// instead of four round trips per transfer. Values are taken when a row is held, so later
+// changes of the caller's record do not leak into the insert.
 type held struct {
-	transfers, history, postings heldRows
-	writes                       int // how many times held rows were written
+	transfers, history, postings, payments heldRows
+	writes                                 int // how many times held rows were written
+	// storedPayments are yearly totals as read from the database since held rows were last
+	// written, so that each user's is read once.
+	storedPayments map[taxYear]int64
+}
+
+type taxYear struct {
+	appID, userID string
+	year          int
+}
+
+func (h *held) tables() []*heldRows {
+	return []*heldRows{&h.transfers, &h.history, &h.postings, &h.payments}
 }
 
 // heldRows are rows of one table; setID[i], when set, receives the key the database gave row i.
@@ -33,7 +47,7 @@ func (h *heldRows) truncate(n int) { h.values, h.setID = h.values[:n], h.setID[:
 
 // heldTables are the tables whose rows may be held: a statement naming one writes the held rows
 // first, so that no statement ever misses them.
-var heldTables = []string{"transfers", "transfer_events", "postings"}
+var heldTables = []string{"transfers", "transfer_events", "postings", "tax_years"}
 
 // HoldInserts runs fn with the inserts of transfers and postings held back, and writes them when
 // fn ends, so that a batch's chunk makes them in a few statements. A savepoint rolled back drops
@@ -61,16 +75,65 @@ func (h *held) mark() (undo func() error) {
 	if h == nil {
 		return func() error { return nil }
 	}
-	t, e, p, writes := len(h.transfers.values), len(h.history.values), len(h.postings.values), h.writes
+	var lens []int
+	for _, t := range h.tables() {
+		lens = append(lens, len(t.values))
+	}
+	writes := h.writes
 	return func() error {
 		if h.writes != writes {
 			return errors.New("store: held rows were written in a savepoint that was rolled back")
 		}
-		h.transfers.truncate(t)
-		h.history.truncate(e)
-		h.postings.truncate(p)
+		for i, t := range h.tables() {
+			t.truncate(lens[i])
+		}
 		return nil
 	}
+}
+
+// holdYearlyPayments holds an addition to a user's payments in a year and returns the new total:
+// the total as stored, read once, plus the additions held. The user's row, which the caller
+// read in this transaction, is locked on PostgreSQL, so no other writer adds meanwhile.
+func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error) {
+	h, k := q.held, taxYear{appID, userID, year}
+	stored, ok := h.storedPayments[k]
+	if !ok {
+		q.held = nil // this read adds what is held itself: nothing to write first
+		err := q.queryRow(ctx, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`+q.lockRow(""),
+			appID, userID, year).Scan(&stored)
+		q.held = h
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return 0, err
+		}
+		if h.storedPayments == nil {
+			h.storedPayments = map[taxYear]int64{}
+		}
+		h.storedPayments[k] = stored
+	}
+	h.payments.add(paymentValues(appID, userID, year, int64(amount)), nil)
+	total := stored
+	for _, v := range h.payments.values {
+		if v[0] == appID && v[1] == userID && v[2] == year {
+			total += v[3].(int64)
+		}
+	}
+	return payouts.Money(total), nil
+}
+
+// sumPayments sums the held additions per user and year: one upsert cannot change a row twice.
+func sumPayments(rows heldRows) *heldRows {
+	sums := map[taxYear]int{}
+	var out heldRows
+	for _, v := range rows.values {
+		k := taxYear{v[0].(string), v[1].(string), v[2].(int)}
+		if i, ok := sums[k]; ok {
+			out.values[i][3] = out.values[i][3].(int64) + v[3].(int64)
+			continue
+		}
+		sums[k] = len(out.values)
+		out.add(slices.Clone(v), nil)
+	}
+	return &out
 }
 
 // beforeStatement writes the held rows before a statement that names their tables.
@@ -93,6 +156,7 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 		{insertTransfer, "RETURNING seq", &h.transfers},
 		{insertHistory, "", &h.history},
 		{insertPosting, "RETURNING id", &h.postings},
+		{insertPayments, addPayments, sumPayments(h.payments)},
 	} {
 		if err := q.insertHeld(ctx, w.insert, w.returning, w.rows); err != nil {
 			return err
@@ -109,17 +173,20 @@ func (q *Queries) insertHeld(ctx context.Context, insert, returning string, rows
 	for start := 0; start < len(rows.values); start += itemsPerInsert {
 		end := min(start+itemsPerInsert, len(rows.values))
 		var keys []int64
-		err := q.insertRows(ctx, insert, end-start, func(i int) []any { return rows.values[start+i] },
-			returning, func(r *sql.Rows) error {
+		var scan func(*sql.Rows) error
+		if strings.HasPrefix(returning, "RETURNING") {
+			scan = func(r *sql.Rows) error {
 				var key int64
 				err := r.Scan(&key)
 				keys = append(keys, key)
 				return err
-			})
+			}
+		}
+		err := q.insertRows(ctx, insert, end-start, func(i int) []any { return rows.values[start+i] }, returning, scan)
 		if err != nil {
 			return err
 		}
-		if returning == "" {
+		if scan == nil {
 			continue
 		}
 		if len(keys) != end-start {

@@ -22,15 +22,24 @@ func heldTransfer(appID string, bank, wallet int64, n int) (*service.TransferRec
 	return t, p
 }
 
-// TestHoldInserts writes transfers and postings held across several statements, each item in a
-// savepoint, some rolled back, with a read of a held table halfway: what was kept is stored
-// once, with the seq and id it was given, and what was rolled back is not.
+// TestHoldInserts writes transfers, postings and yearly payments held across several statements,
+// each item in a savepoint, some rolled back, with a read of a held table halfway: what was kept
+// is stored once, with the seq and id it was given, each yearly total as it was answered, and
+// what was rolled back is not.
 func TestHoldInserts(t *testing.T) {
 	const n = 450
 	failed := func(i int) bool { return i%5 == 3 }
+	payee := func(i int) string { return userID(i % 3) }
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		appID, bank, wallet := fundedWallet(t, st, 0)
+		addPayments := func(q service.Queries, user string, amount int) (payouts.Money, error) {
+			return q.AddYearlyPayments(ctx, appID, user, 2026, payouts.Money(amount))
+		}
+		want := map[string]payouts.Money{payee(0): 1000}
+		if _, err := addPayments(st, payee(0), 1000); err != nil {
+			t.Fatal(err)
+		}
 		transfers, postings := make([]*service.TransferRecord, n), make([]*ledger.Posting, n)
 		err := st.InTx(ctx, func(q service.Queries) error {
 			return q.HoldInserts(ctx, func() error {
@@ -43,6 +52,13 @@ func TestHoldInserts(t *testing.T) {
 						if err := q.InsertPosting(ctx, postings[i]); err != nil {
 							return err
 						}
+						total, err := addPayments(q, payee(i), i+1)
+						if err != nil {
+							return err
+						}
+						if total != want[payee(i)]+payouts.Money(i+1) {
+							return fmt.Errorf("item %d: yearly total %d, want %d", i, total, want[payee(i)]+payouts.Money(i+1))
+						}
 						if failed(i) {
 							return errChangedMind
 						}
@@ -50,6 +66,9 @@ func TestHoldInserts(t *testing.T) {
 					})
 					if err != nil && !errors.Is(err, errChangedMind) {
 						return err
+					}
+					if !failed(i) {
+						want[payee(i)] += payouts.Money(i + 1)
 					}
 					if i == n/2 { // a read of a held table sees what is held
 						if _, err := q.GetTransfer(ctx, appID, transfers[0].ID); err != nil {
@@ -62,6 +81,11 @@ func TestHoldInserts(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		for user, total := range want {
+			if got, err := addPayments(st, user, 0); err != nil || got != total {
+				t.Errorf("yearly payments of %s: %d, %v; want %d", user, got, err, total)
+			}
 		}
 		for i := range n {
 			got, err := st.GetTransfer(ctx, appID, transfers[i].ID)

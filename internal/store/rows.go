@@ -12,10 +12,10 @@ const itemsPerInsert = 200
 
 // insertRows inserts n rows, itemsPerInsert per statement, so that a chunk of a batch costs a
 // round trip per few hundred rows instead of one per row. insert is the statement up to VALUES;
-// row(i) returns the values of row i. When returning is set (a RETURNING clause), scan reads
-// each row the statement returns.
+// row(i) returns the values of row i; tail follows the VALUES (ON CONFLICT, RETURNING). When scan
+// is set, it reads each row the statement returns.
 func (q *Queries) insertRows(ctx context.Context, insert string, n int, row func(i int) []any,
-	returning string, scan func(*sql.Rows) error) error {
+	tail string, scan func(*sql.Rows) error) error {
 	for start := 0; start < n; start += itemsPerInsert {
 		end := min(start+itemsPerInsert, n)
 		var values strings.Builder
@@ -28,14 +28,14 @@ func (q *Queries) insertRows(ctx context.Context, insert string, n int, row func
 			values.WriteString("(" + strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", ") + ")")
 			args = append(args, vals...)
 		}
-		stmt := insert + " VALUES " + values.String()
-		if returning == "" {
+		stmt := insert + " VALUES " + values.String() + " " + tail
+		if scan == nil {
 			if _, err := q.exec(ctx, stmt, args...); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := q.scanRows(ctx, stmt+" "+returning, args, scan); err != nil {
+		if err := q.scanRows(ctx, stmt, args, scan); err != nil {
 			return err
 		}
 	}
