@@ -27,25 +27,12 @@ func scanEvent(row interface{ Scan(...any) error }) (service.EventRecord, error)
 // the order given.
 func (q *Queries) InsertEvents(ctx context.Context, events []*service.EventRecord) (err error) {
 	defer wrap(&err, "insert %d events", len(events))
-	// RETURNING promises no order on either engine: the seqs are matched by id.
-	byID := make(map[string]*service.EventRecord, len(events))
+	var rows rowSet
 	for _, e := range events {
-		byID[e.ID] = e
+		rows.add([]any{e.ID, e.AppID, e.Type, e.ObjectID, string(e.Data), sqldb.Micros(e.Created.Time)},
+			func(seq int64) { e.Seq = seq })
 	}
-	return q.insertRows(ctx, `INSERT INTO events (id, app_id, type, object_id, data, created)`, len(events), func(i int) []any {
-		e := events[i]
-		return []any{e.ID, e.AppID, e.Type, e.ObjectID, string(e.Data), sqldb.Micros(e.Created.Time)}
-	}, `RETURNING id, seq`, func(r *sql.Rows) error {
-		var id string
-		var seq int64
-		if err := r.Scan(&id, &seq); err != nil {
-			return err
-		}
-		if e := byID[id]; e != nil {
-			e.Seq = seq
-		}
-		return nil
-	})
+	return q.insertRowSet(ctx, `INSERT INTO events (id, app_id, type, object_id, data, created)`, `RETURNING seq`, &rows)
 }
 
 // GetEvent reads one event of the app.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -16,7 +15,7 @@ import (
 // instead of four round trips per transfer. Values are taken when a row is held, so later
 // changes of the caller's record do not leak into the insert.
 type held struct {
-	transfers, history, postings, payments heldRows
+	transfers, history, postings, payments rowSet
 	writes                                 int // how many times held rows were written
 	// storedPayments are yearly totals as read from the database since held rows were last
 	// written, so that each user's is read once.
@@ -28,30 +27,18 @@ type taxYear struct {
 	year          int
 }
 
-func (h *held) tables() []*heldRows {
-	return []*heldRows{&h.transfers, &h.history, &h.postings, &h.payments}
+func (h *held) tables() []*rowSet {
+	return []*rowSet{&h.transfers, &h.history, &h.postings, &h.payments}
 }
-
-// heldRows are rows of one table; setID[i], when set, receives the key the database gave row i.
-type heldRows struct {
-	values [][]any
-	setID  []func(int64)
-}
-
-func (h *heldRows) add(values []any, setID func(int64)) {
-	h.values = append(h.values, values)
-	h.setID = append(h.setID, setID)
-}
-
-func (h *heldRows) truncate(n int) { h.values, h.setID = h.values[:n], h.setID[:n] }
 
 // heldTables are the tables whose rows may be held: a statement naming one writes the held rows
 // first, so that no statement ever misses them.
 var heldTables = []string{"transfers", "transfer_events", "postings", "tax_years"}
 
-// HoldInserts runs fn with the inserts of transfers and postings held back, and writes them when
-// fn ends, so that a batch's chunk makes them in a few statements. A savepoint rolled back drops
-// what it held; a statement on those tables inside fn writes what is held first.
+// HoldInserts runs fn with the inserts of transfers, postings and yearly payments held back, and
+// writes them when fn ends, so that a batch's chunk makes them in a few statements. A savepoint
+// rolled back drops what it held; a statement on those tables inside fn writes what is held
+// first.
 func (q *Queries) HoldInserts(ctx context.Context, fn func() error) error {
 	if q.held != nil {
 		return fn()
@@ -121,9 +108,9 @@ func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, 
 }
 
 // sumPayments sums the held additions per user and year: one upsert cannot change a row twice.
-func sumPayments(rows heldRows) *heldRows {
+func sumPayments(rows rowSet) *rowSet {
 	sums := map[taxYear]int{}
-	var out heldRows
+	var out rowSet
 	for _, v := range rows.values {
 		k := taxYear{v[0].(string), v[1].(string), v[2].(int)}
 		if i, ok := sums[k]; ok {
@@ -150,54 +137,18 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 	q.held = nil // the inserts below must run, not be held again
 	defer func() { q.held = h }()
 	for _, w := range []struct {
-		insert, returning string
-		rows              *heldRows
+		insert, tail string
+		rows         *rowSet
 	}{
 		{insertTransfer, "RETURNING seq", &h.transfers},
 		{insertHistory, "", &h.history},
 		{insertPosting, "RETURNING id", &h.postings},
 		{insertPayments, addPayments, sumPayments(h.payments)},
 	} {
-		if err := q.insertHeld(ctx, w.insert, w.returning, w.rows); err != nil {
+		if err := q.insertRowSet(ctx, w.insert, w.tail, w.rows); err != nil {
 			return err
 		}
 	}
 	*h = held{writes: h.writes + 1}
-	return nil
-}
-
-// insertHeld inserts rows, a few hundred per statement, and hands each row its key. The keys of
-// one statement's rows are drawn in the order of its VALUES on both engines, but RETURNING lists
-// them in no promised order: they are sorted.
-func (q *Queries) insertHeld(ctx context.Context, insert, returning string, rows *heldRows) error {
-	for start := 0; start < len(rows.values); start += itemsPerInsert {
-		end := min(start+itemsPerInsert, len(rows.values))
-		var keys []int64
-		var scan func(*sql.Rows) error
-		if strings.HasPrefix(returning, "RETURNING") {
-			scan = func(r *sql.Rows) error {
-				var key int64
-				err := r.Scan(&key)
-				keys = append(keys, key)
-				return err
-			}
-		}
-		err := q.insertRows(ctx, insert, end-start, func(i int) []any { return rows.values[start+i] }, returning, scan)
-		if err != nil {
-			return err
-		}
-		if scan == nil {
-			continue
-		}
-		if len(keys) != end-start {
-			return fmt.Errorf("insert returned %d keys for %d rows", len(keys), end-start)
-		}
-		slices.Sort(keys)
-		for i, set := range rows.setID[start:end] {
-			if set != nil {
-				set(keys[i])
-			}
-		}
-	}
 	return nil
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -55,4 +57,55 @@ func (q *Queries) scanRows(ctx context.Context, query string, args []any, scan f
 		}
 	}
 	return rows.Err()
+}
+
+// rowSet are rows to insert into one table; setKey[i], when set, receives the key the database
+// gives row i.
+type rowSet struct {
+	values [][]any
+	setKey []func(int64)
+}
+
+func (r *rowSet) add(values []any, setKey func(int64)) {
+	r.values = append(r.values, values)
+	r.setKey = append(r.setKey, setKey)
+}
+
+func (r *rowSet) truncate(n int) { r.values, r.setKey = r.values[:n], r.setKey[:n] }
+
+// insertRowSet inserts rows, a few hundred per statement; when tail is a RETURNING clause of the
+// rows' generated key, it hands each row its key. The keys of one statement's rows are drawn in
+// the order of its VALUES on both engines, but RETURNING lists them in no promised order: they
+// are sorted.
+func (q *Queries) insertRowSet(ctx context.Context, insert, tail string, rows *rowSet) error {
+	keyed := strings.HasPrefix(tail, "RETURNING")
+	for start := 0; start < len(rows.values); start += itemsPerInsert {
+		end := min(start+itemsPerInsert, len(rows.values))
+		var keys []int64
+		var scan func(*sql.Rows) error
+		if keyed {
+			scan = func(r *sql.Rows) error {
+				var key int64
+				err := r.Scan(&key)
+				keys = append(keys, key)
+				return err
+			}
+		}
+		if err := q.insertRows(ctx, insert, end-start, func(i int) []any { return rows.values[start+i] }, tail, scan); err != nil {
+			return err
+		}
+		if !keyed {
+			continue
+		}
+		if len(keys) != end-start {
+			return fmt.Errorf("insert returned %d keys for %d rows", len(keys), end-start)
+		}
+		slices.Sort(keys)
+		for i, set := range rows.setKey[start:end] {
+			if set != nil {
+				set(keys[i])
+			}
+		}
+	}
+	return nil
 }
