@@ -33,9 +33,9 @@ type Queries struct {
 	batch   *sqldb.Batch
 	dialect sqldb.Dialect
 
-	savepoints int  // how deep in Savepoint calls fn runs
-	itemOpen   bool // an outermost savepoint is left open for the next one to release
-	held       *held
+	savepoints int   // how deep in Savepoint calls fn runs
+	itemOpen   bool  // an outermost savepoint is left open for the next one to release
+	held       *held // rows HoldInserts keeps back until its fn ends (held.go)
 	heldErr    error // what HoldInserts must fail with: held rows that could not be written
 }
 
