@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/disburse/disburse/payouts"
 )
@@ -43,15 +42,15 @@ func (q *Queries) HoldInserts(ctx context.Context, fn func() error) error {
 	if q.held != nil {
 		return fn()
 	}
-	q.held, q.heldErr = &held{}, nil
+	q.held = &held{}
 	err := fn()
 	if err == nil {
 		err = q.writeHeld(ctx)
 	}
-	if q.heldErr != nil {
-		err = errors.Join(q.heldErr, err)
+	if q.failed != nil {
+		err = errors.Join(q.failed, err)
 	}
-	q.held, q.heldErr = nil, nil
+	q.held = nil
 	return err
 }
 
@@ -121,14 +120,6 @@ func sumPayments(rows rowSet) *rowSet {
 		out.add(slices.Clone(v), nil)
 	}
 	return &out
-}
-
-// beforeStatement writes the held rows before a statement that names their tables.
-func (q *Queries) beforeStatement(ctx context.Context, query string) error {
-	if q.held == nil || !slices.ContainsFunc(heldTables, func(t string) bool { return strings.Contains(query, t) }) {
-		return nil
-	}
-	return q.writeHeld(ctx)
 }
 
 // writeHeld writes the held rows: transfers first, which their history rows and postings follow.

@@ -78,3 +78,53 @@ func TestSavepoints(t *testing.T) {
 		}
 	})
 }
+
+// TestSavepointSentLate nests a savepoint that writes inside one that sends nothing itself, and
+// fails the outer one: both were sent with the inner write, and the rollback undoes it.
+func TestSavepointSentLate(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		claim := func(q service.Queries, key string) (bool, error) {
+			prior, err := q.ClaimIdempotencyKey(ctx, &service.IdempotencyRecord{AppID: appID, Key: key, Operation: "transfer", Created: time.Now()})
+			return prior != nil, err
+		}
+		for _, tc := range []struct {
+			name      string
+			failOuter bool
+			kept      bool
+		}{
+			{name: "outer fails", failOuter: true, kept: false},
+			{name: "outer holds", failOuter: false, kept: true},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				key := "late-" + tc.name
+				err := st.InTx(ctx, func(q service.Queries) error {
+					err := q.Savepoint(ctx, func() error {
+						if err := q.Savepoint(ctx, func() error { _, err := claim(q, key); return err }); err != nil {
+							return err
+						}
+						if tc.failOuter {
+							return errChangedMind
+						}
+						return nil
+					})
+					if err != nil && !errors.Is(err, errChangedMind) {
+						return err
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var kept bool
+				if err := st.InTx(ctx, func(q service.Queries) (err error) { kept, err = claim(q, key); return err }); err != nil {
+					t.Fatal(err)
+				}
+				if kept != tc.kept {
+					t.Errorf("key kept %v, want %v", kept, tc.kept)
+				}
+			})
+		}
+	})
+}

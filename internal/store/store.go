@@ -9,6 +9,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
@@ -34,9 +36,12 @@ type Queries struct {
 	dialect sqldb.Dialect
 
 	savepoints int   // how deep in Savepoint calls fn runs
+	sent       int   // how many of those savepoints were sent (openSavepoints)
 	itemOpen   bool  // an outermost savepoint is left open for the next one to release
 	held       *held // rows HoldInserts keeps back until its fn ends (held.go)
-	heldErr    error // what HoldInserts must fail with: held rows that could not be written
+	// failed is an error that must fail the transaction but could not be returned where it
+	// happened (before a queryRow, or held rows written inside a savepoint rolled back).
+	failed error
 }
 
 // conn is what *sql.DB and *sql.Tx have in common.
@@ -68,7 +73,11 @@ func (s *Store) DB() *sqldb.DB { return s.db }
 // InTx runs fn in one write transaction, which may be shared with other callers' (group commit).
 func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) error {
 	return s.db.InBatch(ctx, func(tx *sql.Tx, b *sqldb.Batch) error {
-		return fn(&Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect})
+		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect}
+		if err := fn(q); err != nil {
+			return err
+		}
+		return q.failed
 	})
 }
 
@@ -106,8 +115,8 @@ func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Ro
 }
 
 func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	if err := q.beforeStatement(ctx, query); err != nil && q.heldErr == nil {
-		q.heldErr = err // HoldInserts fails with it: the transaction never commits
+	if err := q.beforeStatement(ctx, query); err != nil && q.failed == nil {
+		q.failed = err // InTx fails with it: the transaction never commits
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
 	if stmt != nil {
@@ -199,38 +208,40 @@ func wrap(errp *error, format string, args ...any) {
 }
 
 // Savepoint runs fn inside a savepoint of the open transaction: when fn fails, its writes alone
-// are rolled back and the transaction goes on. A savepoint that is not nested in another is left
-// open and released when the next one is taken, in the same round trip (a batch takes one per
-// item); the transaction's end releases the last.
+// are rolled back and the transaction goes on. The savepoint is sent with fn's first statement
+// (openSavepoints), so one around a fn that sends none, such as a batch item whose writes are all
+// held (HoldInserts), costs no round trip. A savepoint that is not nested in another is left
+// open and released when the next one is sent, in the same round trip; the transaction's end
+// releases the last.
 func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 	if q.tx == nil {
 		return errors.New("store: Savepoint outside a transaction")
 	}
-	mark := "SAVEPOINT item"
-	if q.savepoints == 0 && q.itemOpen {
-		mark = "RELEASE SAVEPOINT item; SAVEPOINT item"
-	}
-	// Not prepared: a prepared statement holds one command.
-	if _, err := q.tx.ExecContext(context.WithoutCancel(ctx), mark); err != nil {
-		return err
-	}
-	// The batch's deferred ledger deltas roll back with the savepoint.
+	// The batch's deferred ledger deltas and held rows roll back with the savepoint.
 	undo, undoHeld := q.netting().mark(), q.held.mark()
 	q.savepoints++
+	level := q.savepoints
 	err := fn()
 	q.savepoints--
+	sent := q.sent >= level
+	q.sent = min(q.sent, q.savepoints)
 	if err != nil {
 		undo()
-		if _, rbErr := q.exec(ctx, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
-			return errors.Join(err, rbErr)
+		if sent {
+			if _, rbErr := q.exec(ctx, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
+				return errors.Join(err, rbErr)
+			}
 		}
-		if heldErr := undoHeld(); heldErr != nil {
-			q.heldErr = heldErr
-			return errors.Join(err, heldErr)
+		if failed := undoHeld(); failed != nil {
+			q.failed = failed
+			return errors.Join(err, failed)
 		}
 	}
+	if !sent {
+		return err
+	}
 	if q.savepoints == 0 {
-		// Kept, empty after a rollback, until the next savepoint releases it.
+		// Kept, empty after a rollback, until the next savepoint sent releases it.
 		q.itemOpen = true
 		return err
 	}
@@ -238,4 +249,36 @@ func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 		return errors.Join(err, relErr)
 	}
 	return err
+}
+
+// beforeStatement readies the transaction for a statement: the savepoints it runs in are sent,
+// and held rows are written first when it names their tables.
+func (q *Queries) beforeStatement(ctx context.Context, query string) error {
+	if err := q.openSavepoints(ctx); err != nil {
+		return err
+	}
+	if q.held == nil || !slices.ContainsFunc(heldTables, func(t string) bool { return strings.Contains(query, t) }) {
+		return nil
+	}
+	return q.writeHeld(ctx)
+}
+
+// openSavepoints sends the savepoints of the running Savepoint calls not sent yet, before a
+// statement inside them.
+func (q *Queries) openSavepoints(ctx context.Context) error {
+	for q.sent < q.savepoints {
+		mark := "SAVEPOINT item"
+		if q.sent == 0 && q.itemOpen {
+			mark = "RELEASE SAVEPOINT item; SAVEPOINT item"
+		}
+		// Not prepared: a prepared statement holds one command.
+		if _, err := q.tx.ExecContext(context.WithoutCancel(ctx), mark); err != nil {
+			return err
+		}
+		if q.sent == 0 {
+			q.itemOpen = false
+		}
+		q.sent++
+	}
+	return nil
 }
