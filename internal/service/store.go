@@ -161,6 +161,10 @@ type Queries interface {
 	FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) error
 	// FinishIdempotencyKeys records, in one round trip, the resource of each of keys.
 	FinishIdempotencyKeys(ctx context.Context, appID string, keys []string, resourceIDs map[string]string) error
+	// ClaimIdempotencyKeys takes, in one round trip per few hundred, the free ones of keys and
+	// returns them; taken keys are left for ClaimIdempotencyKey to answer.
+	ClaimIdempotencyKeys(ctx context.Context, keys []IdempotencyRecord) ([]string, error)
 	ReleaseIdempotencyKey(ctx context.Context, appID, key string) error
+	ReleaseIdempotencyKeys(ctx context.Context, appID string, keys []string) error
 	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
 }

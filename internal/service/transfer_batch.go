@@ -97,7 +97,7 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 	if err != nil {
 		return err
 	}
-	fq := &finishLater{Queries: q, resourceIDs: map[string]string{}}
+	fq := &finishLater{Queries: q, resourceIDs: map[string]string{}, claimed: map[string]bool{}}
 	var outcomes []BatchItemOutcome
 	var more bool
 	err = q.HoldInserts(ctx, func() error {
@@ -117,16 +117,22 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 
 // runBatchItems makes up to batchChunk of the batch's items that have no outcome yet, and says
 // whether more are left.
-func (s *Service) runBatchItems(ctx context.Context, q Queries, bk *book, b *TransferBatchRecord) (outcomes []BatchItemOutcome, more bool, err error) {
-	for i := range b.Items {
-		it := &b.Items[i]
-		if it.TransferID != nil || it.Error != nil {
-			continue
+func (s *Service) runBatchItems(ctx context.Context, fq *finishLater, bk *book, b *TransferBatchRecord) (outcomes []BatchItemOutcome, more bool, err error) {
+	var chunk []int
+	for i, it := range b.Items {
+		if it.TransferID == nil && it.Error == nil {
+			if len(chunk) == batchChunk {
+				more = true
+				break
+			}
+			chunk = append(chunk, i)
 		}
-		if len(outcomes) == batchChunk {
-			return outcomes, true, nil
-		}
-		transferID, err := s.batchItem(ctx, q, bk, *it)
+	}
+	if err := s.claimKeys(ctx, fq, b, chunk); err != nil {
+		return nil, false, err
+	}
+	for _, i := range chunk {
+		transferID, err := s.batchItem(ctx, fq, bk, b.Items[i])
 		var pe *payouts.Error
 		switch {
 		case err == nil:
@@ -137,25 +143,53 @@ func (s *Service) runBatchItems(ctx context.Context, q Queries, bk *book, b *Tra
 			return nil, false, err
 		}
 	}
-	return outcomes, false, nil
+	return outcomes, more, nil
+}
+
+// claimKeys takes the free idempotency keys of the chunk's items in one statement, instead of one
+// per item; the items whose key was taken before find its record as POST /v2/transfers would.
+func (s *Service) claimKeys(ctx context.Context, fq *finishLater, b *TransferBatchRecord, chunk []int) error {
+	var keys []IdempotencyRecord
+	for _, i := range chunk {
+		if it := b.Items[i]; it.IdempotencyKey != "" {
+			_, hash, err := itemRequest(it)
+			if err != nil {
+				return err
+			}
+			keys = append(keys, IdempotencyRecord{AppID: b.AppID, Key: it.IdempotencyKey, Operation: "transfer",
+				RequestHash: hash, Created: s.now()})
+		}
+	}
+	claimed, err := fq.Queries.ClaimIdempotencyKeys(ctx, keys)
+	for _, k := range claimed {
+		fq.claimed[k] = true
+	}
+	return err
+}
+
+// itemRequest is the POST /v2/transfers request of a batch item, and its fingerprint when it has
+// an idempotency key.
+func itemRequest(it payouts.TransferBatchItem) (payouts.CreateTransferRequest, string, error) {
+	req := payouts.CreateTransferRequest{UserID: it.UserID, Amount: it.Amount, TaxExempt: it.TaxExempt,
+		IdempotencyKey: it.IdempotencyKey, Metadata: it.Metadata}
+	if req.IdempotencyKey == "" {
+		return req, "", nil
+	}
+	hash, err := requestHash("transfer", req)
+	return req, hash, err
 }
 
 // batchItem makes one item's transfer through the same path as POST /v2/transfers, idempotent
 // on the item's key.
-func (s *Service) batchItem(ctx context.Context, q Queries, b *book, it payouts.TransferBatchItem) (string, error) {
-	req := payouts.CreateTransferRequest{UserID: it.UserID, Amount: it.Amount, TaxExempt: it.TaxExempt,
-		IdempotencyKey: it.IdempotencyKey, Metadata: it.Metadata}
-	var hash string
-	if req.IdempotencyKey != "" {
-		var err error
-		if hash, err = requestHash("transfer", req); err != nil {
-			return "", err
-		}
+func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it payouts.TransferBatchItem) (string, error) {
+	req, hash, err := itemRequest(it)
+	if err != nil {
+		return "", err
 	}
 	var id string
-	err := q.Savepoint(ctx, func() error {
+	err = fq.Savepoint(ctx, func() error {
 		var err error
-		id, _, err = s.idempotentIn(ctx, q, b.appID, "transfer", req.IdempotencyKey, hash, false, func(q Queries) (string, error) {
+		id, _, err = s.idempotentIn(ctx, fq, b.appID, "transfer", req.IdempotencyKey, hash, false, func(q Queries) (string, error) {
 			t, err := s.balanceTransfer(ctx, q, b, req)
 			if err != nil {
 				return "", err
@@ -165,8 +199,12 @@ func (s *Service) batchItem(ctx context.Context, q Queries, b *book, it payouts.
 		return err
 	})
 	if err != nil {
-		// The savepoint undid the item's writes, its user's changes and lock with them.
+		// The savepoint undid the item's writes, its user's changes and lock with them; the
+		// chunk's claim of its key, made outside it, is released with the chunk's outcomes.
 		delete(b.users, it.UserID)
+		if fq.claimed[it.IdempotencyKey] {
+			fq.release = append(fq.release, it.IdempotencyKey)
+		}
 	}
 	return id, err
 }
@@ -179,6 +217,8 @@ type finishLater struct {
 	Queries
 	keys        []string
 	resourceIDs map[string]string
+	claimed     map[string]bool // keys the chunk took for its items (claimKeys)
+	release     []string        // claimed keys of items that failed
 }
 
 func (f *finishLater) FinishIdempotencyKey(_ context.Context, _, key, resourceID string) error {
@@ -188,6 +228,9 @@ func (f *finishLater) FinishIdempotencyKey(_ context.Context, _, key, resourceID
 }
 
 func (f *finishLater) ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRecord) (*IdempotencyRecord, error) {
+	if f.claimed[k.Key] {
+		return nil, nil // taken for this item by the chunk's claim
+	}
 	prior, err := f.Queries.ClaimIdempotencyKey(ctx, k)
 	if prior != nil && prior.ResourceID == "" {
 		prior.ResourceID = f.resourceIDs[k.Key]
@@ -195,8 +238,12 @@ func (f *finishLater) ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRec
 	return prior, err
 }
 
-// setOutcomes finishes the chunk's keys and records its items' outcomes.
+// setOutcomes releases the keys of the chunk's failed items, finishes the others and records the
+// items' outcomes.
 func (f *finishLater) setOutcomes(ctx context.Context, b *TransferBatchRecord, outcomes []BatchItemOutcome) error {
+	if err := f.ReleaseIdempotencyKeys(ctx, b.AppID, f.release); err != nil {
+		return err
+	}
 	if err := f.FinishIdempotencyKeys(ctx, b.AppID, f.keys, f.resourceIDs); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/disburse/disburse/internal/testutil/pgtest"
@@ -55,4 +56,54 @@ func TestBatch1099Threshold(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestBatchItemKeys runs a batch whose chunk claims its items' keys in one statement: a fresh key
+// makes one transfer; a key taken earlier with the same request replays, with another request is
+// refused; and the key of an item that failed is free again afterwards.
+func TestBatchItemKeys(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e := newEnvOn(t, dsn, nil, 10_000)
+		key := func(n int) string { return fmt.Sprintf("40000000-0000-4000-8000-%012d", n) }
+		pay := func(amount int64, k string) (*payouts.Transfer, error) {
+			return e.svc.CreateTransfer(e.ctx, e.app, payouts.CreateTransferRequest{UserID: e.user.ID, Amount: -amount, IdempotencyKey: k})
+		}
+		earlier, err := pay(1_00, key(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pay(2_00, key(4)); err != nil {
+			t.Fatal(err)
+		}
+		items := []payouts.TransferBatchItem{
+			{UserID: e.user.ID, Amount: -5_00, IdempotencyKey: key(1)},
+			{UserID: e.user.ID, Amount: -1_000_00, IdempotencyKey: key(2)}, // overdraws
+			{UserID: e.user.ID, Amount: -1_00, IdempotencyKey: key(3)},     // replays earlier
+			{UserID: e.user.ID, Amount: -3_00, IdempotencyKey: key(4)},     // another request
+		}
+		b, err := e.svc.CreateTransferBatch(e.ctx, e.app, payouts.CreateTransferBatchRequest{Items: items})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.ProcessBatches(e.ctx, 10); err != nil {
+			t.Fatal(err)
+		}
+		if b, err = e.svc.GetTransferBatch(e.ctx, e.app, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		got := b.Items
+		if got[0].TransferID == nil || got[1].Error == nil || got[2].TransferID == nil || *got[2].TransferID != earlier.ID || got[3].Error == nil {
+			t.Fatalf("items %+v", got)
+		}
+		if _, err := e.svc.Deposit(e.ctx, e.app, e.app, payouts.DepositRequest{Amount: 1_000_00}); err != nil {
+			t.Fatal(err)
+		}
+		again, err := pay(1_000_00, key(2))
+		if err != nil || again.ID == "" {
+			t.Fatalf("the failed item's key afterwards: %+v, %v", again, err)
+		}
+		if _, user := e.wallets(t, e.user.ID); user.Amount != 1_008_00 {
+			t.Errorf("user wallet %v, want $1,008.00", user.Amount)
+		}
+	})
 }

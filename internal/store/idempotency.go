@@ -67,11 +67,40 @@ func (q *Queries) FinishIdempotencyKeys(ctx context.Context, appID string, keys 
 	return nil
 }
 
+// ClaimIdempotencyKeys takes the free ones of keys, a few hundred per statement, and returns
+// them; a taken key is left as it is, for ClaimIdempotencyKey to answer. On PostgreSQL a
+// concurrent claim of a key taken here waits until this transaction ends.
+func (q *Queries) ClaimIdempotencyKeys(ctx context.Context, keys []service.IdempotencyRecord) (_ []string, err error) {
+	defer wrap(&err, "claim %d idempotency keys", len(keys))
+	var claimed []string
+	err = q.insertRows(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)`, len(keys),
+		func(i int) []any {
+			k := keys[i]
+			return []any{k.AppID, k.Key, k.Operation, k.RequestHash, sqldb.Micros(k.Created)}
+		}, `ON CONFLICT (app_id, key) DO NOTHING RETURNING key`, func(r *sql.Rows) error {
+			var key string
+			err := r.Scan(&key)
+			claimed = append(claimed, key)
+			return err
+		})
+	return claimed, err
+}
+
 // ReleaseIdempotencyKey forgets a key.
-func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, appID, key string) (err error) {
-	defer wrap(&err, "release idempotency key %s", key)
-	_, err = q.exec(ctx, `DELETE FROM idempotency_keys WHERE app_id = ? AND key = ?`, appID, key)
-	return err
+func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, appID, key string) error {
+	return q.ReleaseIdempotencyKeys(ctx, appID, []string{key})
+}
+
+// ReleaseIdempotencyKeys forgets keys, in one statement per few hundred.
+func (q *Queries) ReleaseIdempotencyKeys(ctx context.Context, appID string, keys []string) (err error) {
+	defer wrap(&err, "release %d idempotency keys", len(keys))
+	for start := 0; start < len(keys); start += itemsPerInsert {
+		marks, args := appAndIDs(appID, keys[start:min(start+itemsPerInsert, len(keys))])
+		if _, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE app_id = ? AND key IN (`+marks+`)`, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PurgeIdempotencyKeys forgets keys made before the given time and returns how many.
