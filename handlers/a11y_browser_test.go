@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -94,7 +95,8 @@ func TestBrowserLayout(t *testing.T) {
 
 func startDemo(t *testing.T) (context.Context, *demo.Demo) {
 	t.Helper()
-	tab := browser.New(t)
+	// A tour visits over a hundred pages, each checked by axe: minutes on a busy CI machine.
+	tab := browser.NewWithin(t, 15*time.Minute)
 	d, err := demo.Start(context.Background(), t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

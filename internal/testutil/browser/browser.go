@@ -57,6 +57,13 @@ type session struct {
 // Actions fail once Timeout has passed; the browser is closed when t ends.
 func New(t testing.TB) context.Context {
 	t.Helper()
+	return NewWithin(t, Timeout)
+}
+
+// NewWithin is New for a test whose tab does more than Timeout allows on a loaded machine, such
+// as a tour of every page: its actions fail once budget has passed.
+func NewWithin(t testing.TB, budget time.Duration) context.Context {
+	t.Helper()
 	execPath, err := FindChromium()
 	if err != nil {
 		unavailable(t, err, "install chromium")
@@ -69,7 +76,7 @@ func New(t testing.TB) context.Context {
 	}
 	browserCtx = context.WithValue(browserCtx, sessionKey{}, s)
 	consoleDone := s.recordConsole(browserCtx)
-	ctx, cancelTimeout := context.WithTimeout(browserCtx, Timeout)
+	ctx, cancelTimeout := context.WithTimeout(browserCtx, budget)
 
 	t.Cleanup(func() {
 		if t.Failed() {
