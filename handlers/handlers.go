@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -26,6 +27,7 @@ type Store interface {
 	UpdateOperator(ctx context.Context, id string, upd dashstore.OperatorUpdate, now time.Time) (dashstore.Operator, error)
 	AddAudit(ctx context.Context, e *dashstore.AuditEntry) error
 	AuditLog(ctx context.Context, f dashstore.AuditFilter) ([]dashstore.AuditEntry, bool, error)
+	bulkStore
 }
 
 // Config is what the handlers are built from.
@@ -50,6 +52,8 @@ type Handlers struct {
 	now      func() time.Time
 	password web.PasswordParams
 	log      *slog.Logger
+
+	bulkRunning sync.Map // ids of the bulk jobs this process is running
 }
 
 // Register adds every route of routes.go to cfg.Web.

@@ -15,6 +15,7 @@ var Nav = []web.NavItem{
 	{Label: "Payout links", Href: "/payout-links", Perm: web.PermLinksRead},
 	{Label: "Flows", Href: "/flows", Perm: web.PermFlowsRead},
 	{Label: "Sandbox inbox", Href: "/sandbox/inbox", Perm: web.PermUsersWrite},
+	{Label: "Bulk payouts", Href: "/bulk", Perm: web.PermMoneyMove},
 	{Label: "App wallet", Href: "/app", Perm: web.PermAppRead},
 	{Label: "Webhooks", Href: "/webhooks", Perm: web.PermWebhooksManage},
 	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage},
@@ -75,6 +76,14 @@ func (h *Handlers) routes() []web.Route {
 
 		// Codes in the inbox let whoever reads them act as a payee: only those who verify users.
 		{Method: get, Path: "/sandbox/inbox", Perm: web.PermUsersWrite, Handler: h.sandboxInbox},
+
+		{Method: get, Path: "/bulk", Perm: web.PermMoneyMove, Handler: h.bulkPage},
+		{Method: post, Path: "/bulk", Perm: web.PermMoneyMove, Handler: h.uploadBulk, BodyLimit: bulkUploadLimit},
+		{Method: get, Path: "/bulk/:id", Perm: web.PermMoneyMove, Handler: h.bulkJob},
+		{Method: get, Path: "/bulk/:id/progress", Perm: web.PermMoneyMove, Handler: h.bulkProgress},
+		{Method: get, Path: "/bulk/:id/result.csv", Perm: web.PermMoneyMove, Handler: h.bulkResult},
+		{Method: post, Path: "/bulk/:id/confirm", Perm: web.PermMoneyMove, Handler: h.confirmBulk},
+		{Method: post, Path: "/bulk/:id/cancel", Perm: web.PermMoneyMove, Handler: h.cancelBulk},
 
 		{Method: get, Path: "/app", Perm: web.PermAppRead, Handler: h.app},
 		{Method: post, Path: "/app/deposits", Perm: web.PermMoneyMove, Handler: h.deposit},

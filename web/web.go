@@ -214,6 +214,10 @@ type Route struct {
 	Path    string
 	Perm    Permission
 	Handler fiber.Handler
+	// BodyLimit raises the request body limit for this route alone (an upload), in bytes; 0
+	// keeps Config.BodyLimit. Fiber's limit is per server, so the server reads up to the largest
+	// route's limit and every other route refuses a body over Config.BodyLimit itself.
+	BodyLimit int
 }
 
 // Register adds routes, each behind the check of its permission. A route that names no
@@ -233,9 +237,26 @@ func (s *Server) Register(routes []Route) error {
 			return fmt.Errorf("web: route %s registered twice", key)
 		}
 		s.routes[key] = r.Perm
-		s.App.Add(r.Method, r.Path, s.authorize(r.Perm), r.Handler)
+		limit := s.cfg.BodyLimit
+		if r.BodyLimit > limit {
+			limit = r.BodyLimit
+			if srv := s.App.Server(); srv.MaxRequestBodySize < limit {
+				srv.MaxRequestBodySize = limit
+			}
+		}
+		s.App.Add(r.Method, r.Path, limitBody(limit), s.authorize(r.Perm), r.Handler)
 	}
 	return nil
+}
+
+// limitBody refuses a request whose body is over limit bytes, as Fiber does over its own.
+func limitBody(limit int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if len(c.Request().Body()) > limit {
+			return fiber.ErrRequestEntityTooLarge
+		}
+		return c.Next()
+	}
 }
 
 // Permission returns the permission a registered route needs.

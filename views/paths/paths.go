@@ -82,3 +82,11 @@ func withQuery(path string, q url.Values) string {
 	}
 	return path + "?" + kept.Encode()
 }
+
+// BulkNew is the form to upload a CSV of payouts; Bulk is one uploaded file's page.
+func BulkNew() string                { return "/bulk" }
+func Bulk(id string) string          { return "/bulk/" + url.PathEscape(id) }
+func BulkConfirm(id string) string   { return Bulk(id) + "/confirm" }
+func BulkCancel(id string) string    { return Bulk(id) + "/cancel" }
+func BulkProgress(id string) string  { return Bulk(id) + "/progress" }
+func BulkResultCSV(id string) string { return Bulk(id) + "/result.csv" }

@@ -1,0 +1,249 @@
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"iter"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
+	"github.com/disburse/disburse/web"
+)
+
+// bulkStore is what bulk payouts need of the dashboard's database (dashstore.Store).
+type bulkStore interface {
+	CreateBulkJob(ctx context.Context, job *dashstore.BulkJob, rows []dashstore.BulkRow) (bool, error)
+	BulkJob(ctx context.Context, appID, id string) (dashstore.BulkJob, error)
+	BulkJobByHash(ctx context.Context, appID, hash string) (dashstore.BulkJob, error)
+	BulkRows(ctx context.Context, jobID string) ([]dashstore.BulkRow, error)
+	SetBulkStatus(ctx context.Context, id string, status dashstore.BulkStatus, now time.Time) error
+	SetBulkOutcomes(ctx context.Context, jobID string, rows []dashstore.BulkRow) error
+	DeleteBulkJob(ctx context.Context, appID, id string) error
+}
+
+// bulkUploadLimit is the request body the upload route accepts: the file and the form around it.
+const bulkUploadLimit = bulkMaxBytes + 64<<10
+
+// bulkPage is the form to upload a CSV of payouts.
+func (h *Handlers) bulkPage(c *fiber.Ctx) error {
+	return h.renderBulkUpload(c, fiber.StatusOK, "")
+}
+
+func (h *Handlers) renderBulkUpload(c *fiber.Ctx, status int, problem string) error {
+	p := pages.BulkUploadProps{Problem: problem, MaxRows: bulkMaxRows, MaxMB: bulkMaxBytes >> 20}
+	return h.web.Render(c, status, web.Page{Title: "Bulk payouts", Content: pages.BulkUpload(p)})
+}
+
+// uploadBulk reads an uploaded file, validates every row against the service and keeps the job
+// for the operator to confirm. Nothing moves yet. A file uploaded before opens its job again.
+func (h *Handlers) uploadBulk(c *fiber.Ctx) error {
+	if h.appID == "" {
+		return fiber.NewError(fiber.StatusNotFound, "The dashboard does not know which app it serves; set --app-id.")
+	}
+	data, name, status, problem := uploadedFile(c, "file")
+	if problem != "" {
+		return h.renderBulkUpload(c, status, problem)
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	ctx := c.UserContext()
+	if job, err := h.store.BulkJobByHash(ctx, h.appID, hash); err == nil {
+		web.Flash(c, web.FlashInfo, "This file was uploaded before ("+job.FileName+"); here is its bulk payout. Nothing is paid twice.")
+		return web.Redirect(c, paths.Bulk(job.ID))
+	}
+	rows, err := parseBulkCSV(data)
+	if err != nil {
+		return h.renderBulkUpload(c, fiber.StatusUnprocessableEntity, err.Error())
+	}
+	if err := h.resolveBulkRows(ctx, rows); err != nil {
+		return err
+	}
+	op := h.operatorOf(c)
+	job := dashstore.BulkJob{AppID: h.appID, FileHash: hash, FileName: name, OperatorID: op.ID,
+		Status: dashstore.BulkPreviewed, Created: h.now()}
+	if _, err := h.store.CreateBulkJob(ctx, &job, rows); err != nil {
+		return err
+	}
+	s := summarizeBulk(rows)
+	h.audit(c, "bulk.upload", "bulk", job.ID, fmt.Sprintf("%s: %d rows, %d with problems, %s to pay", name, s.Rows, s.Bad, payouts.Money(s.Total)))
+	return web.Redirect(c, paths.Bulk(job.ID))
+}
+
+// uploadedFile returns the bytes and name of the form's file, or the status and words of what is
+// wrong with it.
+func uploadedFile(c *fiber.Ctx, field string) (data []byte, name string, status int, problem string) {
+	const unreadable = "The file could not be read. Upload it again."
+	fh, err := c.FormFile(field)
+	if err != nil {
+		return nil, "", fiber.StatusUnprocessableEntity, "Choose a CSV file to upload."
+	}
+	if fh.Size > bulkMaxBytes {
+		return nil, "", fiber.StatusRequestEntityTooLarge, fmt.Sprintf("The file is %.1f MB; this page takes files up to %d MB (%d rows). Split it and upload the parts.",
+			float64(fh.Size)/(1<<20), bulkMaxBytes>>20, bulkMaxRows)
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, "", fiber.StatusUnprocessableEntity, unreadable
+	}
+	defer f.Close()
+	if data, err = io.ReadAll(f); err != nil {
+		return nil, "", fiber.StatusUnprocessableEntity, unreadable
+	}
+	return data, fh.Filename, 0, ""
+}
+
+// bulkJob shows a job: the preview with every row's problem before it is confirmed, then its
+// progress and, once done, its results.
+func (h *Handlers) bulkJob(c *fiber.Ctx) error {
+	return h.renderBulkJob(c, fiber.StatusOK, "")
+}
+
+func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error {
+	p, err := h.bulkProps(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	p.Problem = problem
+	if p.Job.Status == dashstore.BulkPreviewed {
+		app, err := h.payouts.GetApp(c.UserContext(), h.appID)
+		if err != nil {
+			return err
+		}
+		p.Balance = app.Wallet.WithdrawableAmount
+	}
+	progress := pages.BulkProgress(p)
+	return h.web.Render(c, status, web.Page{Title: "Bulk payout", Content: pages.BulkJob(p), Fragment: progress})
+}
+
+// bulkProgress is a running job's progress alone, which its page polls until the job is done.
+func (h *Handlers) bulkProgress(c *fiber.Ctx) error {
+	p, err := h.bulkProps(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	progress := pages.BulkProgress(p)
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Bulk payout progress", Content: progress, Fragment: progress})
+}
+
+func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps, error) {
+	job, err := h.store.BulkJob(ctx, h.appID, id)
+	if err != nil {
+		return pages.BulkJobProps{}, err
+	}
+	rows, err := h.store.BulkRows(ctx, job.ID)
+	if err != nil {
+		return pages.BulkJobProps{}, err
+	}
+	p := pages.BulkJobProps{Job: job, Summary: summarizeBulk(rows)}
+	for _, r := range rows {
+		if r.Problem != "" {
+			p.Problems = append(p.Problems, r)
+		}
+	}
+	return p, nil
+}
+
+// confirmBulk pays the good rows of a job in the background, when the app's wallet holds what
+// they need. Confirming a job again (after a restart, or to retry failed rows) is safe: every
+// row's idempotency key is the same each time.
+func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	p, err := h.bulkProps(ctx, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	app, err := h.payouts.GetApp(ctx, h.appID)
+	if err != nil {
+		return err
+	}
+	if need := p.Summary.Total - p.Summary.PaidAmount; need > int64(app.Wallet.WithdrawableAmount) {
+		return h.renderBulkJob(c, fiber.StatusUnprocessableEntity, fmt.Sprintf("The app's wallet holds %s; these payouts need %s. Deposit the difference first.",
+			app.Wallet.WithdrawableAmount, payouts.Money(need)))
+	}
+	if p.Summary.Good == 0 {
+		return h.renderBulkJob(c, fiber.StatusUnprocessableEntity, "No row can be paid: fix the file and upload it again.")
+	}
+	op := h.operatorOf(c)
+	if err := h.startBulkJob(ctx, p.Job.ID, op); err != nil {
+		return err
+	}
+	h.audit(c, "bulk.confirm", "bulk", p.Job.ID, fmt.Sprintf("%s: paying %d rows, %s; skipping %d", p.Job.FileName,
+		p.Summary.Good, payouts.Money(p.Summary.Total), p.Summary.Bad))
+	web.Flash(c, web.FlashSuccess, "Paying "+strconv.Itoa(p.Summary.Good)+" rows. This page shows the progress.")
+	return web.Redirect(c, paths.Bulk(p.Job.ID))
+}
+
+// cancelBulk drops a job that was not confirmed.
+func (h *Handlers) cancelBulk(c *fiber.Ctx) error {
+	id := c.Params("id")
+	if err := h.store.DeleteBulkJob(c.UserContext(), h.appID, id); err != nil {
+		return err
+	}
+	h.audit(c, "bulk.cancel", "bulk", id, "canceled before paying")
+	web.Flash(c, web.FlashInfo, "Canceled the bulk payout; nothing was paid.")
+	return web.Redirect(c, paths.BulkNew())
+}
+
+// bulkResult is a job's rows with their outcomes, as CSV.
+func (h *Handlers) bulkResult(c *fiber.Ctx) error {
+	job, err := h.store.BulkJob(c.UserContext(), h.appID, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	rows, err := h.store.BulkRows(c.UserContext(), job.ID)
+	if err != nil {
+		return err
+	}
+	return exportCSV(c, h.web, "bulk-payout-"+job.ID[:8]+"-result.csv",
+		[]string{"row", "user", "amount", "outcome", "transfer_id", "error"},
+		func(context.Context) iter.Seq2[dashstore.BulkRow, error] {
+			return func(yield func(dashstore.BulkRow, error) bool) {
+				for _, r := range rows {
+					if !yield(r, nil) {
+						return
+					}
+				}
+			}
+		},
+		func(_ context.Context, r dashstore.BulkRow) ([]string, error) {
+			outcome := r.Outcome
+			if outcome == "" {
+				outcome = "pending"
+			}
+			return []string{strconv.Itoa(r.Row), csvText(r.UserRef), payouts.Money(r.Amount).Decimal(), outcome,
+				r.TransferID, csvText(r.Error)}, nil
+		})
+}
+
+// summarizeBulk counts a job's rows and adds up their amounts.
+func summarizeBulk(rows []dashstore.BulkRow) pages.BulkSummary {
+	var s pages.BulkSummary
+	for _, r := range rows {
+		s.Rows++
+		if r.Problem != "" {
+			s.Bad++
+		} else {
+			s.Good++
+			s.Total += r.Amount
+		}
+		switch r.Outcome {
+		case dashstore.BulkPaid:
+			s.Paid++
+			s.PaidAmount += r.Amount
+		case dashstore.BulkFailed:
+			s.Failed++
+		case dashstore.BulkSkipped:
+			s.Skipped++
+		}
+	}
+	return s
+}

@@ -1,0 +1,156 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+)
+
+// bulkPayoutChunk is how many payout rows a job sends before it records their outcomes.
+const bulkPayoutChunk = 100
+
+// startBulkJob runs a confirmed job in the background and returns at once. It needs nothing of
+// the request that confirmed it, so the job outlives the request; approvals call it too, once a
+// second operator has approved a job. A job this dashboard is already running is left to run;
+// one a restart interrupted runs again, and the rows' idempotency keys keep it from paying twice.
+func (h *Handlers) startBulkJob(ctx context.Context, jobID string, by dashstore.Operator) error {
+	job, err := h.store.BulkJob(ctx, h.appID, jobID)
+	if err != nil {
+		return err
+	}
+	if _, running := h.bulkRunning.LoadOrStore(jobID, true); running {
+		return nil
+	}
+	if err := h.store.SetBulkStatus(ctx, jobID, dashstore.BulkRunning, h.now()); err != nil {
+		h.bulkRunning.Delete(jobID)
+		return err
+	}
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		defer h.bulkRunning.Delete(jobID)
+		if err := h.runBulkJob(ctx, job, by); err != nil {
+			h.log.Error("bulk payout job stopped", "job", jobID, "err", err)
+		}
+	}()
+	return nil
+}
+
+// runBulkJob pays every good row not yet paid: wallet rows as transfer batches of up to 1,000,
+// payout rows one call each, bulkParallel at a time. Rows with a problem are recorded as skipped.
+// Outcomes are recorded chunk by chunk, so the progress bar moves and a crash loses little.
+func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by dashstore.Operator) error {
+	rows, err := h.store.BulkRows(ctx, job.ID)
+	if err != nil {
+		return err
+	}
+	var skipped, transfers, payoutRows []dashstore.BulkRow
+	for _, r := range rows {
+		switch {
+		case r.Problem != "":
+			r.Outcome, r.Error = dashstore.BulkSkipped, r.Problem
+			skipped = append(skipped, r)
+		case r.Outcome == dashstore.BulkPaid:
+		case r.Method == bulkWallet:
+			transfers = append(transfers, r)
+		default:
+			payoutRows = append(payoutRows, r)
+		}
+	}
+	if err := h.store.SetBulkOutcomes(ctx, job.ID, skipped); err != nil {
+		return err
+	}
+	for chunk := range slices.Chunk(transfers, payouts.MaxBatchItems) {
+		if err := h.store.SetBulkOutcomes(ctx, job.ID, h.bulkTransfers(ctx, job, chunk)); err != nil {
+			return err
+		}
+	}
+	for chunk := range slices.Chunk(payoutRows, bulkPayoutChunk) {
+		inParallel(len(chunk), func(i int) { h.bulkPayout(ctx, job, &chunk[i]) })
+		if err := h.store.SetBulkOutcomes(ctx, job.ID, chunk); err != nil {
+			return err
+		}
+	}
+	if err := h.store.SetBulkStatus(ctx, job.ID, dashstore.BulkDone, h.now()); err != nil {
+		return err
+	}
+	return h.auditBulkResult(ctx, job, by)
+}
+
+// bulkTransfers credits the rows' payees' wallets in one transfer batch, waits for the service
+// to run it, and returns the rows with their outcomes.
+func (h *Handlers) bulkTransfers(ctx context.Context, job dashstore.BulkJob, rows []dashstore.BulkRow) []dashstore.BulkRow {
+	req := payouts.CreateTransferBatchRequest{Items: make([]payouts.TransferBatchItem, len(rows))}
+	for i, r := range rows {
+		req.Items[i] = payouts.TransferBatchItem{UserID: r.UserID, Amount: -r.Amount,
+			IdempotencyKey: bulkRowKey(job.FileHash, r.Row), Metadata: bulkMetadata(job.FileHash, r)}
+	}
+	batch, err := h.payouts.CreateTransferBatch(ctx, req)
+	for err == nil && batch.Status != payouts.BatchCompleted {
+		time.Sleep(bulkPoll)
+		batch, err = h.payouts.GetTransferBatch(ctx, batch.ID)
+	}
+	for i := range rows {
+		switch {
+		case err != nil:
+			rows[i].Outcome, rows[i].Error = dashstore.BulkFailed, err.Error()
+		case batch.Items[i].TransferID != nil:
+			rows[i].Outcome, rows[i].TransferID, rows[i].Error = dashstore.BulkPaid, *batch.Items[i].TransferID, ""
+		default:
+			rows[i].Outcome, rows[i].Error = dashstore.BulkFailed, deref(batch.Items[i].Error)
+		}
+	}
+	return rows
+}
+
+// bulkPayout pays one row out to the payee's saved method, funded from the app's wallet, and
+// notes its outcome on the row.
+func (h *Handlers) bulkPayout(ctx context.Context, job dashstore.BulkJob, r *dashstore.BulkRow) {
+	req := payouts.CreatePayoutRequest{UserID: r.UserID, Amount: r.Amount, Platform: payouts.Platform(r.Method),
+		Fund: true, IdempotencyKey: bulkRowKey(job.FileHash, r.Row), Metadata: bulkMetadata(job.FileHash, *r)}
+	var t *payouts.Transfer
+	err := h.bankAccountOf(ctx, &req)
+	if err == nil {
+		t, err = h.payouts.CreatePayout(ctx, req)
+	}
+	switch {
+	case err != nil:
+		r.Outcome, r.Error = dashstore.BulkFailed, err.Error()
+	case t.Status == payouts.TransferFailed:
+		r.Outcome, r.TransferID, r.Error = dashstore.BulkFailed, t.ID, t.FailureReason
+	default:
+		r.Outcome, r.TransferID, r.Error = dashstore.BulkPaid, t.ID, ""
+	}
+}
+
+// bankAccountOf picks the payee's saved bank account for an ACH payout, which must name one.
+func (h *Handlers) bankAccountOf(ctx context.Context, req *payouts.CreatePayoutRequest) error {
+	if req.Platform != payouts.PlatformACH {
+		return nil
+	}
+	methods, err := h.payouts.ListPayoutMethods(ctx, req.UserID)
+	if err != nil {
+		return err
+	}
+	m, ok := (&bulkUser{methods: methods}).method(payouts.PlatformACH)
+	if !ok {
+		return fmt.Errorf("the user has no bank account saved")
+	}
+	req.AccountID = m.ID
+	return nil
+}
+
+// auditBulkResult records in the audit log how a job ended, in the name of whoever confirmed it.
+func (h *Handlers) auditBulkResult(ctx context.Context, job dashstore.BulkJob, by dashstore.Operator) error {
+	rows, err := h.store.BulkRows(ctx, job.ID)
+	if err != nil {
+		return err
+	}
+	s := summarizeBulk(rows)
+	return h.store.AddAudit(ctx, &dashstore.AuditEntry{Created: h.now(), OperatorID: by.ID, OperatorEmail: by.Email,
+		Action: "bulk.result", ObjectType: "bulk", ObjectID: job.ID,
+		Detail: fmt.Sprintf("%s: %d paid (%s), %d failed, %d skipped", job.FileName, s.Paid, payouts.Money(s.PaidAmount), s.Failed, s.Skipped)})
+}

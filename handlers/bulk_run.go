@@ -1,0 +1,180 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+)
+
+// bulkParallel bounds the calls a bulk job makes to the service at once, to resolve its users or
+// send its payouts: enough to overlap round trips, few enough to leave the service to others.
+const bulkParallel = 8
+
+// bulkPoll is how often a running job asks the service whether its transfer batch is done.
+const bulkPoll = 300 * time.Millisecond
+
+// bulkKeySpace is the namespace of the rows' idempotency keys (uuid.NewSHA1 of file hash and row).
+var bulkKeySpace = uuid.MustParse("6f1d2c34-7b0e-4a51-9c3e-2b8f5d6a9e10")
+
+// bulkRowKey is a row's idempotency key: the same file and row always give the same key, so a
+// second upload of the file, or a run resumed after a crash, makes each payment once.
+func bulkRowKey(fileHash string, row int) string {
+	return uuid.NewSHA1(bulkKeySpace, []byte(fileHash+":"+strconv.Itoa(row))).String()
+}
+
+// inParallel calls fn for 0..n-1, at most bulkParallel at once, and waits for all.
+func inParallel(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, bulkParallel)
+	for i := range n {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			fn(i)
+		})
+	}
+	wg.Wait()
+}
+
+// resolveBulkRows finds the user each good row names, once per distinct user id or email, and
+// puts a problem on the rows whose user is unknown or disabled, whose method the user has not
+// saved, or that repeat an earlier row. Only a failing service is an error.
+func (h *Handlers) resolveBulkRows(ctx context.Context, rows []dashstore.BulkRow) error {
+	refs := map[string]*bulkUser{}
+	var order []string
+	for _, r := range rows {
+		ref := strings.ToLower(r.UserRef)
+		if r.Problem == "" && refs[ref] == nil {
+			refs[ref] = &bulkUser{}
+			order = append(order, ref)
+		}
+	}
+	var failed error
+	var mu sync.Mutex
+	inParallel(len(order), func(i int) {
+		if err := h.findBulkUser(ctx, order[i], refs[order[i]]); err != nil {
+			mu.Lock()
+			failed = errors.Join(failed, err)
+			mu.Unlock()
+		}
+	})
+	if failed != nil {
+		return failed
+	}
+	seen := map[string]int{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Problem != "" {
+			continue
+		}
+		u := refs[strings.ToLower(r.UserRef)]
+		r.UserID, r.Problem = u.id, u.problem
+		if r.Problem == "" {
+			r.Problem = u.methodProblem(r.Method)
+		}
+		key := fmt.Sprint(r.UserID, "|", r.Amount, "|", r.Memo, "|", r.Method)
+		if first, dup := seen[key]; dup && r.Problem == "" {
+			r.Problem = fmt.Sprintf("repeats row %d (same user, amount, memo and method)", first)
+		} else if !dup {
+			seen[key] = r.Row
+		}
+	}
+	return nil
+}
+
+// bulkUser is what validation learned about one user a file names.
+type bulkUser struct {
+	id      string
+	problem string
+	methods []payouts.PayoutMethod
+}
+
+// findBulkUser looks ref (a user id or an email) up in the service, with the user's saved methods.
+func (h *Handlers) findBulkUser(ctx context.Context, ref string, out *bulkUser) error {
+	var u *payouts.User
+	switch {
+	case strings.Contains(ref, "@"):
+		list, err := h.payouts.ListUsers(ctx, payouts.Page{Limit: payouts.MaxLimit}, payouts.UserFilter{Search: ref})
+		if err != nil {
+			return err
+		}
+		for i := range list.Data {
+			if strings.EqualFold(list.Data[i].Email, ref) {
+				if u != nil {
+					out.problem = "more than one user has the email " + ref + ": use the user id"
+					return nil
+				}
+				u = &list.Data[i]
+			}
+		}
+	case payouts.ValidID(ref):
+		found, err := h.payouts.GetUser(ctx, ref)
+		if payouts.ErrorCode(err) != payouts.ENotFound {
+			if err != nil {
+				return err
+			}
+			u = found
+		}
+	default:
+		out.problem = quoted(ref) + " is neither a user id nor an email"
+		return nil
+	}
+	switch {
+	case u == nil:
+		out.problem = "no user " + ref
+		return nil
+	case u.Status == payouts.UserDisabled:
+		out.problem = "the user " + ref + " is disabled"
+		return nil
+	}
+	out.id = u.ID
+	methods, err := h.payouts.ListPayoutMethods(ctx, u.ID)
+	out.methods = methods
+	return err
+}
+
+// methodProblem says why the user cannot be paid by method, or "".
+func (u *bulkUser) methodProblem(method string) string {
+	if method == bulkWallet {
+		return ""
+	}
+	if _, ok := u.method(payouts.Platform(method)); !ok {
+		if method == string(payouts.PlatformDefault) {
+			return "the user has no default payout method"
+		}
+		return "the user has no " + payouts.Platform(method).Label() + " payout method saved"
+	}
+	return ""
+}
+
+// method returns the user's saved method for a platform (their default for PlatformDefault).
+func (u *bulkUser) method(p payouts.Platform) (payouts.PayoutMethod, bool) {
+	for _, m := range u.methods {
+		if m.Platform == p || (p == payouts.PlatformDefault && m.Default) {
+			return m, true
+		}
+	}
+	return payouts.PayoutMethod{}, false
+}
+
+// bulkMetadata tags what a row pays with the file and row it came from, and its memo. It
+// depends on the file alone, as the idempotency key does: a key sent again must come with the
+// same request.
+func bulkMetadata(fileHash string, r dashstore.BulkRow) payouts.Metadata {
+	m := map[string]any{"bulk_file": fileHash[:16], "row": r.Row}
+	if r.Memo != "" {
+		m["memo"] = r.Memo
+	}
+	b, _ := json.Marshal(m)
+	return b
+}

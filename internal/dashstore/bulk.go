@@ -1,0 +1,176 @@
+package dashstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
+)
+
+// BulkStatus is where a bulk payout job stands.
+type BulkStatus string
+
+const (
+	BulkPreviewed BulkStatus = "previewed" // validated, waiting for an operator to confirm
+	BulkRunning   BulkStatus = "running"   // confirmed; rows are being paid
+	BulkDone      BulkStatus = "done"      // every good row has its outcome
+)
+
+// Outcomes of a bulk row.
+const (
+	BulkPaid    = "paid"
+	BulkFailed  = "failed"  // the service refused or failed it
+	BulkSkipped = "skipped" // it had a problem, so it was never sent
+)
+
+// BulkJob is one uploaded CSV of payouts. A file is one job per app, found again by its SHA-256,
+// so uploading it again shows the same job instead of paying it twice.
+type BulkJob struct {
+	ID         string
+	AppID      string
+	FileHash   string // hex SHA-256 of the file's bytes
+	FileName   string
+	OperatorID string // who uploaded it
+	Status     BulkStatus
+	Created    time.Time
+	Updated    time.Time
+}
+
+// BulkRow is one row of a job's file as the dashboard read it, with its outcome once run.
+type BulkRow struct {
+	Row        int    // 1 = the first row after the header
+	UserRef    string // as written: a user id or an email
+	UserID     string // the user it resolved to; empty when it did not
+	Amount     int64  // cents
+	Memo       string
+	Method     string // "wallet", or a payout platform
+	Problem    string // why the row will not be paid; empty for a good row
+	Outcome    string // empty until run; BulkPaid, BulkFailed or BulkSkipped
+	TransferID string
+	Error      string
+}
+
+// CreateBulkJob records job and its rows, setting the job's ID. When the app already has a job
+// for the same file, nothing is written and that job is returned with created false.
+func (s *Store) CreateBulkJob(ctx context.Context, job *BulkJob, rows []BulkRow) (created bool, err error) {
+	if existing, err := s.BulkJobByHash(ctx, job.AppID, job.FileHash); err == nil {
+		*job = existing
+		return false, nil
+	} else if payouts.ErrorCode(err) != payouts.ENotFound {
+		return false, err
+	}
+	job.ID = uuid.NewString()
+	err = s.db.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO bulk_jobs (id, app_id, file_hash, file_name, operator_id,
+			status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), job.ID, job.AppID, job.FileHash, job.FileName,
+			job.OperatorID, job.Status, sqldb.Micros(job.Created), sqldb.Micros(job.Created)); err != nil {
+			return err
+		}
+		stmt, err := tx.PrepareContext(ctx, s.db.Rebind(`INSERT INTO bulk_rows (job_id, row_num, user_ref, user_id,
+			amount, memo, method, problem, outcome, transfer_id, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, r := range rows {
+			if _, err := stmt.ExecContext(ctx, job.ID, r.Row, r.UserRef, r.UserID, r.Amount, r.Memo, r.Method,
+				r.Problem, r.Outcome, r.TransferID, r.Error); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return err == nil, err
+}
+
+const bulkJobColumns = `id, app_id, file_hash, file_name, operator_id, status, created_at, updated_at`
+
+// BulkJob returns the app's job with id; another app's job is not found.
+func (s *Store) BulkJob(ctx context.Context, appID, id string) (BulkJob, error) {
+	return s.bulkJob(ctx, `SELECT `+bulkJobColumns+` FROM bulk_jobs WHERE app_id = ? AND id = ?`, appID, id)
+}
+
+// BulkJobByHash returns the app's job for the file with hash.
+func (s *Store) BulkJobByHash(ctx context.Context, appID, hash string) (BulkJob, error) {
+	return s.bulkJob(ctx, `SELECT `+bulkJobColumns+` FROM bulk_jobs WHERE app_id = ? AND file_hash = ?`, appID, hash)
+}
+
+func (s *Store) bulkJob(ctx context.Context, q string, args ...any) (BulkJob, error) {
+	var j BulkJob
+	var created, updated int64
+	err := s.db.QueryRowContext(ctx, s.db.Rebind(q), args...).Scan(&j.ID, &j.AppID, &j.FileHash, &j.FileName,
+		&j.OperatorID, &j.Status, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return BulkJob{}, payouts.Errorf(payouts.ENotFound, "bulk payout not found")
+	}
+	j.Created, j.Updated = sqldb.FromMicros(created), sqldb.FromMicros(updated)
+	return j, err
+}
+
+// SetBulkStatus moves a job to status.
+func (s *Store) SetBulkStatus(ctx context.Context, id string, status BulkStatus, now time.Time) error {
+	_, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bulk_jobs SET status = ?, updated_at = ? WHERE id = ?`),
+		status, sqldb.Micros(now), id)
+	return err
+}
+
+// BulkRows returns every row of a job in file order.
+func (s *Store) BulkRows(ctx context.Context, jobID string) ([]BulkRow, error) {
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT row_num, user_ref, user_id, amount, memo, method, problem,
+		outcome, transfer_id, error FROM bulk_rows WHERE job_id = ? ORDER BY row_num`), jobID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []BulkRow
+	for rows.Next() {
+		var r BulkRow
+		if err := rows.Scan(&r.Row, &r.UserRef, &r.UserID, &r.Amount, &r.Memo, &r.Method, &r.Problem, &r.Outcome,
+			&r.TransferID, &r.Error); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SetBulkOutcomes records the outcomes of rows of a job (their Outcome, TransferID and Error),
+// in one transaction.
+func (s *Store) SetBulkOutcomes(ctx context.Context, jobID string, rows []BulkRow) error {
+	return s.db.InTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, s.db.Rebind(`UPDATE bulk_rows SET outcome = ?, transfer_id = ?, error = ?
+			WHERE job_id = ? AND row_num = ?`))
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, r := range rows {
+			if _, err := stmt.ExecContext(ctx, r.Outcome, r.TransferID, r.Error, jobID, r.Row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// DeleteBulkJob removes the app's job with id and its rows, when it has not been confirmed: a
+// confirmed job is a record of what was paid.
+func (s *Store) DeleteBulkJob(ctx context.Context, appID, id string) error {
+	return s.db.InTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bulk_jobs WHERE app_id = ? AND id = ? AND status = ?`),
+			appID, id, BulkPreviewed)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(err, payouts.Errorf(payouts.EInvalidTransaction, "only a bulk payout not yet confirmed can be canceled"))
+		}
+		_, err = tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bulk_rows WHERE job_id = ?`), id)
+		return err
+	})
+}
