@@ -30,8 +30,9 @@ type bulkStore interface {
 	DeleteBulkJob(ctx context.Context, appID, id string) error
 }
 
-// bulkUploadLimit is the request body the upload route accepts: the file and the form around it.
-const bulkUploadLimit = bulkMaxBytes + 64<<10
+// bulkUploadLimit is the request body the upload route reads: twice the file limit, so that a
+// file a little too large gets a page saying so rather than a bare 413.
+const bulkUploadLimit = 2 * bulkMaxBytes
 
 // bulkPage is the form to upload a CSV of payouts.
 func (h *Handlers) bulkPage(c *fiber.Ctx) error {

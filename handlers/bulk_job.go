@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/disburse/disburse/internal/dashstore"
@@ -22,26 +23,65 @@ func (h *Handlers) startBulkJob(ctx context.Context, jobID string, by dashstore.
 	if err != nil {
 		return err
 	}
-	if _, running := h.bulkRunning.LoadOrStore(jobID, true); running {
-		return nil
-	}
-	if err := h.store.SetBulkStatus(ctx, jobID, dashstore.BulkRunning, h.now()); err != nil {
-		h.bulkRunning.Delete(jobID)
+	started, err := h.bulkRuns.start(jobID, func() error {
+		return h.store.SetBulkStatus(ctx, jobID, dashstore.BulkRunning, h.now())
+	})
+	if err != nil || !started {
 		return err
 	}
 	ctx = context.WithoutCancel(ctx)
 	go func() {
-		defer h.bulkRunning.Delete(jobID)
-		if err := h.runBulkJob(ctx, job, by); err != nil {
+		err := h.runBulkJob(ctx, job, by)
+		if err == nil {
+			err = h.bulkRuns.finish(jobID, func() error {
+				return h.store.SetBulkStatus(ctx, jobID, dashstore.BulkDone, h.now())
+			})
+		} else {
+			h.bulkRuns.finish(jobID, func() error { return nil })
+		}
+		if err != nil {
 			h.log.Error("bulk payout job stopped", "job", jobID, "err", err)
 		}
 	}()
 	return nil
 }
 
+// bulkRuns are the jobs this process is running. A job's status changes under its lock, so a
+// confirm that comes as a run ends either finds it running or starts it again once done.
+type bulkRuns struct {
+	mu      sync.Mutex
+	running map[string]bool
+}
+
+// start marks a job running and calls mark, unless it is running already.
+func (r *bulkRuns) start(id string, mark func() error) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running[id] {
+		return false, nil
+	}
+	if err := mark(); err != nil {
+		return false, err
+	}
+	if r.running == nil {
+		r.running = map[string]bool{}
+	}
+	r.running[id] = true
+	return true, nil
+}
+
+// finish calls mark and forgets the job.
+func (r *bulkRuns) finish(id string, mark func() error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.running, id)
+	return mark()
+}
+
 // runBulkJob pays every good row not yet paid: wallet rows as transfer batches of up to 1,000,
 // payout rows one call each, bulkParallel at a time. Rows with a problem are recorded as skipped.
-// Outcomes are recorded chunk by chunk, so the progress bar moves and a crash loses little.
+// Outcomes are recorded chunk by chunk, so the progress bar moves and a crash loses little; the
+// caller marks the job done.
 func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by dashstore.Operator) error {
 	rows, err := h.store.BulkRows(ctx, job.ID)
 	if err != nil {
@@ -73,9 +113,6 @@ func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by das
 		if err := h.store.SetBulkOutcomes(ctx, job.ID, chunk); err != nil {
 			return err
 		}
-	}
-	if err := h.store.SetBulkStatus(ctx, job.ID, dashstore.BulkDone, h.now()); err != nil {
-		return err
 	}
 	return h.auditBulkResult(ctx, job, by)
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -53,7 +52,7 @@ type Handlers struct {
 	password web.PasswordParams
 	log      *slog.Logger
 
-	bulkRunning sync.Map // ids of the bulk jobs this process is running
+	bulkRuns bulkRuns // the bulk jobs this process is running
 }
 
 // Register adds every route of routes.go to cfg.Web.
