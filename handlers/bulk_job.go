@@ -31,6 +31,13 @@ func (h *Handlers) startBulkJob(ctx context.Context, jobID string, by dashstore.
 	}
 	ctx = context.WithoutCancel(ctx)
 	go func() {
+		// A panic here would end the whole dashboard, which no request's recover covers.
+		defer func() {
+			if p := recover(); p != nil {
+				h.bulkRuns.finish(jobID, func() error { return nil })
+				h.log.Error("bulk payout job panicked", "job", jobID, "panic", p)
+			}
+		}()
 		err := h.runBulkJob(ctx, job, by)
 		if err == nil {
 			err = h.bulkRuns.finish(jobID, func() error {

@@ -171,7 +171,7 @@ func (u *bulkUser) method(p payouts.Platform) (payouts.PayoutMethod, bool) {
 // depends on the file alone, as the idempotency key does: a key sent again must come with the
 // same request.
 func bulkMetadata(fileHash string, r dashstore.BulkRow) payouts.Metadata {
-	m := map[string]any{"bulk_file": fileHash[:16], "row": r.Row}
+	m := map[string]any{"bulk_file": fileHash, "row": r.Row}
 	if r.Memo != "" {
 		m["memo"] = r.Memo
 	}

@@ -71,9 +71,14 @@ func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bulk := dashstore.BulkJob{AppID: h.env.AppID, FileHash: strings.Repeat("ab", 32), FileName: "routes.csv", Status: dashstore.BulkPreviewed}
+	if _, err := h.store.CreateBulkJob(t.Context(), &bulk, []dashstore.BulkRow{{Row: 1, UserRef: user.ID, UserID: user.ID,
+		Amount: 1_00, Method: "wallet"}}); err != nil {
+		t.Fatal(err)
+	}
 	routes := registeredRoutes(t, h, map[string]string{"/operators": target.ID, "/users": user.ID,
 		"/transfers": deposit.ID, "/transactions": strconv.FormatInt(deposit.Transactions[0].ID, 10),
-		"/payout-links": link.ID, "/flows": flow.ID, "/webhooks": hook.ID})
+		"/payout-links": link.ID, "/flows": flow.ID, "/webhooks": hook.ID, "/bulk": bulk.ID})
 
 	agents := map[dashstore.Role]*agent{}
 	for _, role := range dashstore.Roles {
