@@ -28,6 +28,7 @@ type bulkStore interface {
 	SetBulkStatus(ctx context.Context, id string, status dashstore.BulkStatus, now time.Time) error
 	SetBulkOutcomes(ctx context.Context, jobID string, rows []dashstore.BulkRow) error
 	DeleteBulkJob(ctx context.Context, appID, id string) error
+	BulkJobs(ctx context.Context, appID string, limit int) ([]dashstore.BulkJob, error)
 }
 
 // bulkUploadLimit is the request body the upload route reads: twice the file limit, so that a
@@ -40,7 +41,11 @@ func (h *Handlers) bulkPage(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) renderBulkUpload(c *fiber.Ctx, status int, problem string) error {
-	p := pages.BulkUploadProps{Problem: problem, MaxRows: bulkMaxRows, MaxMB: bulkMaxBytes >> 20}
+	jobs, err := h.store.BulkJobs(c.UserContext(), h.appID, 20)
+	if err != nil {
+		return err
+	}
+	p := pages.BulkUploadProps{Problem: problem, MaxRows: bulkMaxRows, MaxMB: bulkMaxBytes >> 20, Jobs: jobs}
 	return h.web.Render(c, status, web.Page{Title: "Bulk payouts", Content: pages.BulkUpload(p)})
 }
 
@@ -144,7 +149,10 @@ func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps
 	if err != nil {
 		return pages.BulkJobProps{}, err
 	}
-	p := pages.BulkJobProps{Job: job, Summary: summarizeBulk(rows)}
+	// A job the database says is running but this process is not running was cut off by a
+	// restart: the page offers to resume it instead of waiting forever.
+	p := pages.BulkJobProps{Job: job, Summary: summarizeBulk(rows),
+		Stalled: job.Status == dashstore.BulkRunning && !h.bulkRuns.isRunning(job.ID)}
 	for _, r := range rows {
 		if r.Problem != "" {
 			p.Problems = append(p.Problems, r)

@@ -77,6 +77,13 @@ func (r *bulkRuns) start(id string, mark func() error) (bool, error) {
 	return true, nil
 }
 
+// isRunning reports whether this process is running the job.
+func (r *bulkRuns) isRunning(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running[id]
+}
+
 // finish calls mark and forgets the job.
 func (r *bulkRuns) finish(id string, mark func() error) error {
 	r.mu.Lock()

@@ -271,3 +271,28 @@ func TestBulkPayoutTenThousandRows(t *testing.T) {
 		t.Errorf("payees hold %v, want $10,000.00", total)
 	}
 }
+
+// TestBulkPayoutResumesAfterRestart: a job the database says is running, which no process runs
+// (the dashboard restarted mid-job), offers to resume instead of polling forever, and resuming
+// pays it.
+func TestBulkPayoutResumesAfterRestart(t *testing.T) {
+	h := newHarness(t)
+	ada := h.createUser("Ada", "Lovelace")
+	h.deposit(10_00)
+	a, _ := h.signedIn(dashstore.RoleOperations)
+	id := a.uploadBulk("user,amount\n" + ada.Email + ",4.00\n")
+	wantBody(t, a.get("/bulk"), "payouts.csv", "Checked, not confirmed")
+	if err := h.store.SetBulkStatus(context.Background(), id, dashstore.BulkRunning, h.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	page := a.get("/bulk/" + id)
+	wantBody(t, page, "stopped before it finished", ">Resume<")
+	if strings.Contains(page.body, "hx-trigger") {
+		t.Error("a stalled job's progress polls")
+	}
+	wantRedirect(t, a.post("/bulk/"+id+"/confirm", nil), "/bulk/"+id)
+	a.waitBulk(id)
+	if got := h.walletOf(ada.ID); got != 4_00 {
+		t.Errorf("Ada's wallet %v, want $4.00", got)
+	}
+}

@@ -101,13 +101,18 @@ func (s *Store) BulkJobByHash(ctx context.Context, appID, hash string) (BulkJob,
 }
 
 func (s *Store) bulkJob(ctx context.Context, q string, args ...any) (BulkJob, error) {
-	var j BulkJob
-	var created, updated int64
-	err := s.db.QueryRowContext(ctx, s.db.Rebind(q), args...).Scan(&j.ID, &j.AppID, &j.FileHash, &j.FileName,
-		&j.OperatorID, &j.Status, &created, &updated)
+	j, err := scanBulkJob(s.db.QueryRowContext(ctx, s.db.Rebind(q), args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return BulkJob{}, payouts.Errorf(payouts.ENotFound, "bulk payout not found")
 	}
+	return j, err
+}
+
+// scanBulkJob reads the bulkJobColumns of a row.
+func scanBulkJob(row interface{ Scan(...any) error }) (BulkJob, error) {
+	var j BulkJob
+	var created, updated int64
+	err := row.Scan(&j.ID, &j.AppID, &j.FileHash, &j.FileName, &j.OperatorID, &j.Status, &created, &updated)
 	j.Created, j.Updated = sqldb.FromMicros(created), sqldb.FromMicros(updated)
 	return j, err
 }
@@ -173,4 +178,23 @@ func (s *Store) DeleteBulkJob(ctx context.Context, appID, id string) error {
 		_, err = tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bulk_rows WHERE job_id = ?`), id)
 		return err
 	})
+}
+
+// BulkJobs returns the app's latest jobs, newest first, at most limit.
+func (s *Store) BulkJobs(ctx context.Context, appID string, limit int) ([]BulkJob, error) {
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT `+bulkJobColumns+` FROM bulk_jobs WHERE app_id = ?
+		ORDER BY created_at DESC, id LIMIT ?`), appID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []BulkJob
+	for rows.Next() {
+		j, err := scanBulkJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
 }

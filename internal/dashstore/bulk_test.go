@@ -35,6 +35,9 @@ func TestBulkJobs(t *testing.T) {
 			if _, err := s.BulkJob(ctx, "app2", job.ID); payouts.ErrorCode(err) != payouts.ENotFound {
 				t.Errorf("BulkJob of another app: %v, want not found", err)
 			}
+			if jobs, err := s.BulkJobs(ctx, "app1", 10); err != nil || len(jobs) != 1 || jobs[0].ID != job.ID || !jobs[0].Created.Equal(t0) {
+				t.Errorf("BulkJobs = %+v, %v; want only app1's job", jobs, err)
+			}
 		})
 		t.Run("rows and outcomes", func(t *testing.T) {
 			done := []dashstore.BulkRow{{Row: 1, Outcome: dashstore.BulkPaid, TransferID: "t1"},
