@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"encoding/csv"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,23 +41,8 @@ func TestBrowserBulkPayout(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	op, password := h.addOperator("ops@example.com", dashstore.RoleOperations)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go h.srv.App.Listener(ln)
-	t.Cleanup(func() { h.srv.App.Shutdown() })
-	origin := "http://" + ln.Addr().String()
-
-	tab := browser.New(t)
-	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
+	tab, _ := h.browserSignedIn(dashstore.RoleOperations)
 	browser.Run(t, tab,
-		chromedp.Navigate(origin+"/login"),
-		chromedp.SendKeys(field("email"), op.Email),
-		chromedp.SendKeys(field("password"), password),
-		chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Main"]`)),
 		chromedp.Click(chromedp.CSS(`nav[aria-label="Main"] a[href="/bulk"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#bulk-file`)),
 		chromedp.SetUploadFiles(chromedp.CSS(`#bulk-file`), []string{file}),
