@@ -111,6 +111,8 @@ func bulkRowOf(n int, rec []string, col map[string]int) dashstore.BulkRow {
 		row.Problem = "the amount " + quoted(cell("amount")) + " cannot be read: " + err.Error()
 	case amount <= 0:
 		row.Problem = "the amount must be more than $0.00"
+	case amount > payouts.MaxAmount:
+		row.Problem = "the amount must be at most " + payouts.MaxAmount.String()
 	case !bulkMethodKnown(row.Method):
 		row.Problem = "unknown method " + quoted(row.Method) + ": use wallet, paypal, venmo, cash_app, ach or default"
 	case len(row.Memo) > 200:

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/disburse/disburse/payouts"
 )
 
 func TestParseBulkCSV(t *testing.T) {
@@ -22,12 +24,14 @@ func TestParseBulkCSV(t *testing.T) {
 			file: "user,amount\n\nada@example.com,1\n,\nbob@example.com,2\n",
 			want: []string{"ada@example.com|100||wallet|", "bob@example.com|200||wallet|"}},
 		{name: "row problems are kept on the row",
-			file: "user,amount,method\n,5,\nada@example.com,12.345,\nada@example.com,-3,\nada@example.com,3,carrier pigeon\nada@example.com\n",
+			file: "user,amount,method\n,5,\nada@example.com,12.345,\nada@example.com,-3,\nada@example.com,3,carrier pigeon\nada@example.com\n" +
+				"ada@example.com,10000000000.01,\n",
 			want: []string{"|500||wallet|no user: give a user id or an email",
 				"ada@example.com|0||wallet|the amount “12.345” cannot be read: use at most two decimals",
 				"ada@example.com|-300||wallet|the amount must be more than $0.00",
 				"ada@example.com|300||carrier pigeon|unknown method “carrier pigeon”: use wallet, paypal, venmo, cash_app, ach or default",
-				"ada@example.com|0||wallet|the amount (empty) cannot be read: enter an amount"}},
+				"ada@example.com|0||wallet|the amount (empty) cannot be read: enter an amount",
+				"ada@example.com|1000000000001||wallet|the amount must be at most $10,000,000,000.00"}},
 		{name: "empty file", file: "", problem: "The file is empty"},
 		{name: "header only", file: "user,amount\n", problem: "no payouts"},
 		{name: "no amount column", file: "user,memo\nada@example.com,x\n", problem: "must name the columns user and amount"},
@@ -80,7 +84,7 @@ func FuzzParseBulkCSV(f *testing.F) {
 			if r.Row != i+1 {
 				t.Fatalf("row %d numbered %d", i, r.Row)
 			}
-			if r.Problem == "" && (r.Amount <= 0 || r.UserRef == "" || !bulkMethodKnown(r.Method)) {
+			if r.Problem == "" && (r.Amount <= 0 || r.Amount > int64(payouts.MaxAmount) || r.UserRef == "" || !bulkMethodKnown(r.Method)) {
 				t.Fatalf("row %+v has no problem", r)
 			}
 		}
