@@ -243,6 +243,9 @@ func summarizeBulk(rows []dashstore.BulkRow) pages.BulkSummary {
 		} else {
 			s.Good++
 			s.Total += r.Amount
+			if r.Method != bulkWallet {
+				s.Payouts++
+			}
 		}
 		switch r.Outcome {
 		case dashstore.BulkPaid:

@@ -121,7 +121,7 @@ func TestBulkPayoutValidatesPaysAndPaysOnce(t *testing.T) {
 	id := a.uploadBulk(file)
 	page := a.get("/bulk/" + id)
 	wantStatus(t, page, http.StatusOK)
-	wantBody(t, page, `data-testid="bulk-rows">9<`, `data-testid="bulk-good">3<`, `data-testid="bulk-bad">6<`, "$13.50",
+	wantBody(t, page, `data-testid="bulk-rows">9<`, `data-testid="bulk-good">3<`, `data-testid="bulk-bad">6<`, "$13.50", "Rows paid out to a saved method: 1.",
 		"no user nobody@example.com", "the user has no PayPal payout method saved", "repeats row 1",
 		"the amount “ten” cannot be read", "unknown method “pigeon”", "no user "+gone.ID)
 	if got := len(regexp.MustCompile(`data-testid="bulk-problem"`).FindAllString(page.body, -1)); got != 6 {
