@@ -41,6 +41,8 @@ func (d *Demo) Pages() []Page {
 		{Name: "flows", Path: "/flows"},
 		{Name: "flow", Path: paths.Flow(s.FlowID)},
 		{Name: "flow-new", Path: "/flows/new"},
+		{Name: "bulk", Path: paths.BulkNew()},
+		{Name: "bulk-job", Path: paths.Bulk(s.BulkJobID)},
 		{Name: "app-wallet", Path: "/app"},
 		{Name: "webhooks", Path: "/webhooks"},
 		{Name: "operators", Path: "/operators"},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/internal/dashstore"
@@ -20,6 +22,7 @@ type Seeded struct {
 	FlowID        string
 	WebhookID     string
 	OperatorID    string
+	BulkJobID     string // a bulk payout file checked and waiting to be confirmed
 }
 
 // people are the demo's payees: names from many places, accents and all.
@@ -117,6 +120,16 @@ func seed(ctx context.Context, api *client.Client, appID string, store *dashstor
 		return s, check("flow", err)
 	}
 	s.FlowID = flow.ID
+	bulk := dashstore.BulkJob{AppID: appID, FileHash: strings.Repeat("0", 64), FileName: "weekly-tips.csv",
+		OperatorID: ops.ID, Status: dashstore.BulkPreviewed, Created: time.Now()}
+	rows := []dashstore.BulkRow{{Row: 4, UserRef: "nobody@example.com", Amount: 12_00, Method: "wallet", Problem: "no user nobody@example.com"}}
+	for i, u := range users[2:5] {
+		rows = append(rows, dashstore.BulkRow{Row: i + 1, UserRef: u.Email, UserID: u.ID, Amount: int64(20_00 + i*250), Memo: memos[1], Method: "wallet"})
+	}
+	if _, err := store.CreateBulkJob(ctx, &bulk, rows); err != nil {
+		return s, check("bulk payout", err)
+	}
+	s.BulkJobID = bulk.ID
 	return s, check("audit", store.AddAudit(ctx, &dashstore.AuditEntry{OperatorID: admin.ID, OperatorEmail: admin.Email,
 		Action: "operator.create", ObjectType: "operator", ObjectID: ops.ID, Detail: ops.Email, IP: "192.0.2.10"}))
 }
