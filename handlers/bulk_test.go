@@ -287,7 +287,7 @@ func TestBulkPayoutResumesAfterRestart(t *testing.T) {
 	}
 	page := a.get("/bulk/" + id)
 	wantBody(t, page, "stopped before it finished", ">Resume<")
-	if strings.Contains(page.body, "hx-trigger") {
+	if strings.Contains(page.body, `hx-get="/bulk/`+id+`/progress"`) {
 		t.Error("a stalled job's progress polls")
 	}
 	wantRedirect(t, a.post("/bulk/"+id+"/confirm", nil), "/bulk/"+id)
