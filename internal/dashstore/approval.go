@@ -70,21 +70,23 @@ func scanApproval(row interface{ Scan(...any) error }) (Approval, error) {
 }
 
 // CreateApproval stores a as pending. A second request with the same idempotency key (a double
-// click, a form sent again) stores nothing and returns the first one in a: one approval per form.
-func (s *Store) CreateApproval(ctx context.Context, a *Approval, now time.Time) error {
+// click, a form sent again) stores nothing and returns the first one in a, with created false:
+// one approval per form.
+func (s *Store) CreateApproval(ctx context.Context, a *Approval, now time.Time) (created bool, err error) {
 	if a.Kind == "" || a.Request == "" || a.IdempotencyKey == "" || a.MakerID == "" {
-		return payouts.Errorf(payouts.EInvalidInput, "an approval needs a kind, a request, an idempotency key and a maker")
+		return false, payouts.Errorf(payouts.EInvalidInput, "an approval needs a kind, a request, an idempotency key and a maker")
 	}
 	a.ID, a.Status, a.Created = uuid.NewString(), ApprovalPending, now.UTC()
-	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO approvals (`+approvalColumns+`)
+	_, err = s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO approvals (`+approvalColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', '', '', ?, 0)`),
 		a.ID, a.Kind, a.Request, a.IdempotencyKey, a.Amount, a.AppID, a.PayeeName, a.PayeeEmail, a.Method,
 		a.MakerID, a.MakerEmail, a.Status, sqldb.Micros(now))
 	if sqldb.IsUniqueViolation(err) {
 		*a, err = scanApproval(s.db.QueryRowContext(ctx,
 			s.db.Rebind(`SELECT `+approvalColumns+` FROM approvals WHERE idempotency_key = ?`), a.IdempotencyKey))
+		return false, err
 	}
-	return err
+	return err == nil, err
 }
 
 // Approval returns the approval with the given id.

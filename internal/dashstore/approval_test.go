@@ -21,12 +21,13 @@ func TestApprovals(t *testing.T) {
 
 		t.Run("one approval per idempotency key", func(t *testing.T) {
 			first := newApproval("11111111-1111-4111-8111-111111111111", maker)
-			if err := s.CreateApproval(ctx, first, t0); err != nil {
-				t.Fatal(err)
+			if created, err := s.CreateApproval(ctx, first, t0); err != nil || !created {
+				t.Fatalf("created %v, %v", created, err)
 			}
 			again := newApproval(first.IdempotencyKey, maker)
-			if err := s.CreateApproval(ctx, again, t0.Add(1)); err != nil {
-				t.Fatal(err)
+			created, err := s.CreateApproval(ctx, again, t0.Add(1))
+			if err != nil || created {
+				t.Fatalf("the same key again: created %v, %v", created, err)
 			}
 			if again.ID != first.ID || again.Status != dashstore.ApprovalPending {
 				t.Errorf("the same key made approval %s (%s), want %s", again.ID, again.Status, first.ID)
@@ -38,7 +39,7 @@ func TestApprovals(t *testing.T) {
 
 		t.Run("approve runs once, and a rejection comes too late", func(t *testing.T) {
 			a := newApproval("22222222-2222-4222-8222-222222222222", maker)
-			if err := s.CreateApproval(ctx, a, t0); err != nil {
+			if _, err := s.CreateApproval(ctx, a, t0); err != nil {
 				t.Fatal(err)
 			}
 			got, ok, err := s.StartApproval(ctx, a.ID, checker, t0)
@@ -59,7 +60,7 @@ func TestApprovals(t *testing.T) {
 
 		t.Run("reject keeps the reason and closes it", func(t *testing.T) {
 			a := newApproval("33333333-3333-4333-8333-333333333333", maker)
-			if err := s.CreateApproval(ctx, a, t0); err != nil {
+			if _, err := s.CreateApproval(ctx, a, t0); err != nil {
 				t.Fatal(err)
 			}
 			got, changed, err := s.RejectApproval(ctx, a.ID, checker, "not this week", t0)
