@@ -103,39 +103,17 @@ type ApprovalFilter struct {
 // Approvals lists the open approvals, oldest first (the queue's order), or the decided ones,
 // newest first, and whether more remain.
 func (s *Store) Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, bool, error) {
-	if f.Limit == 0 {
-		f.Limit = payouts.DefaultLimit
-	}
-	if f.Limit < 1 || f.Limit > payouts.MaxLimit {
-		return nil, false, payouts.FieldError("limit", "must be between 1 and 100")
-	}
-	q := `SELECT ` + approvalColumns + ` FROM approvals WHERE status IN (?, ?) ORDER BY created_at, id LIMIT ?`
-	args := []any{ApprovalPending, ApprovalRunning, f.Limit + 1}
-	if !f.Open {
-		q = `SELECT ` + approvalColumns + ` FROM approvals WHERE status IN (?, ?, ?) ORDER BY decided_at DESC, id LIMIT ?`
-		args = []any{ApprovalApproved, ApprovalRejected, ApprovalFailed, f.Limit + 1}
-	}
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
+	limit, err := pageLimit(f.Limit)
 	if err != nil {
 		return nil, false, err
 	}
-	defer rows.Close()
-	var out []Approval
-	for rows.Next() {
-		a, err := scanApproval(rows)
-		if err != nil {
-			return nil, false, err
-		}
-		out = append(out, a)
+	q := `SELECT ` + approvalColumns + ` FROM approvals WHERE status IN (?, ?) ORDER BY created_at, id LIMIT ?`
+	args := []any{ApprovalPending, ApprovalRunning, limit + 1}
+	if !f.Open {
+		q = `SELECT ` + approvalColumns + ` FROM approvals WHERE status IN (?, ?, ?) ORDER BY decided_at DESC, id LIMIT ?`
+		args = []any{ApprovalApproved, ApprovalRejected, ApprovalFailed, limit + 1}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, err
-	}
-	more := len(out) > f.Limit
-	if more {
-		out = out[:f.Limit]
-	}
-	return out, more, nil
+	return queryPage(ctx, s, q, args, limit, func(rows *sql.Rows) (Approval, error) { return scanApproval(rows) })
 }
 
 // CountOpenApprovals counts the approvals that wait for an outcome, for the overview.
