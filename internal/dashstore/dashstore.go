@@ -66,23 +66,7 @@ func queryPage[T any](ctx context.Context, s *Store, q string, args []any, limit
 	if err != nil {
 		return nil, false, err
 	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, false, err
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, err
-	}
-	more := len(out) > limit
-	if more {
-		out = out[:limit]
-	}
-	return out, more, nil
+	return sqldb.Page(rows, limit, scan)
 }
 
 // Close closes the database.
