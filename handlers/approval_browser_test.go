@@ -2,7 +2,6 @@ package handlers_test
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 
@@ -20,13 +19,7 @@ func TestBrowserPayoutWaitsForApproval(t *testing.T) {
 	maker, makerPassword := h.addOperator("maker@example.com", dashstore.RoleOperations)
 	checker, checkerPassword := h.addOperator("checker@example.com", dashstore.RoleManager)
 	u := h.largePayee("Bea", "Bigpayout", 5000_00)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go h.srv.App.Listener(ln)
-	t.Cleanup(func() { h.srv.App.Shutdown() })
-	origin := "http://" + ln.Addr().String()
+	origin := h.serve()
 	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 	text := func(tab context.Context, sel string) string {
 		t.Helper()
@@ -36,19 +29,9 @@ func TestBrowserPayoutWaitsForApproval(t *testing.T) {
 		}
 		return got
 	}
-	signIn := func(tab context.Context, email, password string) {
-		t.Helper()
-		browser.Run(t, tab,
-			chromedp.Navigate(origin+"/login"),
-			chromedp.SendKeys(css(`[name="email"]`), email),
-			chromedp.SendKeys(css(`[name="password"]`), password),
-			chromedp.Click(css(`#login-form button[type="submit"]`)),
-			chromedp.WaitVisible(css(`nav[aria-label="Main"]`)),
-		)
-	}
 
 	ops := browser.New(t)
-	signIn(ops, maker.Email, makerPassword)
+	browserSignIn(t, ops, origin, maker.Email, makerPassword)
 	browser.Run(t, ops,
 		chromedp.Navigate(origin+"/users/"+u.ID),
 		chromedp.SendKeys(css("#field-payout-amount"), "1500.00"),
@@ -63,7 +46,7 @@ func TestBrowserPayoutWaitsForApproval(t *testing.T) {
 	}
 
 	manager := browser.New(t)
-	signIn(manager, checker.Email, checkerPassword)
+	browserSignIn(t, manager, origin, checker.Email, checkerPassword)
 	browser.Run(t, manager,
 		chromedp.Navigate(origin+"/overview"),
 		chromedp.WaitVisible(css("#overview-approvals")),
