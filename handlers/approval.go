@@ -230,7 +230,7 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 	resultID, err := kind.run(ctx, []byte(a.Request))
 	var refused *payouts.Error
 	switch {
-	case errors.As(err, &refused) && web.StatusOf(err) < 500:
+	case errors.As(err, &refused) && web.StatusOf(err) < 500 && !retryable(refused.Code):
 		// The service said no (not enough money, no payout method): final, and recorded.
 		if _, err := h.store.FinishApproval(ctx, id, dashstore.ApprovalFailed, "", refused.Message, h.now()); err != nil {
 			return err
@@ -238,8 +238,9 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 		h.audit(c, "approval.fail", "approval", id, "approved the "+what+"; the service refused it: "+refused.Message)
 		web.Flash(c, web.FlashError, "Approved, but the "+what+" failed: "+refused.Message)
 	case err != nil:
-		// No answer, or a server error: it stays approving, and approving again sends the same
-		// idempotency key, so it pays at most once.
+		// No answer, a server error, or the same key still at work (a second approver at the
+		// same moment): it stays approving, and approving again sends the same idempotency key,
+		// so it pays at most once.
 		return err
 	default:
 		if _, err := h.store.FinishApproval(ctx, id, dashstore.ApprovalApproved, resultID, "", h.now()); err != nil {
@@ -249,6 +250,11 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 		web.Flash(c, web.FlashSuccess, "Approved: the "+what+" is on its way.")
 	}
 	return web.Redirect(c, paths.Approval(id))
+}
+
+// retryable reports whether a refusal says "not now" rather than "no": the approval stays open.
+func retryable(code string) bool {
+	return code == payouts.EResourceBusy || code == payouts.ETooManyRequests
 }
 
 // alreadyDecided answers a decision that came after another operator's.

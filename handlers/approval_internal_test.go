@@ -27,3 +27,15 @@ func TestApprovalPolicyHolds(t *testing.T) {
 		})
 	}
 }
+
+// TestApprovalRetryable: only "not now" answers leave an approval open; a refusal fails it.
+func TestApprovalRetryable(t *testing.T) {
+	for code, want := range map[string]bool{payouts.EResourceBusy: true, payouts.ETooManyRequests: true,
+		payouts.EInsufficientFunds: false, payouts.EInvalidInput: false, payouts.EUserInfoMissing: false} {
+		t.Run(code, func(t *testing.T) {
+			if got := retryable(code); got != want {
+				t.Errorf("retryable(%q) = %v, want %v", code, got, want)
+			}
+		})
+	}
+}
