@@ -101,7 +101,7 @@ func (h *Handlers) holdAboveThreshold(c *fiber.Ctx, r heldRequest) (held bool, e
 	}
 	maker := h.operatorOf(c)
 	a := dashstore.Approval{Kind: r.kind, Request: string(request), IdempotencyKey: *r.key, Amount: r.amount,
-		AppID: h.appID, Method: r.method, MakerID: maker.ID, MakerEmail: maker.Email}
+		AppID: h.appID, UserID: r.userID, Method: r.method, MakerID: maker.ID, MakerEmail: maker.Email}
 	if r.payee != nil {
 		a.PayeeName, a.PayeeEmail = pages.PayeeName(*r.payee), r.payee.Email
 	} else if r.userID != "" {

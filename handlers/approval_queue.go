@@ -78,6 +78,9 @@ func (h *Handlers) approvalRow(a dashstore.Approval) pages.ApprovalItem {
 		Amount: a.Amount, PayeeName: a.PayeeName, PayeeEmail: a.PayeeEmail, Method: a.Method, Maker: a.MakerEmail,
 		Status: string(a.Status), Open: a.Status.Open(), Checker: a.CheckerEmail, Reason: a.Reason,
 		ResultID: a.ResultID, Created: a.Created, Decided: a.Decided}
+	if a.UserID != "" {
+		item.PayeeURL = paths.User(a.UserID)
+	}
 	if kind, ok := h.approvalKinds()[a.Kind]; ok {
 		item.Kind = kind.label
 		if a.ResultID != "" {

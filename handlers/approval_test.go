@@ -69,7 +69,9 @@ func (h *harness) approvalOf(res response) dashstore.Approval {
 	return a
 }
 
-func decide(action, reason string) url.Values { return url.Values{"action": {action}, "reason": {reason}} }
+func decide(action, reason string) url.Values {
+	return url.Values{"action": {action}, "reason": {reason}}
+}
 
 // TestApprovalThreshold: a payout or payout link of exactly the threshold goes out; one cent more
 // waits, and nothing moves until it is approved.
@@ -167,7 +169,7 @@ func TestApprovalRules(t *testing.T) {
 		t.Fatal("refused decisions paid")
 	}
 	t.Run("approve twice pays once", func(t *testing.T) {
-		wantBody(t, manager.get(approvalURL), `id="approve"`, "Rue Rules", "rue.rules@example.com", "$1,500.00")
+		wantBody(t, manager.get(approvalURL), `id="approve"`, "Rue Rules", "rue.rules@example.com", "$1,500.00", `href="`+userURL+`"`)
 		wantRedirect(t, manager.post(decisionURL, decide("approve", "")), approvalURL)
 		wantRedirect(t, manager.post(decisionURL, decide("approve", "")), approvalURL)
 		got, err := h.store.Approval(t.Context(), a.ID)

@@ -36,6 +36,7 @@ type Approval struct {
 	IdempotencyKey string // the request's key: one approval per form sent, one effect per approval
 	Amount         payouts.Money
 	AppID          string
+	UserID         string // the payee when a user; empty for a payout link to a payee by contact
 	PayeeName      string // who would be paid, as the maker saw them
 	PayeeEmail     string
 	Method         string // how, in words ("PayPal", "Payout link by email")
@@ -50,13 +51,13 @@ type Approval struct {
 	Decided        time.Time // zero while pending
 }
 
-const approvalColumns = `id, kind, request, idempotency_key, amount, app_id, payee_name, payee_email, method,
+const approvalColumns = `id, kind, request, idempotency_key, amount, app_id, user_id, payee_name, payee_email, method,
 	maker_id, maker_email, status, checker_id, checker_email, reason, result_id, created_at, decided_at`
 
 func scanApproval(row interface{ Scan(...any) error }) (Approval, error) {
 	var a Approval
 	var created, decided int64
-	err := row.Scan(&a.ID, &a.Kind, &a.Request, &a.IdempotencyKey, &a.Amount, &a.AppID, &a.PayeeName, &a.PayeeEmail,
+	err := row.Scan(&a.ID, &a.Kind, &a.Request, &a.IdempotencyKey, &a.Amount, &a.AppID, &a.UserID, &a.PayeeName, &a.PayeeEmail,
 		&a.Method, &a.MakerID, &a.MakerEmail, &a.Status, &a.CheckerID, &a.CheckerEmail, &a.Reason, &a.ResultID,
 		&created, &decided)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -78,8 +79,8 @@ func (s *Store) CreateApproval(ctx context.Context, a *Approval, now time.Time) 
 	}
 	a.ID, a.Status, a.Created = uuid.NewString(), ApprovalPending, now.UTC()
 	_, err = s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO approvals (`+approvalColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', '', '', ?, 0)`),
-		a.ID, a.Kind, a.Request, a.IdempotencyKey, a.Amount, a.AppID, a.PayeeName, a.PayeeEmail, a.Method,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', '', '', ?, 0)`),
+		a.ID, a.Kind, a.Request, a.IdempotencyKey, a.Amount, a.AppID, a.UserID, a.PayeeName, a.PayeeEmail, a.Method,
 		a.MakerID, a.MakerEmail, a.Status, sqldb.Micros(now))
 	if sqldb.IsUniqueViolation(err) {
 		*a, err = scanApproval(s.db.QueryRowContext(ctx,

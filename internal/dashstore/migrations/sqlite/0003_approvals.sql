@@ -9,6 +9,7 @@ CREATE TABLE approvals (
     idempotency_key TEXT NOT NULL UNIQUE,
     amount          BIGINT NOT NULL,
     app_id          TEXT NOT NULL,
+    user_id         TEXT NOT NULL,
     payee_name      TEXT NOT NULL,
     payee_email     TEXT NOT NULL,
     method          TEXT NOT NULL,
