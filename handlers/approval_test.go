@@ -257,3 +257,25 @@ func TestApprovalPayoutRequests(t *testing.T) {
 	}
 	wantBody(t, manager.get("/overview"), "0 waiting")
 }
+
+// BenchmarkApprovalPages: the overview with its queue section and the approvals page, with 100
+// held payouts and 100 API payout requests waiting.
+func BenchmarkApprovalPages(b *testing.B) {
+	h := newHarness(b)
+	maker, _ := h.addOperator("maker@example.com", dashstore.RoleOperations)
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	u := h.createUser("Quinn", "Queue")
+	for range 100 {
+		h.heldApproval(maker)
+		h.payoutRequest(u)
+	}
+	for _, path := range []string{"/overview", "/approvals"} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			for b.Loop() {
+				if res := manager.get(path); res.StatusCode != http.StatusOK || !strings.Contains(res.body, "Held Payee") {
+					b.Fatalf("GET %s: status %d", path, res.StatusCode)
+				}
+			}
+		})
+	}
+}
