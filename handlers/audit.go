@@ -45,12 +45,17 @@ func objectURL(objectType, id string) string {
 		return "/webhooks/" + id
 	case "bulk":
 		return paths.Bulk(id)
+	case "approval":
+		return paths.Approval(id)
+	case "payout_request":
+		return paths.PayoutRequest(id)
 	}
 	return ""
 }
 
 // auditObjectTypes are the kinds of object the audit log records actions on.
-var auditObjectTypes = []string{"user", "transfer", "payout_link", "flow", "app", "operator", "webhook", "bulk", "transfers", "transactions"}
+var auditObjectTypes = []string{"user", "transfer", "payout_link", "flow", "app", "operator", "webhook", "bulk", "transfers", "transactions",
+	"approval", "payout_request"}
 
 // auditLog shows the audit log, newest first, narrowed to an operator, a kind of object or one
 // object.

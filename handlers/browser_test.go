@@ -68,13 +68,19 @@ func (h *harness) browserSignedIn(role dashstore.Role) (context.Context, string)
 	origin := h.serve()
 
 	tab := browser.New(h.t)
-	browser.Run(h.t, tab,
+	browserSignIn(h.t, tab, origin, op.Email, password)
+	return tab, origin
+}
+
+// browserSignIn signs the browser of tab in at origin.
+func browserSignIn(t testing.TB, tab context.Context, origin, email, password string) {
+	t.Helper()
+	browser.Run(t, tab,
 		chromedp.Navigate(origin+"/login"),
-		chromedp.SendKeys(chromedp.CSS(`[name="email"]`), op.Email),
+		chromedp.SendKeys(chromedp.CSS(`[name="email"]`), email),
 		chromedp.SendKeys(chromedp.CSS(`[name="password"]`), password),
 		chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)),
 		// The signed-in layout, not the login page still showing while the sign-in is sent.
 		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Main"]`)),
 	)
-	return tab, origin
 }

@@ -27,6 +27,14 @@ type Store interface {
 	AddAudit(ctx context.Context, e *dashstore.AuditEntry) error
 	AuditLog(ctx context.Context, f dashstore.AuditFilter) ([]dashstore.AuditEntry, bool, error)
 	bulkStore
+
+	CreateApproval(ctx context.Context, a *dashstore.Approval, now time.Time) (bool, error)
+	Approval(ctx context.Context, id string) (dashstore.Approval, error)
+	Approvals(ctx context.Context, f dashstore.ApprovalFilter) ([]dashstore.Approval, bool, error)
+	CountOpenApprovals(ctx context.Context) (int, error)
+	StartApproval(ctx context.Context, id string, checker dashstore.Operator, now time.Time) (dashstore.Approval, bool, error)
+	FinishApproval(ctx context.Context, id string, status dashstore.ApprovalStatus, resultID, reason string, now time.Time) (dashstore.Approval, error)
+	RejectApproval(ctx context.Context, id string, checker dashstore.Operator, reason string, now time.Time) (dashstore.Approval, bool, error)
 }
 
 // Config is what the handlers are built from.
@@ -40,6 +48,8 @@ type Config struct {
 	Now      func() time.Time
 	Password web.PasswordParams // costs of the password hashes the handlers make
 	Logger   *slog.Logger
+	// Approvals holds payouts above a threshold for a second operator; the zero value holds none.
+	Approvals ApprovalPolicy
 }
 
 // Handlers serves the dashboard's pages.
@@ -53,6 +63,7 @@ type Handlers struct {
 	log      *slog.Logger
 
 	bulkRuns bulkRuns // the bulk jobs this process is running
+	policy   ApprovalPolicy
 }
 
 // Register adds every route of routes.go to cfg.Web.
@@ -70,7 +81,7 @@ func Register(cfg Config) error {
 		cfg.Password = web.DefaultPasswordParams
 	}
 	h := &Handlers{web: cfg.Web, store: cfg.Store, payouts: cfg.Payouts, appID: cfg.AppID, now: cfg.Now,
-		password: cfg.Password, log: cfg.Logger}
+		password: cfg.Password, log: cfg.Logger, policy: cfg.Approvals}
 	return cfg.Web.Register(h.routes())
 }
 

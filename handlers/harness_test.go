@@ -27,6 +27,10 @@ import (
 // cheap argon2id costs keep tests fast; the format and the checks are the production ones.
 var testPassword = web.PasswordParams{Memory: 1024, Time: 1, Threads: 1}
 
+// testApprovals is the dashboard's default approval policy: above $1,000.00, by admins and managers.
+var testApprovals = handlers.ApprovalPolicy{On: true, Above: 1000_00,
+	Approvers: []dashstore.Role{dashstore.RoleAdmin, dashstore.RoleManager}}
+
 // harness is a whole dashboard: a real store on SQLite, the web server and every handler.
 type harness struct {
 	t       testing.TB
@@ -74,7 +78,7 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		t.Fatal(err)
 	}
 	if err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payouts, AppID: env.AppID,
-		Now: clk.Now, Password: testPassword, Logger: logger}); err != nil {
+		Now: clk.Now, Password: testPassword, Logger: logger, Approvals: testApprovals}); err != nil {
 		t.Fatal(err)
 	}
 	return &harness{t: t, srv: srv, store: store, clock: clk, env: env, payouts: payouts}

@@ -37,6 +37,10 @@ func (h *Handlers) sendPayout(c *fiber.Ctx) error {
 	if problemsFound(&form, req.Validate) {
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
 	}
+	if held, err := h.holdAboveThreshold(c, heldRequest{kind: kindPayout, amount: amount, key: &req.IdempotencyKey,
+		userID: id, method: req.Platform.Label(), request: &req}); held || err != nil {
+		return err
+	}
 	t, err := h.payouts.CreatePayout(c.UserContext(), req)
 	if formFailed(err, &form) {
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})

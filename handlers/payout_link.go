@@ -89,6 +89,10 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 	if problemsFound(&form, req.Validate) {
 		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
 	}
+	if held, err := h.holdAboveThreshold(c, heldRequest{kind: kindPayoutLink, amount: amount, key: &req.IdempotencyKey,
+		userID: req.UserID, payee: req.Payee, method: pages.LinkMethod(req.Delivery.Method), request: &req}); held || err != nil {
+		return err
+	}
 	l, err := h.payouts.CreatePayoutLink(c.UserContext(), req)
 	if formFailed(err, &form) {
 		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)

@@ -41,6 +41,10 @@ type Payouts interface {
 	GetPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
 	CancelPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
 
+	ListPayoutRequests(ctx context.Context, page payouts.Page, filter payouts.PayoutRequestFilter) (*payouts.List[payouts.PayoutRequest], error)
+	GetPayoutRequest(ctx context.Context, id string) (*payouts.PayoutRequest, error)
+	ReviewPayoutRequest(ctx context.Context, id string, req payouts.ReviewPayoutRequestRequest) (*payouts.PayoutRequest, error)
+
 	CreateFlow(ctx context.Context, req payouts.CreateFlowRequest) (*payouts.Flow, error)
 	ListFlows(ctx context.Context, page payouts.Page) (*payouts.List[payouts.Flow], error)
 	GetFlow(ctx context.Context, id string) (*payouts.Flow, error)

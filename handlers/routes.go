@@ -9,6 +9,7 @@ import (
 // Nav is the dashboard's navigation; each operator sees the links their role allows.
 var Nav = []web.NavItem{
 	{Label: "Overview", Href: "/overview", Perm: web.PermAppRead},
+	{Label: "Approvals", Href: "/approvals", Perm: web.PermAppRead},
 	{Label: "Users", Href: "/users", Perm: web.PermUsersRead},
 	{Label: "Transfers", Href: "/transfers", Perm: web.PermTransfersRead},
 	{Label: "Transactions", Href: "/transactions", Perm: web.PermTransfersRead},
@@ -97,6 +98,14 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/operators/:id/password", Perm: web.PermOperatorsManage, Handler: h.resetOperatorPassword},
 
 		{Method: get, Path: "/audit", Perm: web.PermAuditRead, Handler: h.auditLog},
+
+		// Who may decide is the approval policy's roles, checked by the handlers: a maker sees
+		// their own request, and everyone who reads the app sees the queue.
+		{Method: get, Path: "/approvals", Perm: web.PermAppRead, Handler: h.approvals},
+		{Method: get, Path: "/approvals/:id", Perm: web.PermAppRead, Handler: h.approval},
+		{Method: post, Path: "/approvals/:id/decision", Perm: web.PermAppRead, Handler: h.decideApproval},
+		{Method: get, Path: "/payout-requests/:id", Perm: web.PermAppRead, Handler: h.payoutRequest},
+		{Method: post, Path: "/payout-requests/:id/review", Perm: web.PermAppRead, Handler: h.reviewPayoutRequest},
 
 		{Method: get, Path: "/webhooks", Perm: web.PermWebhooksManage, Handler: h.webhooks},
 		{Method: post, Path: "/webhooks", Perm: web.PermWebhooksManage, Handler: h.createWebhook},

@@ -11,11 +11,15 @@ import (
 const chartDays = 30
 
 // overview is the dashboard's home for those who may read the app: its wallet, today's payouts,
-// the transfers that need someone, and the last 30 days of volume.
+// the transfers that need someone, what waits for approval, and the last 30 days of volume.
 func (h *Handlers) overview(c *fiber.Ctx) error {
-	p := pages.OverviewProps{CanReadTransfers: h.can(c, web.PermTransfersRead)}
+	ctx := c.UserContext()
+	queue, err := h.approvalQueue(ctx)
+	if err != nil {
+		return err
+	}
+	p := pages.OverviewProps{CanReadTransfers: h.can(c, web.PermTransfersRead), Approvals: queue}
 	if h.appID != "" {
-		ctx := c.UserContext()
 		app, err := h.payouts.GetApp(ctx, h.appID)
 		if err != nil {
 			return err

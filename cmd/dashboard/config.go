@@ -10,9 +10,11 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/web"
 )
 
@@ -40,6 +42,8 @@ type config struct {
 	LogFormat      string
 	MetricsAddr    string             // internal address of /metrics and pprof; empty = off
 	Password       web.PasswordParams // zero = web.DefaultPasswordParams; tests make it cheap
+
+	Approvals handlers.ApprovalPolicy // payouts above a threshold wait for a second operator
 }
 
 const defaultAddr = "127.0.0.1:8080"
@@ -48,7 +52,7 @@ const defaultAddr = "127.0.0.1:8080"
 func parseConfig(args []string, getenv func(string) string, output io.Writer) (config, error) {
 	env := cli.Env(getenv)
 	var c config
-	var trusted, encryptionKey, secure string
+	var trusted, encryptionKey, secure, threshold, approvers string
 	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
 	fs.SetOutput(output)
 	fs.StringVar(&c.Addr, "addr", env("DISBURSE_DASHBOARD_ADDR", defaultAddr), "dashboard listen address (DISBURSE_DASHBOARD_ADDR)")
@@ -79,6 +83,10 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"header in which trusted proxies give the client address (DISBURSE_PROXY_HEADER)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("DISBURSE_METRICS_ADDR", ""),
 		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9091; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
+	fs.StringVar(&threshold, "approval-threshold", env("DISBURSE_APPROVAL_THRESHOLD", "1000.00"),
+		"payouts and payout links of more than this many dollars wait for a second operator's approval; off = none wait (DISBURSE_APPROVAL_THRESHOLD)")
+	fs.StringVar(&approvers, "approver-roles", env("DISBURSE_APPROVER_ROLES", "admin,manager"),
+		"comma-separated roles that may approve held payouts and API payout requests (DISBURSE_APPROVER_ROLES)")
 	fs.StringVar(&c.LogFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"), "log format: text or json (DISBURSE_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, cli.UsageError{Err: err}
@@ -144,6 +152,23 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 			bad("--metrics-addr %q: %v", c.MetricsAddr, err)
 		}
 	}
+	if threshold != "off" {
+		above, err := payouts.ParseDollars(threshold)
+		if err != nil || above < 0 {
+			bad("--approval-threshold %q: want an amount of dollars like 1000.00, or off", threshold)
+		}
+		c.Approvals.On, c.Approvals.Above = true, above
+	}
+	for _, r := range cli.List(approvers) {
+		if role := dashstore.Role(r); role.Valid() {
+			c.Approvals.Approvers = append(c.Approvals.Approvers, role)
+		} else {
+			bad("--approver-roles: %q is not a role (%s)", r, roleNames())
+		}
+	}
+	if len(c.Approvals.Approvers) == 0 {
+		bad("--approver-roles is empty: name at least one role")
+	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("--log-format %q: want text or json", c.LogFormat)
 	}
@@ -151,6 +176,15 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		return c, cli.UsageError{Err: errors.New(strings.Join(problems, "; "))}
 	}
 	return c, nil
+}
+
+// roleNames lists the roles an operator may have.
+func roleNames() string {
+	names := make([]string, len(dashstore.Roles))
+	for i, r := range dashstore.Roles {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
 }
 
 // originOf returns scheme://host[:port] of an http(s) URL.

@@ -9,12 +9,14 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse/internal/cli"
+	"github.com/disburse/disburse/internal/dashstore"
 )
 
 // syncBuffer is stdout shared between run and the test.
@@ -203,6 +205,28 @@ func TestParseConfig(t *testing.T) {
 		{name: "bad key", args: []string{"--encryption-key", "xyz"}, wantErr: "--encryption-key"},
 		{name: "stray argument", args: []string{"serve"}, wantErr: "unexpected arguments"},
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: "nope"},
+		{name: "approvals by default", check: func(t *testing.T, c config) {
+			want := []dashstore.Role{dashstore.RoleAdmin, dashstore.RoleManager}
+			if !c.Approvals.On || c.Approvals.Above != 1000_00 || !slices.Equal(c.Approvals.Approvers, want) {
+				t.Errorf("approvals: %+v, want above $1,000.00 by %v", c.Approvals, want)
+			}
+		}},
+		{name: "approvals off", env: map[string]string{"DISBURSE_APPROVAL_THRESHOLD": "off"}, check: func(t *testing.T, c config) {
+			if c.Approvals.On {
+				t.Errorf("approvals: %+v, want off", c.Approvals)
+			}
+		}},
+		{name: "approvals configured", args: []string{"--approval-threshold", "250.5", "--approver-roles", "admin, operations"},
+			check: func(t *testing.T, c config) {
+				if !c.Approvals.On || c.Approvals.Above != 250_50 ||
+					!slices.Equal(c.Approvals.Approvers, []dashstore.Role{dashstore.RoleAdmin, dashstore.RoleOperations}) {
+					t.Errorf("approvals: %+v", c.Approvals)
+				}
+			}},
+		{name: "negative threshold", args: []string{"--approval-threshold", "-1"}, wantErr: "--approval-threshold"},
+		{name: "threshold not an amount", args: []string{"--approval-threshold", "lots"}, wantErr: "--approval-threshold"},
+		{name: "unknown approver role", args: []string{"--approver-roles", "admin,boss"}, wantErr: `"boss" is not a role`},
+		{name: "no approver role", args: []string{"--approver-roles", " , "}, wantErr: "--approver-roles is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := parseConfig(tc.args, func(k string) string { return tc.env[k] }, io.Discard)

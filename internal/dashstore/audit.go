@@ -2,6 +2,7 @@ package dashstore
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"time"
 
@@ -45,11 +46,9 @@ type AuditFilter struct {
 // AuditLog returns one page of the audit log and whether older entries remain. The id cursor
 // keeps every page as cheap as the first.
 func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, bool, error) {
-	if f.Limit == 0 {
-		f.Limit = payouts.DefaultLimit
-	}
-	if f.Limit < 1 || f.Limit > payouts.MaxLimit {
-		return nil, false, payouts.FieldError("limit", "must be between 1 and 100")
+	limit, err := pageLimit(f.Limit)
+	if err != nil {
+		return nil, false, err
 	}
 	var where []string
 	var args []any
@@ -71,29 +70,13 @@ func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, bool
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY id DESC LIMIT ?"
-	args = append(args, f.Limit+1)
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	var out []AuditEntry
-	for rows.Next() {
+	args = append(args, limit+1)
+	return queryPage(ctx, s, q, args, limit, func(rows *sql.Rows) (AuditEntry, error) {
 		var e AuditEntry
 		var created int64
-		if err := rows.Scan(&e.ID, &created, &e.OperatorID, &e.OperatorEmail, &e.Action, &e.ObjectType,
-			&e.ObjectID, &e.Detail, &e.IP); err != nil {
-			return nil, false, err
-		}
+		err := rows.Scan(&e.ID, &created, &e.OperatorID, &e.OperatorEmail, &e.Action, &e.ObjectType,
+			&e.ObjectID, &e.Detail, &e.IP)
 		e.Created = sqldb.FromMicros(created)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, err
-	}
-	hasMore := len(out) > f.Limit
-	if hasMore {
-		out = out[:f.Limit]
-	}
-	return out, hasMore, nil
+		return e, err
+	})
 }

@@ -10,10 +10,12 @@ package dashstore
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 
 	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
 )
 
 //go:embed migrations
@@ -44,6 +46,27 @@ func New(ctx context.Context, db *sqldb.DB) (*Store, error) {
 		return nil, fmt.Errorf("dashstore: %w", err)
 	}
 	return &Store{db: db}, nil
+}
+
+// pageLimit checks a page's limit: 1..100, 0 meaning payouts.DefaultLimit.
+func pageLimit(limit int) (int, error) {
+	if limit == 0 {
+		return payouts.DefaultLimit, nil
+	}
+	if limit < 1 || limit > payouts.MaxLimit {
+		return 0, payouts.FieldError("limit", "must be between 1 and 100")
+	}
+	return limit, nil
+}
+
+// queryPage runs q, whose last argument asks for limit+1 rows, and returns at most limit of them
+// scanned, and whether there were more.
+func queryPage[T any](ctx context.Context, s *Store, q string, args []any, limit int, scan func(*sql.Rows) (T, error)) ([]T, bool, error) {
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(q), args...)
+	if err != nil {
+		return nil, false, err
+	}
+	return sqldb.Page(rows, limit, scan)
 }
 
 // Close closes the database.

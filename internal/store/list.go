@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -53,21 +54,9 @@ func run[T any](ctx context.Context, q *Queries, l listQuery, p payouts.Page, sc
 	if err != nil {
 		return nil, false, err
 	}
-	defer rows.Close()
-	out := make([]T, 0, p.Limit+1)
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, false, err
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
+	out, more, err := sqldb.Page(rows, p.Limit, scan)
+	if err != nil {
 		return nil, false, err
-	}
-	more := len(out) > p.Limit
-	if more {
-		out = out[:p.Limit]
 	}
 	if backwards {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {

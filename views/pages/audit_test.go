@@ -13,6 +13,9 @@ func TestAuditActionLabel(t *testing.T) {
 		{"user.send_verification_token", "Sent a verification code"},
 		{"webhook.disable", "Disabled a webhook endpoint"},
 		{"app.deposit", "Added funds to the app"},
+		{"approval.request", "Asked for approval of a payout"},
+		{"approval.reject", "Rejected a payout waiting for approval"},
+		{"payout_request.approve", "Approved a payout request"},
 		// An action without a label yet still says what was recorded.
 		{"refund.create", "refund.create"},
 		{"", ""},

@@ -134,6 +134,8 @@ func ObjectTypeName(t string) string {
 	switch t {
 	case "payout_link":
 		return "Payout link"
+	case "payout_request":
+		return "Payout request"
 	case "transfers":
 		return "Transfers (exports)"
 	case "transactions":

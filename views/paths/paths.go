@@ -66,6 +66,14 @@ func OperatorEnable(id string) string   { return Operator(id) + "/enable" }
 func OperatorDisable(id string) string  { return Operator(id) + "/disable" }
 func OperatorPassword(id string) string { return Operator(id) + "/password" }
 
+// Approval is a held request's page; its decision form posts to ApprovalDecision.
+func Approval(id string) string         { return "/approvals/" + url.PathEscape(id) }
+func ApprovalDecision(id string) string { return Approval(id) + "/decision" }
+
+// PayoutRequest is the page of a payout request made through the API, in the approvals queue.
+func PayoutRequest(id string) string       { return "/payout-requests/" + url.PathEscape(id) }
+func PayoutRequestReview(id string) string { return PayoutRequest(id) + "/review" }
+
 // Audit is the audit log narrowed by q (operator, object_type, object_id, ...).
 func Audit(q url.Values) string { return withQuery("/audit", q) }
 

@@ -48,6 +48,8 @@ func (d *Demo) Pages() []Page {
 		{Name: "operators", Path: "/operators"},
 		{Name: "operator", Path: paths.Operator(s.OperatorID)},
 		{Name: "audit", Path: "/audit"},
+		{Name: "approvals", Path: "/approvals"},
+		{Name: "approval", Path: paths.Approval(s.ApprovalID)},
 		{Name: "sandbox-inbox", Path: "/sandbox/inbox"},
 		{Name: "search", Path: "/search?q=" + url.QueryEscape(people[0][1])}, // the first payee's transfers too
 		{Name: "error", Path: paths.Transaction(999_999_999)},

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/payouts"
@@ -23,6 +25,7 @@ type Seeded struct {
 	WebhookID     string
 	OperatorID    string
 	BulkJobID     string // a bulk payout file checked and waiting to be confirmed
+	ApprovalID    string // a payout above the approval threshold, waiting
 }
 
 // people are the demo's payees: names from many places, accents and all.
@@ -130,8 +133,26 @@ func seed(ctx context.Context, api *client.Client, appID string, store *dashstor
 		return s, check("bulk payout", err)
 	}
 	s.BulkJobID = bulk.ID
+	if err := seedApprovals(ctx, api, store, ops, users[2], &s); err != nil {
+		return s, err
+	}
 	return s, check("audit", store.AddAudit(ctx, &dashstore.AuditEntry{OperatorID: admin.ID, OperatorEmail: admin.Email,
 		Action: "operator.create", ObjectType: "operator", ObjectID: ops.ID, Detail: ops.Email, IP: "192.0.2.10"}))
+}
+
+// seedApprovals holds a payout an operator asked for above the approval threshold, and asks for
+// one through the API: the approvals queue's two sources.
+func seedApprovals(ctx context.Context, api *client.Client, store *dashstore.Store, maker dashstore.Operator, u *payouts.User, s *Seeded) error {
+	key := uuid.NewString()
+	req := `{"user_id":"` + u.ID + `","amount":125000,"platform":"default","idempotency_key":"` + key + `"}`
+	a := dashstore.Approval{Kind: "payout", Request: req, IdempotencyKey: key, Amount: 1250_00, UserID: u.ID,
+		PayeeName: u.Name(), PayeeEmail: u.Email, Method: "Default method", MakerID: maker.ID, MakerEmail: maker.Email}
+	if _, err := store.CreateApproval(ctx, &a, time.Now()); err != nil {
+		return check("approval", err)
+	}
+	s.ApprovalID = a.ID
+	_, err := api.CreatePayoutRequest(ctx, payouts.CreatePayoutRequestRequest{Amount: 80_00, UserID: u.ID, Memo: "Conference travel"})
+	return check("payout request", err)
 }
 
 // seedLinks issues payout links delivered each way, and cancels one.

@@ -1,0 +1,267 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/views/paths"
+	"github.com/disburse/disburse/web"
+)
+
+// ApprovalPolicy is the maker-checker rule: a payout or payout link of more than Above, made by
+// one operator, waits until another operator whose role is one of Approvers approves it. Payout
+// requests made through the API wait in the same queue, whatever their amount, under the same
+// role rule.
+type ApprovalPolicy struct {
+	On        bool          // off: nothing the dashboard sends is held
+	Above     payouts.Money // held when the amount is more than this; equal goes through
+	Approvers []dashstore.Role
+}
+
+// holds reports whether a request of amount waits for a second operator.
+func (p ApprovalPolicy) holds(amount payouts.Money) bool { return p.On && amount > p.Above }
+
+// The kinds of request an approval may hold.
+const (
+	kindPayout     = "payout"
+	kindPayoutLink = "payout_link"
+)
+
+// approvalKind runs the held requests of one kind once approved. A new kind (a bulk payout job,
+// say) is one more entry in approvalKinds: a label, the page of what it makes, and run.
+type approvalKind struct {
+	label     string
+	resultURL func(id string) string
+	// run sends the stored request, with its idempotency key, and returns the id of what it made.
+	run func(ctx context.Context, request []byte) (resultID string, err error)
+}
+
+// approvalKinds is the registry of what an approval can hold, by kind.
+func (h *Handlers) approvalKinds() map[string]approvalKind {
+	return map[string]approvalKind{
+		kindPayout: {label: "Payout", resultURL: paths.Transfer,
+			run: runStored(h.payouts.CreatePayout, func(t *payouts.Transfer) string { return t.ID })},
+		kindPayoutLink: {label: "Payout link", resultURL: paths.PayoutLink,
+			run: runStored(h.payouts.CreatePayoutLink, func(l *payouts.PayoutLink) string { return l.ID })},
+	}
+}
+
+// runStored makes the run of a kind whose request is a JSON R sent with call.
+func runStored[R, T any](call func(context.Context, R) (*T, error), idOf func(*T) string) func(context.Context, []byte) (string, error) {
+	return func(ctx context.Context, request []byte) (string, error) {
+		var req R
+		if err := json.Unmarshal(request, &req); err != nil {
+			return "", err
+		}
+		made, err := call(ctx, req)
+		if err != nil {
+			return "", err
+		}
+		return idOf(made), nil
+	}
+}
+
+// heldRequest is a validated request that may have to wait for approval.
+type heldRequest struct {
+	kind    string
+	amount  payouts.Money
+	key     *string                       // the request's idempotency key; one is made when the form sent none
+	userID  string                        // the payee when a user, named from the service; else payee
+	payee   *payouts.Payee                // a payout link's payee as given
+	method  string                        // how it would be paid, in words
+	request interface{ Validate() error } // stored as JSON, after key is set
+}
+
+// holdAboveThreshold stores r for a second operator when the policy holds its amount, and answers
+// with the approval's page ("Waiting for approval"); held reports that it did. Otherwise it does
+// nothing and the caller sends the request itself.
+func (h *Handlers) holdAboveThreshold(c *fiber.Ctx, r heldRequest) (held bool, err error) {
+	// A request the service would refuse goes on to it, and its problems to the form, as below
+	// the threshold.
+	if !h.policy.holds(r.amount) || r.request.Validate() != nil {
+		return false, nil
+	}
+	ctx := c.UserContext()
+	if *r.key == "" {
+		*r.key = uuid.NewString()
+	}
+	request, err := json.Marshal(r.request)
+	if err != nil {
+		return true, err
+	}
+	maker := h.operatorOf(c)
+	a := dashstore.Approval{Kind: r.kind, Request: string(request), IdempotencyKey: *r.key, Amount: r.amount,
+		AppID: h.appID, UserID: r.userID, Method: r.method, MakerID: maker.ID, MakerEmail: maker.Email}
+	if r.payee != nil {
+		a.PayeeName, a.PayeeEmail = pages.PayeeName(*r.payee), r.payee.Email
+	} else if r.userID != "" {
+		u, err := h.payouts.GetUser(ctx, r.userID)
+		if err != nil {
+			return true, err
+		}
+		a.PayeeName, a.PayeeEmail = userName(*u), u.Email
+	}
+	created, err := h.store.CreateApproval(ctx, &a, h.now())
+	if err != nil {
+		return true, err
+	}
+	what := a.Amount.String() + " " + strings.ToLower(h.approvalKinds()[a.Kind].label) + " to " + a.PayeeName
+	if created { // not again for a form sent twice
+		h.audit(c, "approval.request", "approval", a.ID, "asked for approval of a "+what)
+	}
+	web.Flash(c, web.FlashInfo, "Waiting for approval: the "+what+" is above "+h.policy.Above.String()+
+		", so another operator must approve it.")
+	return true, web.Redirect(c, paths.Approval(a.ID))
+}
+
+// mayDecide refuses, with the reason, an operator who may not approve or reject a request that
+// makerID made (empty for a request that came through the API): nobody decides their own, and
+// only the approver roles decide at all.
+func (h *Handlers) mayDecide(op dashstore.Operator, makerID string) error {
+	switch {
+	case makerID != "" && op.ID == makerID:
+		return fiber.NewError(fiber.StatusForbidden, "You asked for this payout: another operator must approve or reject it.")
+	case !slices.Contains(h.policy.Approvers, op.Role):
+		return fiber.NewError(fiber.StatusForbidden, "Your role may not approve payouts. Ask "+approverRoles(h.policy.Approvers)+".")
+	}
+	return nil
+}
+
+// approverRoles names the roles that approve, for people: "an Admin or a Manager".
+func approverRoles(roles []dashstore.Role) string {
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = "a " + r.Label()
+	}
+	if len(names) == 0 {
+		return "an admin to configure approvers"
+	}
+	return strings.Join(names, " or ")
+}
+
+// decisionOf reads an approve or reject form; a rejection needs a reason, kept in the audit log.
+func decisionOf(c *fiber.Ctx) (form components.Form, approve bool, reason string, err error) {
+	form = formOf(c, "action", "reason")
+	action, reason := form.Value("action"), strings.TrimSpace(form.Value("reason"))
+	switch {
+	case action != payouts.ReviewApprove && action != payouts.ReviewReject:
+		// Only a forged request gets here: the page's two buttons send the action.
+		return form, false, "", fiber.NewError(fiber.StatusBadRequest, "Choose to approve or to reject.")
+	case action == payouts.ReviewReject && reason == "":
+		form.Errors = map[string]string{"reason": "say why it is rejected"}
+	case len(reason) > 500:
+		form.Errors = map[string]string{"reason": "use at most 500 characters"}
+	}
+	return form, action == payouts.ReviewApprove, reason, nil
+}
+
+// approval shows one held request: what would happen, and Approve / Reject to those who may.
+func (h *Handlers) approval(c *fiber.Ctx) error {
+	return h.renderApproval(c, fiber.StatusOK, components.Form{})
+}
+
+func (h *Handlers) renderApproval(c *fiber.Ctx, status int, decision components.Form) error {
+	a, err := h.store.Approval(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return h.renderDecision(c, status, h.approvalItem(c.UserContext(), a), a.MakerID, decision)
+}
+
+// renderDecision shows an item of the queue with its decision form to those who may decide.
+func (h *Handlers) renderDecision(c *fiber.Ctx, status int, item pages.ApprovalItem, makerID string, decision components.Form) error {
+	p := pages.ApprovalProps{Item: item, Decision: decision}
+	if err := h.mayDecide(h.operatorOf(c), makerID); err != nil {
+		var fe *fiber.Error
+		if errors.As(err, &fe) {
+			p.WhyNot = fe.Message
+		}
+	} else {
+		p.CanDecide = true
+	}
+	return h.web.Render(c, status, web.Page{Title: "Approval", Content: pages.ApprovalDetail(p)})
+}
+
+// decideApproval approves a held request (running it through the client with its idempotency
+// key, so approving twice pays once) or rejects it with a reason.
+func (h *Handlers) decideApproval(c *fiber.Ctx) error {
+	ctx, op, id := c.UserContext(), h.operatorOf(c), c.Params("id")
+	a, err := h.store.Approval(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := h.mayDecide(op, a.MakerID); err != nil {
+		return err
+	}
+	form, approve, reason, err := decisionOf(c)
+	if err != nil {
+		return err
+	}
+	if form.Errors != nil {
+		return h.renderApproval(c, fiber.StatusUnprocessableEntity, form)
+	}
+	kind, known := h.approvalKinds()[a.Kind]
+	if !known {
+		return fiber.NewError(fiber.StatusConflict, "This dashboard does not know how to run a "+a.Kind+".")
+	}
+	what := a.Amount.String() + " " + strings.ToLower(kind.label) + " to " + a.PayeeName
+	if !approve {
+		if _, changed, err := h.store.RejectApproval(ctx, id, op, reason, h.now()); err != nil || !changed {
+			return h.alreadyDecided(c, id, err)
+		}
+		h.audit(c, "approval.reject", "approval", id, "rejected the "+what+": "+reason)
+		web.Flash(c, web.FlashSuccess, "Rejected the "+what+"; nothing was paid.")
+		return web.Redirect(c, paths.Approval(id))
+	}
+	a, started, err := h.store.StartApproval(ctx, id, op, h.now())
+	if err != nil || !started {
+		return h.alreadyDecided(c, id, err)
+	}
+	resultID, err := kind.run(ctx, []byte(a.Request))
+	var refused *payouts.Error
+	switch {
+	case errors.As(err, &refused) && web.StatusOf(err) < 500 && !retryable(refused.Code):
+		// The service said no (not enough money, no payout method): final, and recorded.
+		if _, err := h.store.FinishApproval(ctx, id, dashstore.ApprovalFailed, "", refused.Message, h.now()); err != nil {
+			return err
+		}
+		h.audit(c, "approval.fail", "approval", id, "approved the "+what+"; the service refused it: "+refused.Message)
+		web.Flash(c, web.FlashError, "Approved, but the "+what+" failed: "+refused.Message)
+	case err != nil:
+		// No answer, a server error, or the same key still at work (a second approver at the
+		// same moment): it stays approving, and approving again sends the same idempotency key,
+		// so it pays at most once.
+		return err
+	default:
+		if _, err := h.store.FinishApproval(ctx, id, dashstore.ApprovalApproved, resultID, "", h.now()); err != nil {
+			return err
+		}
+		h.audit(c, "approval.approve", "approval", id, "approved the "+what+" ("+a.Kind+" "+resultID+")")
+		web.Flash(c, web.FlashSuccess, "Approved: the "+what+" is on its way.")
+	}
+	return web.Redirect(c, paths.Approval(id))
+}
+
+// retryable reports whether a refusal says "not now" rather than "no": the approval stays open.
+func retryable(code string) bool {
+	return code == payouts.EResourceBusy || code == payouts.ETooManyRequests
+}
+
+// alreadyDecided answers a decision that came after another operator's.
+func (h *Handlers) alreadyDecided(c *fiber.Ctx, id string, err error) error {
+	if err != nil {
+		return err
+	}
+	web.Flash(c, web.FlashInfo, "Someone decided this request first; it is shown as it stands.")
+	return web.Redirect(c, paths.Approval(id))
+}
