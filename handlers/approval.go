@@ -35,6 +35,7 @@ func (p ApprovalPolicy) holds(amount payouts.Money) bool { return p.On && amount
 const (
 	kindPayout     = "payout"
 	kindPayoutLink = "payout_link"
+	kindBulk       = "bulk"
 )
 
 // approvalKind runs the held requests of one kind once approved. A new kind (a bulk payout job,
@@ -42,8 +43,9 @@ const (
 type approvalKind struct {
 	label     string
 	resultURL func(id string) string
-	// run sends the stored request, with its idempotency key, and returns the id of what it made.
-	run func(ctx context.Context, request []byte) (resultID string, err error)
+	// run sends the stored request, with its idempotency key, and returns the id of what it made;
+	// by is the operator who approved it.
+	run func(ctx context.Context, request []byte, by dashstore.Operator) (resultID string, err error)
 }
 
 // approvalKinds is the registry of what an approval can hold, by kind.
@@ -53,12 +55,13 @@ func (h *Handlers) approvalKinds() map[string]approvalKind {
 			run: runStored(h.payouts.CreatePayout, func(t *payouts.Transfer) string { return t.ID })},
 		kindPayoutLink: {label: "Payout link", resultURL: paths.PayoutLink,
 			run: runStored(h.payouts.CreatePayoutLink, func(l *payouts.PayoutLink) string { return l.ID })},
+		kindBulk: {label: "Bulk payout", resultURL: paths.Bulk, run: h.runApprovedBulk},
 	}
 }
 
 // runStored makes the run of a kind whose request is a JSON R sent with call.
-func runStored[R, T any](call func(context.Context, R) (*T, error), idOf func(*T) string) func(context.Context, []byte) (string, error) {
-	return func(ctx context.Context, request []byte) (string, error) {
+func runStored[R, T any](call func(context.Context, R) (*T, error), idOf func(*T) string) func(context.Context, []byte, dashstore.Operator) (string, error) {
+	return func(ctx context.Context, request []byte, _ dashstore.Operator) (string, error) {
 		var req R
 		if err := json.Unmarshal(request, &req); err != nil {
 			return "", err
@@ -78,6 +81,7 @@ type heldRequest struct {
 	key     *string                       // the request's idempotency key; one is made when the form sent none
 	userID  string                        // the payee when a user, named from the service; else payee
 	payee   *payouts.Payee                // a payout link's payee as given
+	payees  string                        // who a request of many payees pays, in words
 	method  string                        // how it would be paid, in words
 	request interface{ Validate() error } // stored as JSON, after key is set
 }
@@ -102,9 +106,12 @@ func (h *Handlers) holdAboveThreshold(c *fiber.Ctx, r heldRequest) (held bool, e
 	maker := h.operatorOf(c)
 	a := dashstore.Approval{Kind: r.kind, Request: string(request), IdempotencyKey: *r.key, Amount: r.amount,
 		AppID: h.appID, UserID: r.userID, Method: r.method, MakerID: maker.ID, MakerEmail: maker.Email}
-	if r.payee != nil {
+	switch {
+	case r.payees != "":
+		a.PayeeName = r.payees
+	case r.payee != nil:
 		a.PayeeName, a.PayeeEmail = pages.PayeeName(*r.payee), r.payee.Email
-	} else if r.userID != "" {
+	case r.userID != "":
 		u, err := h.payouts.GetUser(ctx, r.userID)
 		if err != nil {
 			return true, err
@@ -227,7 +234,7 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 	if err != nil || !started {
 		return h.alreadyDecided(c, id, err)
 	}
-	resultID, err := kind.run(ctx, []byte(a.Request))
+	resultID, err := kind.run(ctx, []byte(a.Request), op)
 	var refused *payouts.Error
 	switch {
 	case errors.As(err, &refused) && web.StatusOf(err) < 500 && !retryable(refused.Code):

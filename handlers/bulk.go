@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -181,6 +183,17 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 	if p.Summary.Good == 0 {
 		return h.renderBulkJob(c, fiber.StatusUnprocessableEntity, "No row can be paid: fix the file and upload it again.")
 	}
+	// A job confirmed before (resumed, or its failed rows retried) was approved or below the
+	// threshold then; a new one above it waits for a second operator.
+	if p.Job.Status == dashstore.BulkPreviewed {
+		key := p.Job.ID
+		held, err := h.holdAboveThreshold(c, heldRequest{kind: kindBulk, amount: payouts.Money(p.Summary.Total - p.Summary.PaidAmount),
+			key: &key, payees: fmt.Sprintf("%d rows of %s", p.Summary.Good, p.Job.FileName),
+			method: "as each row of the file says", request: bulkApproval{JobID: p.Job.ID}})
+		if held || err != nil {
+			return err
+		}
+	}
 	op := h.operatorOf(c)
 	if err := h.startBulkJob(ctx, p.Job.ID, op); err != nil {
 		return err
@@ -189,6 +202,27 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 		p.Summary.Good, payouts.Money(p.Summary.Total), p.Summary.Bad))
 	web.Flash(c, web.FlashSuccess, "Paying "+strconv.Itoa(p.Summary.Good)+" rows. This page shows the progress.")
 	return web.Redirect(c, paths.Bulk(p.Job.ID))
+}
+
+// bulkApproval is what an approval of a bulk payout holds: the checked job, run once approved.
+type bulkApproval struct {
+	JobID string `json:"job_id"`
+}
+
+func (r bulkApproval) Validate() error {
+	if r.JobID == "" {
+		return errors.New("bulk approval: no job")
+	}
+	return nil
+}
+
+// runApprovedBulk runs the job an approval held, as approved by by.
+func (h *Handlers) runApprovedBulk(ctx context.Context, request []byte, by dashstore.Operator) (string, error) {
+	var r bulkApproval
+	if err := json.Unmarshal(request, &r); err != nil {
+		return "", err
+	}
+	return r.JobID, h.startBulkJob(ctx, r.JobID, by)
 }
 
 // cancelBulk drops a job that was not confirmed.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/paths"
 )
 
 // upload posts file as the bulk payout form does, multipart with the agent's CSRF token.
@@ -261,7 +262,14 @@ func TestBulkPayoutTenThousandRows(t *testing.T) {
 	a, _ := h.signedIn(dashstore.RoleOperations)
 	id := a.uploadBulk(b.String())
 	wantBody(t, a.get("/bulk/"+id), `data-testid="bulk-good">10000<`, "$10,000.00")
-	wantRedirect(t, a.post("/bulk/"+id+"/confirm", nil), "/bulk/"+id)
+	// Above the approval threshold: nothing moves until a manager approves the job.
+	held := h.approvalOf(a.post("/bulk/"+id+"/confirm", nil))
+	if held.Kind != "bulk" || held.Amount != 10_000*1_00 || h.walletOf(users[0].ID) != 0 {
+		t.Fatalf("held %+v; Ada holds %v", held, h.walletOf(users[0].ID))
+	}
+	wantStatus(t, a.post(paths.ApprovalDecision(held.ID), decide("approve", "")), http.StatusForbidden)
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	wantRedirect(t, manager.post(paths.ApprovalDecision(held.ID), decide("approve", "")), "/approvals/"+held.ID)
 	wantBody(t, a.waitBulk(id), "10000 paid", "0 failed")
 	var total payouts.Money
 	for _, u := range users {
