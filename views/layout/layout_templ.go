@@ -179,8 +179,8 @@ func Shell(p Props, content templ.Component) templ.Component {
 }
 
 // header is the top bar: the brand, the search and who is signed in on one line, and below it the
-// navigation on one line of its own, which scrolls sideways rather than wrap when a role sees many
-// links. On a phone the navigation folds behind a Menu button: a <details>, so it opens without
+// navigation on a line of its own (an admin sees every page, which takes a second line on a
+// laptop). On a phone the navigation folds behind a Menu button: a <details>, so it opens without
 // script; from md up the button is gone.
 func header(p Props) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -286,7 +286,7 @@ func header(p Props) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "\">Sign out</button></form></div></div><nav aria-label=\"Main\" class=\"-mx-1 hidden gap-1 overflow-x-auto whitespace-nowrap px-1 pb-2 md:flex\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "\">Sign out</button></form></div></div><nav aria-label=\"Main\" class=\"-mx-2 hidden flex-wrap gap-1 pb-2 md:flex\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -354,7 +354,7 @@ func navLinks(links []NavLink) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		for _, l := range links {
-			var templ_7745c5c3_Var19 = []any{"rounded-md px-3 py-2 text-sm font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600",
+			var templ_7745c5c3_Var19 = []any{"rounded-md px-2.5 py-2 text-sm font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600",
 				templ.KV("bg-indigo-50 text-indigo-700", l.Active),
 				templ.KV("text-gray-700 hover:bg-gray-100", !l.Active)}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var19...)
