@@ -46,10 +46,10 @@ func TestContractFiltersAndSummaries(t *testing.T) {
 			want   payouts.Summary
 		}{
 			{"everything", payouts.TransferFilter{}, payouts.Summary{Count: 5, MoneyIn: 1_005_00, MoneyOut: 42_00, Exact: true}},
-			{"days 1 and 2", payouts.TransferFilter{}.WithRange(days12), payouts.Summary{Count: 3, MoneyOut: 42_00, Exact: true}},
-			{"Ada's days 1 and 2", payouts.TransferFilter{UserID: ada.ID}.WithRange(days12), payouts.Summary{Count: 2, MoneyOut: 35_00, Exact: true}},
-			{"$10 to $25", payouts.TransferFilter{}.WithRange(amounts), payouts.Summary{Count: 2, MoneyOut: 35_00, Exact: true}},
-			{"from day 3", payouts.TransferFilter{CreatedFrom: day.Add(72 * time.Hour)}, payouts.Summary{Count: 1, MoneyIn: 5_00, Exact: true}},
+			{"days 1 and 2", payouts.TransferFilter{Range: days12}, payouts.Summary{Count: 3, MoneyOut: 42_00, Exact: true}},
+			{"Ada's days 1 and 2", payouts.TransferFilter{UserID: ada.ID, Range: days12}, payouts.Summary{Count: 2, MoneyOut: 35_00, Exact: true}},
+			{"$10 to $25", payouts.TransferFilter{Range: amounts}, payouts.Summary{Count: 2, MoneyOut: 35_00, Exact: true}},
+			{"from day 3", payouts.TransferFilter{Range: payouts.Range{CreatedFrom: day.Add(72 * time.Hour)}}, payouts.Summary{Count: 1, MoneyIn: 5_00, Exact: true}},
 			{"refills", payouts.TransferFilter{Type: payouts.TransferRefill}, payouts.Summary{Count: 1, MoneyIn: 1_000_00, Exact: true}},
 		} {
 			t.Run("transfers "+tc.name, func(t *testing.T) {
@@ -68,9 +68,9 @@ func TestContractFiltersAndSummaries(t *testing.T) {
 			filter payouts.TransactionFilter
 			want   payouts.Summary
 		}{
-			{"days 1 and 2", payouts.TransactionFilter{}.WithRange(days12), payouts.Summary{Count: 3, MoneyOut: 42_00, Exact: true}},
-			{"Ada's $10 to $25", payouts.TransactionFilter{UserID: ada.ID}.WithRange(amounts), payouts.Summary{Count: 2, MoneyOut: 35_00, Exact: true}},
-			{"from day 3", payouts.TransactionFilter{CreatedFrom: day.Add(72 * time.Hour)}, payouts.Summary{Count: 1, MoneyIn: 5_00, Exact: true}},
+			{"days 1 and 2", payouts.TransactionFilter{Range: days12}, payouts.Summary{Count: 3, MoneyOut: 42_00, Exact: true}},
+			{"Ada's $10 to $25", payouts.TransactionFilter{UserID: ada.ID, Range: amounts}, payouts.Summary{Count: 2, MoneyOut: 35_00, Exact: true}},
+			{"from day 3", payouts.TransactionFilter{Range: payouts.Range{CreatedFrom: day.Add(72 * time.Hour)}}, payouts.Summary{Count: 1, MoneyIn: 5_00, Exact: true}},
 		} {
 			t.Run("transactions "+tc.name, func(t *testing.T) {
 				sum, err := c.SummarizeTransactions(ctx, tc.filter)
@@ -85,11 +85,11 @@ func TestContractFiltersAndSummaries(t *testing.T) {
 		}
 
 		t.Run("bad ranges", func(t *testing.T) {
-			_, err := c.SummarizeTransfers(ctx, payouts.TransferFilter{AmountMin: -1})
+			_, err := c.SummarizeTransfers(ctx, payouts.TransferFilter{Range: payouts.Range{AmountMin: -1}})
 			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, payouts.QueryAmountMin)
-			_, err = c.ListTransfers(ctx, payouts.Page{}, payouts.TransferFilter{AmountMin: 5, AmountMax: 4})
+			_, err = c.ListTransfers(ctx, payouts.Page{}, payouts.TransferFilter{Range: payouts.Range{AmountMin: 5, AmountMax: 4}})
 			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, payouts.QueryAmountMax)
-			_, err = c.SummarizeTransactions(ctx, payouts.TransactionFilter{CreatedFrom: day, CreatedTo: day})
+			_, err = c.SummarizeTransactions(ctx, payouts.TransactionFilter{Range: payouts.Range{CreatedFrom: day, CreatedTo: day}})
 			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, payouts.QueryCreatedTo)
 		})
 	})

@@ -34,7 +34,7 @@ func (c *Client) SummarizeTransactions(ctx context.Context, filter payouts.Trans
 // transactionQuery writes a transaction filter as query parameters.
 func transactionQuery(q url.Values, filter payouts.TransactionFilter) {
 	setQuery(q, "user_id", filter.UserID)
-	filter.Range().Query(q.Set)
+	filter.Range.Query(q.Set)
 }
 
 // AllTransactions walks every transaction matching filter, newest first.

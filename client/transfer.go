@@ -42,7 +42,7 @@ func transferQuery(q url.Values, filter payouts.TransferFilter) {
 	setQuery(q, "user_id", filter.UserID)
 	setQuery(q, "type", string(filter.Type))
 	setQuery(q, "status", string(filter.Status))
-	filter.Range().Query(q.Set)
+	filter.Range.Query(q.Set)
 }
 
 // AllTransfers walks every transfer matching filter, newest first.

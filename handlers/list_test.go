@@ -36,10 +36,10 @@ func TestReconciliationFilters(t *testing.T) {
 		{"everything", "", payouts.TransferFilter{}, "1–5", "5"},
 		{"Zoë by id", "user_id=" + zoe.ID, payouts.TransferFilter{UserID: zoe.ID}, "1–2", "2"},
 		{"Zoë by exact email", "user=" + url.QueryEscape(strings.ToUpper(zoe.Email)), payouts.TransferFilter{UserID: zoe.ID}, "1–2", "2"},
-		{"$10 to $20", "min=10&max=20", payouts.TransferFilter{AmountMin: 10_00, AmountMax: 20_00}, "1–2", "2"},
+		{"$10 to $20", "min=10&max=20", payouts.TransferFilter{Range: payouts.Range{AmountMin: 10_00, AmountMax: 20_00}}, "1–2", "2"},
 		{"Zoë $10 to $20 today", "user_id=" + zoe.ID + "&min=10&max=20.00&from=" + today + "&to=" + today + "&tz=UTC",
-			payouts.TransferFilter{UserID: zoe.ID, AmountMin: 10_00, AmountMax: 20_00}, "1–1", "1"},
-		{"from tomorrow", "from=" + tomorrow, payouts.TransferFilter{CreatedFrom: time.Now().AddDate(0, 0, 2)}, "", "0"},
+			payouts.TransferFilter{UserID: zoe.ID, Range: payouts.Range{AmountMin: 10_00, AmountMax: 20_00}}, "1–1", "1"},
+		{"from tomorrow", "from=" + tomorrow, payouts.TransferFilter{Range: payouts.Range{CreatedFrom: time.Now().AddDate(0, 0, 2)}}, "", "0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := manager.get("/transfers?" + tc.query)

@@ -129,7 +129,7 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 	if p.CanTransfers {
 		if p.Amount > 0 {
 			ofAmount, err := h.payouts.ListTransfers(ctx, payouts.Page{Limit: searchLimit},
-				payouts.TransferFilter{AmountMin: p.Amount, AmountMax: p.Amount})
+				payouts.TransferFilter{Range: payouts.Range{AmountMin: p.Amount, AmountMax: p.Amount}})
 			if err != nil {
 				return err
 			}

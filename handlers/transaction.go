@@ -13,7 +13,7 @@ import (
 // transactionFilterOf reads the filter of the transactions list and of its export.
 func (h *Handlers) transactionFilterOf(c *fiber.Ctx) (payouts.TransactionFilter, listFilter) {
 	lf := h.listFilterOf(c)
-	return payouts.TransactionFilter{UserID: lf.userID}.WithRange(lf.rng), lf
+	return payouts.TransactionFilter{UserID: lf.userID, Range: lf.rng}, lf
 }
 
 // transactions lists the ledger lines, newest first, narrowed by the filter form, with the

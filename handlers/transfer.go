@@ -74,7 +74,7 @@ var (
 func (h *Handlers) transferFilterOf(c *fiber.Ctx) (payouts.TransferFilter, listFilter) {
 	lf := h.listFilterOf(c, "type", "status")
 	f := payouts.TransferFilter{UserID: lf.userID, Type: payouts.TransferType(lf.form.Value("type")),
-		Status: payouts.TransferStatus(lf.form.Value("status"))}.WithRange(lf.rng)
+		Status: payouts.TransferStatus(lf.form.Value("status")), Range: lf.rng}
 	if !f.Type.Valid() {
 		f.Type = ""
 		delete(lf.form.Values, "type")

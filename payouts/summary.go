@@ -18,8 +18,8 @@ type Summary struct {
 }
 
 // Range narrows a list by creation time, [CreatedFrom, CreatedTo), and by the unsigned amount,
-// [AmountMin, AmountMax]; zero values are no bound. The transfer and transaction filters carry
-// these fields under the same names; Range is how they are read, checked and written once.
+// [AmountMin, AmountMax]; zero values are no bound. The transfer and transaction filters embed
+// it, so it is read, checked and written once for both.
 type Range struct {
 	CreatedFrom, CreatedTo time.Time
 	AmountMin, AmountMax   Money

@@ -1,7 +1,5 @@
 package payouts
 
-import "time"
-
 // TransactionType says what a ledger line of a transfer did.
 type TransactionType string
 
@@ -30,21 +28,9 @@ type Transaction struct {
 	UserID *string `json:"user_id,omitempty"`
 }
 
-// TransactionFilter narrows GET /v2/transactions. The creation and amount bounds are ours (see
-// Range).
+// TransactionFilter narrows GET /v2/transactions. The creation and amount bounds are ours
+// (Range).
 type TransactionFilter struct {
-	UserID                 string
-	CreatedFrom, CreatedTo time.Time
-	AmountMin, AmountMax   Money
-}
-
-// Range returns the filter's creation and amount bounds.
-func (f TransactionFilter) Range() Range {
-	return Range{CreatedFrom: f.CreatedFrom, CreatedTo: f.CreatedTo, AmountMin: f.AmountMin, AmountMax: f.AmountMax}
-}
-
-// WithRange returns the filter with the bounds of r.
-func (f TransactionFilter) WithRange(r Range) TransactionFilter {
-	f.CreatedFrom, f.CreatedTo, f.AmountMin, f.AmountMax = r.CreatedFrom, r.CreatedTo, r.AmountMin, r.AmountMax
-	return f
+	UserID string
+	Range
 }

@@ -1,7 +1,5 @@
 package payouts
 
-import "time"
-
 // TransferStatus is where a transfer stands. Balance transfers complete at once; payouts move
 // created -> pending -> completed | failed; flagged holds a flagged user's transfer for review.
 type TransferStatus string
@@ -112,25 +110,13 @@ type CreatePayoutRequest struct {
 	TaxExempt      bool     `json:"tax_exempt,omitempty"`
 }
 
-// TransferFilter narrows GET /v2/transfers. The creation and amount bounds are ours (see Range;
-// the amount is the transfer's unsigned amount).
+// TransferFilter narrows GET /v2/transfers. The creation and amount bounds are ours (Range; the
+// amount is the transfer's unsigned amount).
 type TransferFilter struct {
-	UserID                 string
-	Type                   TransferType
-	Status                 TransferStatus
-	CreatedFrom, CreatedTo time.Time
-	AmountMin, AmountMax   Money
-}
-
-// Range returns the filter's creation and amount bounds.
-func (f TransferFilter) Range() Range {
-	return Range{CreatedFrom: f.CreatedFrom, CreatedTo: f.CreatedTo, AmountMin: f.AmountMin, AmountMax: f.AmountMax}
-}
-
-// WithRange returns the filter with the bounds of r.
-func (f TransferFilter) WithRange(r Range) TransferFilter {
-	f.CreatedFrom, f.CreatedTo, f.AmountMin, f.AmountMax = r.CreatedFrom, r.CreatedTo, r.AmountMin, r.AmountMax
-	return f
+	UserID string
+	Type   TransferType
+	Status TransferStatus
+	Range
 }
 
 // Review actions on a flagged transfer.

@@ -54,8 +54,9 @@ func transferFilter(c *fiber.Ctx) (payouts.TransferFilter, error) {
 		UserID: c.Query("user_id"),
 		Type:   payouts.TransferType(c.Query("type")),
 		Status: payouts.TransferStatus(c.Query("status")),
+		Range:  r,
 	}
-	return f.WithRange(r), err
+	return f, err
 }
 
 func (h *handler) getTransfer(c *fiber.Ctx) error {

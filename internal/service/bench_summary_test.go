@@ -18,8 +18,8 @@ func BenchmarkTransfersPageWithSummary(b *testing.B) {
 	e := newEnv(b, 0)
 	seedTransfers(b, e, total)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // seedTransfers' first transfer
-	march := payouts.TransferFilter{CreatedFrom: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
-		CreatedTo: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}
+	march := payouts.TransferFilter{Range: payouts.Range{CreatedFrom: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+		CreatedTo: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)}}
 	inMarch := int64(31 * 24 * time.Hour / seedSpacing)
 	marchAmount := march
 	marchAmount.AmountMin, marchAmount.AmountMax = 1, 1
@@ -30,10 +30,10 @@ func BenchmarkTransfersPageWithSummary(b *testing.B) {
 	}{
 		{"all", payouts.TransferFilter{}, total},
 		{"completed_refills", payouts.TransferFilter{Type: payouts.TransferRefill, Status: payouts.TransferCompleted}, total},
-		{"second_half", payouts.TransferFilter{CreatedFrom: start.Add(total / 2 * seedSpacing)}, total / 2},
+		{"second_half", payouts.TransferFilter{Range: payouts.Range{CreatedFrom: start.Add(total / 2 * seedSpacing)}}, total / 2},
 		{"march", march, inMarch},
 		{"march_amount", marchAmount, inMarch},
-		{"march_no_match", payouts.TransferFilter{CreatedFrom: march.CreatedFrom, CreatedTo: march.CreatedTo, AmountMin: 2}, 0},
+		{"march_no_match", payouts.TransferFilter{Range: payouts.Range{CreatedFrom: march.CreatedFrom, CreatedTo: march.CreatedTo, AmountMin: 2}}, 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var took []time.Duration

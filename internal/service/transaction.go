@@ -54,6 +54,6 @@ func checkTransactionFilter(f payouts.TransactionFilter) error {
 	if f.UserID != "" && !payouts.ValidID(f.UserID) {
 		p.Add("user_id", "is not a valid id")
 	}
-	f.Range().Check(p)
+	f.Range.Check(p)
 	return p.Err()
 }

@@ -235,7 +235,7 @@ func checkTransferFilter(f payouts.TransferFilter) error {
 	if f.Status != "" && !f.Status.Valid() {
 		p.Add("status", "must be created, pending, completed, failed or flagged")
 	}
-	f.Range().Check(p)
+	f.Range.Check(p)
 	return p.Err()
 }
 

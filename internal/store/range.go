@@ -44,7 +44,7 @@ func transferMatch(match *listQuery, f payouts.TransferFilter) {
 	if f.Status != "" {
 		match.filter("status = ?", f.Status)
 	}
-	match.amounts(f.Range())
+	match.amounts(f.Range)
 }
 
 // transactionMatch narrows match to the postings f matches, its creation range aside.
@@ -52,7 +52,7 @@ func transactionMatch(match *listQuery, f payouts.TransactionFilter) {
 	if f.UserID != "" {
 		match.filter("user_id = ?", f.UserID)
 	}
-	match.amounts(f.Range())
+	match.amounts(f.Range)
 }
 
 // and appends the conditions of m to l.

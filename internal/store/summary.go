@@ -24,7 +24,7 @@ const summarySample = 10_000
 func (q *Queries) SummarizeTransfers(ctx context.Context, appID string, f payouts.TransferFilter) (_ payouts.Summary, err error) {
 	defer wrap(&err, "summarize transfers")
 	var scope, match listQuery
-	scope.scope(appID, f.Range())
+	scope.scope(appID, f.Range)
 	transferMatch(&match, f)
 	return q.summarize(ctx, summaryQuery{table: "transfers", columns: "user_id, type, status, amount, created", scope: scope, match: match,
 		in:  `type = 'refill' OR (type = 'balance' AND amount > 0)`,
@@ -46,7 +46,7 @@ func (q *Queries) SummarizeTransactions(ctx context.Context, appID string, f pay
 		return payouts.Summary{}, err
 	}
 	var scope, match listQuery
-	scope.scope(appID, f.Range())
+	scope.scope(appID, f.Range)
 	transactionMatch(&match, f)
 	id := strconv.FormatInt(wallet, 10)
 	return q.summarize(ctx, summaryQuery{table: "postings", columns: "user_id, debit_account, credit_account, amount, created",
