@@ -106,17 +106,17 @@ func bulkRowOf(n int, rec []string, col map[string]int) dashstore.BulkRow {
 	row.Amount = int64(amount)
 	switch {
 	case row.UserRef == "":
-		row.Problem = "no user: give a user id or an email"
+		row.Problem = "Give a user id or an email."
 	case err != nil:
-		row.Problem = "the amount " + quoted(cell("amount")) + " cannot be read: " + err.Error()
+		row.Problem = "The amount " + quoted(cell("amount")) + " cannot be read: " + err.Error() + "."
 	case amount <= 0:
-		row.Problem = "the amount must be more than $0.00"
+		row.Problem = "The amount must be more than $0.00."
 	case amount > payouts.MaxAmount:
-		row.Problem = "the amount must be at most " + payouts.MaxAmount.String()
+		row.Problem = "The amount must be at most " + payouts.MaxAmount.String() + "."
 	case !bulkMethodKnown(row.Method):
-		row.Problem = "unknown method " + quoted(row.Method) + ": use wallet, paypal, venmo, cash_app, ach or default"
+		row.Problem = "Unknown method " + quoted(row.Method) + ": use wallet, paypal, venmo, cash_app, ach or default."
 	case len(row.Memo) > 200:
-		row.Problem = "the memo is longer than 200 characters"
+		row.Problem = "The memo is longer than 200 characters."
 	}
 	return row
 }

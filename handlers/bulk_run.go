@@ -84,7 +84,7 @@ func (h *Handlers) resolveBulkRows(ctx context.Context, rows []dashstore.BulkRow
 		}
 		key := fmt.Sprint(r.UserID, "|", r.Amount, "|", r.Memo, "|", r.Method)
 		if first, dup := seen[key]; dup && r.Problem == "" {
-			r.Problem = fmt.Sprintf("repeats row %d (same user, amount, memo and method)", first)
+			r.Problem = fmt.Sprintf("Repeats row %d (same user, amount, memo and method).", first)
 		} else if !dup {
 			seen[key] = r.Row
 		}
@@ -111,7 +111,7 @@ func (h *Handlers) findBulkUser(ctx context.Context, ref string, out *bulkUser) 
 		for i := range list.Data {
 			if strings.EqualFold(list.Data[i].Email, ref) {
 				if u != nil {
-					out.problem = "more than one user has the email " + ref + ": use the user id"
+					out.problem = "More than one user has the email " + ref + ": use the user id."
 					return nil
 				}
 				u = &list.Data[i]
@@ -126,15 +126,15 @@ func (h *Handlers) findBulkUser(ctx context.Context, ref string, out *bulkUser) 
 			u = found
 		}
 	default:
-		out.problem = quoted(ref) + " is neither a user id nor an email"
+		out.problem = quoted(ref) + " is neither a user id nor an email."
 		return nil
 	}
 	switch {
 	case u == nil:
-		out.problem = "no user " + ref
+		out.problem = "No user " + ref + "."
 		return nil
 	case u.Status == payouts.UserDisabled:
-		out.problem = "the user " + ref + " is disabled"
+		out.problem = "The user " + ref + " is disabled."
 		return nil
 	}
 	out.id = u.ID
@@ -150,9 +150,9 @@ func (u *bulkUser) methodProblem(method string) string {
 	}
 	if _, ok := u.method(payouts.Platform(method)); !ok {
 		if method == string(payouts.PlatformDefault) {
-			return "the user has no default payout method"
+			return "The user has no default payout method."
 		}
-		return "the user has no " + payouts.Platform(method).Label() + " payout method saved"
+		return "The user has no " + payouts.Platform(method).Label() + " payout method saved."
 	}
 	return ""
 }

@@ -123,8 +123,8 @@ func TestBulkPayoutValidatesPaysAndPaysOnce(t *testing.T) {
 	page := a.get("/bulk/" + id)
 	wantStatus(t, page, http.StatusOK)
 	wantBody(t, page, `data-testid="bulk-rows">9<`, `data-testid="bulk-good">3<`, `data-testid="bulk-bad">6<`, "$13.50", "Rows paid out to a saved method: 1.",
-		"no user nobody@example.com", "the user has no PayPal payout method saved", "repeats row 1",
-		"the amount “ten” cannot be read", "unknown method “pigeon”", "no user "+gone.ID)
+		"No user nobody@example.com.", "The user has no PayPal payout method saved.", "Repeats row 1",
+		"The amount “ten” cannot be read", "Unknown method “pigeon”", "No user "+gone.ID+".")
 	if got := len(regexp.MustCompile(`data-testid="bulk-problem"`).FindAllString(page.body, -1)); got != 6 {
 		t.Errorf("%d problem rows shown, want 6", got)
 	}
@@ -140,7 +140,7 @@ func TestBulkPayoutValidatesPaysAndPaysOnce(t *testing.T) {
 		t.Errorf("Bob's wallet %v, want $1.50", bobAfter)
 	}
 	rows := a.resultRows(id)
-	if len(rows) != 9 || rows[0][3] != "paid" || rows[0][4] == "" || rows[3][3] != "skipped" || rows[3][5] != "no user nobody@example.com" {
+	if len(rows) != 9 || rows[0][3] != "paid" || rows[0][4] == "" || rows[3][3] != "skipped" || rows[3][5] != "No user nobody@example.com." {
 		t.Errorf("result rows %v", rows)
 	}
 

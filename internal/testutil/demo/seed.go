@@ -125,7 +125,7 @@ func seed(ctx context.Context, api *client.Client, appID string, store *dashstor
 	s.FlowID = flow.ID
 	bulk := dashstore.BulkJob{AppID: appID, FileHash: strings.Repeat("0", 64), FileName: "weekly-tips.csv",
 		OperatorID: ops.ID, Status: dashstore.BulkPreviewed, Created: time.Now()}
-	rows := []dashstore.BulkRow{{Row: 4, UserRef: "nobody@example.com", Amount: 12_00, Method: "wallet", Problem: "no user nobody@example.com"}}
+	rows := []dashstore.BulkRow{{Row: 4, UserRef: "nobody@example.com", Amount: 12_00, Method: "wallet", Problem: "No user nobody@example.com."}}
 	for i, u := range users[2:5] {
 		rows = append(rows, dashstore.BulkRow{Row: i + 1, UserRef: u.Email, UserID: u.ID, Amount: int64(20_00 + i*250), Memo: memos[1], Method: "wallet"})
 	}
