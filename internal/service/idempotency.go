@@ -24,6 +24,14 @@ const IdempotencyWindow = 24 * time.Hour
 // with another body is refused.
 func (s *Service) idempotent(ctx context.Context, appID, op, key string, req any, sameKeyAnyBody bool,
 	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
+	return s.idempotentAs(ctx, appID, op, key, "", req, sameKeyAnyBody, create)
+}
+
+// idempotentAs is idempotent for a create that makes the resource resourceID, chosen beforehand
+// (any id when it is ""): the key is claimed already finished with it, one statement instead of a
+// claim and a finish. No other transaction sees the claim before the create commits with it.
+func (s *Service) idempotentAs(ctx context.Context, appID, op, key, resourceID string, req any, sameKeyAnyBody bool,
+	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
 	var hash string
 	if key != "" {
 		if !payouts.ValidID(key) {
@@ -34,7 +42,7 @@ func (s *Service) idempotent(ctx context.Context, appID, op, key string, req any
 		}
 	}
 	err = s.store.InTx(ctx, func(q Queries) error {
-		id, replayed, err = s.idempotentIn(ctx, q, appID, op, key, hash, sameKeyAnyBody, create)
+		id, replayed, err = s.idempotentIn(ctx, q, appID, op, key, hash, resourceID, sameKeyAnyBody, create)
 		return err
 	})
 	return id, replayed, err
@@ -42,14 +50,14 @@ func (s *Service) idempotent(ctx context.Context, appID, op, key string, req any
 
 // idempotentIn is idempotent inside the open transaction q, for a request already fingerprinted
 // (hash); a batch runs many of them in one transaction.
-func (s *Service) idempotentIn(ctx context.Context, q Queries, appID, op, key, hash string, sameKeyAnyBody bool,
+func (s *Service) idempotentIn(ctx context.Context, q Queries, appID, op, key, hash, resourceID string, sameKeyAnyBody bool,
 	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
 	if key == "" {
 		id, err = create(q)
 		return id, false, err
 	}
 	now := s.now()
-	rec := &IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash, Created: now}
+	rec := &IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash, ResourceID: resourceID, Created: now}
 	prior, err := q.ClaimIdempotencyKey(ctx, rec)
 	if err != nil {
 		return "", false, err
@@ -74,8 +82,8 @@ func (s *Service) idempotentIn(ctx context.Context, q Queries, appID, op, key, h
 		}
 		return prior.ResourceID, true, nil
 	}
-	if id, err = create(q); err != nil {
-		return "", false, err
+	if id, err = create(q); err != nil || (resourceID != "" && id == resourceID) {
+		return id, false, err
 	}
 	return id, false, q.FinishIdempotencyKey(ctx, appID, key, id)
 }

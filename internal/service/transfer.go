@@ -17,12 +17,13 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 		return nil, err
 	}
 	var made *payouts.Transfer
-	id, replayed, err := s.idempotent(ctx, appID, "transfer", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	transferID := uuid.NewString()
+	id, replayed, err := s.idempotentAs(ctx, appID, "transfer", req.IdempotencyKey, transferID, req, false, func(q Queries) (string, error) {
 		b, err := s.book(ctx, q, appID)
 		if err != nil {
 			return "", err
 		}
-		t, err := s.balanceTransfer(ctx, q, b, req)
+		t, err := s.balanceTransfer(ctx, q, b, transferID, req)
 		if err != nil {
 			return "", err
 		}
@@ -36,13 +37,18 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 // answer to a create costs no reads. (fn may run again on a retry: the last run is the one
 // committed.)
 func written(t *TransferRecord, postings []ledger.Posting) *payouts.Transfer {
-	out := t.Transfer
-	out.Transactions = make([]payouts.Transaction, len(postings))
+	lines := make([]payouts.Transaction, len(postings))
 	for i, p := range postings {
-		out.Transactions[i] = transactionOf(p)
+		lines[i] = transactionOf(p)
 	}
-	out.StatusHistory = []payouts.StatusChange{{Status: t.Status, At: t.Created, Reason: t.FailureReason}}
-	return &out
+	return firstStatus(t.Transfer, lines)
+}
+
+// firstStatus is a transfer just created, with its ledger lines: its history is its one status.
+func firstStatus(t payouts.Transfer, lines []payouts.Transaction) *payouts.Transfer {
+	t.Transactions = lines
+	t.StatusHistory = []payouts.StatusChange{{Status: t.Status, At: t.Created, Reason: t.FailureReason}}
+	return &t
 }
 
 // answer returns the transfer a create made, or reads it when the create was a replay of an
@@ -58,8 +64,8 @@ func (s *Service) answer(ctx context.Context, appID, id string, made *payouts.Tr
 }
 
 // balanceTransfer moves money between the app of the book b and a user inside q and returns the
-// transfer as written.
-func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
+// transfer as written, whose id is id.
+func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id string, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
 	appID := b.appID
 	user, err := s.bookUser(ctx, q, b, req.UserID)
 	if err != nil {
@@ -75,6 +81,7 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, req p
 		from, to, amount = app, wallet, -amount
 	}
 	t := s.newTransfer(appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
+	t.ID = id
 	t.UserID = &user.ID
 	t.Status = payouts.TransferCompleted
 	t.IdempotencyKey = req.IdempotencyKey

@@ -189,8 +189,8 @@ func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it pa
 	var id string
 	err = fq.Savepoint(ctx, func() error {
 		var err error
-		id, _, err = s.idempotentIn(ctx, fq, b.appID, "transfer", req.IdempotencyKey, hash, false, func(q Queries) (string, error) {
-			t, err := s.balanceTransfer(ctx, q, b, req)
+		id, _, err = s.idempotentIn(ctx, fq, b.appID, "transfer", req.IdempotencyKey, hash, "", false, func(q Queries) (string, error) {
+			t, err := s.balanceTransfer(ctx, q, b, uuid.NewString(), req)
 			if err != nil {
 				return "", err
 			}

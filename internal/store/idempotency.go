@@ -13,12 +13,13 @@ import (
 
 // ClaimIdempotencyKey takes a key for a request. It returns nil when the key was free and is now
 // this request's, or the earlier request's record when the key was taken. On PostgreSQL a
-// concurrent claim of the same key waits here until the first transaction ends.
+// concurrent claim of the same key waits here until the first transaction ends. A record with a
+// ResourceID takes the key finished: no FinishIdempotencyKey is needed.
 func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.IdempotencyRecord) (_ *service.IdempotencyRecord, err error) {
 	defer wrap(&err, "claim idempotency key %s", k.Key)
-	res, err := q.exec(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id, key) DO NOTHING`,
-		k.AppID, k.Key, k.Operation, k.RequestHash, sqldb.Micros(k.Created))
+	res, err := q.exec(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, key) DO NOTHING`,
+		k.AppID, k.Key, k.Operation, k.RequestHash, nullString(k.ResourceID), sqldb.Micros(k.Created))
 	if err != nil {
 		return nil, err
 	}
