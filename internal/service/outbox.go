@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -43,6 +44,9 @@ type recorder struct {
 	// objects are the changed transfers as GET /v2/transfers/{id} answers, read in the
 	// transaction when it ends (readTransfers), for their events.
 	objects map[string]*payouts.Transfer
+	// fresh are the postings of the transfers created in the transaction and not changed since,
+	// by transfer id: such a transfer is rendered as written, without reading it back.
+	fresh map[string][]*ledger.Posting
 	// savepoints counts the open savepoints; undo holds what their writes replaced in transfers.
 	savepoints int
 	undo       []transferUndo
@@ -97,8 +101,10 @@ func (r *recorder) readTransfers(ctx context.Context, q Queries) error {
 	r.objects = map[string]*payouts.Transfer{}
 	for _, c := range r.changes {
 		t, ok := r.transfers[c.object]
-		if _, seen := r.objects[c.object]; ok && !seen {
-			r.objects[c.object] = nil
+		if _, seen := r.objects[c.object]; !ok || seen {
+			continue
+		}
+		if r.objects[c.object] = r.asWritten(t); r.objects[c.object] == nil {
 			byApp[c.appID] = append(byApp[c.appID], t)
 		}
 	}
@@ -123,16 +129,38 @@ func (r *recorder) readTransfers(ctx context.Context, q Queries) error {
 	return nil
 }
 
+// asWritten is a transfer created in the transaction as it was written (its one status and the
+// postings made with it), or nil when it changed since or its postings have no ids yet.
+func (r *recorder) asWritten(t payouts.Transfer) *payouts.Transfer {
+	postings, ok := r.fresh[t.ID]
+	if !ok {
+		return nil
+	}
+	lines := make([]payouts.Transaction, len(postings))
+	for i, p := range postings {
+		if p.ID == 0 {
+			return nil
+		}
+		lines[i] = transactionOf(*p)
+	}
+	return firstStatus(t, lines)
+}
+
 func (r *recorder) CreateTransfer(ctx context.Context, t *TransferRecord) error {
 	if err := r.Queries.CreateTransfer(ctx, t); err != nil {
 		return err
 	}
+	if r.fresh == nil {
+		r.fresh = map[string][]*ledger.Posting{}
+	}
+	r.fresh[t.ID] = []*ledger.Posting{}
 	r.transferChanged(t, payouts.TransferCreated)
 	r.transferChanged(t, t.Status)
 	return nil
 }
 
 func (r *recorder) UpdateTransfer(ctx context.Context, t *TransferRecord, from payouts.TransferStatus) error {
+	delete(r.fresh, t.ID) // a second status
 	if err := r.Queries.UpdateTransfer(ctx, t, from); err != nil {
 		return err
 	}
@@ -142,6 +170,21 @@ func (r *recorder) UpdateTransfer(ctx context.Context, t *TransferRecord, from p
 	}
 	r.transferChanged(t, status)
 	return nil
+}
+
+func (r *recorder) InsertPosting(ctx context.Context, p *ledger.Posting) error {
+	if err := r.Queries.InsertPosting(ctx, p); err != nil {
+		return err
+	}
+	if postings, ok := r.fresh[p.TransferID]; ok {
+		r.fresh[p.TransferID] = append(postings, p) // its id may be set later, by held inserts
+	}
+	return nil
+}
+
+func (r *recorder) SetPostingState(ctx context.Context, id int64, from, to ledger.State) error {
+	clear(r.fresh) // which transfer the posting is of is not known here: read them all back
+	return r.Queries.SetPostingState(ctx, id, from, to)
 }
 
 var linkEvents = map[payouts.PayoutLinkStatus]payouts.EventType{
@@ -288,6 +331,7 @@ func (r *recorder) Savepoint(ctx context.Context, fn func() error) error {
 	err := r.Queries.Savepoint(ctx, fn)
 	r.savepoints--
 	if err != nil {
+		clear(r.fresh) // some of their postings may be undone: read them back
 		r.changes = r.changes[:changes]
 		for i := len(r.undo) - 1; i >= undo; i-- {
 			if u := r.undo[i]; u.existed {

@@ -10,7 +10,8 @@ import (
 )
 
 // TestCreateAnswersWhatIsStored: a transfer or deposit answered from the write that made it is
-// the same, byte for byte in JSON, as a read of it afterwards, and so is the answer to a replay.
+// the same, byte for byte in JSON, as a read of it afterwards, and so are its events (rendered
+// from the write too) and the answer to a replay.
 func TestCreateAnswersWhatIsStored(t *testing.T) {
 	e := newEnv(t, 1_000_00)
 	tests := []struct {
@@ -49,6 +50,18 @@ func TestCreateAnswersWhatIsStored(t *testing.T) {
 			}
 			if got, want := asJSON(t, made), asJSON(t, read); got != want {
 				t.Errorf("create answered\n%s\na read answers\n%s", got, want)
+			}
+			events, err := e.svc.ListEvents(e.ctx, e.app, payouts.Page{}, payouts.EventFilter{ObjectID: made.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(events.Data) != 2 {
+				t.Errorf("%d events of the transfer, want created and completed", len(events.Data))
+			}
+			for _, ev := range events.Data {
+				if got, want := string(ev.Data), asJSON(t, read); got != want {
+					t.Errorf("event %s says\n%s\na read answers\n%s", ev.Type, got, want)
+				}
 			}
 			replay, err := tt.create(key)
 			if err != nil {
