@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 
+	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -16,6 +18,9 @@ import (
 type held struct {
 	transfers, history, postings, payments rowSet
 	writes                                 int // how many times held rows were written
+	// postingsToo is set inside HoldInserts: a batch's jobs do not hold their postings, whose
+	// ids their answers carry.
+	postingsToo bool
 	// storedPayments are yearly totals as read from the database since held rows were last
 	// written, so that each user's is read once.
 	storedPayments map[taxYear]int64
@@ -39,19 +44,79 @@ var heldTables = []string{"transfers", "transfer_events", "postings", "tax_years
 // rolled back drops what it held; a statement on those tables inside fn writes what is held
 // first.
 func (q *Queries) HoldInserts(ctx context.Context, fn func() error) error {
-	if q.held != nil {
+	if q.held == nil {
+		q.held = &held{}
+		defer func() { q.held = nil }()
+	}
+	if q.held.postingsToo {
 		return fn()
 	}
-	q.held = &held{}
+	q.held.postingsToo = true
 	err := fn()
+	q.held.postingsToo = false
 	if err == nil {
 		err = q.writeHeld(ctx)
 	}
 	if q.failed != nil {
 		err = errors.Join(q.failed, err)
 	}
-	q.held = nil
 	return err
+}
+
+// holdForBatch holds the transfers, first history rows and yearly payments of a job of a batch
+// with those of the batch's other jobs, written before the commit in a few statements for all.
+// A job rolled back drops what it held. One that wrote the rows held before it (a statement on
+// their tables) and was then rolled back took them with it: the batch fails, and its jobs run
+// again alone.
+func (q *Queries) holdForBatch() {
+	st := q.batchState()
+	if st.held == nil {
+		st.held = &held{}
+	}
+	q.held = st.held
+	undo := st.held.mark()
+	q.batch.OnJobEnd(func(ok bool) {
+		if ok {
+			return
+		}
+		if err := undo(); err != nil && st.lost == nil {
+			st.lost = err
+		}
+		clear(st.held.storedPayments) // read, and on PostgreSQL locked, again
+	})
+}
+
+// batchState is what the store keeps for a batch of jobs (sqldb.Batch.State): its netted ledger
+// deltas and its held rows, both written before the commit.
+type batchState struct {
+	netting *netting
+	held    *held
+	lost    error // held rows written inside a job that was rolled back
+}
+
+func (q *Queries) batchState() *batchState {
+	st, _ := q.batch.State.(*batchState)
+	if st != nil {
+		return st
+	}
+	st = &batchState{}
+	q.batch.State = st
+	q.batch.BeforeCommit(func(ctx context.Context, tx *sql.Tx) error {
+		fq := &Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect, held: st.held}
+		if st.lost != nil {
+			return fmt.Errorf("%w: %w", st.lost, sqldb.ErrRetry)
+		}
+		if st.held != nil {
+			if err := fq.writeHeld(ctx); err != nil {
+				return err
+			}
+		}
+		if st.netting == nil {
+			return nil
+		}
+		return st.netting.flush(ctx, fq)
+	})
+	return st
 }
 
 // mark returns what drops the rows held after it, for a savepoint that is rolled back. Rows held
@@ -140,6 +205,6 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 			return err
 		}
 	}
-	*h = held{writes: h.writes + 1}
+	*h = held{writes: h.writes + 1, postingsToo: h.postingsToo}
 	return nil
 }

@@ -131,7 +131,7 @@ func scanPostings(rows *sql.Rows, err error) ([]ledger.Posting, error) {
 // InsertPosting records a posting and sets its id.
 func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err error) {
 	defer wrap(&err, "insert posting of transfer %s", p.TransferID)
-	if q.held != nil {
+	if q.held != nil && q.held.postingsToo {
 		q.held.postings.add(postingValues(p), func(id int64) { p.ID = id })
 		return nil
 	}

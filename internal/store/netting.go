@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
@@ -42,14 +41,12 @@ func (q *Queries) netting() *netting {
 	if q.batch == nil {
 		return nil
 	}
-	n, _ := q.batch.State.(*netting)
+	st := q.batchState()
+	n := st.netting
 	if n == nil {
 		n = &netting{read: map[int64]ledger.Account{}, refs: map[accountRef]int64{},
 			kept: map[int64]ledger.Delta{}, job: map[int64]ledger.Delta{}}
-		q.batch.State = n
-		q.batch.BeforeCommit(func(ctx context.Context, tx *sql.Tx) error {
-			return n.flush(ctx, &Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect})
-		})
+		st.netting = n
 	}
 	if !n.inJob {
 		n.inJob = true

@@ -38,7 +38,7 @@ type Queries struct {
 	savepoints int   // how deep in Savepoint calls fn runs
 	sent       int   // how many of those savepoints were sent (openSavepoints)
 	itemOpen   bool  // an outermost savepoint is left open for the next one to release
-	held       *held // rows HoldInserts keeps back until its fn ends (held.go)
+	held       *held // rows held back until the batch commits or HoldInserts ends (held.go)
 	// failed is an error that must fail the transaction but could not be returned where it
 	// happened (before a queryRow, or held rows written inside a savepoint rolled back).
 	failed error
@@ -74,6 +74,7 @@ func (s *Store) DB() *sqldb.DB { return s.db }
 func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) error {
 	return s.db.InBatch(ctx, func(tx *sql.Tx, b *sqldb.Batch) error {
 		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect}
+		q.holdForBatch()
 		if err := fn(q); err != nil {
 			return err
 		}

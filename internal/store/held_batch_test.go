@@ -1,0 +1,77 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/payouts"
+)
+
+// TestBatchHoldsTransfers races write transactions that share commits, each creating a transfer
+// with its posting and a yearly payment: the batch writes its transfers together before the
+// commit. Some jobs fail after their writes, and some of those read a held table first, which
+// writes the rows of the jobs before them inside their own savepoint, so the batch must run its
+// jobs again alone. Every job that succeeded has its transfer stored once, with a seq, and its
+// posting and payment; no failed job leaves a trace; each yearly total answered was right.
+func TestBatchHoldsTransfers(t *testing.T) {
+	const jobs = 60
+	failed := func(i int) bool { return i%4 == 1 || i%7 == 2 }
+	readsFirst := func(i int) bool { return i%7 == 2 }
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID, bank, wallet := fundedWallet(t, st, 0)
+		payee := userID(0)
+		errs := inParallel(jobs, func(i int) error {
+			tr, p := heldTransfer(appID, bank.ID, wallet.ID, i)
+			return st.InTx(ctx, func(q service.Queries) error {
+				if err := q.CreateTransfer(ctx, tr); err != nil {
+					return err
+				}
+				if err := q.InsertPosting(ctx, p); err != nil {
+					return err
+				}
+				if p.ID == 0 {
+					return fmt.Errorf("job %d: posting without an id", i)
+				}
+				if _, err := q.AddYearlyPayments(ctx, appID, payee, 2026, payouts.Money(i+1)); err != nil {
+					return err
+				}
+				if readsFirst(i) {
+					if _, err := q.GetTransfer(ctx, appID, tr.ID); err != nil {
+						return err
+					}
+				}
+				if failed(i) {
+					return errChangedMind
+				}
+				return nil
+			})
+		})
+		var want payouts.Money
+		for i, err := range errs {
+			tr, _ := heldTransfer(appID, bank.ID, wallet.ID, i)
+			got, getErr := st.GetTransfer(ctx, appID, tr.ID)
+			switch {
+			case failed(i) && !errors.Is(err, errChangedMind):
+				t.Errorf("job %d: %v, want it to fail alone", i, err)
+			case failed(i) && !errors.Is(getErr, service.ErrNoRecord):
+				t.Errorf("job %d failed but its transfer reads: %v", i, getErr)
+			case failed(i):
+			case err != nil:
+				t.Errorf("job %d: %v", i, err)
+			case getErr != nil || got.Seq == 0:
+				t.Errorf("job %d: transfer read %v, seq %d", i, getErr, got.Seq)
+			default:
+				want += payouts.Money(i + 1)
+			}
+		}
+		total, err := st.AddYearlyPayments(ctx, appID, payee, 2026, 0)
+		if err != nil || total != want {
+			t.Errorf("yearly total %d (%v), want %d", total, err, want)
+		}
+	})
+}
