@@ -32,8 +32,10 @@ func (q *Queries) InsertEvents(ctx context.Context, events []*service.EventRecor
 		rows.add([]any{e.ID, e.AppID, e.Type, e.ObjectID, string(e.Data), sqldb.Micros(e.Created.Time)},
 			func(seq int64) { e.Seq = seq })
 	}
-	return q.insertRowSet(ctx, `INSERT INTO events (id, app_id, type, object_id, data, created)`, `RETURNING seq`, &rows)
+	return q.insertOrHold(ctx, insertEvent, `RETURNING seq`, rows, func(h *held) *rowSet { return &h.events })
 }
+
+const insertEvent = `INSERT INTO events (id, app_id, type, object_id, data, created)`
 
 // GetEvent reads one event of the app.
 func (q *Queries) GetEvent(ctx context.Context, appID, id string) (_ *service.EventRecord, err error) {

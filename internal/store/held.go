@@ -11,13 +11,13 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// held are the rows of transfers (each with its first history row), postings and additions to
-// users' yearly payments that HoldInserts keeps back, to write them a few hundred per statement
-// instead of four round trips per transfer. Values are taken when a row is held, so later
+// held are the rows of transfers (each with its first history row), postings, additions to
+// users' yearly payments, events and webhook deliveries that HoldInserts or a batch keeps back,
+// to write them a few hundred per statement instead of several round trips per transfer. Values are taken when a row is held, so later
 // changes of the caller's record do not leak into the insert.
 type held struct {
-	transfers, history, postings, payments rowSet
-	writes                                 int // how many times held rows were written
+	transfers, history, postings, payments, events, deliveries rowSet
+	writes                                                     int // how many times held rows were written
 	// postingsToo is set inside HoldInserts: a batch's jobs do not hold their postings, whose
 	// ids their answers carry.
 	postingsToo bool
@@ -32,12 +32,12 @@ type taxYear struct {
 }
 
 func (h *held) tables() []*rowSet {
-	return []*rowSet{&h.transfers, &h.history, &h.postings, &h.payments}
+	return []*rowSet{&h.transfers, &h.history, &h.postings, &h.payments, &h.events, &h.deliveries}
 }
 
 // heldTables are the tables whose rows may be held: a statement naming one writes the held rows
 // first, so that no statement ever misses them.
-var heldTables = []string{"transfers", "transfer_events", "postings", "tax_years"}
+var heldTables = []string{"transfers", "transfer_events", "postings", "tax_years", "events", "webhook_deliveries"}
 
 // HoldInserts runs fn with the inserts of transfers, postings and yearly payments held back, and
 // writes them when fn ends, so that a batch's chunk makes them in a few statements. A savepoint
@@ -187,6 +187,19 @@ func sumPayments(rows rowSet) *rowSet {
 	return &out
 }
 
+// insertOrHold inserts rows into a table, or, while rows are held, adds them to the held ones of
+// the table (heldRows), whose keys are set when they are written.
+func (q *Queries) insertOrHold(ctx context.Context, insert, tail string, rows rowSet, heldRows func(*held) *rowSet) error {
+	if q.held == nil {
+		return q.insertRowSet(ctx, insert, tail, &rows)
+	}
+	h := heldRows(q.held)
+	for i, v := range rows.values {
+		h.add(v, rows.setKey[i])
+	}
+	return nil
+}
+
 // writeHeld writes the held rows: transfers first, which their history rows and postings follow.
 func (q *Queries) writeHeld(ctx context.Context) error {
 	h := q.held
@@ -200,6 +213,8 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 		{insertHistory, "", &h.history},
 		{insertPosting, "RETURNING id", &h.postings},
 		{insertPayments, addPayments, sumPayments(h.payments)},
+		{insertEvent, "RETURNING seq", &h.events},
+		{insertDelivery, "", &h.deliveries}, // after the events they name
 	} {
 		if err := q.insertRowSet(ctx, w.insert, w.tail, w.rows); err != nil {
 			return err

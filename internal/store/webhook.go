@@ -121,13 +121,16 @@ func (q *Queries) ClearWebhookFailures(ctx context.Context, endpointID string) (
 // InsertWebhookDeliveries queues deliveries, pending, a few hundred per statement.
 func (q *Queries) InsertWebhookDeliveries(ctx context.Context, ds []service.WebhookDeliveryRecord) (err error) {
 	defer wrap(&err, "queue %d webhook deliveries", len(ds))
-	return q.insertRows(ctx, `INSERT INTO webhook_deliveries (app_id, event_id, endpoint_id, object_id, status,
-		attempts, next_attempt, created)`, len(ds), func(i int) []any {
-		d := ds[i]
-		return []any{d.AppID, d.EventID, d.EndpointID, d.ObjectID, payouts.DeliveryPending, d.Attempts,
-			sqldb.Micros(d.NextAttempt), sqldb.Micros(d.Created)}
-	}, "", nil)
+	var rows rowSet
+	for _, d := range ds {
+		rows.add([]any{d.AppID, d.EventID, d.EndpointID, d.ObjectID, payouts.DeliveryPending, d.Attempts,
+			sqldb.Micros(d.NextAttempt), sqldb.Micros(d.Created)}, nil)
+	}
+	return q.insertOrHold(ctx, insertDelivery, "", rows, func(h *held) *rowSet { return &h.deliveries })
 }
+
+const insertDelivery = `INSERT INTO webhook_deliveries (app_id, event_id, endpoint_id, object_id, status, attempts,
+	next_attempt, created)`
 
 const deliveryColumns = `d.id, d.app_id, d.event_id, d.endpoint_id, d.object_id, d.status, d.attempts, d.next_attempt,
 	d.created`
