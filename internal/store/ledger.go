@@ -135,6 +135,11 @@ func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err err
 		q.held.postings.add(postingValues(p), func(id int64) { p.ID = id })
 		return nil
 	}
+	// No posting is held outside HoldInserts, and a new posting reads no held row: the rows a
+	// batch holds need not be written first.
+	h := q.held
+	q.held = nil
+	defer func() { q.held = h }()
 	return q.queryRow(ctx, insertPosting+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		postingValues(p)...).Scan(&p.ID)
 }
