@@ -12,27 +12,37 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// userSelect reads users with their wallet and default payout method's platform.
+// userSelect reads users with their wallet account and default payout method's platform.
 const userSelect = `SELECT u.seq, u.id, u.app_id, u.first_name, u.last_name, u.email, u.country_code,
 	u.phone_number, u.username, u.status, u.verified, m.platform, u.tax_id_collected, u.address_collected,
 	u.dob_collected, u.must_collect_1099, u.collected_1099, u.w8ben_collected, u.flagged, u.id_verified,
-	u.metadata, u.created, COALESCE(a.credits_posted - a.debits_posted, 0),
-	COALESCE(a.credits_posted - a.debits_posted - a.debits_pending, 0)
+	u.metadata, u.created, a.id, COALESCE(a.debits_posted, 0), COALESCE(a.credits_posted, 0),
+	COALESCE(a.debits_pending, 0), COALESCE(a.credits_pending, 0)
 	FROM users u
 	LEFT JOIN ledger_accounts a ON a.app_id = u.app_id AND a.kind = '` + string(ledger.UserWallet) + `' AND a.ref = u.id
 	LEFT JOIN payout_methods m ON m.id = u.default_method_id`
 
 func scanUser(row interface{ Scan(...any) error }) (service.UserRecord, error) {
+	u, _, err := scanUserWallet(row)
+	return u, err
+}
+
+// scanUserWallet scans a user and its wallet account, nil when the user has none yet: a write
+// transaction's book need not read the account again.
+func scanUserWallet(row interface{ Scan(...any) error }) (service.UserRecord, *ledger.Account, error) {
 	var u service.UserRecord
 	var username, platform, md sql.NullString
-	var created, amount, withdrawable int64
+	var created int64
+	var walletID sql.NullInt64
+	var a ledger.Account
 	c := &u.Compliance
 	err := row.Scan(&u.Seq, &u.ID, &u.AppID, &u.FirstName, &u.LastName, &u.Email, &u.PhoneNumber.CountryCode,
 		&u.PhoneNumber.PhoneNumber, &username, &u.Status, &u.Verified, &platform, &c.TaxIDCollected,
 		&c.AddressCollected, &c.DateOfBirthCollected, &c.MustCollect1099, &c.Collected1099, &c.W8BENCollected,
-		&c.Flagged, &c.IDVerified, &md, &created, &amount, &withdrawable)
+		&c.Flagged, &c.IDVerified, &md, &created, &walletID, &a.DebitsPosted, &a.CreditsPosted,
+		&a.DebitsPending, &a.CreditsPending)
 	if err != nil {
-		return u, noRecord(err)
+		return u, nil, noRecord(err)
 	}
 	u.Username = stringPtr(username)
 	if platform.Valid {
@@ -41,8 +51,12 @@ func scanUser(row interface{ Scan(...any) error }) (service.UserRecord, error) {
 	}
 	u.Metadata = metadataOf(md)
 	u.Created = payouts.NewTime(sqldb.FromMicros(created))
-	u.Wallet = payouts.Wallet{Amount: payouts.Money(amount), WithdrawableAmount: payouts.Money(withdrawable)}
-	return u, nil
+	u.Wallet = payouts.Wallet{Amount: payouts.Money(a.Balance()), WithdrawableAmount: payouts.Money(a.Available())}
+	if !walletID.Valid {
+		return u, nil, nil
+	}
+	a.ID, a.AppID, a.Kind, a.Ref = walletID.Int64, u.AppID, ledger.UserWallet, u.ID
+	return u, &a, nil
 }
 
 // searchText is what a user search matches: name, email and phone, lower-cased.
@@ -104,11 +118,14 @@ func sqlNullPtr(s *string) sql.NullString {
 // GetUser reads a user who is not deleted.
 func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.UserRecord, err error) {
 	defer wrap(&err, "get user %s", id)
-	u, err := scanUser(q.queryRow(ctx, userSelect+` WHERE u.app_id = ? AND u.id = ? AND u.deleted_at IS NULL`+q.lockRow("u"), appID, id))
+	u, wallet, err := scanUserWallet(q.queryRow(ctx, userSelect+` WHERE u.app_id = ? AND u.id = ? AND u.deleted_at IS NULL`+q.lockRow("u"), appID, id))
 	if err != nil {
 		return nil, err
 	}
 	if n := q.netting(); n != nil {
+		if wallet != nil {
+			n.seen(wallet) // the book's lookup of the wallet then costs no read
+		}
 		n.wallet(&u)
 	}
 	return &u, nil
