@@ -66,7 +66,15 @@ func (q *Queries) UpdateApp(ctx context.Context, a *service.AppRecord) (err erro
 // GetApp reads an app or an organization by id.
 func (q *Queries) GetApp(ctx context.Context, id string) (_ *service.AppRecord, err error) {
 	defer wrap(&err, "get app %s", id)
-	return scanApp(q.queryRow(ctx, `SELECT `+appColumns+` FROM apps WHERE id = ?`, id))
+	reads := q.batchReads()
+	if a, ok := reads.app(id); ok {
+		return a, nil
+	}
+	a, err := scanApp(q.queryRow(ctx, `SELECT `+appColumns+` FROM apps WHERE id = ?`, id))
+	if err == nil {
+		reads.keepApp(a)
+	}
+	return a, err
 }
 
 // AppByClientID reads the app or organization with this API client id.

@@ -3,11 +3,13 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/payouts"
 )
 
 // TestUserReadKnowsWallet: in a write transaction the user's read, which joins the wallet, stands
@@ -61,6 +63,129 @@ func TestUserReadKnowsWallet(t *testing.T) {
 		}
 		if a, _ := st.FindAccount(ctx, appID, ledger.UserWallet, funded.ID); a.Balance() != 40 {
 			t.Errorf("committed wallet holds %d, want 40", a.Balance())
+		}
+	})
+}
+
+// TestBatchReads: a write transaction reads an app and its webhook endpoints once, yet every
+// read answers what the transaction sees: a write to either, a savepoint rolled back and a job
+// of a shared batch rolled back all show through, and a caller changing what it got changes
+// nothing for the next.
+func TestBatchReads(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		endpoint := func(n int) *service.WebhookEndpointRecord {
+			return &service.WebhookEndpointRecord{AppID: appID, SealedSecret: []byte("sealed"), WebhookEndpoint: payouts.WebhookEndpoint{
+				ID: fmt.Sprintf("20000000-0000-4000-8000-%012d", n), URL: "https://example.com/hook", Enabled: true,
+				EventTypes: []payouts.EventType{"transfer.created"}, Created: payouts.NewTime(t0)}}
+		}
+		// seen reads the app and its endpoints and fails unless they are as wanted (endpoints
+		// enabled).
+		seen := func(q service.Queries, status payouts.AppStatus, endpoints int) error {
+			a, err := q.GetApp(ctx, appID)
+			if err != nil {
+				return err
+			}
+			eps, err := q.ListWebhookEndpoints(ctx, appID)
+			if err != nil {
+				return err
+			}
+			enabled := 0
+			for _, e := range eps {
+				if e.Enabled {
+					enabled++
+				}
+			}
+			if a.Name != "acme" || a.Status != status || enabled != endpoints {
+				return fmt.Errorf("app %q %q with %d endpoints enabled, want acme %q with %d", a.Name, a.Status, enabled, status, endpoints)
+			}
+			a.Name = "changed by a caller"
+			for i := range eps {
+				eps[i].EventTypes[0] = "changed"
+			}
+			return nil
+		}
+		setStatus := func(q service.Queries, status payouts.AppStatus) error {
+			a, err := q.GetApp(ctx, appID)
+			if err != nil {
+				return err
+			}
+			a.Status = status
+			return q.UpdateApp(ctx, a)
+		}
+		err := st.InTx(ctx, func(q service.Queries) error {
+			steps := []struct {
+				name string
+				run  func() error
+			}{
+				{"first read", func() error { return seen(q, "", 0) }},
+				{"read again", func() error { return seen(q, "", 0) }},
+				{"write both", func() error {
+					return errors.Join(setStatus(q, payouts.AppInReview), q.CreateWebhookEndpoint(ctx, endpoint(1)))
+				}},
+				{"read the writes", func() error { return seen(q, payouts.AppInReview, 1) }},
+				{"savepoint rolled back", func() error {
+					err := q.Savepoint(ctx, func() error {
+						disabled := endpoint(1)
+						disabled.Enabled = false
+						if err := errors.Join(setStatus(q, payouts.AppApproved), q.UpdateWebhookEndpoint(ctx, disabled)); err != nil {
+							return err
+						}
+						if err := seen(q, payouts.AppApproved, 0); err != nil {
+							return err
+						}
+						return errChangedMind
+					})
+					if !errors.Is(err, errChangedMind) {
+						return fmt.Errorf("savepoint: %v, want its own error", err)
+					}
+					return nil
+				}},
+				{"read after the rollback", func() error { return seen(q, payouts.AppInReview, 1) }},
+				{"read again", func() error { return seen(q, payouts.AppInReview, 1) }},
+				{"read as written, whatever callers changed", func() error {
+					a, err := q.GetApp(ctx, appID)
+					if err != nil {
+						return err
+					}
+					eps, err := q.ListWebhookEndpoints(ctx, appID)
+					if err == nil && (a.Name != "acme" || eps[0].EventTypes[0] != "transfer.created") {
+						err = fmt.Errorf("app %q, event types %v", a.Name, eps[0].EventTypes)
+					}
+					return err
+				}},
+			}
+			for _, s := range steps {
+				if err := s.run(); err != nil {
+					return fmt.Errorf("%s: %w", s.name, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Jobs that write, read what they wrote and are rolled back share batches with jobs that
+		// must not see it.
+		errs := inParallel(40, func(i int) error {
+			return st.InTx(ctx, func(q service.Queries) error {
+				if i%2 == 0 {
+					return seen(q, payouts.AppInReview, 1)
+				}
+				if err := errors.Join(setStatus(q, payouts.AppApproved), q.CreateWebhookEndpoint(ctx, endpoint(100+i))); err != nil {
+					return err
+				}
+				if err := seen(q, payouts.AppApproved, 2); err != nil {
+					return err
+				}
+				return errChangedMind
+			})
+		})
+		for i, err := range errs {
+			if (i%2 == 0) != (err == nil) {
+				t.Errorf("job %d: %v", i, err)
+			}
 		}
 	})
 }

@@ -91,7 +91,8 @@ func (q *Queries) holdForBatch() {
 type batchState struct {
 	netting *netting
 	held    *held
-	lost    error // held rows written inside a job that was rolled back
+	reads   *batchReads // app rows and webhook endpoints read once per batch
+	lost    error       // held rows written inside a job that was rolled back
 }
 
 func (q *Queries) batchState() *batchState {

@@ -228,6 +228,7 @@ func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 	q.sent = min(q.sent, q.savepoints)
 	if err != nil {
 		undo()
+		q.batchReads().drop() // what fn wrote is undone, and on PostgreSQL the locks it took
 		if sent {
 			if _, rbErr := q.exec(ctx, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
 				return errors.Join(err, rbErr)
@@ -258,6 +259,7 @@ func (q *Queries) beforeStatement(ctx context.Context, query string) error {
 	if err := q.openSavepoints(ctx); err != nil {
 		return err
 	}
+	q.batchReads().dropIfWrites(query)
 	if q.held == nil || !slices.ContainsFunc(heldTables, func(t string) bool { return strings.Contains(query, t) }) {
 		return nil
 	}

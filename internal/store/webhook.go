@@ -72,6 +72,18 @@ func (q *Queries) GetWebhookEndpoint(ctx context.Context, appID, id string) (_ *
 // ListWebhookEndpoints reads every endpoint of the app, newest first.
 func (q *Queries) ListWebhookEndpoints(ctx context.Context, appID string) (_ []service.WebhookEndpointRecord, err error) {
 	defer wrap(&err, "list webhook endpoints")
+	reads := q.batchReads()
+	if eps, ok := reads.webhookEndpoints(appID); ok {
+		return eps, nil
+	}
+	eps, err := q.listWebhookEndpoints(ctx, appID)
+	if err == nil {
+		reads.keepWebhookEndpoints(appID, eps)
+	}
+	return eps, err
+}
+
+func (q *Queries) listWebhookEndpoints(ctx context.Context, appID string) ([]service.WebhookEndpointRecord, error) {
 	rows, err := q.query(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE app_id = ? ORDER BY seq DESC`, appID)
 	if err != nil {
 		return nil, err
