@@ -66,11 +66,7 @@ func (r *batchReads) app(id string) (*service.AppRecord, bool) {
 	if r == nil {
 		return nil, false
 	}
-	a, ok := r.apps[id]
-	if !ok {
-		return nil, false
-	}
-	return cloneApp(a), true
+	return copyOf(r.apps, id, cloneApp)
 }
 
 func (r *batchReads) keepApp(a *service.AppRecord) {
@@ -91,11 +87,17 @@ func (r *batchReads) webhookEndpoints(appID string) ([]service.WebhookEndpointRe
 	if r == nil {
 		return nil, false
 	}
-	eps, ok := r.endpoints[appID]
+	return copyOf(r.endpoints, appID, cloneEndpoints)
+}
+
+// copyOf returns a copy of what m holds under key, if anything.
+func copyOf[V any](m map[string]V, key string, clone func(V) V) (V, bool) {
+	v, ok := m[key]
 	if !ok {
-		return nil, false
+		var none V
+		return none, false
 	}
-	return cloneEndpoints(eps), true
+	return clone(v), true
 }
 
 func (r *batchReads) keepWebhookEndpoints(appID string, eps []service.WebhookEndpointRecord) {
