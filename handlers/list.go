@@ -157,6 +157,7 @@ func (h *Handlers) listFilterOf(c *fiber.Ctx, extra ...string) listFilter {
 		delete(f.form.Values, "limit")
 	}
 	f.page = pageOf(c, size)
+	// start only numbers the rows shown ("51–100"); the cursor picks them, so a bad one reads as 0.
 	f.start, _ = strconv.Atoi(c.Query("start"))
 	f.start = max(f.start, 0)
 	return f

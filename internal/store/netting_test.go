@@ -19,8 +19,13 @@ func fundedWallet(t *testing.T, st *store.Store, amount int64) (appID string, ba
 	t.Helper()
 	ctx := context.Background()
 	appID = newApp(t, st, "acme")
-	bank, _ = st.EnsureAccount(ctx, appID, ledger.External, "bank")
-	wallet, _ = st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
+	var err error
+	if bank, err = st.EnsureAccount(ctx, appID, ledger.External, "bank"); err != nil {
+		t.Fatal(err)
+	}
+	if wallet, err = st.EnsureAccount(ctx, appID, ledger.AppWallet, ""); err != nil {
+		t.Fatal(err)
+	}
 	deposit := []ledger.Delta{{Account: bank.ID, DebitsPosted: amount}, {Account: wallet.ID, CreditsPosted: amount}}
 	if err := st.ApplyDeltas(ctx, deposit); err != nil {
 		t.Fatal(err)
