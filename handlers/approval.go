@@ -116,7 +116,7 @@ func (h *Handlers) holdAboveThreshold(c *fiber.Ctx, r heldRequest) (held bool, e
 		if err != nil {
 			return true, err
 		}
-		a.PayeeName, a.PayeeEmail = userName(*u), u.Email
+		a.PayeeName, a.PayeeEmail = pages.PersonName(*u), u.Email
 	}
 	created, err := h.store.CreateApproval(ctx, &a, h.now())
 	if err != nil {

@@ -116,7 +116,7 @@ func payoutRequestItem(r payouts.PayoutRequest) pages.ApprovalItem {
 		Maker: "the API", Status: string(r.Status), Open: r.Status == payouts.RequestCreated, Reason: r.RejectReason,
 		Created: r.Created.Time}
 	if r.User != nil {
-		item.PayeeName = userName(*r.User)
+		item.PayeeName = pages.PersonName(*r.User)
 		item.PayeeEmail, item.PayeeURL = r.User.Email, paths.User(r.User.ID)
 	}
 	switch {
@@ -126,11 +126,6 @@ func payoutRequestItem(r payouts.PayoutRequest) pages.ApprovalItem {
 		item.ResultID, item.ResultURL = r.PayoutLink.ID, paths.PayoutLink(r.PayoutLink.ID)
 	}
 	return item
-}
-
-// userName is a user's name, or their email when they have none.
-func userName(u payouts.User) string {
-	return pages.PayeeName(payouts.Payee{FirstName: u.FirstName, LastName: u.LastName, Email: u.Email})
 }
 
 // payoutRequest shows a payout request from the API with the approve and reject forms.

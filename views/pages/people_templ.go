@@ -95,7 +95,7 @@ func Person(people People, id string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var6 string
-			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(personName(u))
+			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(PersonName(u))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/people.templ`, Line: 18, Col: 86}
 			}
@@ -210,8 +210,8 @@ func Person(people People, id string) templ.Component {
 	})
 }
 
-// personName is a user's name, or their email when they have none.
-func personName(u payouts.User) string {
+// PersonName is how pages name a user: their name, or their email when they have none.
+func PersonName(u payouts.User) string {
 	if n := u.Name(); n != "" {
 		return n
 	}
@@ -235,7 +235,7 @@ func linkPayeeName(l payouts.PayoutLink, people People) string {
 	if l.Payee.FirstName == "" && l.Payee.LastName == "" && l.Payee.Email == "" && l.Payee.PhoneNumber == "" {
 		if id := linkUserID(l); id != nil {
 			if u, ok := people[*id]; ok {
-				return personName(u)
+				return PersonName(u)
 			}
 		}
 	}
