@@ -49,7 +49,7 @@ type Payouts interface {
 	ListFlows(ctx context.Context, page payouts.Page) (*payouts.List[payouts.Flow], error)
 	GetFlow(ctx context.Context, id string) (*payouts.Flow, error)
 
-	LookUpIDs(ctx context.Context, prefix string) (*payouts.IDLookup, error)
+	LookUpIDs(ctx context.Context, text string) (*payouts.IDLookup, error)
 
 	GetApp(ctx context.Context, appID string) (*payouts.App, error)
 	GetAppStats(ctx context.Context, appID string, days int) (*payouts.AppStats, error)

@@ -62,7 +62,7 @@ func TestPagesFallBackToShortIDOfDeletedUser(t *testing.T) {
 		t.Run(path, func(t *testing.T) {
 			res := manager.get(path)
 			wantStatus(t, res, http.StatusOK)
-			wantBody(t, res, `title="`+gone.ID+`"`, ">"+gone.ID[:8]+"</a>")
+			wantBody(t, res, `title="`+gone.ID+`"`, ">"+payouts.ShortID(gone.ID)+"</a>")
 		})
 	}
 }

@@ -48,11 +48,11 @@ func (h *Handlers) search(c *fiber.Ctx) error {
 	return h.web.Render(c, status, web.Page{Title: "Search", Content: pages.Search(p), Fragment: pages.SearchSuggestions(p)})
 }
 
-// find runs a search: as the beginning of an id when it can be one (8 or more hex digits, which a
-// phone number can be too), and as text unless it is a whole id.
+// find runs a search: as a short id or the beginning of an id when it can be one (8 or more hex
+// digits, which a phone number can be too), and as text unless it is a whole id.
 func (h *Handlers) find(ctx context.Context, q string, p *pages.SearchProps) error {
-	if prefix, err := payouts.NormalizeIDPrefix(q); err == nil {
-		if err := h.findByID(ctx, prefix, p); err != nil {
+	if id, err := payouts.NormalizeIDQuery(q); err == nil {
+		if err := h.findByID(ctx, id, p); err != nil {
 			return err
 		}
 	}
@@ -64,9 +64,10 @@ func (h *Handlers) find(ctx context.Context, q string, p *pages.SearchProps) err
 	return h.namePeople(ctx, p)
 }
 
-// findByID finds the objects of every kind the operator may read whose ids begin with prefix.
-func (h *Handlers) findByID(ctx context.Context, prefix string, p *pages.SearchProps) error {
-	found, err := h.payouts.LookUpIDs(ctx, prefix)
+// findByID finds the objects of every kind the operator may read whose short id is text or whose
+// ids begin with it.
+func (h *Handlers) findByID(ctx context.Context, text string, p *pages.SearchProps) error {
+	found, err := h.payouts.LookUpIDs(ctx, text)
 	if err != nil {
 		return err
 	}

@@ -65,10 +65,10 @@ func TestSearchFindsEachKind(t *testing.T) {
 		{"link by id", f.link.ID, []string{`id="search-links"`, `href="/payout-links/` + f.link.ID + `"`}, nil},
 		{"transfer by id", f.transfer.ID, []string{`id="search-transfers"`, `href="/transfers/` + f.transfer.ID + `"`, user}, nil},
 		{"flow by id", f.flow.ID, []string{`id="search-flows"`, `href="/flows/` + f.flow.ID + `"`, user}, nil},
-		{"user by short id", f.maria.ID[:8], []string{`id="search-users"`, user}, nil},
-		{"transfer by short id", f.transfer.ID[:8], []string{`id="search-transfers"`, `href="/transfers/` + f.transfer.ID + `"`}, nil},
-		{"link by short id", strings.ToUpper(f.link.ID[:8]), []string{`id="search-links"`, `href="/payout-links/` + f.link.ID + `"`}, nil},
-		{"flow by short id", f.flow.ID[:8], []string{`id="search-flows"`, `href="/flows/` + f.flow.ID + `"`}, nil},
+		{"user by short id", payouts.ShortID(f.maria.ID), []string{`id="search-users"`, user}, nil},
+		{"transfer by short id", payouts.ShortID(f.transfer.ID), []string{`id="search-transfers"`, `href="/transfers/` + f.transfer.ID + `"`}, nil},
+		{"link by short id", strings.ToUpper(payouts.ShortID(f.link.ID)), []string{`id="search-links"`, `href="/payout-links/` + f.link.ID + `"`}, nil},
+		{"flow by short id", payouts.ShortID(f.flow.ID), []string{`id="search-flows"`, `href="/flows/` + f.flow.ID + `"`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) { wantSearch(t, admin, tc.q, tc.want, tc.notWant) })
 	}
@@ -107,7 +107,7 @@ func TestSearchShowsOnlyWhatTheRoleMayRead(t *testing.T) {
 		{"support finds links", support, "paula", []string{`id="search-links"`}, nil},
 		{"support finds no transfer by id", support, f.transfer.ID, []string{"Nothing matches"}, []string{`href="/transfers/`}},
 		{"support finds no flow by id", support, f.flow.ID, []string{"Nothing matches"}, []string{`href="/flows/`}},
-		{"support finds no transfer by short id", support, f.transfer.ID[:8], nil, []string{`href="/transfers/`}},
+		{"support finds no transfer by short id", support, payouts.ShortID(f.transfer.ID), nil, []string{`href="/transfers/`}},
 		{"manager finds transfers and flows", manager, "López", []string{`id="search-users"`, `id="search-transfers"`, `id="search-flows"`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) { wantSearch(t, tc.a, tc.q, tc.want, tc.notWant) })

@@ -2,7 +2,7 @@ package payouts
 
 import "testing"
 
-func TestNormalizeIDPrefix(t *testing.T) {
+func TestNormalizeIDQuery(t *testing.T) {
 	for _, tc := range []struct {
 		in, want string
 		ok       bool
@@ -19,12 +19,27 @@ func TestNormalizeIDPrefix(t *testing.T) {
 		{"", "", false},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := NormalizeIDPrefix(tc.in)
+			got, err := NormalizeIDQuery(tc.in)
 			if (err == nil) != tc.ok || got != tc.want {
-				t.Errorf("NormalizeIDPrefix(%q) = %q, %v; want %q, ok %v", tc.in, got, err, tc.want, tc.ok)
+				t.Errorf("NormalizeIDQuery(%q) = %q, %v; want %q, ok %v", tc.in, got, err, tc.want, tc.ok)
 			}
 			if err != nil && ErrorCode(err) != EInvalidInput {
 				t.Errorf("error code %q, want %s", ErrorCode(err), EInvalidInput)
+			}
+		})
+	}
+}
+
+func TestShortID(t *testing.T) {
+	for _, tc := range []struct{ id, want string }{
+		{"0199b5a2-7c1e-7d3a-9f10-2b8f5d6a9e10", "5d6a9e10"},
+		{"5d6a9e10", "5d6a9e10"},
+		{"abc", "abc"},
+		{"", ""},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			if got := ShortID(tc.id); got != tc.want {
+				t.Errorf("ShortID(%q) = %q, want %q", tc.id, got, tc.want)
 			}
 		})
 	}

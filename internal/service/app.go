@@ -39,7 +39,7 @@ func (s *Service) createTenant(ctx context.Context, rec *AppRecord) (payouts.Cre
 	secret := make([]byte, 32)
 	rand.Read(secret)
 	key := "sk_" + base64.RawURLEncoding.EncodeToString(secret)
-	rec.ID = uuid.NewString()
+	rec.ID = newID()
 	rec.ClientID = "ck_" + strings.ReplaceAll(uuid.NewString(), "-", "")
 	rec.KeyHash = hashKey(key)
 	rec.Metadata = payouts.NormalizeMetadata(rec.Metadata)

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -64,7 +62,7 @@ func (s *Service) newEvent(appID string, typ payouts.EventType, objectID string,
 			return nil, err
 		}
 	}
-	return &EventRecord{Event: payouts.Event{ID: uuid.NewString(), Type: typ, Created: payouts.NewTime(s.now()),
+	return &EventRecord{Event: payouts.Event{ID: newID(), Type: typ, Created: payouts.NewTime(s.now()),
 		AppID: appID, ObjectID: objectID, Data: data}}, nil
 }
 

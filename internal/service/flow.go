@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -38,7 +36,7 @@ func (s *Service) CreateFlow(ctx context.Context, appID string, req payouts.Crea
 
 func (s *Service) newFlow(appID string, steps []string, redirect string, md payouts.Metadata) *FlowRecord {
 	f := &FlowRecord{AppID: appID, Flow: payouts.Flow{
-		ID: uuid.NewString(), Created: payouts.NewTime(s.now()), Steps: steps, CompletedSteps: []string{},
+		ID: newUnguessableID(), Created: payouts.NewTime(s.now()), Steps: steps, CompletedSteps: []string{},
 		RedirectURL: redirect, Metadata: payouts.NormalizeMetadata(md),
 	}}
 	f.Link = s.FlowURL(f.ID)

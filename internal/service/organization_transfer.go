@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
 )
@@ -50,7 +48,7 @@ func (s *Service) CreateOrganizationTransfer(ctx context.Context, orgID string, 
 			return "", err
 		}
 		t := &OrganizationTransferRecord{IdempotencyKey: req.IdempotencyKey, OrganizationTransfer: payouts.OrganizationTransfer{
-			ID: uuid.NewString(), Created: payouts.NewTime(s.now()), Amount: payouts.Money(req.Amount),
+			ID: newID(), Created: payouts.NewTime(s.now()), Amount: payouts.Money(req.Amount),
 			APIAppID: app.ID, Status: payouts.TransferCompleted, Metadata: payouts.NormalizeMetadata(req.Metadata),
 			OrganizationID: orgID}}
 		if err := q.CreateOrganizationTransfer(ctx, t); err != nil {

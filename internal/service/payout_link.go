@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
 )
@@ -118,7 +116,7 @@ func (s *Service) validatePayoutLink(req *payouts.CreatePayoutLinkRequest) (*Pay
 	now := s.now()
 	link := &PayoutLinkRecord{ForceCompliance: req.ForceCollectComplianceInfo, Updated: now,
 		PayoutLink: payouts.PayoutLink{
-			ID: uuid.NewString(), Created: payouts.NewTime(now), Amount: payouts.Money(req.Amount),
+			ID: newUnguessableID(), Created: payouts.NewTime(now), Amount: payouts.Money(req.Amount),
 			Payee: payee, Delivery: delivery, TaxExempt: req.TaxExempt, Memo: strings.TrimSpace(req.Memo),
 			Metadata: payouts.NormalizeMetadata(req.Metadata), PayoutFeeParty: req.PayoutFeeParty,
 		}}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -25,7 +23,7 @@ func (s *Service) AddPayoutMethod(ctx context.Context, appID, userID string, req
 		RoutingNumber: req.RoutingNumber,
 		AccountType:   req.AccountType,
 		PayoutMethod: payouts.PayoutMethod{
-			ID: uuid.NewString(), Platform: req.Platform, Email: req.Email, PhoneNumber: req.PhoneNumber,
+			ID: newID(), Platform: req.Platform, Email: req.Email, PhoneNumber: req.PhoneNumber,
 			Handle: req.Handle, CashTag: req.CashTag, Country: "US", Currency: "USD",
 			Created: payouts.NewTime(s.now()),
 		},

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -23,7 +21,7 @@ func (s *Service) CreatePayoutRequest(ctx context.Context, appID string, req pay
 	}
 	now := s.now()
 	r := &PayoutRequestRecord{AppID: appID, Updated: now, PayoutRequest: payouts.PayoutRequest{
-		ID: uuid.NewString(), Created: payouts.NewTime(now), Amount: payouts.Money(req.Amount),
+		ID: newID(), Created: payouts.NewTime(now), Amount: payouts.Money(req.Amount),
 		Status: payouts.RequestCreated, Payee: link.Payee, Metadata: link.Metadata, Memo: link.Memo}}
 	err = s.store.InTx(ctx, func(q Queries) error {
 		if req.UserID != "" {

@@ -95,8 +95,8 @@ type Queries interface {
 	UpdateFlow(ctx context.Context, f *FlowRecord) error
 	ListFlows(ctx context.Context, appID string, page payouts.Page) ([]FlowRecord, bool, error)
 
-	// LookUpIDs finds the ids of users, payout links, transfers and flows beginning with prefix.
-	LookUpIDs(ctx context.Context, appID, prefix string, limit int) (payouts.IDLookup, error)
+	// LookUpIDs finds the ids of users, payout links, transfers and flows whose short id is text or that begin with it.
+	LookUpIDs(ctx context.Context, appID, text string, limit int) (payouts.IDLookup, error)
 
 	// Sandbox inbox
 	SaveMessage(ctx context.Context, m *MessageRecord) error

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
 )
@@ -17,7 +15,7 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 		return nil, err
 	}
 	var made *payouts.Transfer
-	transferID := uuid.NewString()
+	transferID := newID()
 	id, replayed, err := s.idempotentAs(ctx, appID, "transfer", req.IdempotencyKey, transferID, req, false, func(q Queries) (string, error) {
 		b, err := s.book(ctx, q, appID)
 		if err != nil {
@@ -104,7 +102,7 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id st
 func (s *Service) newTransfer(appID string, typ payouts.TransferType, amount payouts.Money, md payouts.Metadata) *TransferRecord {
 	now := s.now()
 	return &TransferRecord{AppID: appID, Updated: now, Transfer: payouts.Transfer{
-		ID: uuid.NewString(), Created: payouts.NewTime(now), Type: typ, Amount: amount,
+		ID: newID(), Created: payouts.NewTime(now), Type: typ, Amount: amount,
 		Status: payouts.TransferCreated, Metadata: payouts.NormalizeMetadata(md),
 	}}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -23,7 +21,7 @@ func (s *Service) CreateTransferBatch(ctx context.Context, appID string, req pay
 	id, _, err := s.idempotent(ctx, appID, "transfer-batch", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
 		now := s.now()
 		b := &TransferBatchRecord{AppID: appID, IdempotencyKey: req.IdempotencyKey, Updated: now,
-			TransferBatch: payouts.TransferBatch{ID: uuid.NewString(), Created: payouts.NewTime(now),
+			TransferBatch: payouts.TransferBatch{ID: newID(), Created: payouts.NewTime(now),
 				Status: payouts.BatchPending, Metadata: payouts.NormalizeMetadata(req.Metadata), Items: req.Items}}
 		for i := range b.Items {
 			b.Items[i].TransferID, b.Items[i].Error = nil, nil
@@ -190,7 +188,7 @@ func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it pa
 	err = fq.Savepoint(ctx, func() error {
 		var err error
 		id, _, err = s.idempotentIn(ctx, fq, b.appID, "transfer", req.IdempotencyKey, hash, "", false, func(q Queries) (string, error) {
-			t, err := s.balanceTransfer(ctx, q, b, uuid.NewString(), req)
+			t, err := s.balanceTransfer(ctx, q, b, newID(), req)
 			if err != nil {
 				return "", err
 			}

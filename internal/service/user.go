@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
 )
@@ -30,7 +28,7 @@ func (s *Service) CreateUser(ctx context.Context, appID string, req payouts.Crea
 		return nil, err
 	}
 	rec := &UserRecord{AppID: appID, User: payouts.User{
-		ID: uuid.NewString(), FirstName: req.FirstName, LastName: req.LastName, Email: req.Email,
+		ID: newID(), FirstName: req.FirstName, LastName: req.LastName, Email: req.Email,
 		PhoneNumber: payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber},
 		Status:      payouts.UserUnverified, Metadata: payouts.NormalizeMetadata(req.Metadata),
 		Created: payouts.NewTime(s.now()),

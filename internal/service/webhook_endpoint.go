@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -100,7 +98,7 @@ func (s *Service) CreateWebhookEndpoint(ctx context.Context, appID string, req p
 		return nil, err
 	}
 	secret := newWebhookSecret()
-	e := &WebhookEndpointRecord{AppID: appID, WebhookEndpoint: payouts.WebhookEndpoint{ID: uuid.NewString(),
+	e := &WebhookEndpointRecord{AppID: appID, WebhookEndpoint: payouts.WebhookEndpoint{ID: newID(),
 		URL: req.URL, EventTypes: req.EventTypes, Enabled: req.Enabled == nil || *req.Enabled,
 		Description: req.Description, Created: payouts.NewTime(s.now())}}
 	e.SealedSecret = s.seal([]byte(secret), e.ID)

@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/payouts"
 )
 
 // BenchmarkLookUpIDs finds a transfer by its short id among 1,000,000 transfers with random ids,
@@ -71,15 +72,16 @@ func benchmarkLookUpIDs(b *testing.B, dsn string) {
 		}
 	}
 	for _, bc := range []struct {
-		name, prefix string
-		want         int
+		name, text string
+		want       int
 	}{
-		{"found", probe[:8], 1},
-		{"missing", "ffffffff-ffff", 0},
+		{"found by short id", payouts.ShortID(probe), 1},
+		{"found by the beginning", probe[:13], 1},
+		{"missing", "ffffffff", 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				found, err := st.LookUpIDs(ctx, appID, bc.prefix, 10)
+				found, err := st.LookUpIDs(ctx, appID, bc.text, 10)
 				if err != nil || len(found.Transfers) < bc.want {
 					b.Fatal(found, err)
 				}

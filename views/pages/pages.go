@@ -2,10 +2,7 @@
 // part that htmx swaps on its own is its own component, named after what it shows.
 package pages
 
-// shortID shortens a UUID to its first block for tables; the full id is on the object's page.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
+import "github.com/disburse/disburse/payouts"
+
+// shortID names an object in tables by its short id; the full id is on the object's page.
+func shortID(id string) string { return payouts.ShortID(id) }
