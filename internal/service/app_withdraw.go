@@ -18,7 +18,7 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	tid, _, err := s.idempotent(ctx, appID, "withdraw", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	tid, replayed, err := s.idempotent(ctx, appID, "withdraw", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
 		method, err := s.appBankMethod(ctx, q, appID)
 		if err != nil {
 			return "", err
@@ -35,6 +35,7 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 		t.ExternalData = payouts.ExternalData{AccountID: method.ID, Platform: method.Platform}
 		t.IdempotencyKey = req.IdempotencyKey
 		t.Status, t.RailState, t.SettleAt = payouts.TransferPending, RailSubmitting, s.now()
+		s.claimForRequest(t)
 		if err := q.CreateTransfer(ctx, t); err != nil {
 			return "", err
 		}
@@ -44,7 +45,9 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 	if err != nil {
 		return nil, err
 	}
-	s.submitNow(ctx, appID, tid)
+	if !replayed {
+		s.submitClaimed(ctx, appID, tid)
+	}
 	return s.GetTransfer(ctx, appID, tid)
 }
 

@@ -17,7 +17,7 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	id, _, err := s.idempotent(ctx, appID, "payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	id, replayed, err := s.idempotent(ctx, appID, "payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
 		if err != nil {
 			return "", err
@@ -33,7 +33,9 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 	if err != nil {
 		return nil, err
 	}
-	s.submitNow(ctx, appID, id)
+	if !replayed { // a replay's payout is its first request's, or the worker's
+		s.submitClaimed(ctx, appID, id)
+	}
 	return s.GetTransfer(ctx, appID, id)
 }
 
@@ -51,8 +53,9 @@ type payoutOrder struct {
 	payoutLinkID   string
 }
 
-// payout writes a payout transfer and its reservations, due for submission to its rail unless it
-// is held for review. The caller runs submitNow once its transaction has committed.
+// payout writes a payout transfer and its reservations, due for submission to its rail and claimed
+// by the request unless it is held for review. The caller runs submitClaimed once its
+// transaction has committed.
 func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*TransferRecord, error) {
 	user := o.user
 	if needsW9(user) {
@@ -98,6 +101,7 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*Transf
 	if user.Compliance.Flagged || s.cfg.Screener.HoldForReview(s.railPayout(t, method)) {
 		t.Status, t.RailState, t.SettleAt = payouts.TransferFlagged, "", time.Time{}
 	}
+	s.claimForRequest(t)
 	if err := q.CreateTransfer(ctx, t); err != nil {
 		return nil, err
 	}
@@ -177,7 +181,7 @@ func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.Send
 		return nil, err
 	}
 	var kind string
-	id, _, err := s.idempotent(ctx, appID, "send-payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	id, replayed, err := s.idempotent(ctx, appID, "send-payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
 		var id string
 		kind, id, err = s.sendPayout(ctx, q, appID, req, link, extra)
 		return kind + ":" + id, err
@@ -186,8 +190,8 @@ func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.Send
 		return nil, err
 	}
 	kind, id, _ = strings.Cut(id, ":") // a replay learns what the first request did
-	if kind == payouts.SentPayout {
-		s.submitNow(ctx, appID, id)
+	if kind == payouts.SentPayout && !replayed {
+		s.submitClaimed(ctx, appID, id)
 	}
 	return s.sentPayout(ctx, appID, kind, id)
 }

@@ -150,7 +150,7 @@ func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req
 		return nil, err
 	}
 	if transferID != "" {
-		s.submitNow(ctx, appID, transferID)
+		s.submitClaimed(ctx, appID, transferID)
 	}
 	return s.GetPayoutRequest(ctx, appID, id)
 }

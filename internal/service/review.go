@@ -35,17 +35,21 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payo
 			}
 			return s.failPayout(ctx, q, b, t, payouts.TransferFlagged, reason)
 		}
-		// Released, it takes the path of a new payout: due for submission, submitted by
-		// submitNow after this transaction (or the worker), which also fails it if its method
-		// was removed meanwhile.
+		// Released, it takes the path of a new payout: due for submission and claimed by this
+		// request, which submits it after this transaction; it fails here if its method was
+		// removed meanwhile, as a worker's claim would fail it.
+		if method, err := s.railMethodOrFail(ctx, q, t, payouts.TransferFlagged); method == nil {
+			return err
+		}
 		t.Status, t.RailState, t.SettleAt, t.Updated = payouts.TransferPending, RailSubmitting, s.now(), s.now()
+		s.claimForRequest(t)
 		return q.UpdateTransfer(ctx, t, payouts.TransferFlagged)
 	})
 	if err != nil {
 		return nil, err
 	}
 	if req.Action == payouts.ReviewRelease {
-		s.submitNow(ctx, appID, id)
+		s.submitClaimed(ctx, appID, id)
 	}
 	return s.GetTransfer(ctx, appID, id)
 }

@@ -10,8 +10,10 @@ import (
 
 // A payout reaches its rail outside any database transaction, so that a slow rail holds neither
 // SQLite's write lock nor PostgreSQL's wallet row locks. The request books the reservations and
-// writes the payout pending with RailState submitting, due now. A worker then, for each due
-// payout:
+// writes the payout pending with RailState submitting, due now, and already claimed by itself
+// (step 1 below, in the same transaction: claimForRequest); once that commits, the request runs
+// steps 2 and 3 (submitClaimed), so the API answers with the rail's immediate verdict. A worker,
+// for each due payout nobody holds:
 //
 //  1. claims it in one transaction: a lease (LeaseUntil) and one more Attempts, its claim token;
 //  2. calls the rail with no transaction open: Submit with the transfer id as idempotency key
@@ -19,8 +21,8 @@ import (
 //  3. records the answer in another transaction, only if the payout is still pending in the same
 //     rail state with the same Attempts: otherwise its lease ran out and another worker owns it.
 //
-// A worker that dies before or during the call leaves the payout leased; once the lease runs out
-// another worker claims it and calls the rail again with the same key, which the rail answers
+// A worker or request that dies before or during the call leaves the payout leased; once the lease
+// runs out a worker claims it and calls the rail again with the same key, which the rail answers
 // with the same receipt, so a payout is never lost nor submitted twice.
 
 // RailState is how far a pending payout has got with its rail.
@@ -64,22 +66,33 @@ func (s *Service) SettleDue(ctx context.Context, max int) (int, error) {
 	return max, nil
 }
 
-// submitNow runs the worker's steps for one payout a request has just committed as submitting,
-// after its transaction, so that the API answers with the rail's immediate verdict (a rejected
-// payout is failed at once, as before the rails left the transaction). A payout another worker
-// holds, or already submitted, is left alone. An error leaves the payout to the worker.
-func (s *Service) submitNow(ctx context.Context, appID, id string) {
-	_, err := s.advance(ctx, func(q Queries) (*TransferRecord, error) {
-		t, err := q.GetTransfer(ctx, appID, id)
-		if err != nil {
-			return nil, err
-		}
-		now := s.now()
-		if t.Status != payouts.TransferPending || t.RailState != RailSubmitting || t.SettleAt.After(now) || t.LeaseUntil.After(now) {
-			return nil, ErrNoRecord
-		}
-		return t, nil
-	})
+// claimForRequest makes a payout written due now the writing request's: one attempt and a lease,
+// as a worker's claim would write, so that no worker takes it while the request calls the rail.
+// Claiming it in the transaction that writes it saves the request a transaction of its own.
+func (s *Service) claimForRequest(t *TransferRecord) {
+	if t.Status == payouts.TransferPending && t.RailState == RailSubmitting {
+		t.Attempts, t.LeaseUntil = 1, s.now().Add(s.cfg.RailLease)
+	}
+}
+
+// submitClaimed runs steps 2 and 3 for a payout a request has just committed as claimed by
+// itself (claimForRequest). A payout held for review, or no longer the request's (its lease ran
+// out and a worker took it), is left alone; an error leaves it to the worker.
+func (s *Service) submitClaimed(ctx context.Context, appID, id string) {
+	t, err := s.store.GetTransfer(ctx, appID, id)
+	if err == nil && (t.Status != payouts.TransferPending || t.RailState != RailSubmitting || t.Attempts != 1 ||
+		!t.LeaseUntil.After(s.now())) {
+		return
+	}
+	var method *PayoutMethodRecord
+	if err == nil {
+		method, err = s.railMethod(ctx, s.store, t)
+	}
+	if err == nil {
+		c := &railCall{t: t, method: method}
+		s.callRail(ctx, c)
+		err = s.store.InTx(ctx, func(q Queries) error { return s.record(ctx, q, c) })
+	}
 	if err != nil {
 		s.log.Warn("submitting a new payout failed; the worker will", "transfer", id, "err", err)
 	}
@@ -111,13 +124,9 @@ func (s *Service) advance(ctx context.Context, claim func(q Queries) (*TransferR
 // lease claims t for one rail call. A payout whose method was removed fails here instead, and
 // there is nothing to call.
 func (s *Service) lease(ctx context.Context, q Queries, t *TransferRecord) (*railCall, error) {
-	method, err := s.railMethod(ctx, q, t)
-	if err != nil {
-		b, err := s.book(ctx, q, t.AppID)
-		if err != nil {
-			return nil, err
-		}
-		return nil, s.failPayout(ctx, q, b, t, payouts.TransferPending, "the payout method was removed")
+	method, err := s.railMethodOrFail(ctx, q, t, payouts.TransferPending)
+	if method == nil {
+		return nil, err
 	}
 	t.Attempts++
 	t.LeaseUntil, t.Updated = s.now().Add(s.cfg.RailLease), s.now()
@@ -125,6 +134,20 @@ func (s *Service) lease(ctx context.Context, q Queries, t *TransferRecord) (*rai
 		return nil, err
 	}
 	return &railCall{t: t, method: method}, nil
+}
+
+// railMethodOrFail returns the method t is paid to, or fails t (in status from) when its method
+// was removed and returns no method.
+func (s *Service) railMethodOrFail(ctx context.Context, q Queries, t *TransferRecord, from payouts.TransferStatus) (*PayoutMethodRecord, error) {
+	method, err := s.railMethod(ctx, q, t)
+	if err == nil {
+		return method, nil
+	}
+	b, err := s.book(ctx, q, t.AppID)
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.failPayout(ctx, q, b, t, from, "the payout method was removed")
 }
 
 // callRail asks the payout's rail, with no transaction open.

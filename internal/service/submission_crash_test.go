@@ -246,3 +246,48 @@ func record(t *testing.T, e *env, id string) *service.TransferRecord {
 	}
 	return r
 }
+
+// TestSubmissionRequestCrashPoints kills the request itself after its transaction committed the
+// payout claimed by the request: before its rail call, and after the rail accepted but before the
+// receipt was recorded. While the request's lease lasts neither a worker nor the client's retry
+// calls the rail; once it has run out a worker submits under the same key, and it is paid once.
+func TestSubmissionRequestCrashPoints(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		crash     railStep
+		wantCalls int // Submit calls that reached the rail with the payout's key
+	}{
+		{"before the rail call", crashBefore, 1},
+		{"after the rail call, before the record", crashAfter, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+				e, rail := newRailEnv(t, dsn)
+				key := "0c6d0e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f"
+				ctx, die := context.WithCancel(e.ctx)
+				rail.die = die
+				rail.then(tt.crash)
+				e.svc.CreatePayout(ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: payoutAmount,
+					Platform: payouts.PlatformPayPal, Fund: true, IdempotencyKey: key}) // dies on its way out
+				die()
+
+				e.open(t) // the process died; a new one takes over the database
+				e.clock.Advance(pastRetry)
+				if _, err := e.svc.SettleDue(e.ctx, 100); err != nil {
+					t.Fatal(err)
+				}
+				tr := createPayoutReplay(t, e, key)
+				if _, calls := rail.submissions(tr.ID); calls != tt.wantCalls-1 || tr.Status != payouts.TransferPending {
+					t.Fatalf("while the dead request's lease lasts: %d rail calls, payout %s; want only the dead request's (%d) and pending",
+						calls, tr.Status, tt.wantCalls-1)
+				}
+				settleAll(t, e)
+
+				if _, calls := rail.submissions(tr.ID); calls != tt.wantCalls {
+					t.Errorf("%d Submit calls reached the rail, want %d", calls, tt.wantCalls)
+				}
+				checkPaidOnce(t, e, rail, []string{tr.ID})
+			})
+		})
+	}
+}

@@ -35,6 +35,6 @@ func (s *Service) Withdraw(ctx context.Context, appID, userID, methodID string, 
 	if err != nil {
 		return nil, err
 	}
-	s.submitNow(ctx, appID, id)
+	s.submitClaimed(ctx, appID, id)
 	return s.GetTransfer(ctx, appID, id)
 }
