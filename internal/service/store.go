@@ -70,9 +70,9 @@ type Queries interface {
 	TransferHistories(ctx context.Context, appID string, ids []string) (map[string][]payouts.StatusChange, error)
 	DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error)
 	CountTransfers(ctx context.Context, appID string, f payouts.TransferFilter, since time.Time) (int, error)
-	// ClaimDuePayout locks and returns one pending payout whose settle time has come, skipping
-	// rows other workers hold; none is ErrNoRecord.
-	ClaimDuePayout(ctx context.Context, now time.Time) (*TransferRecord, error)
+	// ClaimDuePayouts locks and returns up to limit pending payouts whose settle time has come,
+	// longest due first, skipping those another worker holds.
+	ClaimDuePayouts(ctx context.Context, now time.Time, limit int) ([]TransferRecord, error)
 	ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) ([]TransferRecord, bool, error)
 	GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error)
 	ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error)

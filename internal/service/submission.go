@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/disburse/disburse/payouts"
@@ -51,19 +52,63 @@ type railCall struct {
 	err     error
 }
 
+// claimBatch is how many due payouts a worker claims in one transaction. Their rails are then
+// called side by side, each within half its lease, and their answers recorded in transactions of
+// their own, which the writer commits together.
+const claimBatch = 16
+
 // SettleDue moves on the payouts whose time has come, each by the three steps above: submits
 // those submitting and settles (or fails) those submitted. It returns how many it handled.
 // Several workers, in one process or many, may run it at once.
 func (s *Service) SettleDue(ctx context.Context, max int) (int, error) {
-	for n := 0; n < max; n++ {
-		found, err := s.advance(ctx, func(q Queries) (*TransferRecord, error) {
-			return q.ClaimDuePayout(ctx, s.now())
-		})
-		if err != nil || !found {
-			return n, err
+	moved := 0
+	for moved < max {
+		calls, claimed, err := s.claimDue(ctx, min(max-moved, claimBatch))
+		if err != nil || claimed == 0 {
+			return moved, err
+		}
+		errs := make([]error, len(calls))
+		var wg sync.WaitGroup
+		for i, c := range calls {
+			wg.Go(func() { errs[i] = s.callAndRecord(ctx, c) })
+		}
+		wg.Wait()
+		moved += claimed
+		if err := errors.Join(errs...); err != nil {
+			return moved, err
 		}
 	}
-	return max, nil
+	return moved, nil
+}
+
+// claimDue claims up to limit due payouts in one transaction (step 1) and says how many it found.
+// A payout whose method was removed is failed instead, and has no call.
+func (s *Service) claimDue(ctx context.Context, limit int) (calls []*railCall, claimed int, err error) {
+	err = s.store.InTx(ctx, func(q Queries) error {
+		calls = calls[:0] // the transaction may run more than once
+		due, err := q.ClaimDuePayouts(ctx, s.now(), limit)
+		if err != nil {
+			return err
+		}
+		claimed = len(due)
+		for i := range due {
+			c, err := s.lease(ctx, q, &due[i])
+			if err != nil {
+				return err
+			}
+			if c != nil {
+				calls = append(calls, c)
+			}
+		}
+		return nil
+	})
+	return calls, claimed, err
+}
+
+// callAndRecord calls a claimed payout's rail and records the answer (steps 2 and 3).
+func (s *Service) callAndRecord(ctx context.Context, c *railCall) error {
+	s.callRail(ctx, c)
+	return s.store.InTx(ctx, func(q Queries) error { return s.record(ctx, q, c) })
 }
 
 // claimForRequest makes a payout written due now the writing request's: one attempt and a lease,
@@ -89,36 +134,11 @@ func (s *Service) submitClaimed(ctx context.Context, appID, id string) {
 		method, err = s.railMethod(ctx, s.store, t)
 	}
 	if err == nil {
-		c := &railCall{t: t, method: method}
-		s.callRail(ctx, c)
-		err = s.store.InTx(ctx, func(q Queries) error { return s.record(ctx, q, c) })
+		err = s.callAndRecord(ctx, &railCall{t: t, method: method})
 	}
 	if err != nil {
 		s.log.Warn("submitting a new payout failed; the worker will", "transfer", id, "err", err)
 	}
-}
-
-// advance claims the payout claim returns (ErrNoRecord for none), calls its rail and records the
-// answer. found is false when there was nothing to claim.
-func (s *Service) advance(ctx context.Context, claim func(q Queries) (*TransferRecord, error)) (found bool, err error) {
-	var c *railCall
-	err = s.store.InTx(ctx, func(q Queries) error {
-		t, err := claim(q)
-		if errors.Is(err, ErrNoRecord) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		found = true
-		c, err = s.lease(ctx, q, t)
-		return err
-	})
-	if err != nil || c == nil {
-		return found, err
-	}
-	s.callRail(ctx, c)
-	return true, s.store.InTx(ctx, func(q Queries) error { return s.record(ctx, q, c) })
 }
 
 // lease claims t for one rail call. A payout whose method was removed fails here instead, and

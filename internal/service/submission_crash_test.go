@@ -195,6 +195,39 @@ func TestSubmissionWorkersRace(t *testing.T) {
 	})
 }
 
+// TestSubmissionClaimedTogether has a worker claim due payouts several at a time and find the
+// rail unreachable for one of them: the others are submitted, and that one is tried again after
+// the retry delay.
+func TestSubmissionClaimedTogether(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e, rail := newRailEnv(t, dsn)
+		const count = 20 // more than one claim takes
+		var ids []string
+		for range count {
+			rail.then(unreachable) // the request's own try, so that the worker submits it
+			tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: payoutAmount,
+				Platform: payouts.PlatformPayPal, Fund: true, TaxExempt: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, tr.ID)
+		}
+		e.clock.Advance(pastRetry)
+		rail.then(unreachable)
+		if n, err := e.svc.SettleDue(e.ctx, 100); n != count || err != nil {
+			t.Fatalf("SettleDue = %d, %v; want %d payouts moved on", n, err, count)
+		}
+		if accepted, _ := rail.submissions(""); accepted != count-1 {
+			t.Fatalf("the rail accepted %d payouts, want all but one of %d", accepted, count)
+		}
+		if n, err := e.svc.SettleDue(e.ctx, 100); n != 0 || err != nil {
+			t.Fatalf("before the retry delay SettleDue = %d, %v; want nothing due", n, err)
+		}
+		settleAll(t, e)
+		checkPaidOnce(t, e, rail, ids)
+	})
+}
+
 // TestSubmissionLeaseLost has a worker's rail call outlast its lease: another process takes the
 // payout over, the first worker's late answer is dropped, and only the lease holder's counts.
 func TestSubmissionLeaseLost(t *testing.T) {

@@ -169,16 +169,19 @@ func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.TransferRecord, error) { return scanTransfer(r) })
 }
 
-// ClaimDuePayout locks and returns one pending payout whose settle time has come and whose lease
-// (if a worker took one) has run out, skipping rows other workers hold; none is
-// service.ErrNoRecord.
-func (q *Queries) ClaimDuePayout(ctx context.Context, now time.Time) (_ *service.TransferRecord, err error) {
-	defer wrap(&err, "claim due payout")
-	t, err := scanTransfer(q.queryRow(ctx, `SELECT `+transferColumns+` FROM transfers
-		WHERE status = ? AND type = ? AND settle_at <= ? AND lease_until <= ? ORDER BY settle_at LIMIT 1`+q.skipLocked(),
-		payouts.TransferPending, payouts.TransferPayout, sqldb.Micros(now), sqldb.Micros(now)))
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
+// ClaimDuePayouts locks and returns up to limit pending payouts whose settle time has come and
+// whose lease (if a worker took one) has run out, the longest due first, skipping rows other
+// workers hold.
+func (q *Queries) ClaimDuePayouts(ctx context.Context, now time.Time, limit int) (_ []service.TransferRecord, err error) {
+	defer wrap(&err, "claim due payouts")
+	var due []service.TransferRecord
+	err = q.scanRows(ctx, `SELECT `+transferColumns+` FROM transfers
+		WHERE status = ? AND type = ? AND settle_at <= ? AND lease_until <= ? ORDER BY settle_at LIMIT ?`+q.skipLocked(),
+		[]any{payouts.TransferPending, payouts.TransferPayout, sqldb.Micros(now), sqldb.Micros(now), limit},
+		func(r *sql.Rows) error {
+			t, err := scanTransfer(r)
+			due = append(due, t)
+			return err
+		})
+	return due, err
 }
