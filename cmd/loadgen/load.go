@@ -292,8 +292,14 @@ func (r result) print(out interface{ Write([]byte) (int, error) }, u procUsage, 
 		fmt.Fprintf(out, "ratio to the raw commit rate (%.0f/s): %.2f\n", srv.rawCommits, rate/srv.rawCommits)
 	}
 	if u.peakRSSKiB > 0 && ops > 0 {
-		fmt.Fprintf(out, "server: peak RSS %.1f MB, CPU %.3f ms per operation\n", float64(u.peakRSSKiB)/1024,
+		fmt.Fprintf(out, "server: peak RSS %.1f MB, CPU %.3f ms", float64(u.peakRSSKiB)/1024,
 			float64(u.cpu.Microseconds())/1000/float64(ops))
+		if u.writes.calls > 0 {
+			// Write volume barely depends on machine load, so it compares builds on a busy machine.
+			fmt.Fprintf(out, ", writes %.1f KB in %.1f calls", float64(u.writes.bytes)/1024/float64(ops),
+				float64(u.writes.calls)/float64(ops))
+		}
+		fmt.Fprintln(out, " per operation")
 	}
 	if len(r.errs) == 0 {
 		fmt.Fprintln(out, "errors: none")

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -122,6 +123,63 @@ func freeAddr() (string, error) {
 type procUsage struct {
 	peakRSSKiB int64
 	cpu        time.Duration
+	writes     ioCounters // zero when /proc/PID/io could not be read
+}
+
+// ioCounters are a process's write counters from /proc/PID/io: bytes handed to write-like
+// syscalls (wchar, page cache included, so it counts what SQLite writes to its WAL and
+// checkpoints whether or not it reached the disk yet) and the number of those syscalls.
+type ioCounters struct {
+	bytes, calls int64
+}
+
+func (c ioCounters) minus(d ioCounters) ioCounters {
+	return ioCounters{bytes: c.bytes - d.bytes, calls: c.calls - d.calls}
+}
+
+// parseProcIO reads wchar and syscw from the text of /proc/PID/io ("name: value" lines).
+func parseProcIO(r io.Reader) (ioCounters, error) {
+	var c ioCounters
+	seen := 0
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		var dst *int64
+		switch name {
+		case "wchar":
+			dst = &c.bytes
+		case "syscw":
+			dst = &c.calls
+		default:
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil {
+			return ioCounters{}, fmt.Errorf("/proc io %s: %w", name, err)
+		}
+		*dst = n
+		seen++
+	}
+	if err := sc.Err(); err != nil {
+		return ioCounters{}, err
+	}
+	if seen != 2 {
+		return ioCounters{}, errors.New("/proc io: wchar or syscw missing")
+	}
+	return c, nil
+}
+
+func procIO(pid int) (ioCounters, bool) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return ioCounters{}, false
+	}
+	defer f.Close()
+	c, err := parseProcIO(f)
+	return c, err == nil
 }
 
 // sampler watches a process's resident memory (peak) and CPU time through /proc.
@@ -132,11 +190,14 @@ type sampler struct {
 	peak  int64
 	cpu0  time.Duration
 	valid bool
+	io0   ioCounters
+	ioOK  bool
 }
 
 func startSampler(pid int) *sampler {
 	s := &sampler{pid: pid, quit: make(chan struct{})}
 	s.cpu0, s.valid = cpuTime(pid)
+	s.io0, s.ioOK = procIO(pid)
 	s.done.Go(func() {
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
@@ -159,6 +220,9 @@ func (s *sampler) stop() procUsage {
 	u := procUsage{peakRSSKiB: max(s.peak, rssKiB(s.pid))}
 	if ok && s.valid {
 		u.cpu = cpu1 - s.cpu0
+	}
+	if io1, ok := procIO(s.pid); ok && s.ioOK {
+		u.writes = io1.minus(s.io0)
 	}
 	return u
 }
