@@ -19,8 +19,8 @@ func (s *Store) Ready(ctx context.Context) error {
 // links waiting to be delivered.
 func (s *Store) WorkerBacklog(ctx context.Context, now time.Time) (oldestDue time.Time, deliveries int, err error) {
 	var oldest sql.NullInt64
-	err = s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT MIN(settle_at) FROM transfers WHERE status = ? AND type = ? AND settle_at <= ?`),
-		payouts.TransferPending, payouts.TransferPayout, sqldb.Micros(now)).Scan(&oldest)
+	err = s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT MIN(settle_at) FROM transfers WHERE `+pendingPayouts+` AND settle_at <= ?`),
+		sqldb.Micros(now)).Scan(&oldest)
 	if err != nil {
 		return time.Time{}, 0, err
 	}

@@ -293,44 +293,6 @@ func TestPayoutMethodUpsert(t *testing.T) {
 	})
 }
 
-// TestKeysetPlans shows that list pages read an index in keyset order, so a deep page costs what
-// the first does.
-func TestKeysetPlans(t *testing.T) {
-	engines(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
-		db := st.DB()
-		query := `SELECT id FROM transfers WHERE app_id = ? AND seq < ? ORDER BY seq DESC LIMIT 11`
-		explain := "EXPLAIN QUERY PLAN " + query
-		if db.Dialect == sqldb.Postgres {
-			if _, err := db.ExecContext(ctx, `SET enable_seqscan = off`); err != nil {
-				t.Fatal(err)
-			}
-			explain = "EXPLAIN " + query
-		}
-		rows, err := db.QueryContext(ctx, db.Rebind(explain), "app", 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var plan strings.Builder
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			rows.Scan(ptrs...)
-			fmt.Fprintln(&plan, vals...)
-		}
-		t.Logf("plan:\n%s", plan.String())
-		p := plan.String()
-		if !strings.Contains(p, "transfers_app") || strings.Contains(p, "TEMP B-TREE") || strings.Contains(p, "Sort") {
-			t.Fatalf("the page query does not walk the (app_id, seq) index in order:\n%s", p)
-		}
-	})
-}
-
 // TestPostingsOfTransfersPlan: the postings of a page of transfers are found through the
 // (app_id, transfer_id) index, not by walking the app's ledger.
 func TestPostingsOfTransfersPlan(t *testing.T) {
