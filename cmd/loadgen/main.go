@@ -1,8 +1,9 @@
 // Command loadgen measures the Payout Service end to end: N clients in a closed loop send a mix of
 // money movements and reads for a duration, against a running service or one it starts itself on
 // a fresh SQLite or PostgreSQL database. It prints committed operations per second, latency
-// percentiles, errors by kind, the server's peak resident memory, CPU and writes per operation, and the
-// raw commit rate of the same database measured in the same run, so figures read as ratios.
+// percentiles, errors by kind, the server's peak resident memory, CPU and writes per operation,
+// and the raw commit rate of the same database measured in the same run, so figures read as
+// ratios.
 // Finally it checks through the API that no money was created or lost and that every
 // acknowledged operation exists once.
 //
