@@ -155,6 +155,10 @@ func scanDelivery(row interface{ Scan(...any) error }) (service.WebhookDeliveryR
 	return d, err
 }
 
+// deliveryPending is the status of the rows of the partial indexes webhook_deliveries_due and
+// webhook_deliveries_object, as the literal their WHERE names (see pendingPayouts).
+const deliveryPending = `'` + string(payouts.DeliveryPending) + `'`
+
 // ClaimDueWebhookDeliveries leases up to max due deliveries until until. A delivery waits while
 // an older one of the same object to the same endpoint is pending, so each object's events
 // arrive in order; deliveries to disabled endpoints wait until they are enabled again.
@@ -166,11 +170,11 @@ func (q *Queries) ClaimDueWebhookDeliveries(ctx context.Context, now, until time
 	}
 	rows, err := q.query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d
 		JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = ?
-		WHERE d.status = ? AND d.next_attempt <= ?
+		WHERE d.status = `+deliveryPending+` AND d.next_attempt <= ?
 		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o WHERE o.endpoint_id = d.endpoint_id
-			AND o.object_id = d.object_id AND o.status = ? AND o.id < d.id)
+			AND o.object_id = d.object_id AND o.status = `+deliveryPending+` AND o.id < d.id)
 		ORDER BY d.next_attempt, d.id LIMIT ?`+lock,
-		true, payouts.DeliveryPending, sqldb.Micros(now), payouts.DeliveryPending, max)
+		true, sqldb.Micros(now), max)
 	if err != nil {
 		return nil, err
 	}
@@ -254,6 +258,6 @@ func (q *Queries) ListWebhookAttempts(ctx context.Context, appID, endpointID, ev
 // CountPendingWebhookDeliveries counts the deliveries of every app not yet made.
 func (q *Queries) CountPendingWebhookDeliveries(ctx context.Context) (n int, err error) {
 	defer wrap(&err, "count pending webhook deliveries")
-	err = q.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE status = ?`, payouts.DeliveryPending).Scan(&n)
+	err = q.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE status = `+deliveryPending).Scan(&n)
 	return n, err
 }

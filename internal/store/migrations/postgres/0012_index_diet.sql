@@ -10,3 +10,12 @@ DROP INDEX transfers_created;
 -- settled payout leaves it. The queries name the same literals, so the planner can use it.
 DROP INDEX transfers_settle;
 CREATE INDEX transfers_settle ON transfers (settle_at) WHERE status = 'pending' AND type = 'payout';
+
+-- A webhook delivery is written pending with every event an endpoint takes and leaves pending when
+-- it succeeds or fails for good. The claim scan and its in-order check read pending deliveries
+-- only, so only those are in their indexes: a delivery that succeeds leaves them instead of moving
+-- within them, and they stay the size of the queue, not of the history.
+DROP INDEX webhook_deliveries_due;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt, id) WHERE status = 'pending';
+DROP INDEX webhook_deliveries_object;
+CREATE INDEX webhook_deliveries_object ON webhook_deliveries (endpoint_id, object_id, id) WHERE status = 'pending';

@@ -27,3 +27,12 @@ INSERT INTO idempotency_keys_by_key (app_id, key, operation, request_hash, resou
 DROP TABLE idempotency_keys;
 ALTER TABLE idempotency_keys_by_key RENAME TO idempotency_keys;
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created);
+
+-- A webhook delivery is written pending with every event an endpoint takes and leaves pending when
+-- it succeeds or fails for good. The claim scan and its in-order check read pending deliveries
+-- only, so only those are in their indexes: a delivery that succeeds leaves them instead of moving
+-- within them, and they stay the size of the queue, not of the history.
+DROP INDEX webhook_deliveries_due;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt, id) WHERE status = 'pending';
+DROP INDEX webhook_deliveries_object;
+CREATE INDEX webhook_deliveries_object ON webhook_deliveries (endpoint_id, object_id, id) WHERE status = 'pending';
