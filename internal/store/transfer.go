@@ -170,8 +170,8 @@ func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.
 }
 
 // pendingPayouts selects the rows of the partial index transfers_settle. It names its values as
-// literals, the same as the index's WHERE, because a planner can prove a partial index covers a
-// query only from literals, not from bound parameters.
+// literals, the same as the index's WHERE: a plan that must hold for any bound value (a
+// PostgreSQL generic plan) cannot use a partial index.
 const pendingPayouts = `status = '` + string(payouts.TransferPending) + `' AND type = '` + string(payouts.TransferPayout) + `'`
 
 // ClaimDuePayouts locks and returns up to limit pending payouts whose settle time has come and
