@@ -155,3 +155,19 @@ func TestIndexDietPlans(t *testing.T) {
 		}
 	})
 }
+
+// TestShortIDPlans: LookUpIDs finds a short id through the table's (app_id, substr(id, 29)) index
+// (migration 0011), not by reading the app's rows.
+func TestShortIDPlans(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		for _, table := range []string{"users", "payout_links", "transfers", "flows"} {
+			t.Run(table, func(t *testing.T) {
+				p := queryPlan(t, st, `SELECT id FROM `+table+` WHERE app_id = ? AND substr(id, 29) = ? ORDER BY id LIMIT ?`,
+					"app", "5d6a9e10", 10)
+				if !strings.Contains(p, table+"_short_id") {
+					t.Fatalf("the short id lookup does not read %s_short_id:\n%s", table, p)
+				}
+			})
+		}
+	})
+}
