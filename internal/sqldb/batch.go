@@ -24,8 +24,6 @@ type job struct {
 	ctx  context.Context
 	fn   func(*sql.Tx, *Batch) error
 	done chan error // buffered: the writer never waits for the caller
-	// sendsSavepoint: fn sends its savepoint itself, with its first statement (TakeSavepoint).
-	sendsSavepoint bool
 }
 
 // Batch is what the jobs of one shared transaction share. A store keeps deferred writes in its
@@ -37,18 +35,6 @@ type Batch struct {
 	shared bool
 	jobEnd []func(ok bool)
 	flush  func(ctx context.Context, tx *sql.Tx) error
-	// unsent is the running job's savepoint while it waits to go with the job's first
-	// statement, in the same round trip (PostgreSQL): a job that sends none costs none.
-	unsent string
-}
-
-// TakeSavepoint returns the running job's savepoint if it has not been sent yet, and counts it
-// as sent: the caller sends it before its statement or with it (WithSavepoint). "" when there is
-// none to send.
-func (b *Batch) TakeSavepoint() string {
-	mark := b.unsent
-	b.unsent = ""
-	return mark
 }
 
 // Shared reports whether the batch runs several jobs: a job that must wait for a lock held
@@ -76,17 +62,14 @@ func (b *Batch) endJob(ok bool) {
 // Callers wait in a Go channel instead of in the engine's lock back-off.
 type writers struct {
 	pool *sql.DB
-	// lateSavepoints lets a job that sends its statements through the Batch send its savepoint
-	// with the first of them (PostgreSQL); otherwise a job's savepoint is a round trip of its own.
-	lateSavepoints bool
-	jobs           chan *job // unbuffered: a job is either taken by a writer or still its caller's
-	quit           chan struct{}
-	once           sync.Once
-	wg             sync.WaitGroup
+	jobs chan *job // unbuffered: a job is either taken by a writer or still its caller's
+	quit chan struct{}
+	once sync.Once
+	wg   sync.WaitGroup
 }
 
-func startWriters(pool *sql.DB, n int, lateSavepoints bool) *writers {
-	w := &writers{pool: pool, lateSavepoints: lateSavepoints, jobs: make(chan *job), quit: make(chan struct{})}
+func startWriters(pool *sql.DB, n int) *writers {
+	w := &writers{pool: pool, jobs: make(chan *job), quit: make(chan struct{})}
 	for range n {
 		w.wg.Add(1)
 		go w.run()
@@ -103,8 +86,8 @@ func (w *writers) stop() {
 // submit queues fn and waits for its outcome. A job whose caller gives up while it waits is
 // answered with the context's error and never run; once a writer has started it, it runs to
 // its end under the batch, whole or not at all, and the caller hears how it went.
-func (w *writers) submit(ctx context.Context, fn func(*sql.Tx, *Batch) error, sendsSavepoint bool) error {
-	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1), sendsSavepoint: sendsSavepoint}
+func (w *writers) submit(ctx context.Context, fn func(*sql.Tx, *Batch) error) error {
+	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case w.jobs <- j:
 	case <-ctx.Done():
@@ -193,7 +176,7 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 		return errs, err
 	}
 	single := len(jobs) == 1
-	open := false // a savepoint of an earlier job was sent and is still there
+	started := false
 	batch := &Batch{shared: !single}
 	for i, j := range jobs {
 		if errs[i] = j.ctx.Err(); errs[i] != nil {
@@ -208,21 +191,15 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 			break
 		}
 		// One savepoint name, released and taken again per job, keeps one level of nesting.
-		mark := "SAVEPOINT job"
-		if open {
-			mark = "RELEASE SAVEPOINT job; SAVEPOINT job"
+		mark := "RELEASE SAVEPOINT job; SAVEPOINT job"
+		if !started {
+			mark, started = "SAVEPOINT job", true
 		}
-		if w.lateSavepoints && j.sendsSavepoint {
-			batch.unsent = mark
-		} else if _, err := tx.ExecContext(ctx, mark); err != nil {
+		if _, err := tx.ExecContext(ctx, mark); err != nil {
 			tx.Rollback()
 			return errs, err
 		}
-		errs[i] = j.fn(tx, batch)
-		// A job whose savepoint is still unsent sent no statement: nothing to roll back.
-		sent := batch.TakeSavepoint() == ""
-		open = open || sent
-		if errs[i] != nil && sent {
+		if errs[i] = j.fn(tx, batch); errs[i] != nil {
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job"); err != nil {
 				tx.Rollback()
 				return errs, err

@@ -15,99 +15,80 @@ var errRefused = errors.New("refused by the job")
 
 // TestInTxKeepsEachOutcome runs many write transactions at once, so the writers group them in
 // shared commits, and checks that each caller gets its own outcome: a job that fails, by its
-// own error or by a constraint, leaves nothing behind, and the others commit whole. With
-// InBatch the job sends its savepoint with its first statement (PostgreSQL).
+// own error or by a constraint, leaves nothing behind, and the others commit whole.
 func TestInTxKeepsEachOutcome(t *testing.T) {
-	for _, inBatch := range []bool{false, true} {
-		t.Run(fmt.Sprint("InBatch=", inBatch), func(t *testing.T) {
-			engines(t, func(t *testing.T, db *sqldb.DB) { testEachOutcome(t, db, inBatch) })
-		})
-	}
-}
-
-func testEachOutcome(t *testing.T, db *sqldb.DB, inBatch bool) {
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, `CREATE TABLE items (k INTEGER PRIMARY KEY, job INTEGER NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	insert := func(tx *sql.Tx, b *sqldb.Batch, k, job int) error {
-		query, args := db.Rebind(`INSERT INTO items (k, job) VALUES (?, ?)`), []any{k, job}
-		if mark := b.TakeSavepoint(); mark != "" {
-			query, args = sqldb.WithSavepoint(mark, query, args)
-		}
-		_, err := tx.ExecContext(ctx, query, args...)
-		return err
-	}
-	const jobs = 200
-	errs := make([]error, jobs)
-	var wg sync.WaitGroup
-	for i := range jobs {
-		wg.Go(func() {
-			job := func(tx *sql.Tx, b *sqldb.Batch) error {
-				if i%8 == 3 { // fails before any statement
-					return errRefused
-				}
-				if err := insert(tx, b, i, i); err != nil {
-					return err
-				}
-				switch i % 4 {
-				case 1: // fails after a write of its own
-					return errRefused
-				case 2: // every such job takes key 100000: one wins, the others break the key
-					return insert(tx, b, 100000, i)
-				}
-				return nil
-			}
-			if inBatch {
-				errs[i] = db.InBatch(ctx, job)
-				return
-			}
-			errs[i] = db.InTx(ctx, func(tx *sql.Tx) error { return job(tx, &sqldb.Batch{}) })
-		})
-	}
-	wg.Wait()
-
-	want := map[int]int{} // committed key -> job
-	winners := 0
-	for i, err := range errs {
-		switch {
-		case i%4 == 1 || i%8 == 3:
-			if !errors.Is(err, errRefused) {
-				t.Errorf("job %d: %v, want its own error", i, err)
-			}
-		case i%4 == 2 && err != nil:
-			if !sqldb.IsUniqueViolation(err) {
-				t.Errorf("job %d: %v, want a unique violation", i, err)
-			}
-		case err != nil:
-			t.Errorf("job %d: %v", i, err)
-		default:
-			want[i] = i
-			if i%4 == 2 {
-				winners++
-				want[100000] = i
-			}
-		}
-	}
-	if winners != 1 {
-		t.Errorf("%d jobs took the shared key, want 1", winners)
-	}
-	rows, err := db.QueryContext(ctx, `SELECT k, job FROM items`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	got := map[int]int{}
-	for rows.Next() {
-		var k, job int
-		if err := rows.Scan(&k, &job); err != nil {
+	engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		if _, err := db.ExecContext(ctx, `CREATE TABLE items (k INTEGER PRIMARY KEY, job INTEGER NOT NULL)`); err != nil {
 			t.Fatal(err)
 		}
-		got[k] = job
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("committed rows %v, want %v", got, want)
-	}
+		insert := func(tx *sql.Tx, k, job int) error {
+			_, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO items (k, job) VALUES (?, ?)`), k, job)
+			return err
+		}
+		const jobs = 200
+		errs := make([]error, jobs)
+		var wg sync.WaitGroup
+		for i := range jobs {
+			wg.Go(func() {
+				errs[i] = db.InTx(ctx, func(tx *sql.Tx) error {
+					if err := insert(tx, i, i); err != nil {
+						return err
+					}
+					switch i % 4 {
+					case 1: // fails after a write of its own
+						return errRefused
+					case 2: // every such job takes key 100000: one wins, the others break the key
+						return insert(tx, 100000, i)
+					}
+					return nil
+				})
+			})
+		}
+		wg.Wait()
+
+		want := map[int]int{} // committed key -> job
+		winners := 0
+		for i, err := range errs {
+			switch {
+			case i%4 == 1:
+				if !errors.Is(err, errRefused) {
+					t.Errorf("job %d: %v, want its own error", i, err)
+				}
+			case i%4 == 2 && err != nil:
+				if !sqldb.IsUniqueViolation(err) {
+					t.Errorf("job %d: %v, want a unique violation", i, err)
+				}
+			case err != nil:
+				t.Errorf("job %d: %v", i, err)
+			default:
+				want[i] = i
+				if i%4 == 2 {
+					winners++
+					want[100000] = i
+				}
+			}
+		}
+		if winners != 1 {
+			t.Errorf("%d jobs took the shared key, want 1", winners)
+		}
+		rows, err := db.QueryContext(ctx, `SELECT k, job FROM items`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		got := map[int]int{}
+		for rows.Next() {
+			var k, job int
+			if err := rows.Scan(&k, &job); err != nil {
+				t.Fatal(err)
+			}
+			got[k] = job
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("committed rows %v, want %v", got, want)
+		}
+	})
 }
 
 // TestInTxCanceledNeverRuns: a caller that gave up before its job was taken gets the context's

@@ -77,7 +77,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if db.Dialect == Postgres {
 		writers = 4
 	}
-	db.writers = startWriters(db.writes, writers, db.Dialect == Postgres)
+	db.writers = startWriters(db.writes, writers)
 	bg, stop := context.WithCancel(context.Background())
 	db.stop, db.stopped = stop, make(chan struct{})
 	go db.checkpoints(bg)
@@ -211,22 +211,13 @@ func Rebind(d Dialect, query string) string {
 // fn alone. A transaction that loses a deadlock or serialization race on PostgreSQL, or finds
 // SQLite busy, is run again, so fn must not have effects outside the transaction.
 func (db *DB) InTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	return db.writers.submit(ctx, func(tx *sql.Tx, _ *Batch) error { return fn(tx) }, false)
+	return db.writers.submit(ctx, func(tx *sql.Tx, _ *Batch) error { return fn(tx) })
 }
 
 // InBatch is InTx for a store that defers writes to the end of the shared transaction through
-// the Batch. fn must send the Batch's savepoint (TakeSavepoint) before or with its first
-// statement: on PostgreSQL it is not sent for it, which spares a round trip per job.
+// the Batch.
 func (db *DB) InBatch(ctx context.Context, fn func(*sql.Tx, *Batch) error) error {
-	return db.writers.submit(ctx, fn, true)
-}
-
-// WithSavepoint returns the statement query preceded by the savepoint mark, to be sent in one
-// round trip, and its arguments. That takes PostgreSQL's simple protocol (one message may hold
-// several statements; pgx then quotes the arguments into the text), so only a statement that
-// returns no rows may carry a mark: pgx would read the rows of the first statement only.
-func WithSavepoint(mark, query string, args []any) (string, []any) {
-	return mark + "; " + query, append([]any{pgx.QueryExecModeSimpleProtocol}, args...)
+	return db.writers.submit(ctx, fn)
 }
 
 // IsUniqueViolation reports whether err is a unique or primary key constraint failure.

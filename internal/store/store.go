@@ -101,15 +101,11 @@ func (q *Queries) exec(ctx context.Context, query string, args ...any) (sql.Resu
 	if stmt != nil {
 		return stmt.ExecContext(ctx, args...)
 	}
-	// A statement that returns no rows takes the job's savepoint along, sparing its round trip.
-	if mark := q.unsentSavepoint(); mark != "" {
-		query, args = sqldb.WithSavepoint(mark, query, args)
-	}
 	return q.conn.ExecContext(ctx, query, args...)
 }
 
 func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if err := errors.Join(q.sendSavepoint(ctx), q.beforeStatement(ctx, query)); err != nil {
+	if err := q.beforeStatement(ctx, query); err != nil {
 		return nil, err
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -120,7 +116,7 @@ func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Ro
 }
 
 func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	if err := errors.Join(q.sendSavepoint(ctx), q.beforeStatement(ctx, query)); err != nil && q.failed == nil {
+	if err := q.beforeStatement(ctx, query); err != nil && q.failed == nil {
 		q.failed = err // InTx fails with it: the transaction never commits
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -270,34 +266,9 @@ func (q *Queries) beforeStatement(ctx context.Context, query string) error {
 	return q.writeHeld(ctx)
 }
 
-// unsentSavepoint returns the batch job's savepoint, when the batch left it to the job's first
-// statement and none has been sent yet; the caller sends it.
-func (q *Queries) unsentSavepoint() string {
-	if q.batch == nil {
-		return ""
-	}
-	return q.batch.TakeSavepoint()
-}
-
-// sendSavepoint sends the batch job's savepoint if it is unsent, ahead of a statement that
-// cannot take it along (one returning rows).
-func (q *Queries) sendSavepoint(ctx context.Context) error {
-	mark := q.unsentSavepoint()
-	if mark == "" {
-		return nil
-	}
-	_, err := q.tx.ExecContext(context.WithoutCancel(ctx), mark)
-	return err
-}
-
 // openSavepoints sends the savepoints of the running Savepoint calls not sent yet, before a
 // statement inside them.
 func (q *Queries) openSavepoints(ctx context.Context) error {
-	if q.sent < q.savepoints {
-		if err := q.sendSavepoint(ctx); err != nil {
-			return err
-		}
-	}
 	for q.sent < q.savepoints {
 		mark := "SAVEPOINT item"
 		if q.sent == 0 && q.itemOpen {
