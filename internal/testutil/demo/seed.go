@@ -74,7 +74,7 @@ func seed(ctx context.Context, api *client.Client, appID string, store *dashstor
 			return s, check("payout method", err)
 		}
 		users[i] = u
-		err = store.AddAudit(ctx, &dashstore.AuditEntry{OperatorID: ops.ID, OperatorEmail: ops.Email, Action: "user.create",
+		err = store.AddAudit(ctx, &dashstore.AuditEntry{Created: u.Created.Time, OperatorID: ops.ID, OperatorEmail: ops.Email, Action: "user.create",
 			ObjectType: "user", ObjectID: u.ID, Detail: u.Name() + " <" + u.Email + ">", IP: "192.0.2.10"})
 		if err != nil {
 			return s, check("audit", err)
@@ -136,7 +136,7 @@ func seed(ctx context.Context, api *client.Client, appID string, store *dashstor
 	if err := seedApprovals(ctx, api, store, ops, users[2], &s); err != nil {
 		return s, err
 	}
-	return s, check("audit", store.AddAudit(ctx, &dashstore.AuditEntry{OperatorID: admin.ID, OperatorEmail: admin.Email,
+	return s, check("audit", store.AddAudit(ctx, &dashstore.AuditEntry{Created: time.Now(), OperatorID: admin.ID, OperatorEmail: admin.Email,
 		Action: "operator.create", ObjectType: "operator", ObjectID: ops.ID, Detail: ops.Email, IP: "192.0.2.10"}))
 }
 
