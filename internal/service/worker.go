@@ -6,10 +6,13 @@ import (
 	"time"
 )
 
-// settleParallel is how many payouts the worker moves on at once. Each step waits on its rail
-// and on two commits, so steps run side by side share the writer's group commits instead of
-// queueing one behind another; claims never overlap (a lease, and SKIP LOCKED on PostgreSQL).
-const settleParallel = 8
+// settleParallel is how many SettleDue loops the worker runs at once, each moving on up to
+// claimBatch payouts at a time, so up to 32 rail calls and records are under way. Measured at 8
+// payout clients on SQLite: two loops keep settlement within a second of the load and the
+// requests' p99 where it was (25 ms); eight loops (128 under way) doubled the p99 with bursts of
+// records ahead of the requests, one loop let settlement trail by seconds. Claims never overlap
+// (a lease, and SKIP LOCKED on PostgreSQL).
+const settleParallel = 2
 
 // settleMax bounds the payouts one tick moves on, per parallel step, so that link delivery and
 // batches get their turn under a sustained load.
