@@ -86,6 +86,8 @@ type Service struct {
 	aead     cipher.AEAD
 	cfg      Config
 	limits   limiters
+	// credentials are the app credentials that authenticated lately (credentials.go).
+	credentials *credentials
 }
 
 // New returns a Service on store. clock may be nil for the system clock; the notifier and the
@@ -120,7 +122,8 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 		cfg.Thresholds1099 = DefaultThresholds1099()
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
-	s := &Service{clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg, limits: newLimiters(cfg.Limits)}
+	s := &Service{clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg, limits: newLimiters(cfg.Limits),
+		credentials: newCredentials()}
 	s.store = outboxStore{Store: store, s: s}
 	return s, nil
 }
