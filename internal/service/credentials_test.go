@@ -2,15 +2,11 @@ package service_test
 
 import (
 	"context"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
-	"github.com/disburse/disburse/internal/store"
-	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -28,21 +24,11 @@ func (s countingStore) AppByClientID(ctx context.Context, clientID string) (*ser
 // TestAuthenticateRemembers: credentials that authenticated are checked from memory for a minute,
 // then read again; wrong ones are never remembered and never admitted.
 func TestAuthenticateRemembers(t *testing.T) {
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "test.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	clock := testclock.New(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC))
-	cfg := service.Config{EncryptionKey: make([]byte, 32), PublicURL: "http://pay.test"}
+	e := newEnv(t, 0)
 	var reads atomic.Int64
-	svc, err := service.New(countingStore{Store: st, reads: &reads}, sandbox.Wire(cfg, clock, 0, 0), clock,
-		sandbox.Inbox{Store: st, Key: cfg.EncryptionKey, Clock: clock}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cred, err := svc.CreateApp(ctx, "Acme")
+	e.wrapStore = func(st service.Store) service.Store { return countingStore{Store: st, reads: &reads} }
+	e.open(t)
+	cred, err := e.svc.CreateApp(e.ctx, "Beta")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +47,8 @@ func TestAuthenticateRemembers(t *testing.T) {
 		{"a minute on it is read again", cred.APIKey, 2 * time.Second, true, 4},
 	}
 	for _, step := range steps {
-		clock.Advance(step.advance)
-		p, err := svc.Authenticate(ctx, cred.ClientID, step.key, "")
+		e.clock.Advance(step.advance)
+		p, err := e.svc.Authenticate(e.ctx, cred.ClientID, step.key, "")
 		switch {
 		case step.wantOK && (err != nil || p.AppID != cred.AppID):
 			t.Fatalf("%s: Authenticate = %+v, %v; want app %s", step.name, p, err, cred.AppID)

@@ -24,6 +24,8 @@ type env struct {
 	app    string
 	user   *payouts.User
 	cfg    service.Config
+	// wrapStore, when set, wraps the store each (re)started service runs on.
+	wrapStore func(service.Store) service.Store
 }
 
 func newEnv(t testing.TB, deposit int64) *env {
@@ -68,7 +70,11 @@ func (e *env) open(t testing.TB) {
 		t.Fatal(err)
 	}
 	e.stores = append(e.stores, st)
-	svc, err := service.New(st, sandbox.Wire(e.cfg, e.clock, 0, 0), e.clock, sandbox.Inbox{Store: st, Key: e.cfg.EncryptionKey, Clock: e.clock}, nil)
+	var on service.Store = st
+	if e.wrapStore != nil {
+		on = e.wrapStore(st)
+	}
+	svc, err := service.New(on, sandbox.Wire(e.cfg, e.clock, 0, 0), e.clock, sandbox.Inbox{Store: st, Key: e.cfg.EncryptionKey, Clock: e.clock}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
