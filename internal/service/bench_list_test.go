@@ -43,12 +43,12 @@ func BenchmarkListTransfersDepth(b *testing.B) {
 	}
 }
 
-// seedTransfers writes n completed refills of one cent, oldest first and seedSpacing apart from
-// 2026-01-01, each with its posting from the bank to the app wallet, straight into the database,
-// and the two accounts' totals to match.
 // seedSpacing puts 1,000,000 seeded transfers across a year, about 86,000 a month.
 const seedSpacing = 30 * time.Second
 
+// seedTransfers writes n completed refills of one cent, oldest first and seedSpacing apart from
+// 2026-01-01, each with its posting from the bank to the app wallet, straight into the database,
+// and the two accounts' totals to match.
 func seedTransfers(b *testing.B, e *env, n int) []string {
 	b.Helper()
 	ctx := context.Background()

@@ -13,17 +13,18 @@ const credentialsMax = 10_000
 
 // credentials remembers, by client id, the credentials that authenticated, so that a request does
 // not read its app's row to check its key: on PostgreSQL that read was one statement in five of a
-// transfer's. What is kept (the key's hash, the kind and the ids) never changes once an app is
-// written, since no key is ever rotated or revoked; the minute bounds what a future rotation would
-// have to wait for in another process. Credentials that failed are never remembered, so a guess
-// costs a read and a hash as before.
+// transfer's. Of what is kept, the key's hash, the kind and the ids never change once an app is
+// written, since no key is ever rotated or revoked; an app's organization changes only when
+// AdoptApps gives it one, which forgets what this process remembered. The minute bounds what such
+// a change (or a future rotation) waits for in another process. Credentials that failed are never
+// remembered, so a guess costs a read and a hash as before.
 type credentials struct {
 	mu   sync.Mutex
 	byID map[string]rememberedCredential
 }
 
 type rememberedCredential struct {
-	app   AppRecord // only ID, Kind, OrganizationID and KeyHash
+	app   AppRecord // only ID, Kind, OrganizationID, ClientID and KeyHash
 	until time.Time
 }
 
@@ -52,4 +53,11 @@ func (c *credentials) remember(rec *AppRecord, now time.Time) {
 	}
 	c.byID[rec.ClientID] = rememberedCredential{until: now.Add(credentialTTL), app: AppRecord{ID: rec.ID,
 		Kind: rec.Kind, OrganizationID: rec.OrganizationID, ClientID: rec.ClientID, KeyHash: rec.KeyHash}}
+}
+
+// forget drops every remembered credential, after a change to what they keep.
+func (c *credentials) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.byID)
 }

@@ -60,3 +60,26 @@ func TestAuthenticateRemembers(t *testing.T) {
 		}
 	}
 }
+
+// TestAdoptAppsForgetsCredentials: an app remembered before it joined an organization
+// authenticates as a member of it right after AdoptApps, not a minute later.
+func TestAdoptAppsForgetsCredentials(t *testing.T) {
+	e := newEnv(t, 0)
+	cred, err := e.svc.CreateApp(e.ctx, "Beta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := e.svc.Authenticate(e.ctx, cred.ClientID, cred.APIKey, ""); err != nil || p.OrganizationID != "" {
+		t.Fatalf("before any organization: Authenticate = %+v, %v", p, err)
+	}
+	org, err := e.svc.CreateOrganization(e.ctx, "Holding")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.AdoptApps(e.ctx, org.AppID); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := e.svc.Authenticate(e.ctx, cred.ClientID, cred.APIKey, ""); err != nil || p.OrganizationID != org.AppID {
+		t.Errorf("after AdoptApps: Authenticate = %+v, %v; want organization %s", p, err, org.AppID)
+	}
+}

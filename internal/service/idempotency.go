@@ -82,8 +82,11 @@ func (s *Service) idempotentIn(ctx context.Context, q Queries, appID, op, key, h
 		}
 		return prior.ResourceID, true, nil
 	}
-	if id, err = create(q); err != nil || (resourceID != "" && id == resourceID) {
-		return id, false, err
+	if id, err = create(q); err != nil {
+		return "", false, err
+	}
+	if resourceID != "" && id == resourceID {
+		return id, false, nil // claimed already finished with it
 	}
 	return id, false, q.FinishIdempotencyKey(ctx, appID, key, id)
 }

@@ -58,6 +58,7 @@ func (s *Service) ListOrganizationApps(ctx context.Context, orgID string, page p
 // AdoptApps puts every app made before there were organizations into the organization, so that
 // its credentials reach them. payoutd does it when it makes the first organization.
 func (s *Service) AdoptApps(ctx context.Context, orgID string) error {
+	defer s.credentials.forget() // they remember each app's organization
 	return s.store.InTx(ctx, func(q Queries) error {
 		apps, err := q.ListApps(ctx)
 		if err != nil {

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -144,14 +145,18 @@ func seed(ctx context.Context, api *client.Client, appID string, store *dashstor
 // one through the API: the approvals queue's two sources.
 func seedApprovals(ctx context.Context, api *client.Client, store *dashstore.Store, maker dashstore.Operator, u *payouts.User, s *Seeded) error {
 	key := uuid.NewString()
-	req := `{"user_id":"` + u.ID + `","amount":125000,"platform":"default","idempotency_key":"` + key + `"}`
-	a := dashstore.Approval{Kind: "payout", Request: req, IdempotencyKey: key, Amount: 1250_00, UserID: u.ID,
+	req, err := json.Marshal(payouts.CreatePayoutRequest{UserID: u.ID, Amount: 1250_00, Platform: payouts.PlatformDefault,
+		IdempotencyKey: key})
+	if err != nil {
+		return err
+	}
+	a := dashstore.Approval{Kind: "payout", Request: string(req), IdempotencyKey: key, Amount: 1250_00, UserID: u.ID,
 		PayeeName: u.Name(), PayeeEmail: u.Email, Method: "Default method", MakerID: maker.ID, MakerEmail: maker.Email}
 	if _, err := store.CreateApproval(ctx, &a, time.Now()); err != nil {
 		return check("approval", err)
 	}
 	s.ApprovalID = a.ID
-	_, err := api.CreatePayoutRequest(ctx, payouts.CreatePayoutRequestRequest{Amount: 80_00, UserID: u.ID, Memo: "Conference travel"})
+	_, err = api.CreatePayoutRequest(ctx, payouts.CreatePayoutRequestRequest{Amount: 80_00, UserID: u.ID, Memo: "Conference travel"})
 	return check("payout request", err)
 }
 
