@@ -7,9 +7,9 @@ import (
 )
 
 // settleParallel is how many SettleDue loops the worker runs at once, each moving on up to
-// claimBatch payouts at a time, so up to 32 rail calls and records are under way. Measured at 8
+// claimBatch payouts at a time (settleParallel × claimBatch rail calls and records under way). Measured at 8
 // payout clients on SQLite: two loops keep settlement within a second of the load and the
-// requests' p99 where it was (25 ms); eight loops (128 under way) doubled the p99 with bursts of
+// requests' p99 where it was (25 ms); eight loops doubled the p99 with bursts of
 // records ahead of the requests, one loop let settlement trail by seconds. Claims never overlap
 // (a lease, and SKIP LOCKED on PostgreSQL).
 const settleParallel = 2
