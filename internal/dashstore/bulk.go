@@ -163,21 +163,22 @@ func (s *Store) SetBulkOutcomes(ctx context.Context, jobID string, rows []BulkRo
 	})
 }
 
-// DeleteBulkJob removes the app's job with id and its rows, when it has not been confirmed: a
-// confirmed job is a record of what was paid.
+// DeleteBulkJob removes the app's job with id and, by ON DELETE CASCADE, its rows, when it has
+// not been confirmed: a confirmed job is a record of what was paid.
 func (s *Store) DeleteBulkJob(ctx context.Context, appID, id string) error {
-	return s.db.InTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bulk_jobs WHERE app_id = ? AND id = ? AND status = ?`),
-			appID, id, BulkPreviewed)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return errors.Join(err, payouts.Errorf(payouts.EInvalidTransaction, "only a bulk payout not yet confirmed can be canceled"))
-		}
-		_, err = tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bulk_rows WHERE job_id = ?`), id)
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM bulk_jobs WHERE app_id = ? AND id = ? AND status = ?`),
+		appID, id, BulkPreviewed)
+	if err != nil {
 		return err
-	})
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return payouts.Errorf(payouts.EInvalidTransaction, "only a bulk payout not yet confirmed can be canceled")
+	}
+	return nil
 }
 
 // BulkJobs returns the app's latest jobs, newest first, at most limit.
