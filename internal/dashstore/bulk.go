@@ -131,17 +131,12 @@ func (s *Store) BulkRows(ctx context.Context, jobID string) ([]BulkRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []BulkRow
-	for rows.Next() {
+	return sqldb.All(rows, func(rows *sql.Rows) (BulkRow, error) {
 		var r BulkRow
-		if err := rows.Scan(&r.Row, &r.UserRef, &r.UserID, &r.Amount, &r.Memo, &r.Method, &r.Problem, &r.Outcome,
-			&r.TransferID, &r.Error); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		err := rows.Scan(&r.Row, &r.UserRef, &r.UserID, &r.Amount, &r.Memo, &r.Method, &r.Problem, &r.Outcome,
+			&r.TransferID, &r.Error)
+		return r, err
+	})
 }
 
 // SetBulkOutcomes records the outcomes of rows of a job (their Outcome, TransferID and Error),
@@ -188,14 +183,5 @@ func (s *Store) BulkJobs(ctx context.Context, appID string, limit int) ([]BulkJo
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []BulkJob
-	for rows.Next() {
-		j, err := scanBulkJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return sqldb.All(rows, func(rows *sql.Rows) (BulkJob, error) { return scanBulkJob(rows) })
 }
