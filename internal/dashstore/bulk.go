@@ -85,6 +85,10 @@ func (s *Store) CreateBulkJob(ctx context.Context, job *BulkJob, rows []BulkRow)
 		}
 		return nil
 	})
+	if sqldb.IsUniqueViolation(err) { // the same file, uploaded twice at once
+		*job, err = s.BulkJobByHash(ctx, job.AppID, job.FileHash)
+		return false, err
+	}
 	return err == nil, err
 }
 
