@@ -85,6 +85,10 @@ func (s *Store) CreateBulkJob(ctx context.Context, job *BulkJob, rows []BulkRow)
 		}
 		return nil
 	})
+	if sqldb.IsUniqueViolation(err) { // the same file, uploaded twice at once
+		*job, err = s.BulkJobByHash(ctx, job.AppID, job.FileHash)
+		return false, err
+	}
 	return err == nil, err
 }
 
@@ -131,17 +135,12 @@ func (s *Store) BulkRows(ctx context.Context, jobID string) ([]BulkRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []BulkRow
-	for rows.Next() {
+	return sqldb.All(rows, func(rows *sql.Rows) (BulkRow, error) {
 		var r BulkRow
-		if err := rows.Scan(&r.Row, &r.UserRef, &r.UserID, &r.Amount, &r.Memo, &r.Method, &r.Problem, &r.Outcome,
-			&r.TransferID, &r.Error); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		err := rows.Scan(&r.Row, &r.UserRef, &r.UserID, &r.Amount, &r.Memo, &r.Method, &r.Problem, &r.Outcome,
+			&r.TransferID, &r.Error)
+		return r, err
+	})
 }
 
 // SetBulkOutcomes records the outcomes of rows of a job (their Outcome, TransferID and Error),
@@ -163,21 +162,22 @@ func (s *Store) SetBulkOutcomes(ctx context.Context, jobID string, rows []BulkRo
 	})
 }
 
-// DeleteBulkJob removes the app's job with id and its rows, when it has not been confirmed: a
-// confirmed job is a record of what was paid.
+// DeleteBulkJob removes the app's job with id and, by ON DELETE CASCADE, its rows, when it has
+// not been confirmed: a confirmed job is a record of what was paid.
 func (s *Store) DeleteBulkJob(ctx context.Context, appID, id string) error {
-	return s.db.InTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bulk_jobs WHERE app_id = ? AND id = ? AND status = ?`),
-			appID, id, BulkPreviewed)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return errors.Join(err, payouts.Errorf(payouts.EInvalidTransaction, "only a bulk payout not yet confirmed can be canceled"))
-		}
-		_, err = tx.ExecContext(ctx, s.db.Rebind(`DELETE FROM bulk_rows WHERE job_id = ?`), id)
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`DELETE FROM bulk_jobs WHERE app_id = ? AND id = ? AND status = ?`),
+		appID, id, BulkPreviewed)
+	if err != nil {
 		return err
-	})
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return payouts.Errorf(payouts.EInvalidTransaction, "only a bulk payout not yet confirmed can be canceled")
+	}
+	return nil
 }
 
 // BulkJobs returns the app's latest jobs, newest first, at most limit.
@@ -187,14 +187,5 @@ func (s *Store) BulkJobs(ctx context.Context, appID string, limit int) ([]BulkJo
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []BulkJob
-	for rows.Next() {
-		j, err := scanBulkJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return sqldb.All(rows, func(rows *sql.Rows) (BulkJob, error) { return scanBulkJob(rows) })
 }

@@ -48,15 +48,11 @@ func New(ctx context.Context, db *sqldb.DB) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
-// pageLimit checks a page's limit: 1..100, 0 meaning payouts.DefaultLimit.
+// pageLimit checks a page's limit as the API checks one (payouts.Page.Validate): 1..100, 0
+// meaning payouts.DefaultLimit.
 func pageLimit(limit int) (int, error) {
-	if limit == 0 {
-		return payouts.DefaultLimit, nil
-	}
-	if limit < 1 || limit > payouts.MaxLimit {
-		return 0, payouts.FieldError("limit", "must be between 1 and 100")
-	}
-	return limit, nil
+	p := payouts.Page{Limit: limit}
+	return p.Limit, p.Validate()
 }
 
 // queryPage runs q, whose last argument asks for limit+1 rows, and returns at most limit of them

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 
 	"github.com/disburse/disburse/payouts"
@@ -53,18 +54,12 @@ func (q *Queries) LookUpIDs(ctx context.Context, appID, text string, limit int) 
 
 // ids runs a query of one id column and returns its rows, an empty slice when there are none.
 func (q *Queries) ids(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := q.query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	ids := []string{}
-	for rows.Next() {
+	err := q.scanRows(ctx, query, args, func(r *sql.Rows) error {
 		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
+		err := r.Scan(&id)
 		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+		return err
+	})
+	return ids, err
 }

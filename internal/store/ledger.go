@@ -110,27 +110,21 @@ func (q *Queries) applyDeltasAtOnce(ctx context.Context, deltas []ledger.Delta) 
 	for i, d := range deltas {
 		ids[i], dp[i], cp[i], dpe[i], cpe[i], guard[i] = d.Account, d.DebitsPosted, d.CreditsPosted, d.DebitsPending, d.CreditsPending, d.Guard
 	}
-	rows, err := q.query(ctx, `WITH d AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::boolean[])
+	written := make(map[int64]bool, n)
+	err := q.scanRows(ctx, `WITH d AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::boolean[])
 			AS d (id, dp, cp, dpe, cpe, guard)),
 		locked AS (SELECT id FROM ledger_accounts WHERE id IN (SELECT id FROM d) ORDER BY id FOR NO KEY UPDATE)
 		UPDATE ledger_accounts a SET debits_posted = a.debits_posted + d.dp, credits_posted = a.credits_posted + d.cp,
 			debits_pending = a.debits_pending + d.dpe, credits_pending = a.credits_pending + d.cpe
 		FROM d WHERE a.id = d.id AND a.id IN (SELECT id FROM locked)
 			AND (NOT d.guard OR a.credits_posted + d.cp - a.debits_posted - d.dp - a.debits_pending - d.dpe >= 0)
-		RETURNING a.id`, ids, dp, cp, dpe, cpe, guard)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	written := make(map[int64]bool, n)
-	for rows.Next() {
+		RETURNING a.id`, []any{ids, dp, cp, dpe, cpe, guard}, func(r *sql.Rows) error {
 		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
+		err := r.Scan(&id)
 		written[id] = true
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	for _, d := range deltas {
