@@ -81,7 +81,7 @@ func (h *Handlers) approvalRow(a dashstore.Approval) pages.ApprovalItem {
 	if a.UserID != "" {
 		item.PayeeURL = paths.User(a.UserID)
 	}
-	if kind, ok := h.approvalKinds()[a.Kind]; ok {
+	if kind, ok := h.kinds[a.Kind]; ok {
 		item.Kind = kind.label
 		if a.ResultID != "" {
 			item.ResultURL = kind.resultURL(a.ResultID)
