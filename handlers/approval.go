@@ -48,7 +48,13 @@ type approvalKind struct {
 	run func(ctx context.Context, request []byte, by dashstore.Operator) (resultID string, err error)
 }
 
-// approvalKinds is the registry of what an approval can hold, by kind.
+// what names a held request of this kind in flashes and the audit log: "$1,200.00 payout to Ada".
+func (k approvalKind) what(a dashstore.Approval) string {
+	return a.Amount.String() + " " + strings.ToLower(k.label) + " to " + a.PayeeName
+}
+
+// approvalKinds is the registry of what an approval can hold, by kind; Register builds it once
+// into h.kinds.
 func (h *Handlers) approvalKinds() map[string]approvalKind {
 	return map[string]approvalKind{
 		kindPayout: {label: "Payout", resultURL: paths.Transfer,
@@ -122,7 +128,7 @@ func (h *Handlers) holdAboveThreshold(c *fiber.Ctx, r heldRequest) (held bool, e
 	if err != nil {
 		return true, err
 	}
-	what := a.Amount.String() + " " + strings.ToLower(h.approvalKinds()[a.Kind].label) + " to " + a.PayeeName
+	what := h.kinds[a.Kind].what(a)
 	if created { // not again for a form sent twice
 		h.audit(c, "approval.request", "approval", a.ID, "asked for approval of a "+what)
 	}
@@ -217,11 +223,11 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 	if form.Errors != nil {
 		return h.renderApproval(c, fiber.StatusUnprocessableEntity, form)
 	}
-	kind, known := h.approvalKinds()[a.Kind]
+	kind, known := h.kinds[a.Kind]
 	if !known {
 		return fiber.NewError(fiber.StatusConflict, "This dashboard does not know how to run a "+a.Kind+".")
 	}
-	what := a.Amount.String() + " " + strings.ToLower(kind.label) + " to " + a.PayeeName
+	what := kind.what(a)
 	if !approve {
 		if _, changed, err := h.store.RejectApproval(ctx, id, op, reason, h.now()); err != nil || !changed {
 			return h.alreadyDecided(c, id, err)

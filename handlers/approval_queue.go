@@ -44,10 +44,14 @@ func (h *Handlers) approvalQueue(ctx context.Context) (pages.ApprovalQueueProps,
 	}
 	q := pages.ApprovalQueueProps{Count: len(open), Oldest: open[:min(len(open), queueOldest)]}
 	// openApprovals reads at most a page of each source; the count says all of the dashboard's.
-	if n, err := h.store.CountOpenApprovals(ctx); err == nil && n > payouts.MaxLimit {
+	n, err := h.store.CountOpenApprovals(ctx)
+	if err != nil {
+		return pages.ApprovalQueueProps{}, err
+	}
+	if n > payouts.MaxLimit {
 		q.Count += n - payouts.MaxLimit
 	}
-	return q, err
+	return q, nil
 }
 
 // openApprovals is up to limit held requests and up to limit created API payout requests,
@@ -81,7 +85,7 @@ func (h *Handlers) approvalRow(a dashstore.Approval) pages.ApprovalItem {
 	if a.UserID != "" {
 		item.PayeeURL = paths.User(a.UserID)
 	}
-	if kind, ok := h.approvalKinds()[a.Kind]; ok {
+	if kind, ok := h.kinds[a.Kind]; ok {
 		item.Kind = kind.label
 		if a.ResultID != "" {
 			item.ResultURL = kind.resultURL(a.ResultID)

@@ -64,9 +64,12 @@ func (h *Handlers) uploadBulk(c *fiber.Ctx) error {
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
 	ctx := c.UserContext()
-	if job, err := h.store.BulkJobByHash(ctx, h.appID, hash); err == nil {
+	switch job, err := h.store.BulkJobByHash(ctx, h.appID, hash); {
+	case err == nil:
 		web.Flash(c, web.FlashInfo, "This file was uploaded before ("+job.FileName+"); here is its bulk payout. Nothing is paid twice.")
 		return web.Redirect(c, paths.Bulk(job.ID))
+	case payouts.ErrorCode(err) != payouts.ENotFound:
+		return err // the database failed: not a reason to parse and store the file again
 	}
 	rows, err := parseBulkCSV(data)
 	if err != nil {

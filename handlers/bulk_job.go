@@ -123,7 +123,7 @@ func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by das
 		}
 	}
 	for chunk := range slices.Chunk(payoutRows, bulkPayoutChunk) {
-		inParallel(len(chunk), func(i int) { h.bulkPayout(ctx, job, &chunk[i]) })
+		inParallel(bulkParallel, len(chunk), func(i int) { h.bulkPayout(ctx, job, &chunk[i]) })
 		if err := h.store.SetBulkOutcomes(ctx, job.ID, chunk); err != nil {
 			return err
 		}

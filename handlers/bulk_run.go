@@ -32,10 +32,10 @@ func bulkRowKey(fileHash string, row int) string {
 	return uuid.NewSHA1(bulkKeySpace, []byte(fileHash+":"+strconv.Itoa(row))).String()
 }
 
-// inParallel calls fn for 0..n-1, at most bulkParallel at once, and waits for all.
-func inParallel(n int, fn func(i int)) {
+// inParallel calls fn for 0..n-1, at most limit at once, and waits for all.
+func inParallel(limit, n int, fn func(i int)) {
 	var wg sync.WaitGroup
-	slots := make(chan struct{}, bulkParallel)
+	slots := make(chan struct{}, limit)
 	for i := range n {
 		slots <- struct{}{}
 		wg.Go(func() {
@@ -61,7 +61,7 @@ func (h *Handlers) resolveBulkRows(ctx context.Context, rows []dashstore.BulkRow
 	}
 	var failed error
 	var mu sync.Mutex
-	inParallel(len(order), func(i int) {
+	inParallel(bulkParallel, len(order), func(i int) {
 		if err := h.findBulkUser(ctx, order[i], refs[order[i]]); err != nil {
 			mu.Lock()
 			failed = errors.Join(failed, err)

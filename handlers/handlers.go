@@ -64,6 +64,7 @@ type Handlers struct {
 
 	bulkRuns bulkRuns // the bulk jobs this process is running
 	policy   ApprovalPolicy
+	kinds    map[string]approvalKind // what an approval can hold (approvalKinds)
 }
 
 // Register adds every route of routes.go to cfg.Web.
@@ -82,6 +83,7 @@ func Register(cfg Config) error {
 	}
 	h := &Handlers{web: cfg.Web, store: cfg.Store, payouts: cfg.Payouts, appID: cfg.AppID, now: cfg.Now,
 		password: cfg.Password, log: cfg.Logger, policy: cfg.Approvals}
+	h.kinds = h.approvalKinds()
 	return cfg.Web.Register(h.routes())
 }
 

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"sync"
 
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/pages"
@@ -17,40 +16,24 @@ const peopleLookups = 8
 // Empty and nil ids are skipped. A user the service does not know (deleted, or an id of another
 // app) is left out and the page shows the short id; any other failure is the page's error.
 func (h *Handlers) peopleOf(ctx context.Context, ids ...*string) (pages.People, error) {
-	distinct := map[string]bool{}
+	var distinct []string
+	seen := map[string]bool{}
 	for _, id := range ids {
-		if id != nil && *id != "" {
-			distinct[*id] = true
+		if id != nil && *id != "" && !seen[*id] {
+			seen[*id] = true
+			distinct = append(distinct, *id)
 		}
 	}
+	found, errs := make([]*payouts.User, len(distinct)), make([]error, len(distinct))
+	inParallel(peopleLookups, len(distinct), func(i int) { found[i], errs[i] = h.payouts.GetUser(ctx, distinct[i]) })
 	people := make(pages.People, len(distinct))
-	if len(distinct) == 0 {
-		return people, nil
-	}
-	var (
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-		firstErr error
-		slots    = make(chan struct{}, peopleLookups)
-	)
-	for id := range distinct {
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			u, err := h.payouts.GetUser(ctx, id)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				people[id] = *u
-			case payouts.ErrorCode(err) != payouts.ENotFound && firstErr == nil:
-				firstErr = err
-			}
-		})
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	for i, id := range distinct {
+		switch {
+		case errs[i] == nil:
+			people[id] = *found[i]
+		case payouts.ErrorCode(errs[i]) != payouts.ENotFound:
+			return nil, errs[i]
+		}
 	}
 	return people, nil
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/a-h/templ"
 )
 
 type ctxKey int
@@ -113,6 +115,13 @@ func (f FieldProps) WrapperID() string { return "wrap-" + f.Prefix + f.Name }
 
 // describedBy is the id of the text that describes the input: its error when it has one,
 // otherwise its hint, otherwise none. An input names one description, never two.
+// inputClass is the classes of a text box or text area: red when it has a problem.
+func inputClass(problem string) templ.CSSClasses {
+	return templ.Classes("mt-1 block w-full rounded-md border-0 px-3 py-1.5 text-gray-900 shadow-sm ring-1 ring-inset placeholder:text-gray-400 focus:ring-2 focus:ring-inset sm:text-sm",
+		templ.KV("ring-gray-300 focus:ring-indigo-600", problem == ""),
+		templ.KV("ring-red-400 focus:ring-red-600", problem != ""))
+}
+
 func (f FieldProps) describedBy() string { return describedBy(f.ID(), f.Error, f.Hint) }
 
 func describedBy(id, problem, hint string) string {

@@ -126,7 +126,7 @@ func ListFilters(action, target string, p ListProps) templ.Component {
 
 // ListHead sits above a reconciliation table: the filter's problem and export, the summary of
 // the filtered set, and the pager, which shows again under the table.
-func ListHead(p ListProps, noun string) templ.Component {
+func ListHead(p ListProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

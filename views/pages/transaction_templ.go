@@ -147,7 +147,7 @@ func TransactionsList(p TransactionsProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ListHead(p.List, "transactions").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ListHead(p.List).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -624,7 +624,7 @@ func TransfersList(p TransfersProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ListHead(p.List, "transfers").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ListHead(p.List).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
