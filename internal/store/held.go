@@ -11,13 +11,13 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// held are the rows of transfers (each with its first history row), postings, additions to
+// held are the rows of transfers, postings, additions to
 // users' yearly payments, events and webhook deliveries that HoldInserts or a batch keeps back,
 // to write them a few hundred per statement instead of several round trips per transfer. Values are taken when a row is held, so later
 // changes of the caller's record do not leak into the insert.
 type held struct {
-	transfers, history, postings, payments, events, deliveries rowSet
-	writes                                                     int // how many times held rows were written
+	transfers, postings, payments, events, deliveries rowSet
+	writes                                            int // how many times held rows were written
 	// postingsToo is set inside HoldInserts: a batch's jobs do not hold their postings, whose
 	// ids their answers carry.
 	postingsToo bool
@@ -32,12 +32,12 @@ type taxYear struct {
 }
 
 func (h *held) tables() []*rowSet {
-	return []*rowSet{&h.transfers, &h.history, &h.postings, &h.payments, &h.events, &h.deliveries}
+	return []*rowSet{&h.transfers, &h.postings, &h.payments, &h.events, &h.deliveries}
 }
 
 // heldTables are the tables whose rows may be held: a statement naming one writes the held rows
 // first, so that no statement ever misses them.
-var heldTables = []string{"transfers", "transfer_events", "postings", "tax_years", "events", "webhook_deliveries"}
+var heldTables = []string{"transfers", "postings", "tax_years", "events", "webhook_deliveries"}
 
 // HoldInserts runs fn with the inserts of transfers, postings and yearly payments held back, and
 // writes them when fn ends, so that a batch's chunk makes them in a few statements. A savepoint
@@ -63,7 +63,7 @@ func (q *Queries) HoldInserts(ctx context.Context, fn func() error) error {
 	return err
 }
 
-// holdForBatch holds the transfers, first history rows and yearly payments of a job of a batch
+// holdForBatch holds the transfers, events and yearly payments of a job of a batch
 // with those of the batch's other jobs, written before the commit in a few statements for all.
 // A job rolled back drops what it held. One that wrote the rows held before it (a statement on
 // their tables) and was then rolled back took them with it: the batch fails, and its jobs run
@@ -201,7 +201,7 @@ func (q *Queries) insertOrHold(ctx context.Context, insert, tail string, rows ro
 	return nil
 }
 
-// writeHeld writes the held rows: transfers first, which their history rows and postings follow.
+// writeHeld writes the held rows: transfers first, which their postings follow.
 func (q *Queries) writeHeld(ctx context.Context) error {
 	h := q.held
 	q.held = nil // the inserts below must run, not be held again
@@ -211,7 +211,6 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 		rows         *rowSet
 	}{
 		{insertTransfer, "RETURNING seq", &h.transfers},
-		{insertHistory, "", &h.history},
 		{insertPosting, "RETURNING id", &h.postings},
 		{insertPayments, addPayments, sumPayments(h.payments)},
 		{insertEvent, "RETURNING seq", &h.events},
