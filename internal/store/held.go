@@ -22,8 +22,9 @@ type held struct {
 	// ids their answers carry.
 	postingsToo bool
 	// storedPayments are yearly totals as read from the database since held rows were last
-	// written, so that each user's is read once.
-	storedPayments map[taxYear]int64
+	// written, so that each user's is read once; heldPayments are the sums of the payments rows
+	// held, so that a total is found without going through them.
+	storedPayments, heldPayments map[taxYear]int64
 }
 
 type taxYear struct {
@@ -131,10 +132,13 @@ func (h *held) mark() (undo func() error) {
 	for _, t := range h.tables() {
 		lens = append(lens, len(t.values))
 	}
-	writes := h.writes
+	writes, paid := h.writes, len(h.payments.values)
 	return func() error {
 		if h.writes != writes {
 			return errors.New("store: held rows were written in a savepoint that was rolled back")
+		}
+		for _, v := range h.payments.values[paid:] {
+			h.heldPayments[paymentKey(v)] -= v[3].(int64)
 		}
 		for i, t := range h.tables() {
 			t.truncate(lens[i])
@@ -163,21 +167,22 @@ func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, 
 		h.storedPayments[k] = stored
 	}
 	h.payments.add(paymentValues(appID, userID, year, int64(amount)), nil)
-	total := stored
-	for _, v := range h.payments.values {
-		if v[0] == appID && v[1] == userID && v[2] == year {
-			total += v[3].(int64)
-		}
+	if h.heldPayments == nil {
+		h.heldPayments = map[taxYear]int64{}
 	}
-	return payouts.Money(total), nil
+	h.heldPayments[k] += int64(amount)
+	return payouts.Money(stored + h.heldPayments[k]), nil
 }
+
+// paymentKey is the user and year of a held payments row (paymentValues).
+func paymentKey(v []any) taxYear { return taxYear{v[0].(string), v[1].(string), v[2].(int)} }
 
 // sumPayments sums the held additions per user and year: one upsert cannot change a row twice.
 func sumPayments(rows rowSet) *rowSet {
 	sums := map[taxYear]int{}
 	var out rowSet
 	for _, v := range rows.values {
-		k := taxYear{v[0].(string), v[1].(string), v[2].(int)}
+		k := paymentKey(v)
 		if i, ok := sums[k]; ok {
 			out.values[i][3] = out.values[i][3].(int64) + v[3].(int64)
 			continue
