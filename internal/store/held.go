@@ -11,15 +11,16 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// held are the rows of transfers, postings, additions to
-// users' yearly payments, events and webhook deliveries that HoldInserts or a batch keeps back,
-// to write them a few hundred per statement instead of several round trips per transfer. Values are taken when a row is held, so later
-// changes of the caller's record do not leak into the insert.
+// held are the rows of transfers, postings, additions to users' yearly payments, events and
+// webhook deliveries that HoldInserts or a batch keeps back, to write them a few hundred per
+// statement instead of several round trips per transfer. Values are taken when a row is held,
+// so later changes of the caller's record do not leak into the insert.
 type held struct {
 	transfers, postings, payments, events, deliveries rowSet
 	writes                                            int // how many times held rows were written
-	// postingsToo is set inside HoldInserts: a batch's jobs do not hold their postings, whose
-	// ids their answers carry.
+	// postingsToo is set inside HoldInserts. On PostgreSQL a batch's jobs do not hold their
+	// postings, whose ids their answers carry and only the insert gives (SQLite numbers them
+	// first: nextPostingID).
 	postingsToo bool
 	// storedPayments are yearly totals as read from the database since held rows were last
 	// written, so that each user's is read once; heldPayments are the sums of the payments rows
@@ -93,7 +94,10 @@ type batchState struct {
 	netting *netting
 	held    *held
 	reads   *batchReads // app rows and webhook endpoints read once per batch
-	lost    error       // held rows written inside a job that was rolled back
+	// lastPostingID is the id of the last posting numbered in the transaction (SQLite,
+	// nextPostingID); 0 until the first.
+	lastPostingID int64
+	lost          error // held rows written inside a job that was rolled back
 }
 
 func (q *Queries) batchState() *batchState {
@@ -211,12 +215,13 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 	h := q.held
 	q.held = nil // the inserts below must run, not be held again
 	defer func() { q.held = h }()
+	insertPostings, postingsTail := q.heldPostings()
 	for _, w := range []struct {
 		insert, tail string
 		rows         *rowSet
 	}{
 		{insertTransfer, "RETURNING seq", &h.transfers},
-		{insertPosting, "RETURNING id", &h.postings},
+		{insertPostings, postingsTail, &h.postings},
 		{insertPayments, addPayments, sumPayments(h.payments)},
 		{insertEvent, "RETURNING seq", &h.events},
 		{insertDelivery, "", &h.deliveries}, // after the events they name
