@@ -27,7 +27,7 @@ func TestBankUnderKills(t *testing.T) {
 				defer close(killed)
 				d.killer(ctx, 250*time.Millisecond, 6)
 			}()
-			b.run(context.Background(), 16, 40, 1)
+			b.run(context.Background(), 16, 40, 1, killed)
 			stop()
 			<-killed
 			kills := d.kills

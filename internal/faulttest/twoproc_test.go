@@ -45,7 +45,7 @@ func TestTwoProcessesOneKilled(t *testing.T) {
 		doomed.kill()
 		inFlight <- n
 	}()
-	b.run(context.Background(), 16, 40, 2)
+	b.run(context.Background(), 16, 40, 2, nil)
 	if n := <-inFlight; n == 0 {
 		t.Errorf("no payout was in flight when a process was killed; the test proves nothing")
 	} else {

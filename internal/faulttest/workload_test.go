@@ -146,16 +146,29 @@ func (b *bank) next(rng *rand.Rand, user payouts.User) op {
 	return o
 }
 
-// run starts clients goroutines making perClient operations each, worker w mostly on user
-// w%len(users) and sometimes on any user, and waits for them.
-func (b *bank) run(ctx context.Context, clients, perClient int, seed uint64) {
+// run starts clients goroutines making at least perClient operations each, and more until
+// until is closed (a nil until: no more), worker w mostly on user w%len(users) and sometimes on
+// any user, and waits for them. A load that must span faults (kills) goes on until they are done,
+// however fast the service answers.
+func (b *bank) run(ctx context.Context, clients, perClient int, seed uint64, until <-chan struct{}) {
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
+	more := func(i int) bool {
+		if i < perClient {
+			return true
+		}
+		select {
+		case <-until:
+			return false
+		default:
+			return until != nil
+		}
+	}
 	var wg sync.WaitGroup
 	for w := range clients {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(seed, uint64(w)))
-			for i := range perClient {
+			for i := 0; more(i); i++ {
 				user := b.users[w%len(b.users)]
 				if rng.IntN(4) == 0 {
 					user = b.users[rng.IntN(len(b.users))]

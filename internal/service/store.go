@@ -126,7 +126,7 @@ type Queries interface {
 	// Savepoint runs fn, which writes through the same Queries, so that its writes are undone
 	// alone when it fails, leaving the transaction around it usable. Only valid inside InTx.
 	Savepoint(ctx context.Context, fn func() error) error
-	// HoldInserts runs fn with its inserts of transfers (with their first history row) and
+	// HoldInserts runs fn with its inserts of transfers and
 	// postings held back and written, a few hundred rows per statement, when fn ends: a batch's
 	// chunk costs a round trip per few hundred transfers instead of three per transfer. A
 	// statement on those tables inside fn writes them first; a savepoint rolled back drops what

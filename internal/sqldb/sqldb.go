@@ -127,7 +127,10 @@ func openSQLite(dsn string) (*DB, error) {
 	}
 	reads.SetMaxOpenConns(8)
 	reads.SetMaxIdleConns(8)
-	writes, err := open("wal_autocheckpoint(0)")
+	// Statement journals (each savepoint's and each multi-row statement's copy of the pages it
+	// changes, for a rollback inside the transaction) stay in memory: on disk they cost a write
+	// call per page once past 64 KiB. A crash needs none of them; the WAL is the durable log.
+	writes, err := open("wal_autocheckpoint(0)", "temp_store(MEMORY)")
 	if err != nil {
 		reads.Close()
 		return nil, err

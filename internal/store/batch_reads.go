@@ -56,7 +56,7 @@ func (r *batchReads) dropIfWrites(query string) {
 	if r == nil || strings.HasPrefix(strings.TrimSpace(query), "SELECT") {
 		return
 	}
-	if slices.ContainsFunc(cachedTables, func(t string) bool { return strings.Contains(query, t) }) {
+	if namesTable(query, cachedTables) {
 		r.drop()
 	}
 }

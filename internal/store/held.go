@@ -11,19 +11,21 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// held are the rows of transfers (each with its first history row), postings, additions to
-// users' yearly payments, events and webhook deliveries that HoldInserts or a batch keeps back,
-// to write them a few hundred per statement instead of several round trips per transfer. Values are taken when a row is held, so later
-// changes of the caller's record do not leak into the insert.
+// held are the rows of transfers, postings, additions to users' yearly payments, events and
+// webhook deliveries that HoldInserts or a batch keeps back, to write them a few hundred per
+// statement instead of several round trips per transfer. Values are taken when a row is held,
+// so later changes of the caller's record do not leak into the insert.
 type held struct {
-	transfers, history, postings, payments, events, deliveries rowSet
-	writes                                                     int // how many times held rows were written
-	// postingsToo is set inside HoldInserts: a batch's jobs do not hold their postings, whose
-	// ids their answers carry.
+	transfers, postings, payments, events, deliveries rowSet
+	writes                                            int // how many times held rows were written
+	// postingsToo is set inside HoldInserts. On PostgreSQL a batch's jobs do not hold their
+	// postings, whose ids their answers carry and only the insert gives (SQLite numbers them
+	// first: nextPostingID).
 	postingsToo bool
 	// storedPayments are yearly totals as read from the database since held rows were last
-	// written, so that each user's is read once.
-	storedPayments map[taxYear]int64
+	// written, so that each user's is read once; heldPayments are the sums of the payments rows
+	// held, so that a total is found without going through them.
+	storedPayments, heldPayments map[taxYear]int64
 }
 
 type taxYear struct {
@@ -32,12 +34,12 @@ type taxYear struct {
 }
 
 func (h *held) tables() []*rowSet {
-	return []*rowSet{&h.transfers, &h.history, &h.postings, &h.payments, &h.events, &h.deliveries}
+	return []*rowSet{&h.transfers, &h.postings, &h.payments, &h.events, &h.deliveries}
 }
 
 // heldTables are the tables whose rows may be held: a statement naming one writes the held rows
 // first, so that no statement ever misses them.
-var heldTables = []string{"transfers", "transfer_events", "postings", "tax_years", "events", "webhook_deliveries"}
+var heldTables = []string{"transfers", "postings", "tax_years", "events", "webhook_deliveries"}
 
 // HoldInserts runs fn with the inserts of transfers, postings and yearly payments held back, and
 // writes them when fn ends, so that a batch's chunk makes them in a few statements. A savepoint
@@ -63,7 +65,7 @@ func (q *Queries) HoldInserts(ctx context.Context, fn func() error) error {
 	return err
 }
 
-// holdForBatch holds the transfers, first history rows and yearly payments of a job of a batch
+// holdForBatch holds the transfers, events and yearly payments of a job of a batch
 // with those of the batch's other jobs, written before the commit in a few statements for all.
 // A job rolled back drops what it held. One that wrote the rows held before it (a statement on
 // their tables) and was then rolled back took them with it: the batch fails, and its jobs run
@@ -92,7 +94,10 @@ type batchState struct {
 	netting *netting
 	held    *held
 	reads   *batchReads // app rows and webhook endpoints read once per batch
-	lost    error       // held rows written inside a job that was rolled back
+	// lastPostingID is the id of the last posting numbered in the transaction (SQLite,
+	// nextPostingID); 0 until the first.
+	lastPostingID int64
+	lost          error // held rows written inside a job that was rolled back
 }
 
 func (q *Queries) batchState() *batchState {
@@ -131,10 +136,13 @@ func (h *held) mark() (undo func() error) {
 	for _, t := range h.tables() {
 		lens = append(lens, len(t.values))
 	}
-	writes := h.writes
+	writes, paid := h.writes, len(h.payments.values)
 	return func() error {
 		if h.writes != writes {
 			return errors.New("store: held rows were written in a savepoint that was rolled back")
+		}
+		for _, v := range h.payments.values[paid:] {
+			h.heldPayments[paymentKey(v)] -= v[3].(int64)
 		}
 		for i, t := range h.tables() {
 			t.truncate(lens[i])
@@ -163,21 +171,22 @@ func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, 
 		h.storedPayments[k] = stored
 	}
 	h.payments.add(paymentValues(appID, userID, year, int64(amount)), nil)
-	total := stored
-	for _, v := range h.payments.values {
-		if v[0] == appID && v[1] == userID && v[2] == year {
-			total += v[3].(int64)
-		}
+	if h.heldPayments == nil {
+		h.heldPayments = map[taxYear]int64{}
 	}
-	return payouts.Money(total), nil
+	h.heldPayments[k] += int64(amount)
+	return payouts.Money(stored + h.heldPayments[k]), nil
 }
+
+// paymentKey is the user and year of a held payments row (paymentValues).
+func paymentKey(v []any) taxYear { return taxYear{v[0].(string), v[1].(string), v[2].(int)} }
 
 // sumPayments sums the held additions per user and year: one upsert cannot change a row twice.
 func sumPayments(rows rowSet) *rowSet {
 	sums := map[taxYear]int{}
 	var out rowSet
 	for _, v := range rows.values {
-		k := taxYear{v[0].(string), v[1].(string), v[2].(int)}
+		k := paymentKey(v)
 		if i, ok := sums[k]; ok {
 			out.values[i][3] = out.values[i][3].(int64) + v[3].(int64)
 			continue
@@ -201,18 +210,18 @@ func (q *Queries) insertOrHold(ctx context.Context, insert, tail string, rows ro
 	return nil
 }
 
-// writeHeld writes the held rows: transfers first, which their history rows and postings follow.
+// writeHeld writes the held rows: transfers first, which their postings follow.
 func (q *Queries) writeHeld(ctx context.Context) error {
 	h := q.held
 	q.held = nil // the inserts below must run, not be held again
 	defer func() { q.held = h }()
+	insertPostings, postingsTail := q.heldPostings()
 	for _, w := range []struct {
 		insert, tail string
 		rows         *rowSet
 	}{
 		{insertTransfer, "RETURNING seq", &h.transfers},
-		{insertHistory, "", &h.history},
-		{insertPosting, "RETURNING id", &h.postings},
+		{insertPostings, postingsTail, &h.postings},
 		{insertPayments, addPayments, sumPayments(h.payments)},
 		{insertEvent, "RETURNING seq", &h.events},
 		{insertDelivery, "", &h.deliveries}, // after the events they name

@@ -15,8 +15,9 @@ import (
 // with its posting and a yearly payment: the batch writes its transfers together before the
 // commit. Some jobs fail after their writes, and some of those read a held table first, which
 // writes the rows of the jobs before them inside their own savepoint, so the batch must run its
-// jobs again alone. Every job that succeeded has its transfer stored once, with a seq, and its
-// posting and payment; no failed job leaves a trace; each yearly total answered was right.
+// jobs again alone. Every job that succeeded has its transfer stored once, with a seq, its
+// posting under the id the job was given, and its payment; no failed job leaves a trace; each
+// yearly total answered was right.
 func TestBatchHoldsTransfers(t *testing.T) {
 	const jobs = 60
 	failed := func(i int) bool { return i%4 == 1 || i%7 == 2 }
@@ -25,8 +26,10 @@ func TestBatchHoldsTransfers(t *testing.T) {
 		ctx := context.Background()
 		appID, bank, wallet := fundedWallet(t, st, 0)
 		payee := userID(0)
+		postingIDs := make([]int64, jobs) // as each job's answer would carry them
 		errs := inParallel(jobs, func(i int) error {
 			tr, p := heldTransfer(appID, bank.ID, wallet.ID, i)
+			defer func() { postingIDs[i] = p.ID }()
 			return st.InTx(ctx, func(q service.Queries) error {
 				if err := q.CreateTransfer(ctx, tr); err != nil {
 					return err
@@ -66,6 +69,10 @@ func TestBatchHoldsTransfers(t *testing.T) {
 			case getErr != nil || got.Seq == 0:
 				t.Errorf("job %d: transfer read %v, seq %d", i, getErr, got.Seq)
 			default:
+				lines, err := st.PostingsOfTransfers(ctx, appID, []string{tr.ID})
+				if err != nil || len(lines) != 1 || lines[0].ID != postingIDs[i] {
+					t.Errorf("job %d: postings %+v, %v; want the one with the id it was given, %d", i, lines, err, postingIDs[i])
+				}
 				want += payouts.Money(i + 1)
 			}
 		}

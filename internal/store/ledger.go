@@ -187,6 +187,16 @@ func scanPostings(rows *sql.Rows, err error) ([]ledger.Posting, error) {
 // InsertPosting records a posting and sets its id.
 func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err error) {
 	defer wrap(&err, "insert posting of transfer %s", p.TransferID)
+	if q.held != nil && q.dialect == sqldb.SQLite {
+		// SQLite's write transaction holds the database's one write lock, so the batch numbers
+		// its postings itself and holds them with its other rows: no job sends a statement for
+		// its postings, and its answer still carries their ids.
+		if p.ID, err = q.nextPostingID(ctx); err != nil {
+			return err
+		}
+		q.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
+		return nil
+	}
 	if q.held != nil && q.held.postingsToo {
 		q.held.postings.add(postingValues(p), func(id int64) { p.ID = id })
 		return nil
@@ -202,6 +212,33 @@ func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err err
 
 const insertPosting = `INSERT INTO postings (app_id, transfer_id, debit_account, credit_account, amount, state,
 	type, user_id, source_name, destination_name, metadata, created)`
+
+// heldPostings is how held postings are inserted: on SQLite with the ids nextPostingID gave
+// them, on PostgreSQL with ids from the sequence, which each row's setKey receives.
+func (q *Queries) heldPostings() (insert, tail string) {
+	if q.dialect == sqldb.SQLite {
+		return strings.Replace(insertPosting, "(app_id,", "(id, app_id,", 1), ""
+	}
+	return insertPosting, "RETURNING id"
+}
+
+// nextPostingID numbers a new posting in a SQLite write transaction: one past the highest id
+// the table ever gave (AUTOINCREMENT keeps it in sqlite_sequence), read once per transaction.
+// Every posting the transaction makes is numbered here, and no other writer can insert while it
+// holds the write lock. A posting rolled back leaves a gap, as a rolled-back AUTOINCREMENT does.
+func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
+	st := q.batchState()
+	if st.lastPostingID == 0 {
+		// The table is named by a parameter: a statement naming it would write the held rows first.
+		err := q.queryRow(ctx, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
+			Scan(&st.lastPostingID)
+		if err != nil {
+			return 0, err
+		}
+	}
+	st.lastPostingID++
+	return st.lastPostingID, nil
+}
 
 func postingValues(p *ledger.Posting) []any {
 	return []any{p.AppID, p.TransferID, p.Debit, p.Credit, p.Amount, p.State, p.Type, nullString(p.UserID),

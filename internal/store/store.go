@@ -9,7 +9,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/disburse/disburse/internal/service"
@@ -260,7 +259,7 @@ func (q *Queries) beforeStatement(ctx context.Context, query string) error {
 		return err
 	}
 	q.batchReads().dropIfWrites(query)
-	if q.held == nil || !slices.ContainsFunc(heldTables, func(t string) bool { return strings.Contains(query, t) }) {
+	if q.held == nil || !namesTable(query, heldTables) {
 		return nil
 	}
 	return q.writeHeld(ctx)
@@ -284,4 +283,27 @@ func (q *Queries) openSavepoints(ctx context.Context) error {
 		q.sent++
 	}
 	return nil
+}
+
+// namesTable reports whether query names one of tables: as a whole word, so that
+// transfer_events does not name events.
+func namesTable(query string, tables []string) bool {
+	for _, t := range tables {
+		for rest := query; ; {
+			i := strings.Index(rest, t)
+			if i < 0 {
+				break
+			}
+			end := i + len(t)
+			if (i == 0 || !isIdentByte(rest[i-1])) && (end == len(rest) || !isIdentByte(rest[end])) {
+				return true
+			}
+			rest = rest[end:]
+		}
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }

@@ -46,31 +46,28 @@ func micros0(t time.Time) int64 {
 	return t.UnixMicro()
 }
 
-// CreateTransfer inserts a transfer and the first step of its history; inside HoldInserts it
-// only holds them.
+// CreateTransfer inserts a transfer, whose row keeps the first step of its history (first_status,
+// first_reason, created); inside HoldInserts it only holds it.
 func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord) (err error) {
 	defer wrap(&err, "create transfer %s", t.ID)
 	if q.held != nil {
 		q.held.transfers.add(transferValues(t), func(seq int64) { t.Seq = seq })
-		q.held.history.add(historyValues(t, t.Created.Time), nil)
 		return nil
 	}
-	if err := q.queryRow(ctx, insertTransfer+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		RETURNING seq`, transferValues(t)...).Scan(&t.Seq); err != nil {
-		return err
-	}
-	return q.addEvent(ctx, t, t.Created.Time)
+	return q.queryRow(ctx, insertTransfer+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		RETURNING seq`, transferValues(t)...).Scan(&t.Seq)
 }
 
 const insertTransfer = `INSERT INTO transfers (id, app_id, user_id, status, type, amount, platform, account_id,
 	external_id, payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at,
-	attempts, rail_state, lease_until, created, updated)`
+	attempts, rail_state, lease_until, created, updated, first_status, first_reason)`
 
 func transferValues(t *service.TransferRecord) []any {
 	return []any{t.ID, t.AppID, sqlNullPtr(t.UserID), t.Status, t.Type, int64(t.Amount), t.ExternalData.Platform,
 		t.ExternalData.AccountID, t.ExternalData.ExternalID, sqlNullPtr(t.PayoutLinkID), metadataValue(t.Metadata),
 		t.FailureReason, t.IdempotencyKey, t.FeeParty, t.Fund, t.TaxExempt, micros0(t.SettleAt), t.Attempts,
-		t.RailState, micros0(t.LeaseUntil), sqldb.Micros(t.Created.Time), sqldb.Micros(t.Updated)}
+		t.RailState, micros0(t.LeaseUntil), sqldb.Micros(t.Created.Time), sqldb.Micros(t.Updated),
+		t.Status, t.FailureReason}
 }
 
 // GetTransfer reads one transfer of the app.
@@ -95,18 +92,9 @@ func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord,
 	if err != nil || t.Status == from {
 		return err
 	}
-	return q.addEvent(ctx, t, t.Updated)
-}
-
-func (q *Queries) addEvent(ctx context.Context, t *service.TransferRecord, at time.Time) error {
-	_, err := q.exec(ctx, insertHistory+` VALUES (?, ?, ?, ?, ?)`, historyValues(t, at)...)
+	_, err = q.exec(ctx, `INSERT INTO transfer_events (app_id, transfer_id, status, reason, at) VALUES (?, ?, ?, ?, ?)`,
+		t.AppID, t.ID, t.Status, t.FailureReason, sqldb.Micros(t.Updated))
 	return err
-}
-
-const insertHistory = `INSERT INTO transfer_events (app_id, transfer_id, status, reason, at)`
-
-func historyValues(t *service.TransferRecord, at time.Time) []any {
-	return []any{t.AppID, t.ID, t.Status, t.FailureReason, sqldb.Micros(at)}
 }
 
 // TransferHistory reads the statuses a transfer took, oldest first.
@@ -123,10 +111,15 @@ func (q *Queries) TransferHistories(ctx context.Context, appID string, ids []str
 	if len(ids) == 0 {
 		return out, nil
 	}
-	// Sorted here, not by an ORDER BY id, which SQLite could answer by walking every event.
+	// The first step is the transfer's own row (id 0, before every later step), or, for a
+	// transfer written before migration 0013, its first transfer_events row. Sorted here, not by
+	// an ORDER BY id, which SQLite could answer by walking every event.
 	marks, args := appAndIDs(appID, ids)
-	rows, err := q.query(ctx, `SELECT id, transfer_id, status, reason, at FROM transfer_events
-		WHERE app_id = ? AND transfer_id IN (`+marks+`)`, args...)
+	rows, err := q.query(ctx, `SELECT 0, id, first_status, first_reason, created FROM transfers
+			WHERE app_id = ? AND id IN (`+marks+`) AND first_status IS NOT NULL
+		UNION ALL
+		SELECT id, transfer_id, status, reason, at FROM transfer_events
+			WHERE app_id = ? AND transfer_id IN (`+marks+`)`, append(args, args...)...)
 	if err != nil {
 		return nil, err
 	}
