@@ -42,6 +42,7 @@ type Payouts interface {
 	CancelPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
 
 	ListPayoutRequests(ctx context.Context, page payouts.Page, filter payouts.PayoutRequestFilter) (*payouts.List[payouts.PayoutRequest], error)
+	CountPayoutRequests(ctx context.Context, filter payouts.PayoutRequestFilter) (*payouts.PayoutRequestCount, error)
 	GetPayoutRequest(ctx context.Context, id string) (*payouts.PayoutRequest, error)
 	ReviewPayoutRequest(ctx context.Context, id string, req payouts.ReviewPayoutRequestRequest) (*payouts.PayoutRequest, error)
 

@@ -112,6 +112,7 @@ type Queries interface {
 	GetPayoutRequest(ctx context.Context, appID, id string) (*PayoutRequestRecord, error)
 	UpdatePayoutRequest(ctx context.Context, r *PayoutRequestRecord, from payouts.PayoutRequestStatus) error
 	ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) ([]PayoutRequestRecord, bool, error)
+	CountPayoutRequests(ctx context.Context, appID string, f payouts.PayoutRequestFilter) (int64, error)
 
 	// Transfer batches. GetTransferBatch reads the items too; lists do not.
 	CreateTransferBatch(ctx context.Context, b *TransferBatchRecord) error
