@@ -47,7 +47,7 @@ type Payouts interface {
 	ReviewPayoutRequest(ctx context.Context, id string, req payouts.ReviewPayoutRequestRequest) (*payouts.PayoutRequest, error)
 
 	CreateFlow(ctx context.Context, req payouts.CreateFlowRequest) (*payouts.Flow, error)
-	ListFlows(ctx context.Context, page payouts.Page) (*payouts.List[payouts.Flow], error)
+	ListFlows(ctx context.Context, page payouts.Page, filter payouts.FlowFilter) (*payouts.List[payouts.Flow], error)
 	GetFlow(ctx context.Context, id string) (*payouts.Flow, error)
 
 	LookUpIDs(ctx context.Context, text string) (*payouts.IDLookup, error)

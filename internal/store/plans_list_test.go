@@ -20,6 +20,12 @@ func TestListFilterPlans(t *testing.T) {
 			ORDER BY seq ASC LIMIT 6`, "payout_requests_status", []any{"app", "created"}},
 		{"payout requests in a status, oldest first after a cursor", `SELECT id FROM payout_requests WHERE app_id = ?
 			AND status = ? AND seq > ? ORDER BY seq ASC LIMIT 6`, "payout_requests_status", []any{"app", "created", 100}},
+		{"flows of a user", `SELECT id FROM flows WHERE app_id = ? AND user_id = ? ORDER BY seq DESC LIMIT 11`,
+			"flows_user", []any{"app", "user"}},
+		{"flows of a user, next page", `SELECT id FROM flows WHERE app_id = ? AND user_id = ? AND seq < ?
+			ORDER BY seq DESC LIMIT 11`, "flows_user", []any{"app", "user", 100}},
+		{"payout links of an amount", `SELECT id FROM payout_links WHERE app_id = ? AND amount = ?
+			ORDER BY seq DESC LIMIT 11`, "payout_links_amount", []any{"app", 2500}},
 	}
 	engines(t, func(t *testing.T, st *store.Store) {
 		for _, tt := range tests {
