@@ -264,12 +264,12 @@ func TestContractFlows(t *testing.T) {
 		t.Fatalf("flow without a user = %+v, %v", anonymous, err)
 	}
 
-	page, err := c.ListFlows(ctx, payouts.Page{Limit: 1})
+	page, err := c.ListFlows(ctx, payouts.Page{Limit: 1}, payouts.FlowFilter{})
 	if err != nil || !page.HasMore || len(page.Data) != 1 || page.Data[0].ID != anonymous.ID {
 		t.Errorf("first page = %+v, %v", page, err)
 	}
 	var walked []string
-	for fl, err := range c.AllFlows(ctx) {
+	for fl, err := range c.AllFlows(ctx, payouts.FlowFilter{}) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"strconv"
 
 	"github.com/disburse/disburse/payouts"
 )
@@ -26,6 +27,9 @@ func (c *Client) ListPayoutLinks(ctx context.Context, page payouts.Page, filter 
 	q := pageQuery(page)
 	setQuery(q, "status", string(filter.Status))
 	setQuery(q, "search", filter.Search)
+	if filter.Amount != 0 {
+		q.Set("amount", strconv.FormatInt(int64(filter.Amount), 10))
+	}
 	return listPage[payouts.PayoutLink](ctx, c, q, "v2", "payout-links")
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"net/url"
 
 	"github.com/disburse/disburse/payouts"
 )
@@ -19,14 +20,25 @@ func (c *Client) GetPayoutRequest(ctx context.Context, id string) (*payouts.Payo
 	return call[payouts.PayoutRequest](ctx, c, get("v2", "payout-requests", id))
 }
 
-// ListPayoutRequests returns one page of payout requests, newest first (GET /v2/payout-requests).
+// ListPayoutRequests returns one page of payout requests, newest first or, with filter.Order
+// oldest, oldest first (GET /v2/payout-requests).
 func (c *Client) ListPayoutRequests(ctx context.Context, page payouts.Page, filter payouts.PayoutRequestFilter) (*payouts.List[payouts.PayoutRequest], error) {
 	q := pageQuery(page)
 	setQuery(q, "status", string(filter.Status))
+	setQuery(q, "order", filter.Order)
 	return listPage[payouts.PayoutRequest](ctx, c, q, "v2", "payout-requests")
 }
 
-// AllPayoutRequests walks every payout request matching filter, newest first.
+// CountPayoutRequests counts the payout requests matching filter (GET /v2/payout-requests/count,
+// our extension); the filter's order plays no part.
+func (c *Client) CountPayoutRequests(ctx context.Context, filter payouts.PayoutRequestFilter) (*payouts.PayoutRequestCount, error) {
+	req := get("v2", "payout-requests", "count")
+	req.query = url.Values{}
+	setQuery(req.query, "status", string(filter.Status))
+	return call[payouts.PayoutRequestCount](ctx, c, req)
+}
+
+// AllPayoutRequests walks every payout request matching filter, in the filter's order.
 func (c *Client) AllPayoutRequests(ctx context.Context, filter payouts.PayoutRequestFilter) iter.Seq2[payouts.PayoutRequest, error] {
 	return all(ctx, func(ctx context.Context, p payouts.Page) (*payouts.List[payouts.PayoutRequest], error) {
 		return c.ListPayoutRequests(ctx, p, filter)

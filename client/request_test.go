@@ -146,7 +146,10 @@ func TestRequests(t *testing.T) {
 		{name: "GetFlow", answer: "flow.json", method: "GET", path: "/api/v2/flows/f1",
 			call: func(c *client.Client) error { _, err := c.GetFlow(ctx, "f1"); return err }},
 		{name: "ListFlows", answer: "flows.json", method: "GET", path: "/api/v2/flows", query: "limit=3",
-			call: func(c *client.Client) error { _, err := c.ListFlows(ctx, payouts.Page{Limit: 3}); return err }},
+			call: func(c *client.Client) error {
+				_, err := c.ListFlows(ctx, payouts.Page{Limit: 3}, payouts.FlowFilter{})
+				return err
+			}},
 		{name: "GetApp", answer: "app.json", method: "GET", path: "/api/v2/apps/a1",
 			call: func(c *client.Client) error { _, err := c.GetApp(ctx, "a1"); return err }},
 		{name: "GetAppStats", answer: "app_stats.json", method: "GET", path: "/api/v2/apps/a1/stats", query: "days=7",

@@ -18,10 +18,10 @@ import (
 const queueOldest = 5
 
 // approvals lists what waits for a second operator (held payouts and links, and payout requests
-// from the API), oldest first, and the latest decided.
+// from the API), the oldest page of it, and the latest decided.
 func (h *Handlers) approvals(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	open, err := h.openApprovals(ctx, payouts.MaxLimit)
+	open, waiting, err := h.openApprovals(ctx, payouts.MaxLimit)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (h *Handlers) approvals(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := pages.ApprovalsProps{Open: open}
+	p := pages.ApprovalsProps{Open: open, Waiting: waiting}
 	for _, a := range decided {
 		p.Decided = append(p.Decided, h.approvalRow(a))
 	}
@@ -38,32 +38,30 @@ func (h *Handlers) approvals(c *fiber.Ctx) error {
 
 // approvalQueue is the overview's section: how many wait, and the oldest.
 func (h *Handlers) approvalQueue(ctx context.Context) (pages.ApprovalQueueProps, error) {
-	open, err := h.openApprovals(ctx, payouts.MaxLimit)
-	if err != nil {
-		return pages.ApprovalQueueProps{}, err
-	}
-	q := pages.ApprovalQueueProps{Count: len(open), Oldest: open[:min(len(open), queueOldest)]}
-	// openApprovals reads at most a page of each source; the count says all of the dashboard's.
-	n, err := h.store.CountOpenApprovals(ctx)
-	if err != nil {
-		return pages.ApprovalQueueProps{}, err
-	}
-	if n > payouts.MaxLimit {
-		q.Count += n - payouts.MaxLimit
-	}
-	return q, nil
+	oldest, waiting, err := h.openApprovals(ctx, queueOldest)
+	return pages.ApprovalQueueProps{Count: waiting, Oldest: oldest}, err
 }
 
-// openApprovals is up to limit held requests and up to limit created API payout requests,
-// oldest first.
-func (h *Handlers) openApprovals(ctx context.Context, limit int) ([]pages.ApprovalItem, error) {
+// openApprovals is the oldest limit of what waits, held requests and created API payout requests
+// together, oldest first, and how many wait in all. The oldest limit of both together are among
+// the oldest limit of each, so no more is read.
+func (h *Handlers) openApprovals(ctx context.Context, limit int) (oldest []pages.ApprovalItem, waiting int, err error) {
 	held, _, err := h.store.Approvals(ctx, dashstore.ApprovalFilter{Open: true, Limit: limit})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	requests, err := h.payouts.ListPayoutRequests(ctx, payouts.Page{Limit: limit}, payouts.PayoutRequestFilter{Status: payouts.RequestCreated})
+	created := payouts.PayoutRequestFilter{Status: payouts.RequestCreated, Order: payouts.OrderOldest}
+	requests, err := h.payouts.ListPayoutRequests(ctx, payouts.Page{Limit: limit}, created)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	heldCount, err := h.store.CountOpenApprovals(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	requestCount, err := h.payouts.CountPayoutRequests(ctx, created)
+	if err != nil {
+		return nil, 0, err
 	}
 	items := make([]pages.ApprovalItem, 0, len(held)+len(requests.Data))
 	for _, a := range held {
@@ -73,7 +71,7 @@ func (h *Handlers) openApprovals(ctx context.Context, limit int) ([]pages.Approv
 		items = append(items, payoutRequestItem(r))
 	}
 	slices.SortStableFunc(items, func(a, b pages.ApprovalItem) int { return a.Created.Compare(b.Created) })
-	return items, nil
+	return items[:min(len(items), limit)], heldCount + int(requestCount.Count), nil
 }
 
 // approvalRow is a held request as the queue shows it.

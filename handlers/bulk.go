@@ -179,7 +179,8 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if need := p.Summary.Total - p.Summary.PaidAmount; need > int64(app.Wallet.WithdrawableAmount) {
+	// Unsettled rows are asked about again, never sent again: their batch is what moves their money.
+	if need := p.Summary.Total - p.Summary.PaidAmount - p.Summary.UnsettledAmount; need > int64(app.Wallet.WithdrawableAmount) {
 		return h.renderBulkJob(c, fiber.StatusUnprocessableEntity, fmt.Sprintf("The app's wallet holds %s; these payouts need %s. Deposit the difference first.",
 			app.Wallet.WithdrawableAmount, payouts.Money(need)))
 	}
@@ -292,6 +293,9 @@ func summarizeBulk(rows []dashstore.BulkRow) pages.BulkSummary {
 			s.Failed++
 		case dashstore.BulkSkipped:
 			s.Skipped++
+		case dashstore.BulkUnsettled:
+			s.Unsettled++
+			s.UnsettledAmount += r.Amount
 		}
 	}
 	return s

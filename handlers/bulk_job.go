@@ -102,12 +102,15 @@ func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by das
 		return err
 	}
 	var skipped, transfers, payoutRows []dashstore.BulkRow
+	unsettled := map[string][]dashstore.BulkRow{} // by batch
 	for _, r := range rows {
 		switch {
 		case r.Problem != "":
 			r.Outcome, r.Error = dashstore.BulkSkipped, r.Problem
 			skipped = append(skipped, r)
 		case r.Outcome == dashstore.BulkPaid:
+		case r.Outcome == dashstore.BulkUnsettled:
+			unsettled[r.BatchID] = append(unsettled[r.BatchID], r)
 		case r.Method == bulkWallet:
 			transfers = append(transfers, r)
 		default:
@@ -116,6 +119,13 @@ func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by das
 	}
 	if err := h.store.SetBulkOutcomes(ctx, job.ID, skipped); err != nil {
 		return err
+	}
+	// Rows of a batch that had not finished are asked of that batch, not sent again.
+	for batchID, rows := range unsettled {
+		batch, err := h.awaitBatch(ctx, &payouts.TransferBatch{ID: batchID, Status: payouts.BatchPending})
+		if err := h.store.SetBulkOutcomes(ctx, job.ID, batchOutcomes(job, rows, batch, err)); err != nil {
+			return err
+		}
 	}
 	for chunk := range slices.Chunk(transfers, payouts.MaxBatchItems) {
 		if err := h.store.SetBulkOutcomes(ctx, job.ID, h.bulkTransfers(ctx, job, chunk)); err != nil {
@@ -131,8 +141,8 @@ func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by das
 	return h.auditBulkResult(ctx, job, by)
 }
 
-// bulkTransfers credits the rows' payees' wallets in one transfer batch, waits for the service
-// to run it, and returns the rows with their outcomes.
+// bulkTransfers credits the rows' payees' wallets in one transfer batch, waits a while for the
+// service to run it, and returns the rows with their outcomes.
 func (h *Handlers) bulkTransfers(ctx context.Context, job dashstore.BulkJob, rows []dashstore.BulkRow) []dashstore.BulkRow {
 	req := payouts.CreateTransferBatchRequest{Items: make([]payouts.TransferBatchItem, len(rows))}
 	for i, r := range rows {
@@ -140,18 +150,59 @@ func (h *Handlers) bulkTransfers(ctx context.Context, job dashstore.BulkJob, row
 			IdempotencyKey: bulkRowKey(job.FileHash, r.Row), Metadata: bulkMetadata(job.FileHash, r)}
 	}
 	batch, err := h.payouts.CreateTransferBatch(ctx, req)
-	for err == nil && batch.Status != payouts.BatchCompleted {
-		time.Sleep(bulkPoll)
-		batch, err = h.payouts.GetTransferBatch(ctx, batch.ID)
+	if err == nil {
+		batch, err = h.awaitBatch(ctx, batch)
+	}
+	return batchOutcomes(job, rows, batch, err)
+}
+
+// awaitBatch asks the service about batch every bulkPoll until it completes, for at most
+// bulkWait, and returns it as last seen; an error means it may not have completed.
+func (h *Handlers) awaitBatch(ctx context.Context, batch *payouts.TransferBatch) (*payouts.TransferBatch, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.bulkWait)
+	defer cancel()
+	tick := time.NewTicker(h.bulkPoll)
+	defer tick.Stop()
+	for batch.Status != payouts.BatchCompleted {
+		select {
+		case <-ctx.Done():
+			return batch, ctx.Err()
+		case <-tick.C:
+		}
+		next, err := h.payouts.GetTransferBatch(ctx, batch.ID)
+		if err != nil {
+			return batch, err
+		}
+		batch = next
+	}
+	return batch, nil
+}
+
+// batchOutcomes notes on rows what their transfer batch made of them. A batch never sent (nil)
+// failed them. One not seen complete may still pay them, so they are unsettled, never failed,
+// and keep the batch's id for the job to ask again.
+func batchOutcomes(job dashstore.BulkJob, rows []dashstore.BulkRow, batch *payouts.TransferBatch, err error) []dashstore.BulkRow {
+	items := map[string]payouts.TransferBatchItem{}
+	if batch != nil {
+		for _, it := range batch.Items {
+			items[it.IdempotencyKey] = it
+		}
 	}
 	for i := range rows {
+		r := &rows[i]
+		item, ok := items[bulkRowKey(job.FileHash, r.Row)]
 		switch {
-		case err != nil:
-			rows[i].Outcome, rows[i].Error = dashstore.BulkFailed, err.Error()
-		case batch.Items[i].TransferID != nil:
-			rows[i].Outcome, rows[i].TransferID, rows[i].Error = dashstore.BulkPaid, *batch.Items[i].TransferID, ""
+		case batch == nil:
+			r.Outcome, r.Error = dashstore.BulkFailed, err.Error()
+		case err != nil || batch.Status != payouts.BatchCompleted:
+			r.Outcome, r.BatchID = dashstore.BulkUnsettled, batch.ID
+			r.Error = "Transfer batch " + batch.ID + " had not finished when the job stopped waiting; it may still pay this row. Check again later."
+		case ok && item.TransferID != nil:
+			r.Outcome, r.TransferID, r.Error, r.BatchID = dashstore.BulkPaid, *item.TransferID, "", ""
+		case ok:
+			r.Outcome, r.Error, r.BatchID = dashstore.BulkFailed, deref(item.Error), ""
 		default:
-			rows[i].Outcome, rows[i].Error = dashstore.BulkFailed, deref(batch.Items[i].Error)
+			r.Outcome, r.Error, r.BatchID = dashstore.BulkFailed, "transfer batch "+batch.ID+" does not hold this row", ""
 		}
 	}
 	return rows
@@ -203,5 +254,6 @@ func (h *Handlers) auditBulkResult(ctx context.Context, job dashstore.BulkJob, b
 	s := summarizeBulk(rows)
 	return h.store.AddAudit(ctx, &dashstore.AuditEntry{Created: h.now(), OperatorID: by.ID, OperatorEmail: by.Email,
 		Action: "bulk.result", ObjectType: "bulk", ObjectID: job.ID,
-		Detail: fmt.Sprintf("%s: %d paid (%s), %d failed, %d skipped", job.FileName, s.Paid, payouts.Money(s.PaidAmount), s.Failed, s.Skipped)})
+		Detail: fmt.Sprintf("%s: %d paid (%s), %d failed, %d skipped, %d unsettled", job.FileName, s.Paid,
+			payouts.Money(s.PaidAmount), s.Failed, s.Skipped, s.Unsettled)})
 }

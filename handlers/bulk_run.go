@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -19,9 +18,6 @@ import (
 // bulkParallel bounds the calls a bulk job makes to the service at once, to resolve its users or
 // send its payouts: enough to overlap round trips, few enough to leave the service to others.
 const bulkParallel = 8
-
-// bulkPoll is how often a running job asks the service whether its transfer batch is done.
-const bulkPoll = 300 * time.Millisecond
 
 // bulkKeySpace is the namespace of the rows' idempotency keys (uuid.NewSHA1 of file hash and row).
 var bulkKeySpace = uuid.MustParse("6f1d2c34-7b0e-4a51-9c3e-2b8f5d6a9e10")

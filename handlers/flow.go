@@ -58,7 +58,7 @@ func stepChoices(leaveOut ...string) []components.Option {
 // flows lists the hosted flows, newest first.
 func (h *Handlers) flows(c *fiber.Ctx) error {
 	page := pageOf(c, flowsPerPage)
-	list, err := h.payouts.ListFlows(c.UserContext(), page)
+	list, err := h.payouts.ListFlows(c.UserContext(), page, payouts.FlowFilter{})
 	if err != nil {
 		return err
 	}

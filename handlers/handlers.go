@@ -50,6 +50,10 @@ type Config struct {
 	Logger   *slog.Logger
 	// Approvals holds payouts above a threshold for a second operator; the zero value holds none.
 	Approvals ApprovalPolicy
+	// BulkBatchWait bounds how long a bulk job waits for one of its transfer batches to finish
+	// (default 10 minutes); its rows are then left unsettled, to be checked again. BulkPoll is
+	// how often the job asks (default 300ms).
+	BulkBatchWait, BulkPoll time.Duration
 }
 
 // Handlers serves the dashboard's pages.
@@ -63,6 +67,8 @@ type Handlers struct {
 	log      *slog.Logger
 
 	bulkRuns bulkRuns // the bulk jobs this process is running
+	bulkWait time.Duration
+	bulkPoll time.Duration
 	policy   ApprovalPolicy
 	kinds    map[string]approvalKind // what an approval can hold (approvalKinds)
 }
@@ -81,8 +87,14 @@ func Register(cfg Config) error {
 	if cfg.Password == (web.PasswordParams{}) {
 		cfg.Password = web.DefaultPasswordParams
 	}
+	if cfg.BulkBatchWait <= 0 {
+		cfg.BulkBatchWait = 10 * time.Minute
+	}
+	if cfg.BulkPoll <= 0 {
+		cfg.BulkPoll = 300 * time.Millisecond
+	}
 	h := &Handlers{web: cfg.Web, store: cfg.Store, payouts: cfg.Payouts, appID: cfg.AppID, now: cfg.Now,
-		password: cfg.Password, log: cfg.Logger, policy: cfg.Approvals}
+		password: cfg.Password, log: cfg.Logger, policy: cfg.Approvals, bulkWait: cfg.BulkBatchWait, bulkPoll: cfg.BulkPoll}
 	h.kinds = h.approvalKinds()
 	return cfg.Web.Register(h.routes())
 }

@@ -46,6 +46,18 @@ type harnessOption func(*web.Config)
 // newHarness starts the real Payout Service and a dashboard talking to it through the client.
 func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()
+	return newHarnessWith(t, harnessSetup{}, opts...)
+}
+
+// harnessSetup is what a test may change of the service and the handlers newHarnessWith starts.
+type harnessSetup struct {
+	service  []servicetest.Option
+	handlers func(*handlers.Config)
+}
+
+// newHarnessWith is newHarness with the service's options and the handlers' configuration changed.
+func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *harness {
+	t.Helper()
 	ctx := context.Background()
 	store, err := dashstore.Open(ctx, filepath.Join(t.TempDir(), "dashboard.db"))
 	if err != nil {
@@ -63,7 +75,7 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := servicetest.Start(t)
+	env := servicetest.Start(t, setup.service...)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
 	// Runs before the service's own cleanup (cleanups run last-in first-out), so its graceful
 	// shutdown does not wait on this client's idle keep-alive connections.
@@ -77,8 +89,12 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	if _, err := payouts.GetApp(ctx, env.AppID); err != nil {
 		t.Fatal(err)
 	}
-	if err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payouts, AppID: env.AppID,
-		Now: clk.Now, Password: testPassword, Logger: logger, Approvals: testApprovals}); err != nil {
+	dash := handlers.Config{Web: srv, Store: store, Payouts: payouts, AppID: env.AppID,
+		Now: clk.Now, Password: testPassword, Logger: logger, Approvals: testApprovals}
+	if setup.handlers != nil {
+		setup.handlers(&dash)
+	}
+	if err := handlers.Register(dash); err != nil {
 		t.Fatal(err)
 	}
 	return &harness{t: t, srv: srv, store: store, clock: clk, env: env, payouts: payouts}

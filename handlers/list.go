@@ -198,6 +198,17 @@ func (f listFilter) query() url.Values {
 	return q
 }
 
+// narrows reports whether the filter narrows the rows. The time zone and page size shape the
+// page but leave every row in, and the form always sends them, even with nothing filled in.
+func (f listFilter) narrows() bool {
+	for name := range f.form.Values {
+		if name != "tz" && name != "limit" {
+			return true
+		}
+	}
+	return false
+}
+
 // problem is the filter's problems in one sentence, for the export, which has no form to show
 // them on.
 func (f listFilter) problem() string {
@@ -241,7 +252,7 @@ func (h *Handlers) reconcile(c *fiber.Ctx, path, target string, f listFilter, p 
 		p.PageSizes[i] = components.Option{Value: strconv.Itoa(n), Label: strconv.Itoa(n)}
 	}
 	p.PageSize = strconv.Itoa(f.page.Limit)
-	p.Filtered = len(f.form.Values) > 0 || f.page.StartingAfter != "" || f.page.EndingBefore != ""
+	p.Filtered = f.narrows() || f.page.StartingAfter != "" || f.page.EndingBefore != ""
 	if len(f.form.Errors) > 0 {
 		p.Problem = "Correct the filter to see the " + noun + "."
 		return fiber.StatusUnprocessableEntity, nil

@@ -141,6 +141,28 @@ func TestReconciliationBadFilters(t *testing.T) {
 	}
 }
 
+// TestReconciliationEmptyForm sends the filter forms with nothing filled in, as a browser does
+// (every field empty, with the time zone and page size the form always carries): that is no
+// filter, so an empty list says there is nothing yet, not that nothing matches.
+func TestReconciliationEmptyForm(t *testing.T) {
+	h := newHarness(t)
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	const empty = "user=&user_id=&from=&to=&min=&max=&tz=Europe%2FParis&limit=25"
+	for _, tc := range []struct{ path, extra, want, wrong string }{
+		{"/transfers", "&type=&status=", "No transfers yet", "No transfers match"},
+		{"/transactions", "", "No transactions yet", "No transactions match"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			res := manager.get(tc.path + "?" + empty + tc.extra)
+			wantStatus(t, res, http.StatusOK)
+			wantBody(t, res, tc.want)
+			if strings.Contains(res.body, tc.wrong) {
+				t.Errorf("an empty filter form says %q", tc.wrong)
+			}
+		})
+	}
+}
+
 // TestUserSuggestions answers the user box's typing, and refuses the lists' summaries and the
 // suggestions to those who may not read them.
 func TestUserSuggestions(t *testing.T) {

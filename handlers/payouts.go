@@ -42,11 +42,12 @@ type Payouts interface {
 	CancelPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
 
 	ListPayoutRequests(ctx context.Context, page payouts.Page, filter payouts.PayoutRequestFilter) (*payouts.List[payouts.PayoutRequest], error)
+	CountPayoutRequests(ctx context.Context, filter payouts.PayoutRequestFilter) (*payouts.PayoutRequestCount, error)
 	GetPayoutRequest(ctx context.Context, id string) (*payouts.PayoutRequest, error)
 	ReviewPayoutRequest(ctx context.Context, id string, req payouts.ReviewPayoutRequestRequest) (*payouts.PayoutRequest, error)
 
 	CreateFlow(ctx context.Context, req payouts.CreateFlowRequest) (*payouts.Flow, error)
-	ListFlows(ctx context.Context, page payouts.Page) (*payouts.List[payouts.Flow], error)
+	ListFlows(ctx context.Context, page payouts.Page, filter payouts.FlowFilter) (*payouts.List[payouts.Flow], error)
 	GetFlow(ctx context.Context, id string) (*payouts.Flow, error)
 
 	LookUpIDs(ctx context.Context, text string) (*payouts.IDLookup, error)

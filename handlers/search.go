@@ -22,9 +22,6 @@ const (
 	searchLimit = 10
 	// searchUsersFollowed is how many of the users found have their transfers and flows shown.
 	searchUsersFollowed = 5
-	// searchScan is how many of the newest payout links and flows are looked through where the
-	// API has no filter for what is searched (a link's amount, a flow's user); the page says so.
-	searchScan = payouts.MaxLimit
 )
 
 // search finds users, payout links, transfers and flows by id, name, email, phone or amount;
@@ -32,7 +29,7 @@ const (
 // the header's search field.
 func (h *Handlers) search(c *fiber.Ctx) error {
 	q := strings.TrimSpace(c.Query("q"))
-	p := pages.SearchProps{Query: q, Scanned: searchScan, CanUsers: h.can(c, web.PermUsersRead),
+	p := pages.SearchProps{Query: q, CanUsers: h.can(c, web.PermUsersRead),
 		CanLinks: h.can(c, web.PermLinksRead), CanTransfers: h.can(c, web.PermTransfersRead), CanFlows: h.can(c, web.PermFlowsRead)}
 	status := fiber.StatusOK
 	switch {
@@ -146,15 +143,13 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 		p.Transfers = newest(p.Transfers, func(t payouts.Transfer) string { return t.ID },
 			func(t payouts.Transfer) int64 { return t.Created.UnixMicro() })
 	}
-	if p.CanFlows && len(followed) > 0 {
-		flows, err := h.payouts.ListFlows(ctx, payouts.Page{Limit: searchScan})
-		if err != nil {
-			return err
-		}
-		for _, f := range flows.Data {
-			if f.UserID != nil && slices.ContainsFunc(followed, func(u payouts.User) bool { return u.ID == *f.UserID }) {
-				p.Flows = append(p.Flows, f)
+	if p.CanFlows {
+		for _, u := range followed {
+			flows, err := h.payouts.ListFlows(ctx, payouts.Page{Limit: searchLimit}, payouts.FlowFilter{UserID: u.ID})
+			if err != nil {
+				return err
 			}
+			p.Flows = append(p.Flows, flows.Data...)
 		}
 		p.Flows = newest(p.Flows, func(f payouts.Flow) string { return f.ID },
 			func(f payouts.Flow) int64 { return f.Created.UnixMicro() })
@@ -165,8 +160,8 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 	return nil
 }
 
-// findLinks finds payout links by payee or memo and, when the search is an amount, among the
-// newest links those of that amount: the API filters links by text, not by amount.
+// findLinks finds payout links by payee or memo and, when the search is an amount, those of
+// that amount.
 func (h *Handlers) findLinks(ctx context.Context, q string, p *pages.SearchProps) error {
 	links, err := h.payouts.ListPayoutLinks(ctx, payouts.Page{Limit: searchLimit}, payouts.PayoutLinkFilter{Search: q})
 	if err != nil {
@@ -174,15 +169,11 @@ func (h *Handlers) findLinks(ctx context.Context, q string, p *pages.SearchProps
 	}
 	p.Links = append(p.Links, links.Data...)
 	if p.Amount > 0 {
-		recent, err := h.payouts.ListPayoutLinks(ctx, payouts.Page{Limit: searchScan}, payouts.PayoutLinkFilter{})
+		ofAmount, err := h.payouts.ListPayoutLinks(ctx, payouts.Page{Limit: searchLimit}, payouts.PayoutLinkFilter{Amount: p.Amount})
 		if err != nil {
 			return err
 		}
-		for _, l := range recent.Data {
-			if l.Amount == p.Amount {
-				p.Links = append(p.Links, l)
-			}
-		}
+		p.Links = append(p.Links, ofAmount.Data...)
 	}
 	p.Links = newest(p.Links, func(l payouts.PayoutLink) string { return l.ID },
 		func(l payouts.PayoutLink) int64 { return l.Created.UnixMicro() })

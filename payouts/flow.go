@@ -173,6 +173,18 @@ func StepOrder(in []Step) (names []string, redirect string) {
 	return names, redirect
 }
 
+// FlowFilter narrows GET /v2/flows (our extension).
+type FlowFilter struct {
+	UserID string // the flows of this user
+}
+
+// Validate checks the filter's user id.
+func (f FlowFilter) Validate() error {
+	p := Problems{}
+	p.id("user_id", f.UserID, false)
+	return p.Err()
+}
+
 // Validate checks the steps, the user id and the metadata; whether the user exists is the
 // service's to check.
 func (r CreateFlowRequest) Validate() error {

@@ -1,6 +1,9 @@
 package payouts
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // PayoutLinkStatus is where a payout link stands.
 type PayoutLinkStatus string
@@ -111,6 +114,29 @@ type CreatePayoutLinkRequest struct {
 type PayoutLinkFilter struct {
 	Status PayoutLinkStatus
 	Search string // ours: part of the payee's name, email or phone
+	Amount Money  // ours: exactly this many cents; 0 is any amount
+}
+
+// CheckFilterAmount checks an exact amount filter: 0 is none, else 1 to MaxAmount cents.
+func CheckFilterAmount(m Money) error {
+	if m < 0 || m > MaxAmount {
+		return FieldError("amount", "must be a whole number of cents from 1 to "+strconv.FormatInt(int64(MaxAmount), 10))
+	}
+	return nil
+}
+
+// ParseFilterAmount reads the amount= filter of a list: empty is none (0), anything else must be
+// a whole number of cents from 1 to MaxAmount.
+func ParseFilterAmount(v string) (Money, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n == 0 {
+		n = -1 // not a number of cents, or no amount: the same problem as one out of range
+	}
+	return Money(n), CheckFilterAmount(Money(n))
 }
 
 // Normalize returns the payee without the spaces people type around values, the phone number

@@ -55,9 +55,37 @@ func (r CreatePayoutRequestRequest) Validate() error {
 	return p.Err()
 }
 
-// PayoutRequestFilter narrows GET /v2/payout-requests.
+// PayoutRequestFilter narrows GET /v2/payout-requests and GET /v2/payout-requests/count.
 type PayoutRequestFilter struct {
 	Status PayoutRequestStatus
+	// Order is our extension order=: OrderNewest (the default, as every list) or OrderOldest,
+	// for a queue worked from its head. The list only; a count has no order.
+	Order string
+}
+
+// The orders of a payout request list. Oldest first, starting_after names the page of newer
+// requests and ending_before that of older ones: cursors follow the list's order.
+const (
+	OrderNewest = "newest"
+	OrderOldest = "oldest"
+)
+
+// Validate checks the filter's status and order.
+func (f PayoutRequestFilter) Validate() error {
+	p := Problems{}
+	if f.Status != "" && !f.Status.Valid() {
+		p.Add("status", "must be created, approved or rejected")
+	}
+	if f.Order != "" && f.Order != OrderNewest && f.Order != OrderOldest {
+		p.Add("order", "must be newest or oldest")
+	}
+	return p.Err()
+}
+
+// PayoutRequestCount is the answer of GET /v2/payout-requests/count, our extension: how many
+// payout requests the filter matches, so a queue can say its length without listing it.
+type PayoutRequestCount struct {
+	Count int64 `json:"count"`
 }
 
 // Review actions on a payout request.

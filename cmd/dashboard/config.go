@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/cli"
@@ -44,6 +45,8 @@ type config struct {
 	Password       web.PasswordParams // zero = web.DefaultPasswordParams; tests make it cheap
 
 	Approvals handlers.ApprovalPolicy // payouts above a threshold wait for a second operator
+	// BulkBatchWait is how long a bulk payout waits for one of its transfer batches to finish.
+	BulkBatchWait time.Duration
 }
 
 const defaultAddr = "127.0.0.1:8080"
@@ -52,7 +55,7 @@ const defaultAddr = "127.0.0.1:8080"
 func parseConfig(args []string, getenv func(string) string, output io.Writer) (config, error) {
 	env := cli.Env(getenv)
 	var c config
-	var trusted, encryptionKey, secure, threshold, approvers string
+	var trusted, encryptionKey, secure, threshold, approvers, bulkWait string
 	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
 	fs.SetOutput(output)
 	fs.StringVar(&c.Addr, "addr", env("DISBURSE_DASHBOARD_ADDR", defaultAddr), "dashboard listen address (DISBURSE_DASHBOARD_ADDR)")
@@ -87,6 +90,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"payouts and payout links of more than this many dollars wait for a second operator's approval; off = none wait (DISBURSE_APPROVAL_THRESHOLD)")
 	fs.StringVar(&approvers, "approver-roles", env("DISBURSE_APPROVER_ROLES", "admin,manager"),
 		"comma-separated roles that may approve held payouts and API payout requests (DISBURSE_APPROVER_ROLES)")
+	fs.StringVar(&bulkWait, "bulk-batch-wait", env("DISBURSE_BULK_BATCH_WAIT", "10m"),
+		"how long a bulk payout waits for a transfer batch to finish before leaving its rows as still running, to check again later (DISBURSE_BULK_BATCH_WAIT)")
 	fs.StringVar(&c.LogFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"), "log format: text or json (DISBURSE_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, cli.UsageError{Err: err}
@@ -168,6 +173,11 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 	}
 	if len(c.Approvals.Approvers) == 0 {
 		bad("--approver-roles is empty: name at least one role")
+	}
+	if d, err := time.ParseDuration(bulkWait); err != nil || d <= 0 {
+		bad("--bulk-batch-wait %q: want a positive duration like 10m", bulkWait)
+	} else {
+		c.BulkBatchWait = d
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("--log-format %q: want text or json", c.LogFormat)

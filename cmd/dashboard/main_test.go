@@ -224,6 +224,13 @@ func TestParseConfig(t *testing.T) {
 				}
 			}},
 		{name: "negative threshold", args: []string{"--approval-threshold", "-1"}, wantErr: "--approval-threshold"},
+		{name: "bulk batch wait", env: map[string]string{"DISBURSE_BULK_BATCH_WAIT": "90s"}, check: func(t *testing.T, c config) {
+			if c.BulkBatchWait != 90*time.Second {
+				t.Errorf("bulk batch wait %v, want 90s", c.BulkBatchWait)
+			}
+		}},
+		{name: "bulk batch wait not a duration", args: []string{"--bulk-batch-wait", "ten"}, wantErr: "--bulk-batch-wait"},
+		{name: "bulk batch wait zero", args: []string{"--bulk-batch-wait", "0s"}, wantErr: "--bulk-batch-wait"},
 		{name: "threshold not an amount", args: []string{"--approval-threshold", "lots"}, wantErr: "--approval-threshold"},
 		{name: "unknown approver role", args: []string{"--approver-roles", "admin,boss"}, wantErr: `"boss" is not a role`},
 		{name: "no approver role", args: []string{"--approver-roles", " , "}, wantErr: "--approver-roles is empty"},

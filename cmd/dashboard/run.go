@@ -144,7 +144,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	if err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payoutsClient, AppID: creds.AppID,
-		Now: now, Password: cfg.Password, Logger: log, Approvals: cfg.Approvals}); err != nil {
+		Now: now, Password: cfg.Password, Logger: log, Approvals: cfg.Approvals, BulkBatchWait: cfg.BulkBatchWait}); err != nil {
 		return err
 	}
 	if err := ensureAdmin(ctx, store, cfg, dashboardURL, stdout); err != nil {

@@ -23,7 +23,7 @@ func (h *handler) listFlows(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.svc.ListFlows(c.UserContext(), appID(c), p)
+	list, err := h.svc.ListFlows(c.UserContext(), appID(c), p, payouts.FlowFilter{UserID: c.Query("user_id")})
 	if err != nil {
 		return err
 	}

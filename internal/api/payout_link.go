@@ -27,7 +27,11 @@ func (h *handler) listPayoutLinks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := payouts.PayoutLinkFilter{Status: payouts.PayoutLinkStatus(c.Query("status")), Search: c.Query("search")}
+	amount, err := payouts.ParseFilterAmount(c.Query("amount"))
+	if err != nil {
+		return err
+	}
+	f := payouts.PayoutLinkFilter{Status: payouts.PayoutLinkStatus(c.Query("status")), Search: c.Query("search"), Amount: amount}
 	list, err := h.svc.ListPayoutLinks(c.UserContext(), appID(c), p, f)
 	if err != nil {
 		return err

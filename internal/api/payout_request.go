@@ -23,12 +23,24 @@ func (h *handler) listPayoutRequests(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := payouts.PayoutRequestFilter{Status: payouts.PayoutRequestStatus(c.Query("status"))}
-	list, err := h.svc.ListPayoutRequests(c.UserContext(), appID(c), p, f)
+	list, err := h.svc.ListPayoutRequests(c.UserContext(), appID(c), p, payoutRequestFilterOf(c))
 	if err != nil {
 		return err
 	}
 	return c.JSON(list)
+}
+
+// countPayoutRequests is our extension: how many requests the list's filter matches.
+func (h *handler) countPayoutRequests(c *fiber.Ctx) error {
+	n, err := h.svc.CountPayoutRequests(c.UserContext(), appID(c), payoutRequestFilterOf(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(n)
+}
+
+func payoutRequestFilterOf(c *fiber.Ctx) payouts.PayoutRequestFilter {
+	return payouts.PayoutRequestFilter{Status: payouts.PayoutRequestStatus(c.Query("status")), Order: c.Query("order")}
 }
 
 func (h *handler) getPayoutRequest(c *fiber.Ctx) error {

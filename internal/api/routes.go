@@ -55,6 +55,7 @@ func (h *handler) routes(r fiber.Router) {
 
 	v2.Post("/payout-requests", app, h.createPayoutRequest)
 	v2.Get("/payout-requests", app, h.listPayoutRequests)
+	v2.Get("/payout-requests/count", app, h.countPayoutRequests)
 	v2.Get("/payout-requests/:request_id", app, h.getPayoutRequest)
 	v2.Post("/payout-requests/:request_id/review", app, h.reviewPayoutRequest)
 

@@ -26,6 +26,9 @@ const (
 	BulkPaid    = "paid"
 	BulkFailed  = "failed"  // the service refused or failed it
 	BulkSkipped = "skipped" // it had a problem, so it was never sent
+	// BulkUnsettled is a row sent in a transfer batch that had not finished when the job stopped
+	// waiting for it: the batch may still pay it, so it is neither paid nor failed until asked again.
+	BulkUnsettled = "unsettled"
 )
 
 // BulkJob is one uploaded CSV of payouts. A file is one job per app, found again by its SHA-256,
@@ -50,9 +53,10 @@ type BulkRow struct {
 	Memo       string
 	Method     string // "wallet", or a payout platform
 	Problem    string // why the row will not be paid; empty for a good row
-	Outcome    string // empty until run; BulkPaid, BulkFailed or BulkSkipped
+	Outcome    string // empty until run; BulkPaid, BulkFailed, BulkSkipped or BulkUnsettled
 	TransferID string
 	Error      string
+	BatchID    string // the transfer batch an unsettled row waits in
 }
 
 // CreateBulkJob records job and its rows, setting the job's ID. When the app already has a job
@@ -131,30 +135,30 @@ func (s *Store) SetBulkStatus(ctx context.Context, id string, status BulkStatus,
 // BulkRows returns every row of a job in file order.
 func (s *Store) BulkRows(ctx context.Context, jobID string) ([]BulkRow, error) {
 	rows, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT row_num, user_ref, user_id, amount, memo, method, problem,
-		outcome, transfer_id, error FROM bulk_rows WHERE job_id = ? ORDER BY row_num`), jobID)
+		outcome, transfer_id, error, batch_id FROM bulk_rows WHERE job_id = ? ORDER BY row_num`), jobID)
 	if err != nil {
 		return nil, err
 	}
 	return sqldb.All(rows, func(rows *sql.Rows) (BulkRow, error) {
 		var r BulkRow
 		err := rows.Scan(&r.Row, &r.UserRef, &r.UserID, &r.Amount, &r.Memo, &r.Method, &r.Problem, &r.Outcome,
-			&r.TransferID, &r.Error)
+			&r.TransferID, &r.Error, &r.BatchID)
 		return r, err
 	})
 }
 
-// SetBulkOutcomes records the outcomes of rows of a job (their Outcome, TransferID and Error),
-// in one transaction.
+// SetBulkOutcomes records the outcomes of rows of a job (their Outcome, TransferID, Error and
+// BatchID), in one transaction.
 func (s *Store) SetBulkOutcomes(ctx context.Context, jobID string, rows []BulkRow) error {
 	return s.db.InTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, s.db.Rebind(`UPDATE bulk_rows SET outcome = ?, transfer_id = ?, error = ?
-			WHERE job_id = ? AND row_num = ?`))
+		stmt, err := tx.PrepareContext(ctx, s.db.Rebind(`UPDATE bulk_rows SET outcome = ?, transfer_id = ?, error = ?,
+			batch_id = ? WHERE job_id = ? AND row_num = ?`))
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for _, r := range rows {
-			if _, err := stmt.ExecContext(ctx, r.Outcome, r.TransferID, r.Error, jobID, r.Row); err != nil {
+			if _, err := stmt.ExecContext(ctx, r.Outcome, r.TransferID, r.Error, r.BatchID, jobID, r.Row); err != nil {
 				return err
 			}
 		}

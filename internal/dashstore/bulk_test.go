@@ -55,6 +55,23 @@ func TestBulkJobs(t *testing.T) {
 				t.Errorf("rows %+v", got)
 			}
 		})
+		t.Run("an unsettled row keeps its batch", func(t *testing.T) {
+			waiting := []dashstore.BulkRow{{Row: 1, Outcome: dashstore.BulkUnsettled, Error: "still running", BatchID: "b1"}}
+			if err := s.SetBulkOutcomes(ctx, job.ID, waiting); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.BulkRows(ctx, job.ID)
+			if err != nil || got[0].Outcome != dashstore.BulkUnsettled || got[0].BatchID != "b1" || got[0].TransferID != "" {
+				t.Fatalf("BulkRows = %+v, %v", got, err)
+			}
+			paid := []dashstore.BulkRow{{Row: 1, Outcome: dashstore.BulkPaid, TransferID: "t1"}}
+			if err := s.SetBulkOutcomes(ctx, job.ID, paid); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.BulkRows(ctx, job.ID); err != nil || got[0].BatchID != "" || got[0].TransferID != "t1" {
+				t.Errorf("once paid, BulkRows = %+v, %v", got, err)
+			}
+		})
 		t.Run("a confirmed job cannot be canceled", func(t *testing.T) {
 			if err := s.SetBulkStatus(ctx, job.ID, dashstore.BulkRunning, t0); err != nil {
 				t.Fatal(err)

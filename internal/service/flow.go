@@ -84,11 +84,14 @@ func (s *Service) flowOut(f *FlowRecord) *payouts.Flow {
 }
 
 // ListFlows returns a page of flows, newest first.
-func (s *Service) ListFlows(ctx context.Context, appID string, page payouts.Page) (*payouts.List[payouts.Flow], error) {
+func (s *Service) ListFlows(ctx context.Context, appID string, page payouts.Page, f payouts.FlowFilter) (*payouts.List[payouts.Flow], error) {
 	if err := page.Validate(); err != nil {
 		return nil, err
 	}
-	recs, more, err := s.store.ListFlows(ctx, appID, page)
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	recs, more, err := s.store.ListFlows(ctx, appID, page, f)
 	if err != nil {
 		return nil, cursorError(err, page)
 	}

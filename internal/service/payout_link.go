@@ -168,6 +168,9 @@ func (s *Service) ListPayoutLinks(ctx context.Context, appID string, page payout
 	if len(f.Search) > 100 {
 		return nil, payouts.FieldError("search", "must be at most 100 characters")
 	}
+	if err := payouts.CheckFilterAmount(f.Amount); err != nil {
+		return nil, err
+	}
 	recs, more, err := s.store.ListPayoutLinks(ctx, appID, page, f)
 	if err != nil {
 		return nil, cursorError(err, page)

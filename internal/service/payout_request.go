@@ -78,13 +78,14 @@ func (s *Service) payoutRequestOf(ctx context.Context, q Queries, r *PayoutReque
 	return &out, nil
 }
 
-// ListPayoutRequests returns a page of the app's payout requests, newest first.
+// ListPayoutRequests returns a page of the app's payout requests, newest first unless the filter
+// asks for the oldest.
 func (s *Service) ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) (*payouts.List[payouts.PayoutRequest], error) {
 	if err := page.Validate(); err != nil {
 		return nil, err
 	}
-	if f.Status != "" && !f.Status.Valid() {
-		return nil, payouts.FieldError("status", "must be created, approved or rejected")
+	if err := f.Validate(); err != nil {
+		return nil, err
 	}
 	recs, more, err := s.store.ListPayoutRequests(ctx, appID, page, f)
 	if err != nil {
@@ -99,6 +100,18 @@ func (s *Service) ListPayoutRequests(ctx context.Context, appID string, page pay
 		out.Data[i] = *r
 	}
 	return out, nil
+}
+
+// CountPayoutRequests counts the app's payout requests the filter matches.
+func (s *Service) CountPayoutRequests(ctx context.Context, appID string, f payouts.PayoutRequestFilter) (*payouts.PayoutRequestCount, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	n, err := s.store.CountPayoutRequests(ctx, appID, f)
+	if err != nil {
+		return nil, err
+	}
+	return &payouts.PayoutRequestCount{Count: n}, nil
 }
 
 // ReviewPayoutRequest approves a created request, which pays its user at once when they have a

@@ -93,7 +93,7 @@ type Queries interface {
 	GetFlow(ctx context.Context, appID, id string) (*FlowRecord, error)
 	FlowByID(ctx context.Context, id string) (*FlowRecord, error)
 	UpdateFlow(ctx context.Context, f *FlowRecord) error
-	ListFlows(ctx context.Context, appID string, page payouts.Page) ([]FlowRecord, bool, error)
+	ListFlows(ctx context.Context, appID string, page payouts.Page, f payouts.FlowFilter) ([]FlowRecord, bool, error)
 
 	// LookUpIDs finds the ids of users, payout links, transfers and flows whose short id is text or that begin with it.
 	LookUpIDs(ctx context.Context, appID, text string, limit int) (payouts.IDLookup, error)
@@ -112,6 +112,7 @@ type Queries interface {
 	GetPayoutRequest(ctx context.Context, appID, id string) (*PayoutRequestRecord, error)
 	UpdatePayoutRequest(ctx context.Context, r *PayoutRequestRecord, from payouts.PayoutRequestStatus) error
 	ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) ([]PayoutRequestRecord, bool, error)
+	CountPayoutRequests(ctx context.Context, appID string, f payouts.PayoutRequestFilter) (int64, error)
 
 	// Transfer batches. GetTransferBatch reads the items too; lists do not.
 	CreateTransferBatch(ctx context.Context, b *TransferBatchRecord) error

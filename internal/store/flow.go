@@ -76,10 +76,13 @@ func (q *Queries) UpdateFlow(ctx context.Context, f *service.FlowRecord) (err er
 		sqlNullPtr(f.UserID), stepsJSON(f.CompletedSteps), f.AppID, f.ID)
 }
 
-// ListFlows reads a page of the app's flows, newest first.
-func (q *Queries) ListFlows(ctx context.Context, appID string, page payouts.Page) (_ []service.FlowRecord, _ bool, err error) {
+// ListFlows reads a page of the app's flows, newest first; of one user through flows_user.
+func (q *Queries) ListFlows(ctx context.Context, appID string, page payouts.Page, f payouts.FlowFilter) (_ []service.FlowRecord, _ bool, err error) {
 	defer wrap(&err, "list flows")
 	l := listQuery{selectFrom: `SELECT ` + flowColumns + ` FROM flows`, order: "seq", cursor: q.seqCursor("flows", appID)}
 	l.filter("app_id = ?", appID)
+	if f.UserID != "" {
+		l.filter("user_id = ?", f.UserID)
+	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.FlowRecord, error) { return scanFlow(r) })
 }

@@ -11,14 +11,16 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// listQuery is a keyset-paginated list: rows of one app, newest first, ordered by an indexed,
-// increasing integer column. A page costs the same at any depth: the cursor becomes a bound on
+// listQuery is a keyset-paginated list: rows of one app, newest first (or oldest first), ordered
+// by an indexed, increasing integer column. A page costs the same at any depth: the cursor becomes a bound on
 // that column, never an OFFSET.
 type listQuery struct {
 	selectFrom string   // SELECT ... FROM ... (with any joins)
 	where      []string // conditions, ANDed
 	args       []any
 	order      string // the keyset column, for example "t.seq"
+	// oldestFirst reverses the list: starting_after then reads newer rows, ending_before older.
+	oldestFirst bool
 	// cursor finds the keyset value of the object a cursor names, within the same app.
 	cursor func(ctx context.Context, id string) (int64, error)
 }
@@ -31,17 +33,27 @@ func (l *listQuery) filter(cond string, args ...any) {
 // run reads one page. scan reads one row. It returns the rows and whether more lie beyond the
 // page in the direction of travel.
 func run[T any](ctx context.Context, q *Queries, l listQuery, p payouts.Page, scan func(*sql.Rows) (T, error)) ([]T, bool, error) {
-	dir, backwards := "DESC", false
+	// A page after a cursor reads on in the list's order; a page before one reads the other way
+	// from it and is turned round.
+	descending, backwards := !l.oldestFirst, false
 	if p.StartingAfter != "" || p.EndingBefore != "" {
-		id, op := p.StartingAfter, " < ?"
+		id := p.StartingAfter
 		if id == "" {
-			id, op, dir, backwards = p.EndingBefore, " > ?", "ASC", true
+			id, descending, backwards = p.EndingBefore, !descending, true
 		}
 		bound, err := l.cursor(ctx, id)
 		if err != nil {
 			return nil, false, err
 		}
+		op := " > ?"
+		if descending {
+			op = " < ?"
+		}
 		l.filter(l.order+op, bound)
+	}
+	dir := "ASC"
+	if descending {
+		dir = "DESC"
 	}
 	var b strings.Builder
 	b.WriteString(l.selectFrom)

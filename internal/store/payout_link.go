@@ -105,6 +105,9 @@ func (q *Queries) ListPayoutLinks(ctx context.Context, appID string, page payout
 	if f.Search != "" {
 		l.filter(`search LIKE ? ESCAPE '\'`, likePattern(f.Search))
 	}
+	if f.Amount != 0 {
+		l.filter("amount = ?", int64(f.Amount)) // through payout_links_amount
+	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.PayoutLinkRecord, error) { return scanLink(r) })
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
@@ -60,14 +61,29 @@ func (q *Queries) UpdatePayoutRequest(ctx context.Context, r *service.PayoutRequ
 		r.AppID, r.ID, from)
 }
 
-// ListPayoutRequests reads a page of the app's payout requests, newest first.
+// ListPayoutRequests reads a page of the app's payout requests, newest first unless the filter
+// asks for the oldest. Both orders walk payout_requests_status (or _app, without a status).
 func (q *Queries) ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) (_ []service.PayoutRequestRecord, _ bool, err error) {
 	defer wrap(&err, "list payout requests of app %s", appID)
 	l := listQuery{selectFrom: `SELECT ` + payoutRequestColumns + ` FROM payout_requests`, order: "seq",
-		cursor: q.seqCursor("payout_requests", appID)}
+		cursor: q.seqCursor("payout_requests", appID), oldestFirst: f.Order == payouts.OrderOldest}
+	payoutRequestsOf(&l, appID, f)
+	return run(ctx, q, l, page, func(r *sql.Rows) (service.PayoutRequestRecord, error) { return scanPayoutRequest(r) })
+}
+
+// CountPayoutRequests counts the app's payout requests the filter matches, from the index alone.
+func (q *Queries) CountPayoutRequests(ctx context.Context, appID string, f payouts.PayoutRequestFilter) (n int64, err error) {
+	defer wrap(&err, "count payout requests of app %s", appID)
+	l := listQuery{}
+	payoutRequestsOf(&l, appID, f)
+	err = q.queryRow(ctx, `SELECT COUNT(*) FROM payout_requests WHERE `+strings.Join(l.where, " AND "), l.args...).Scan(&n)
+	return n, err
+}
+
+// payoutRequestsOf narrows l to the app's payout requests the filter matches.
+func payoutRequestsOf(l *listQuery, appID string, f payouts.PayoutRequestFilter) {
 	l.filter("app_id = ?", appID)
 	if f.Status != "" {
 		l.filter("status = ?", f.Status)
 	}
-	return run(ctx, q, l, page, func(r *sql.Rows) (service.PayoutRequestRecord, error) { return scanPayoutRequest(r) })
 }
