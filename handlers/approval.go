@@ -28,6 +28,12 @@ type ApprovalPolicy struct {
 	Approvers []dashstore.Role
 }
 
+// DefaultApprovalPolicy is the policy of a dashboard not told otherwise: more than $1,000.00
+// waits for an admin or a manager. The dashboard's flags take their defaults from it.
+func DefaultApprovalPolicy() ApprovalPolicy {
+	return ApprovalPolicy{On: true, Above: 1000_00, Approvers: []dashstore.Role{dashstore.RoleAdmin, dashstore.RoleManager}}
+}
+
 // holds reports whether a request of amount waits for a second operator.
 func (p ApprovalPolicy) holds(amount payouts.Money) bool { return p.On && amount > p.Above }
 
