@@ -28,6 +28,12 @@ type ApprovalPolicy struct {
 	Approvers []dashstore.Role
 }
 
+// DefaultApprovalPolicy is the policy of a dashboard not told otherwise: more than $1,000.00
+// waits for an admin or a manager. The dashboard's flags take their defaults from it.
+func DefaultApprovalPolicy() ApprovalPolicy {
+	return ApprovalPolicy{On: true, Above: 1000_00, Approvers: []dashstore.Role{dashstore.RoleAdmin, dashstore.RoleManager}}
+}
+
 // holds reports whether a request of amount waits for a second operator.
 func (p ApprovalPolicy) holds(amount payouts.Money) bool { return p.On && amount > p.Above }
 
@@ -162,20 +168,22 @@ func approverRoles(roles []dashstore.Role) string {
 	return strings.Join(names, " or ")
 }
 
-// decisionOf reads an approve or reject form; a rejection needs a reason, kept in the audit log.
-func decisionOf(c *fiber.Ctx) (form components.Form, approve bool, reason string, err error) {
+// decisionOf reads an approve or reject form: action is payouts.ReviewApprove or
+// payouts.ReviewReject, as the API's review takes it. A rejection needs a reason, kept in the
+// audit log.
+func decisionOf(c *fiber.Ctx) (form components.Form, action, reason string, err error) {
 	form = formOf(c, "action", "reason")
-	action, reason := form.Value("action"), strings.TrimSpace(form.Value("reason"))
+	action, reason = form.Value("action"), strings.TrimSpace(form.Value("reason"))
 	switch {
 	case action != payouts.ReviewApprove && action != payouts.ReviewReject:
 		// Only a forged request gets here: the page's two buttons send the action.
-		return form, false, "", fiber.NewError(fiber.StatusBadRequest, "Choose to approve or to reject.")
+		return form, "", "", fiber.NewError(fiber.StatusBadRequest, "Choose to approve or to reject.")
 	case action == payouts.ReviewReject && reason == "":
 		form.Errors = map[string]string{"reason": "say why it is rejected"}
 	case len(reason) > 500:
 		form.Errors = map[string]string{"reason": "use at most 500 characters"}
 	}
-	return form, action == payouts.ReviewApprove, reason, nil
+	return form, action, reason, nil
 }
 
 // approval shows one held request: what would happen, and Approve / Reject to those who may.
@@ -216,7 +224,7 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 	if err := h.mayDecide(op, a.MakerID); err != nil {
 		return err
 	}
-	form, approve, reason, err := decisionOf(c)
+	form, action, reason, err := decisionOf(c)
 	if err != nil {
 		return err
 	}
@@ -228,7 +236,7 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 		return fiber.NewError(fiber.StatusConflict, "This dashboard does not know how to run a "+a.Kind+".")
 	}
 	what := kind.what(a)
-	if !approve {
+	if action == payouts.ReviewReject {
 		if _, changed, err := h.store.RejectApproval(ctx, id, op, reason, h.now()); err != nil || !changed {
 			return h.alreadyDecided(c, id, err)
 		}

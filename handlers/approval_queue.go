@@ -149,16 +149,12 @@ func (h *Handlers) reviewPayoutRequest(c *fiber.Ctx) error {
 	if err := h.mayDecide(h.operatorOf(c), ""); err != nil {
 		return err
 	}
-	form, approve, reason, err := decisionOf(c)
+	form, action, reason, err := decisionOf(c)
 	if err != nil {
 		return err
 	}
 	if form.Errors != nil {
 		return h.renderPayoutRequest(c, fiber.StatusUnprocessableEntity, form)
-	}
-	action := payouts.ReviewReject
-	if approve {
-		action = payouts.ReviewApprove
 	}
 	r, err := h.payouts.ReviewPayoutRequest(c.UserContext(), c.Params("id"), payouts.ReviewPayoutRequestRequest{Action: action, Reason: reason})
 	if formFailed(err, &form) {
@@ -169,7 +165,7 @@ func (h *Handlers) reviewPayoutRequest(c *fiber.Ctx) error {
 	}
 	item := payoutRequestItem(*r)
 	what := r.Amount.String() + " payout request for " + item.PayeeName
-	if approve {
+	if action == payouts.ReviewApprove {
 		h.audit(c, "payout_request.approve", "payout_request", r.ID, "approved the "+what+" (made "+item.ResultID+")")
 		web.Flash(c, web.FlashSuccess, "Approved the "+what+".")
 	} else {

@@ -34,7 +34,8 @@ const (
 )
 
 // ParseRange reads a Range from query parameters (get returns one by name): instants in RFC 3339
-// and amounts in cents. Every bad value is a problem on its parameter.
+// and amounts in cents. Every unreadable value is a problem on its parameter. It does not judge
+// the bounds it read: the service checks every filter's range (Range.Check), whoever sent it.
 func ParseRange(get func(string) string) (Range, error) {
 	var r Range
 	p := Problems{}
@@ -62,7 +63,6 @@ func ParseRange(get func(string) string) (Range, error) {
 	}
 	r.CreatedFrom, r.CreatedTo = instant(QueryCreatedFrom), instant(QueryCreatedTo)
 	r.AmountMin, r.AmountMax = cents(QueryAmountMin), cents(QueryAmountMax)
-	r.Check(p)
 	return r, p.Err()
 }
 

@@ -56,6 +56,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 	env := cli.Env(getenv)
 	var c config
 	var trusted, encryptionKey, secure, threshold, approvers, bulkWait string
+	approvals := handlers.DefaultApprovalPolicy()
 	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
 	fs.SetOutput(output)
 	fs.StringVar(&c.Addr, "addr", env("DISBURSE_DASHBOARD_ADDR", defaultAddr), "dashboard listen address (DISBURSE_DASHBOARD_ADDR)")
@@ -86,9 +87,9 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"header in which trusted proxies give the client address (DISBURSE_PROXY_HEADER)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("DISBURSE_METRICS_ADDR", ""),
 		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9091; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
-	fs.StringVar(&threshold, "approval-threshold", env("DISBURSE_APPROVAL_THRESHOLD", "1000.00"),
+	fs.StringVar(&threshold, "approval-threshold", env("DISBURSE_APPROVAL_THRESHOLD", approvals.Above.Decimal()),
 		"payouts and payout links of more than this many dollars wait for a second operator's approval; off = none wait (DISBURSE_APPROVAL_THRESHOLD)")
-	fs.StringVar(&approvers, "approver-roles", env("DISBURSE_APPROVER_ROLES", "admin,manager"),
+	fs.StringVar(&approvers, "approver-roles", env("DISBURSE_APPROVER_ROLES", strings.Join(roleNames(approvals.Approvers), ",")),
 		"comma-separated roles that may approve held payouts and API payout requests (DISBURSE_APPROVER_ROLES)")
 	fs.StringVar(&bulkWait, "bulk-batch-wait", env("DISBURSE_BULK_BATCH_WAIT", "10m"),
 		"how long a bulk payout waits for a transfer batch to finish before leaving its rows as still running, to check again later (DISBURSE_BULK_BATCH_WAIT)")
@@ -168,7 +169,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		if role := dashstore.Role(r); role.Valid() {
 			c.Approvals.Approvers = append(c.Approvals.Approvers, role)
 		} else {
-			bad("--approver-roles: %q is not a role (%s)", r, roleNames())
+			bad("--approver-roles: %q is not a role (%s)", r, strings.Join(roleNames(dashstore.Roles), ", "))
 		}
 	}
 	if len(c.Approvals.Approvers) == 0 {
@@ -188,13 +189,13 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 	return c, nil
 }
 
-// roleNames lists the roles an operator may have.
-func roleNames() string {
-	names := make([]string, len(dashstore.Roles))
-	for i, r := range dashstore.Roles {
+// roleNames names roles as flags spell them.
+func roleNames(roles []dashstore.Role) []string {
+	names := make([]string, len(roles))
+	for i, r := range roles {
 		names[i] = string(r)
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // originOf returns scheme://host[:port] of an http(s) URL.

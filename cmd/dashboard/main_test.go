@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/dashstore"
 )
@@ -206,9 +207,10 @@ func TestParseConfig(t *testing.T) {
 		{name: "stray argument", args: []string{"serve"}, wantErr: "unexpected arguments"},
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: "nope"},
 		{name: "approvals by default", check: func(t *testing.T, c config) {
-			want := []dashstore.Role{dashstore.RoleAdmin, dashstore.RoleManager}
-			if !c.Approvals.On || c.Approvals.Above != 1000_00 || !slices.Equal(c.Approvals.Approvers, want) {
-				t.Errorf("approvals: %+v, want above $1,000.00 by %v", c.Approvals, want)
+			// The flags' defaults are written from the policy's, and must read back as it.
+			want := handlers.DefaultApprovalPolicy()
+			if c.Approvals.On != want.On || c.Approvals.Above != want.Above || !slices.Equal(c.Approvals.Approvers, want.Approvers) {
+				t.Errorf("approvals: %+v, want %+v", c.Approvals, want)
 			}
 		}},
 		{name: "approvals off", env: map[string]string{"DISBURSE_APPROVAL_THRESHOLD": "off"}, check: func(t *testing.T, c config) {

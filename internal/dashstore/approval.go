@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -156,20 +155,15 @@ func (s *Store) RejectApproval(ctx context.Context, id string, checker Operator,
 }
 
 // decide moves an approval in status from to to.Status, setting the fields of to
-// that are not empty, and returns it as it then stands. The status guard in the UPDATE makes two
-// operators deciding at once agree: one changes it, the other sees what the first did.
+// that are not empty (NULLIF turns an empty one into NULL, and COALESCE keeps the column), and
+// returns it as it then stands. The status guard in the UPDATE makes two operators deciding at
+// once agree: one changes it, the other sees what the first did.
 func (s *Store) decide(ctx context.Context, id string, from ApprovalStatus, to Approval, now time.Time) (Approval, bool, error) {
-	set := []string{"status = ?", "decided_at = ?"}
-	args := []any{to.Status, sqldb.Micros(now)}
-	for col, v := range map[string]string{"checker_id": to.CheckerID, "checker_email": to.CheckerEmail,
-		"reason": to.Reason, "result_id": to.ResultID} {
-		if v != "" {
-			set, args = append(set, col+" = ?"), append(args, v)
-		}
-	}
-	args = append(args, id, from)
-	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE approvals SET `+strings.Join(set, ", ")+
-		` WHERE id = ? AND status = ?`), args...)
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE approvals SET status = ?, decided_at = ?,
+		checker_id = COALESCE(NULLIF(?, ''), checker_id), checker_email = COALESCE(NULLIF(?, ''), checker_email),
+		reason = COALESCE(NULLIF(?, ''), reason), result_id = COALESCE(NULLIF(?, ''), result_id)
+		WHERE id = ? AND status = ?`),
+		to.Status, sqldb.Micros(now), to.CheckerID, to.CheckerEmail, to.Reason, to.ResultID, id, from)
 	if err != nil {
 		return Approval{}, false, err
 	}

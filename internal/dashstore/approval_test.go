@@ -53,6 +53,10 @@ func TestApprovals(t *testing.T) {
 			if err != nil || got.Status != dashstore.ApprovalApproved || got.ResultID != "transfer-1" || got.Decided.IsZero() {
 				t.Fatalf("finish = %+v, %v", got, err)
 			}
+			// Finishing sets the outcome and keeps who approved it.
+			if got.CheckerID != checker.ID || got.CheckerEmail != checker.Email || got.Reason != "" {
+				t.Errorf("finish lost the checker or made up a reason: %+v", got)
+			}
 			if _, ok, err := s.StartApproval(ctx, a.ID, checker, t0); err != nil || ok {
 				t.Errorf("an approved approval started again (ok %v, %v)", ok, err)
 			}

@@ -2,6 +2,8 @@ package dashstore_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/disburse/disburse/internal/dashstore"
@@ -96,4 +98,54 @@ func TestBulkJobs(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestBulkJobManyRows: a file of more rows than one INSERT takes is stored whole, in order.
+func TestBulkJobManyRows(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, s *dashstore.Store) {
+		ctx := context.Background()
+		rows := bulkRows(1234)
+		job := dashstore.BulkJob{AppID: "app1", FileHash: "big", FileName: "big.csv", Status: dashstore.BulkPreviewed, Created: t0}
+		if _, err := s.CreateBulkJob(ctx, &job, rows); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.BulkRows(ctx, job.ID)
+		if err != nil || !slices.Equal(got, rows) {
+			t.Errorf("BulkRows = %d rows (%v), want the %d stored", len(got), err, len(rows))
+		}
+	})
+}
+
+// bulkRows makes n good rows.
+func bulkRows(n int) []dashstore.BulkRow {
+	rows := make([]dashstore.BulkRow, n)
+	for i := range rows {
+		rows[i] = dashstore.BulkRow{Row: i + 1, UserRef: fmt.Sprintf("user%d@example.com", i), UserID: fmt.Sprintf("u%d", i),
+			Amount: int64(100 + i), Memo: "March payouts", Method: "wallet"}
+	}
+	return rows
+}
+
+// BenchmarkCreateBulkJob stores a 5,000-row bulk file on each engine, a new file each time.
+func BenchmarkCreateBulkJob(b *testing.B) {
+	ctx := context.Background()
+	rows := bulkRows(5000)
+	for name, dsn := range engines {
+		b.Run(name, func(b *testing.B) {
+			s, err := dashstore.Open(ctx, dsn(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			n := 0
+			for b.Loop() {
+				n++
+				job := dashstore.BulkJob{AppID: "app1", FileHash: fmt.Sprint(n), FileName: "march.csv", OperatorID: "op1",
+					Status: dashstore.BulkPreviewed, Created: t0}
+				if created, err := s.CreateBulkJob(ctx, &job, rows); err != nil || !created {
+					b.Fatalf("CreateBulkJob = %v, %v", created, err)
+				}
+			}
+		})
+	}
 }

@@ -16,9 +16,9 @@ import (
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // engines opens a fresh store on each engine; every test below runs on both.
-var engines = map[string]func(t *testing.T) string{
-	"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "dashboard.db") },
-	"postgres": func(t *testing.T) string { return pgtest.DSN(t) },
+var engines = map[string]func(t testing.TB) string{
+	"sqlite":   func(t testing.TB) string { return filepath.Join(t.TempDir(), "dashboard.db") },
+	"postgres": func(t testing.TB) string { return pgtest.DSN(t) },
 }
 
 func forEachEngine(t *testing.T, test func(t *testing.T, s *dashstore.Store)) {

@@ -6,42 +6,26 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/disburse/disburse/internal/sqldb"
 )
 
 // itemsPerInsert bounds the rows of one multi-row statement, well inside both engines' limits
 // on bound parameters.
 const itemsPerInsert = 200
 
-// insertRows inserts n rows, itemsPerInsert per statement, so that a chunk of a batch costs a
-// round trip per few hundred rows instead of one per row. insert is the statement up to VALUES;
-// row(i) returns the values of row i; tail follows the VALUES (ON CONFLICT, RETURNING). When scan
-// is set, it reads each row the statement returns.
+// insertRows inserts n rows, itemsPerInsert per statement (sqldb.InsertRows), so that a chunk
+// of a batch costs a round trip per few hundred rows instead of one per row. When scan is set,
+// it reads each row the statement returns.
 func (q *Queries) insertRows(ctx context.Context, insert string, n int, row func(i int) []any,
 	tail string, scan func(*sql.Rows) error) error {
-	for start := 0; start < n; start += itemsPerInsert {
-		end := min(start+itemsPerInsert, n)
-		var values strings.Builder
-		var args []any
-		for i := start; i < end; i++ {
-			vals := row(i)
-			if i > start {
-				values.WriteString(", ")
-			}
-			values.WriteString("(" + strings.TrimSuffix(strings.Repeat("?, ", len(vals)), ", ") + ")")
-			args = append(args, vals...)
-		}
-		stmt := insert + " VALUES " + values.String() + " " + tail
+	return sqldb.InsertRows(n, itemsPerInsert, insert, row, tail, func(stmt string, args []any) error {
 		if scan == nil {
-			if _, err := q.exec(ctx, stmt, args...); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := q.scanRows(ctx, stmt, args, scan); err != nil {
+			_, err := q.exec(ctx, stmt, args...)
 			return err
 		}
-	}
-	return nil
+		return q.scanRows(ctx, stmt, args, scan)
+	})
 }
 
 // scanRows runs query and calls scan for each row it returns.

@@ -115,8 +115,7 @@ func Start(ctx context.Context, dir string, log *slog.Logger) (d *Demo, err erro
 		return d, err
 	}
 	if err := handlers.Register(handlers.Config{Web: srv, Store: d.Store, Payouts: d.API, AppID: d.AppID,
-		Now: time.Now, Password: password, Logger: log, Approvals: handlers.ApprovalPolicy{On: true, Above: 1000_00,
-			Approvers: []dashstore.Role{dashstore.RoleAdmin, dashstore.RoleManager}}}); err != nil {
+		Now: time.Now, Password: password, Logger: log, Approvals: handlers.DefaultApprovalPolicy()}); err != nil {
 		dashLn.Close()
 		return d, err
 	}

@@ -1,0 +1,64 @@
+package sqldb_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/disburse/disburse/internal/sqldb"
+)
+
+func TestInsertRows(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		n, per, cols int
+		wantStmts    []string // each statement's VALUES, rows given by their first value
+		wantErr      string
+	}{
+		{name: "none", n: 0, per: 2, cols: 2},
+		{name: "one short chunk", n: 1, per: 2, cols: 2, wantStmts: []string{"(?, ?)"}},
+		{name: "full chunks and the rest", n: 5, per: 2, cols: 1, wantStmts: []string{"(?), (?)", "(?), (?)", "(?)"}},
+		{name: "past the parameter limit", n: 2, per: 2, cols: sqldb.MaxParams/2 + 1, wantErr: "bound parameters"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stmts []string
+			var got []any
+			err := sqldb.InsertRows(tc.n, tc.per, "INSERT INTO t (a)", func(i int) []any {
+				vals := make([]any, tc.cols)
+				vals[0] = i
+				return vals
+			}, "ON CONFLICT DO NOTHING", func(query string, args []any) error {
+				values, ok := strings.CutPrefix(query, "INSERT INTO t (a) VALUES ")
+				values, tail := strings.CutSuffix(values, " ON CONFLICT DO NOTHING")
+				if !ok || !tail {
+					t.Errorf("statement %q", query)
+				}
+				stmts = append(stmts, values)
+				for i := 0; i < len(args); i += tc.cols {
+					got = append(got, args[i])
+				}
+				return nil
+			})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || len(stmts) != 0 {
+					t.Fatalf("err = %v after %d statements, want %q before any", err, len(stmts), tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(stmts, tc.wantStmts) {
+				t.Errorf("statements %q, want %q", stmts, tc.wantStmts)
+			}
+			for i, v := range got {
+				if v != i {
+					t.Fatalf("rows in order %v, want 0..%d", got, tc.n-1)
+				}
+			}
+			if len(got) != tc.n {
+				t.Errorf("%d rows inserted, want %d", len(got), tc.n)
+			}
+		})
+	}
+}
