@@ -70,12 +70,13 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db.closePools()
 		return nil, fmt.Errorf("sqldb: connect: %w", err)
 	}
-	// SQLite has one write lock: one writer. On PostgreSQL several batches overlap one's round
-	// trips with another's commit; they lock rows without waiting (see the store's lockRow), so
-	// they cannot deadlock each other. Measured in BENCHMARKS.md.
+	// SQLite has one write lock: one writer. On PostgreSQL two batches overlap one's round trips
+	// with the other's commit; they lock rows without waiting (see the store's lockRow), so they
+	// cannot deadlock each other. More writers make smaller batches that queue on the app
+	// wallet's row lock: four were slower than two. Measured in BENCHMARKS.md.
 	writers := 1
 	if db.Dialect == Postgres {
-		writers = 4
+		writers = 2
 	}
 	db.writers = startWriters(db.writes, writers)
 	bg, stop := context.WithCancel(context.Background())
