@@ -59,13 +59,10 @@ type BulkRow struct {
 	BatchID    string // the transfer batch an unsettled row waits in
 }
 
-// A job's rows are stored bulkRowsPerInsert to a statement, of bulkRowValues values each: well
-// inside sqldb.MaxParams. On SQLite, a hundred to a prepared statement beat both one row to a
+// A job's rows are stored bulkRowsPerInsert to a statement, of 11 values each: well inside
+// sqldb.MaxParams. On SQLite, a hundred to a prepared statement beat both one row to a
 // statement and larger chunks (BenchmarkCreateBulkJob).
-const (
-	bulkRowsPerInsert = 100
-	bulkRowValues     = 11
-)
+const bulkRowsPerInsert = 100
 
 // CreateBulkJob records job and its rows, setting the job's ID. When the app already has a job
 // for the same file, nothing is written and that job is returned with created false.
@@ -90,14 +87,11 @@ func (s *Store) CreateBulkJob(ctx context.Context, job *BulkJob, rows []BulkRow)
 				r.TransferID, r.Error}
 		}, "", func(query string, args []any) error {
 			query = s.db.Rebind(query)
-			// A whole chunk's text is always the same, so it is prepared once (on SQLite, where
-			// compiling it would cost more than the rows) and kept; the last, shorter one runs as
-			// it is rather than fill the cache with a text per length.
-			if len(args) == bulkRowsPerInsert*bulkRowValues {
-				if stmt := s.db.Prepared(ctx, tx, query); stmt != nil {
-					_, err := stmt.ExecContext(ctx, args...)
-					return err
-				}
+			// InsertRows makes a few texts (whole chunks, then powers of two), so each is prepared
+			// once (on SQLite, where compiling it would cost more than the rows) and kept.
+			if stmt := s.db.Prepared(ctx, tx, query); stmt != nil {
+				_, err := stmt.ExecContext(ctx, args...)
+				return err
 			}
 			_, err := tx.ExecContext(ctx, query, args...)
 			return err

@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -10,14 +11,17 @@ import (
 const MaxParams = 32766
 
 // InsertRows inserts n rows as multi-row INSERTs of at most perStatement rows each, so many rows
-// cost a statement per chunk instead of one each. insert is the statement up to VALUES; row(i)
-// returns the values of row i; tail follows the VALUES (ON CONFLICT, RETURNING, or empty); run
-// executes each statement, written with ? placeholders, with its arguments. A chunk whose values
-// would pass MaxParams is an error, before anything runs: choose perStatement by the row's width.
+// cost a statement per chunk instead of one each. What is left after the whole chunks goes in
+// chunks of powers of two (37 rows: 32, 4, 1), so that a caller's statement has at most eight
+// or so texts, which all stay prepared, instead of one per row count, which would fill the
+// statement cache (DB.Prepared). insert is the statement up to VALUES; row(i) returns the
+// values of row i; tail follows the VALUES (ON CONFLICT, RETURNING, or empty); run executes
+// each statement, written with ? placeholders, with its arguments. A chunk whose values would
+// pass MaxParams is an error, before anything runs: choose perStatement by the row's width.
 func InsertRows(n, perStatement int, insert string, row func(i int) []any, tail string,
 	run func(query string, args []any) error) error {
-	for start := 0; start < n; start += perStatement {
-		end := min(start+perStatement, n)
+	for start, end := 0, 0; start < n; start = end {
+		end = start + chunkSize(n-start, perStatement)
 		var values strings.Builder
 		var args []any
 		for i := start; i < end; i++ {
@@ -37,4 +41,27 @@ func InsertRows(n, perStatement int, insert string, row func(i int) []any, tail 
 		}
 	}
 	return nil
+}
+
+// chunkSize is how many of left rows the next statement takes: a whole chunk, or else the
+// largest power of two in what is left.
+func chunkSize(left, perStatement int) int {
+	if left >= perStatement {
+		return perStatement
+	}
+	return 1 << (bits.Len(uint(left)) - 1)
+}
+
+// PadIDs returns ids grown to a power of two by repeating the last, for an IN list: the list
+// means the same, and a query has a few texts instead of one per length (see InsertRows).
+func PadIDs(ids []string) []string {
+	if len(ids) == 0 {
+		return ids
+	}
+	n := 1 << bits.Len(uint(len(ids)-1))
+	padded := ids[:len(ids):len(ids)] // appending copies: the caller's slice is left alone
+	for len(padded) < n {
+		padded = append(padded, ids[len(ids)-1])
+	}
+	return padded
 }

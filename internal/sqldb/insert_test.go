@@ -18,6 +18,8 @@ func TestInsertRows(t *testing.T) {
 		{name: "none", n: 0, per: 2, cols: 2},
 		{name: "one short chunk", n: 1, per: 2, cols: 2, wantStmts: []string{"(?, ?)"}},
 		{name: "full chunks and the rest", n: 5, per: 2, cols: 1, wantStmts: []string{"(?), (?)", "(?), (?)", "(?)"}},
+		{name: "the rest in powers of two", n: 7 + 8, per: 8, cols: 1, wantStmts: []string{
+			"(?), (?), (?), (?), (?), (?), (?), (?)", "(?), (?), (?), (?)", "(?), (?)", "(?)"}},
 		{name: "past the parameter limit", n: 2, per: 2, cols: sqldb.MaxParams/2 + 1, wantErr: "bound parameters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,6 +60,30 @@ func TestInsertRows(t *testing.T) {
 			}
 			if len(got) != tc.n {
 				t.Errorf("%d rows inserted, want %d", len(got), tc.n)
+			}
+		})
+	}
+}
+
+func TestPadIDs(t *testing.T) {
+	for _, tc := range []struct {
+		ids, want []string
+	}{
+		{nil, nil},
+		{[]string{"a"}, []string{"a"}},
+		{[]string{"a", "b"}, []string{"a", "b"}},
+		{[]string{"a", "b", "c"}, []string{"a", "b", "c", "c"}},
+		{[]string{"a", "b", "c", "d", "e"}, []string{"a", "b", "c", "d", "e", "e", "e", "e"}},
+	} {
+		t.Run(strings.Join(tc.ids, ","), func(t *testing.T) {
+			ids := make([]string, len(tc.ids), 8) // room to grow in place, which must not happen
+			copy(ids, tc.ids)
+			got := sqldb.PadIDs(ids)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("PadIDs(%q) = %q, want %q", tc.ids, got, tc.want)
+			}
+			if !slices.Equal(ids, tc.ids) || slices.ContainsFunc(ids[len(ids):cap(ids)], func(s string) bool { return s != "" }) {
+				t.Errorf("PadIDs changed its argument's array: %q", ids[:cap(ids)])
 			}
 		})
 	}

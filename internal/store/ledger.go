@@ -267,8 +267,10 @@ func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transfe
 	return postings, err
 }
 
-// appAndIDs are the placeholders of ids, for an IN list, and the arguments appID and ids.
+// appAndIDs are the placeholders of ids, for an IN list, and the arguments appID and ids, the
+// list padded to a power of two (sqldb.PadIDs) so that the query keeps a few texts.
 func appAndIDs(appID string, ids []string) (string, []any) {
+	ids = sqldb.PadIDs(ids)
 	args := make([]any, 0, len(ids)+1)
 	args = append(args, appID)
 	for _, id := range ids {
