@@ -172,10 +172,11 @@ func TestShortIDPlans(t *testing.T) {
 	})
 }
 
-// TestByIDPlans: the reads of a user (GetUser) and of a transfer (GetTransfer) by id find it
-// through the unique id index even before the table's first ANALYZE. With app_id (or
-// deleted_at IS NULL) in their WHERE, PostgreSQL could not tell the id index from an
-// (app_id, ...) or a partial one by statistics, and read every row of the app to find one.
+// TestByIDPlans: the reads of a user (GetUser) and of a transfer (GetTransfer), and a transfer's
+// update (UpdateTransfer), find the row through the unique id index even before the table's
+// first ANALYZE. With app_id (or deleted_at IS NULL) in their WHERE, PostgreSQL could not tell
+// the id index from an (app_id, ...) or a partial one by statistics, and read every row of the
+// app to find one.
 func TestByIDPlans(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
@@ -191,9 +192,14 @@ func TestByIDPlans(t *testing.T) {
 		for _, c := range []struct{ table, query, id string }{
 			{"users", `SELECT u.seq FROM users u WHERE u.id = ?`, userID(150)},
 			{"transfers", `SELECT seq FROM transfers WHERE id = ?`, tr.ID},
+			{"transfers", `UPDATE transfers SET status = ? WHERE id = ? AND status = ?`, tr.ID},
 		} {
-			t.Run(c.table, func(t *testing.T) {
-				p := queryPlan(t, st, c.query, c.id)
+			t.Run(c.query, func(t *testing.T) {
+				args := []any{c.id}
+				if strings.HasPrefix(c.query, "UPDATE") {
+					args = []any{"completed", c.id, "pending"}
+				}
+				p := queryPlan(t, st, c.query, args...)
 				if !strings.Contains(p, c.table+"_id_key") && !strings.Contains(p, "sqlite_autoindex_"+c.table+"_1") {
 					t.Fatalf("the read by id does not use the id index:\n%s", p)
 				}

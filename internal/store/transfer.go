@@ -88,11 +88,14 @@ func (q *Queries) GetTransfer(ctx context.Context, appID, id string) (_ *service
 // two workers can never both move the same transfer on.
 func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord, from payouts.TransferStatus) (err error) {
 	defer wrap(&err, "update transfer %s", t.ID)
+	// By the unique id alone (t was read with its app, or made here): with app_id and status in
+	// the WHERE, PostgreSQL may walk transfers_status, every pending payout of the app, when its
+	// statistics say pending ones are few (TestByIDPlans).
 	err = q.execOne(ctx, `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
 		attempts = ?, rail_state = ?, lease_until = ?, updated = ?, payout_link_id = ?
-		WHERE app_id = ? AND id = ? AND status = ?`,
+		WHERE id = ? AND status = ?`,
 		t.Status, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), t.Attempts, t.RailState,
-		micros0(t.LeaseUntil), sqldb.Micros(t.Updated), sqlNullPtr(t.PayoutLinkID), t.AppID, t.ID, from)
+		micros0(t.LeaseUntil), sqldb.Micros(t.Updated), sqlNullPtr(t.PayoutLinkID), t.ID, from)
 	if err != nil || t.Status == from {
 		return err
 	}
