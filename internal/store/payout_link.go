@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"time"
 
@@ -61,14 +62,14 @@ func (q *Queries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRec
 		metadataValue(l.Metadata), l.PayoutFeeParty, search, sqldb.Micros(l.Created.Time), sqldb.Micros(l.Updated)).Scan(&l.Seq)
 }
 
-// GetPayoutLink reads one payout link of the app.
+// GetPayoutLink reads one payout link of the app, by its id alone and its app checked here, as
+// GetTransfer does.
 func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (_ *service.PayoutLinkRecord, err error) {
-	defer wrap(&err, "get payout link %s", id)
-	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
-	if err != nil {
-		return nil, err
+	l, err := q.PayoutLinkByID(ctx, id)
+	if err == nil && l.AppID != appID {
+		return nil, fmt.Errorf("get payout link %s: %w", id, service.ErrNoRecord)
 	}
-	return &l, nil
+	return l, err
 }
 
 // PayoutLinkByID reads a payout link by id alone, for the hosted pages its payee opens.

@@ -40,11 +40,15 @@ func (q *Queries) CreatePayoutRequest(ctx context.Context, r *service.PayoutRequ
 		sqldb.Micros(r.Created.Time), sqldb.Micros(r.Updated)).Scan(&r.Seq)
 }
 
-// GetPayoutRequest reads one payout request of the app.
+// GetPayoutRequest reads one payout request of the app, by its id alone and its app checked
+// here, as GetTransfer does.
 func (q *Queries) GetPayoutRequest(ctx context.Context, appID, id string) (_ *service.PayoutRequestRecord, err error) {
 	defer wrap(&err, "get payout request %s", id)
 	r, err := scanPayoutRequest(q.queryRow(ctx, `SELECT `+payoutRequestColumns+` FROM payout_requests
-		WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
+		WHERE id = ?`+q.lockRow(""), id))
+	if err == nil && r.AppID != appID {
+		err = service.ErrNoRecord
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -52,13 +56,13 @@ func (q *Queries) GetPayoutRequest(ctx context.Context, appID, id string) (_ *se
 }
 
 // UpdatePayoutRequest writes a request's outcome if it is still in status from, so a request is
-// approved or rejected once.
+// approved or rejected once. It names the id, not the app, as UpdateTransfer does.
 func (q *Queries) UpdatePayoutRequest(ctx context.Context, r *service.PayoutRequestRecord, from payouts.PayoutRequestStatus) (err error) {
 	defer wrap(&err, "update payout request %s", r.ID)
 	return q.execOne(ctx, `UPDATE payout_requests SET status = ?, payout_link_id = ?, transfer_id = ?,
-		reject_reason = ?, updated = ? WHERE app_id = ? AND id = ? AND status = ?`,
+		reject_reason = ?, updated = ? WHERE id = ? AND status = ?`,
 		r.Status, sqlNullPtr(r.PayoutLinkID), sqlNullPtr(r.TransferID), r.RejectReason, sqldb.Micros(r.Updated),
-		r.AppID, r.ID, from)
+		r.ID, from)
 }
 
 // ListPayoutRequests reads a page of the app's payout requests, newest first unless the filter

@@ -172,9 +172,9 @@ func TestShortIDPlans(t *testing.T) {
 	})
 }
 
-// TestByIDPlans: the reads of a user (GetUser) and of a transfer (GetTransfer), and a transfer's
-// update (UpdateTransfer), find the row through the unique id index even before the table's
-// first ANALYZE. With app_id (or deleted_at IS NULL) in their WHERE, PostgreSQL could not tell
+// TestByIDPlans: the reads by id of users, transfers, payout links and payout requests, and the
+// updates of transfers and payout requests, find the row through the unique id index even
+// before the table's first ANALYZE. With app_id (or deleted_at IS NULL) in their WHERE, PostgreSQL could not tell
 // the id index from an (app_id, ...) or a partial one by statistics, and read every row of the
 // app to find one.
 func TestByIDPlans(t *testing.T) {
@@ -188,11 +188,27 @@ func TestByIDPlans(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		db := st.DB()
+		for n := range 300 {
+			for _, insert := range []string{
+				`INSERT INTO payout_links (id, app_id, amount, status, delivery_method, search, created, updated)
+					VALUES (?, ?, 100, 'delivered', 'link', '', 0, 0)`,
+				`INSERT INTO payout_requests (id, app_id, amount, status, created, updated)
+					VALUES (?, ?, 100, 'approved', 0, 0)`,
+			} {
+				if _, err := db.ExecContext(ctx, db.Rebind(insert), userID(n), appID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		tr, _ := heldTransfer(appID, 0, 0, 150)
 		for _, c := range []struct{ table, query, id string }{
 			{"users", `SELECT u.seq FROM users u WHERE u.id = ?`, userID(150)},
 			{"transfers", `SELECT seq FROM transfers WHERE id = ?`, tr.ID},
 			{"transfers", `UPDATE transfers SET status = ? WHERE id = ? AND status = ?`, tr.ID},
+			{"payout_links", `SELECT seq FROM payout_links WHERE id = ?`, userID(150)},
+			{"payout_requests", `SELECT seq FROM payout_requests WHERE id = ?`, userID(150)},
+			{"payout_requests", `UPDATE payout_requests SET status = ? WHERE id = ? AND status = ?`, userID(150)},
 		} {
 			t.Run(c.query, func(t *testing.T) {
 				args := []any{c.id}
