@@ -11,21 +11,29 @@ import (
 	"github.com/disburse/disburse/internal/store"
 )
 
-// queryPlan is the plan of query on the store's engine, one line per row. On PostgreSQL
-// sequential scans are switched off: the tables are empty, and the question is which index a
-// query can use, not whether a scan of nothing is cheaper.
+// queryPlan is the plan of query on the store's engine, one line per row, explained on one
+// connection. On PostgreSQL sequential scans are switched off for it: the tables are empty, and
+// the question is which index a query can use, not whether a scan of nothing is cheaper. On
+// SQLite a read comes first: EXPLAIN reads no table, so it would not notice a schema changed
+// since the connection last read one, and a pooled connection opened by the background
+// checkpoints while the migrations ran would explain without the newest indexes.
 func queryPlan(t *testing.T, st *store.Store, query string, args ...any) string {
 	t.Helper()
 	ctx := context.Background()
 	db := st.DB()
-	explain := "EXPLAIN QUERY PLAN " + query
-	if db.Dialect == sqldb.Postgres {
-		if _, err := db.ExecContext(ctx, `SET enable_seqscan = off`); err != nil {
-			t.Fatal(err)
-		}
-		explain = "EXPLAIN " + query
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rows, err := db.QueryContext(ctx, db.Rebind(explain), args...)
+	defer conn.Close()
+	explain, first := "EXPLAIN QUERY PLAN "+query, `SELECT count(*) FROM sqlite_master`
+	if db.Dialect == sqldb.Postgres {
+		explain, first = "EXPLAIN "+query, `SET enable_seqscan = off`
+	}
+	if _, err := conn.ExecContext(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.QueryContext(ctx, db.Rebind(explain), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
