@@ -51,10 +51,14 @@ type Config struct {
 	// Approvals holds payouts above a threshold for a second operator; the zero value holds none.
 	Approvals ApprovalPolicy
 	// BulkBatchWait bounds how long a bulk job waits for one of its transfer batches to finish
-	// (default 10 minutes); its rows are then left unsettled, to be checked again. BulkPoll is
-	// how often the job asks (default 300ms).
+	// (default DefaultBulkBatchWait); its rows are then left unsettled, to be checked again.
+	// BulkPoll is how often the job asks (default 300ms).
 	BulkBatchWait, BulkPoll time.Duration
 }
+
+// DefaultBulkBatchWait is how long a bulk job waits for a transfer batch when not told; the
+// dashboard's flag takes its default from it.
+const DefaultBulkBatchWait = 10 * time.Minute
 
 // Handlers serves the dashboard's pages.
 type Handlers struct {
@@ -88,7 +92,7 @@ func Register(cfg Config) error {
 		cfg.Password = web.DefaultPasswordParams
 	}
 	if cfg.BulkBatchWait <= 0 {
-		cfg.BulkBatchWait = 10 * time.Minute
+		cfg.BulkBatchWait = DefaultBulkBatchWait
 	}
 	if cfg.BulkPoll <= 0 {
 		cfg.BulkPoll = 300 * time.Millisecond

@@ -106,6 +106,19 @@ func fetch[T any](ctx context.Context, ids []string, into []T, get func(context.
 	return into, nil
 }
 
+// ofEach appends to into the first page list gives for each of users.
+func ofEach[T any](ctx context.Context, users []payouts.User, into []T,
+	list func(ctx context.Context, userID string) (*payouts.List[T], error)) ([]T, error) {
+	for _, u := range users {
+		page, err := list(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		into = append(into, page.Data...)
+	}
+	return into, nil
+}
+
 // findByText finds users and payout links by name, email or phone, the transfers and flows of
 // those users, and the transfers and payout links of the amount when the text reads as one.
 func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProps) error {
@@ -133,23 +146,21 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 			}
 			p.Transfers = append(p.Transfers, ofAmount.Data...)
 		}
-		for _, u := range followed {
-			ts, err := h.payouts.ListTransfers(ctx, payouts.Page{Limit: searchLimit}, payouts.TransferFilter{UserID: u.ID})
-			if err != nil {
-				return err
-			}
-			p.Transfers = append(p.Transfers, ts.Data...)
+		p.Transfers, err = ofEach(ctx, followed, p.Transfers, func(ctx context.Context, userID string) (*payouts.List[payouts.Transfer], error) {
+			return h.payouts.ListTransfers(ctx, payouts.Page{Limit: searchLimit}, payouts.TransferFilter{UserID: userID})
+		})
+		if err != nil {
+			return err
 		}
 		p.Transfers = newest(p.Transfers, func(t payouts.Transfer) string { return t.ID },
 			func(t payouts.Transfer) int64 { return t.Created.UnixMicro() })
 	}
 	if p.CanFlows {
-		for _, u := range followed {
-			flows, err := h.payouts.ListFlows(ctx, payouts.Page{Limit: searchLimit}, payouts.FlowFilter{UserID: u.ID})
-			if err != nil {
-				return err
-			}
-			p.Flows = append(p.Flows, flows.Data...)
+		p.Flows, err = ofEach(ctx, followed, p.Flows, func(ctx context.Context, userID string) (*payouts.List[payouts.Flow], error) {
+			return h.payouts.ListFlows(ctx, payouts.Page{Limit: searchLimit}, payouts.FlowFilter{UserID: userID})
+		})
+		if err != nil {
+			return err
 		}
 		p.Flows = newest(p.Flows, func(f payouts.Flow) string { return f.ID },
 			func(f payouts.Flow) int64 { return f.Created.UnixMicro() })

@@ -91,7 +91,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"payouts and payout links of more than this many dollars wait for a second operator's approval; off = none wait (DISBURSE_APPROVAL_THRESHOLD)")
 	fs.StringVar(&approvers, "approver-roles", env("DISBURSE_APPROVER_ROLES", strings.Join(roleNames(approvals.Approvers), ",")),
 		"comma-separated roles that may approve held payouts and API payout requests (DISBURSE_APPROVER_ROLES)")
-	fs.StringVar(&bulkWait, "bulk-batch-wait", env("DISBURSE_BULK_BATCH_WAIT", "10m"),
+	fs.StringVar(&bulkWait, "bulk-batch-wait", env("DISBURSE_BULK_BATCH_WAIT", handlers.DefaultBulkBatchWait.String()),
 		"how long a bulk payout waits for a transfer batch to finish before leaving its rows as still running, to check again later (DISBURSE_BULK_BATCH_WAIT)")
 	fs.StringVar(&c.LogFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"), "log format: text or json (DISBURSE_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {

@@ -207,15 +207,15 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 		}
 		batch.endJob(errs[i] == nil)
 	}
-	if started {
+	if batch.flush != nil {
 		// The flush's writes belong to no job: inside the last job's savepoint each page they
 		// change would first be copied to the statement journal.
-		if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT job"); err != nil {
-			tx.Rollback()
-			return errs, err
+		if started {
+			if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT job"); err != nil {
+				tx.Rollback()
+				return errs, err
+			}
 		}
-	}
-	if batch.flush != nil {
 		if err := batch.flush(ctx, tx); err != nil {
 			tx.Rollback()
 			return errs, err

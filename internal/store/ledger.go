@@ -201,8 +201,8 @@ func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err err
 		q.held.postings.add(postingValues(p), func(id int64) { p.ID = id })
 		return nil
 	}
-	// No posting is held outside HoldInserts, and a new posting reads no held row: the rows a
-	// batch holds need not be written first.
+	// On PostgreSQL no posting is held outside HoldInserts, and a new posting reads no held row:
+	// the rows a batch holds need not be written first.
 	h := q.held
 	q.held = nil
 	defer func() { q.held = h }()
@@ -210,14 +210,18 @@ func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err err
 		postingValues(p)...).Scan(&p.ID)
 }
 
-const insertPosting = `INSERT INTO postings (app_id, transfer_id, debit_account, credit_account, amount, state,
-	type, user_id, source_name, destination_name, metadata, created)`
+const (
+	postingInsertColumns = `app_id, transfer_id, debit_account, credit_account, amount, state, type, user_id,
+	source_name, destination_name, metadata, created`
+	insertPosting       = `INSERT INTO postings (` + postingInsertColumns + `)`
+	insertPostingWithID = `INSERT INTO postings (id, ` + postingInsertColumns + `)`
+)
 
 // heldPostings is how held postings are inserted: on SQLite with the ids nextPostingID gave
 // them, on PostgreSQL with ids from the sequence, which each row's setKey receives.
 func (q *Queries) heldPostings() (insert, tail string) {
 	if q.dialect == sqldb.SQLite {
-		return strings.Replace(insertPosting, "(app_id,", "(id, app_id,", 1), ""
+		return insertPostingWithID, ""
 	}
 	return insertPosting, "RETURNING id"
 }
