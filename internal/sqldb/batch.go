@@ -66,10 +66,13 @@ type writers struct {
 	quit chan struct{}
 	once sync.Once
 	wg   sync.WaitGroup
+	// between, when set, runs after each batch's commit, before the next batch is taken: the
+	// one moment no write transaction is open (SQLite's log restart, see DB.restartLog).
+	between func()
 }
 
-func startWriters(pool *sql.DB, n int) *writers {
-	w := &writers{pool: pool, jobs: make(chan *job), quit: make(chan struct{})}
+func startWriters(pool *sql.DB, n int, between func()) *writers {
+	w := &writers{pool: pool, jobs: make(chan *job), quit: make(chan struct{}), between: between}
 	for range n {
 		w.wg.Add(1)
 		go w.run()
@@ -118,6 +121,9 @@ func (w *writers) run() {
 			}
 		}
 		w.runBatch(batch)
+		if w.between != nil {
+			w.between()
+		}
 	}
 }
 

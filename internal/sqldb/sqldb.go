@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,6 +44,24 @@ type DB struct {
 	readStmts, writeStmts *stmts
 	stop                  context.CancelFunc // ends the background checkpoints
 	stopped               chan struct{}
+	tuning                tuning
+	// logRestart is set when SQLite's write-ahead log has grown past tuning.logRestartFrames:
+	// the writer restarts it between two batches (restartLog).
+	logRestart atomic.Bool
+}
+
+// tuning is how often SQLite's log is checkpointed and how large it may grow before it is
+// restarted; tests make both small.
+type tuning struct {
+	checkpointEvery  time.Duration
+	logRestartFrames int
+}
+
+func defaultTuning() tuning {
+	return tuning{
+		checkpointEvery:  200 * time.Millisecond,
+		logRestartFrames: 4096, // 16 MiB at 4 KiB pages
+	}
 }
 
 // IsPostgresDSN reports whether dsn names a PostgreSQL database rather than a SQLite file.
@@ -54,6 +73,10 @@ func IsPostgresDSN(dsn string) bool {
 // Commits are durable on both engines: a transaction that returned nil survives power loss
 // (SQLite synchronous=FULL, PostgreSQL synchronous_commit=on).
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	return open(ctx, dsn, defaultTuning())
+}
+
+func open(ctx context.Context, dsn string, tune tuning) (*DB, error) {
 	var db *DB
 	var err error
 	if IsPostgresDSN(dsn) {
@@ -64,6 +87,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.tuning = tune
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
@@ -74,11 +98,11 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	// with the other's commit; they lock rows without waiting (see the store's lockRow), so they
 	// cannot deadlock each other. More writers make smaller batches that queue on the app
 	// wallet's row lock: four were slower than two. Measured in BENCHMARKS.md.
-	writers := 1
+	writers, between := 1, db.restartLog
 	if db.Dialect == Postgres {
-		writers = 2
+		writers, between = 2, nil
 	}
-	db.writers = startWriters(db.writes, writers)
+	db.writers = startWriters(db.writes, writers, between)
 	bg, stop := context.WithCancel(context.Background())
 	db.stop, db.stopped = stop, make(chan struct{})
 	go db.checkpoints(bg)
@@ -98,6 +122,9 @@ func openPostgres(dsn string) (*DB, error) {
 	return &DB{DB: sqlDB, writes: sqlDB, Dialect: Postgres}, nil
 }
 
+// busyTimeoutMS is how long a SQLite connection waits for a lock another process holds.
+const busyTimeoutMS = 10000
+
 // openSQLite opens the file in WAL mode, so readers never wait for the writer, with foreign keys
 // on. Reads get a pool of connections; writes get one connection of their own, whose
 // transactions take the write lock at BEGIN (BEGIN IMMEDIATE) and never checkpoint: the
@@ -116,7 +143,7 @@ func openSQLite(dsn string) (*DB, error) {
 	}
 	open := func(pragmas ...string) (*sql.DB, error) {
 		q := url.Values{}
-		for _, p := range append([]string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"}, pragmas...) {
+		for _, p := range append([]string{"busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"}, pragmas...) {
 			q.Add("_pragma", p)
 		}
 		q.Set("_txlock", "immediate")
@@ -144,26 +171,53 @@ func openSQLite(dsn string) (*DB, error) {
 	return &DB{DB: reads, writes: writes, Dialect: SQLite, readStmts: newStmts(reads), writeStmts: newStmts(writes)}, nil
 }
 
-// checkpointEvery is how often SQLite's write-ahead log is copied back into the database file.
-const checkpointEvery = 200 * time.Millisecond
-
 // checkpoints copies SQLite's write-ahead log back into the database from a read connection,
 // so no write transaction pays for it. PASSIVE never waits for readers or the writer.
+//
+// Copied pages stay in the log file until a write transaction begins when all of it has been
+// copied and no reader still reads it; only then does SQLite write the log from its start
+// again. Under a steady load the writer never finds it so, and the log would grow for as long
+// as the load lasts (1.8 GB after 15 s of 64 clients), so would the time a restart takes to
+// read it back. So once it is past logRestartFrames pages the writer is asked to restart it.
 func (db *DB) checkpoints(ctx context.Context) {
 	defer close(db.stopped)
 	if db.Dialect != SQLite {
 		return
 	}
-	tick := time.NewTicker(checkpointEvery)
+	tick := time.NewTicker(db.tuning.checkpointEvery)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+			var busy, logFrames, copied int
+			err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &copied)
+			if err == nil && logFrames >= db.tuning.logRestartFrames {
+				db.logRestart.Store(true)
+			}
 		}
 	}
+}
+
+// restartLog runs on the writer between two batches, when asked by checkpoints: a RESTART
+// checkpoint copies what the last PASSIVE one left (a few milliseconds of writes) and waits
+// for the readers still reading the log, so the next write transaction writes the log from
+// its start. The wait is bounded by a short busy timeout, as every write waits meanwhile; a
+// restart that times out is asked for again after the next checkpoint.
+func (db *DB) restartLog() {
+	if !db.logRestart.Swap(false) {
+		return
+	}
+	ctx := context.Background()
+	conn, err := db.writes.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	conn.ExecContext(ctx, `PRAGMA busy_timeout = 20`)
+	conn.ExecContext(ctx, `PRAGMA wal_checkpoint(RESTART)`)
+	conn.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.Itoa(busyTimeoutMS))
 }
 
 // Close lets the write batches under way commit, then closes the database.
