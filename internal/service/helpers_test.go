@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -129,6 +130,16 @@ func (e *env) settle(t testing.TB, after time.Duration) int {
 	}
 	e.checkLedger(t)
 	return n
+}
+
+// asJSON is v as the API would write it.
+func asJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func (e *env) transfer(t testing.TB, id string) *payouts.Transfer {

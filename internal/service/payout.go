@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -17,26 +18,62 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	var made *madePayout
 	id, replayed, err := s.idempotent(ctx, appID, "payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
 		if err != nil {
 			return "", err
 		}
-		t, err := s.payout(ctx, q, payoutOrder{user: user, amount: payouts.Money(req.Amount), platform: req.Platform,
+		made, err = s.payout(ctx, q, payoutOrder{user: user, amount: payouts.Money(req.Amount), platform: req.Platform,
 			accountID: req.AccountID, fund: req.Fund, feeParty: req.PayoutFeeParty, taxExempt: req.TaxExempt,
 			metadata: req.Metadata, idempotencyKey: req.IdempotencyKey})
 		if err != nil {
 			return "", err
 		}
-		return t.ID, nil
+		return made.t.ID, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !replayed { // a replay's payout is its first request's, or the worker's
-		s.submitClaimed(ctx, appID, id)
+	if replayed { // a replay's payout is its first request's, or the worker's
+		return s.GetTransfer(ctx, appID, id)
 	}
-	return s.GetTransfer(ctx, appID, id)
+	return s.answerMade(ctx, made)
+}
+
+// madePayout is a payout as the transaction that wrote it left it: what submitting it and
+// answering its request need, without reading it back. A transaction may run more than once, so
+// it is only the committed payout when the run that set it was the one that committed.
+type madePayout struct {
+	t        *TransferRecord
+	method   *PayoutMethodRecord
+	postings []ledger.Posting
+}
+
+// submitMade submits a payout its request has just committed, if it is still the request's, as
+// submitClaimed does but without reading it back. It returns the payout as it now stands when
+// that is known without a read (as written, when it was held for review; as recorded, when the
+// rail's answer left it pending with its postings), else nil.
+func (s *Service) submitMade(ctx context.Context, made *madePayout) *TransferRecord {
+	switch t := made.t; {
+	case t.Status == payouts.TransferFlagged:
+		return t
+	case !claimedByRequest(t, s.now()):
+		return nil
+	}
+	if t := s.submit(ctx, made.t, made.method); t != nil && t.Status == payouts.TransferPending {
+		return t
+	}
+	return nil
+}
+
+// answerMade submits a payout its request has just committed and answers the request, from
+// what was written and recorded when it can.
+func (s *Service) answerMade(ctx context.Context, made *madePayout) (*payouts.Transfer, error) {
+	if t := s.submitMade(ctx, made); t != nil {
+		return written(t, made.postings), nil
+	}
+	return s.GetTransfer(ctx, made.t.AppID, made.t.ID)
 }
 
 // payoutOrder is a payout to make, from the API or from a payout link's claim.
@@ -54,9 +91,9 @@ type payoutOrder struct {
 }
 
 // payout writes a payout transfer and its reservations, due for submission to its rail and claimed
-// by the request unless it is held for review. The caller runs submitClaimed once its
+// by the request unless it is held for review. The caller submits it (submitMade) once its
 // transaction has committed.
-func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*TransferRecord, error) {
+func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePayout, error) {
 	user := o.user
 	if needsW9(user) {
 		return nil, payouts.Errorf(payouts.EUserInfoMissing,
@@ -121,7 +158,8 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*Transf
 		}
 		lines = append(lines, line{from: payer, to: fees, amount: fee, typ: payouts.TransactionFee, pending: true})
 	}
-	if _, err := b.move(ctx, t.ID, lines, nil); err != nil {
+	postings, err := b.move(ctx, t.ID, lines, nil)
+	if err != nil {
 		return nil, err
 	}
 	if o.fund && !o.taxExempt {
@@ -129,7 +167,7 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*Transf
 			return nil, err
 		}
 	}
-	return t, nil
+	return &madePayout{t: t, method: method, postings: postings}, nil
 }
 
 // payoutMethod picks the saved method a payout goes to: the one named by accountID, the user's
@@ -181,9 +219,10 @@ func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.Send
 		return nil, err
 	}
 	var kind string
+	var made *madePayout
 	id, replayed, err := s.idempotent(ctx, appID, "send-payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
 		var id string
-		kind, id, err = s.sendPayout(ctx, q, appID, req, link, extra)
+		kind, id, made, err = s.sendPayout(ctx, q, appID, req, link, extra)
 		return kind + ":" + id, err
 	})
 	if err != nil {
@@ -191,32 +230,36 @@ func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.Send
 	}
 	kind, id, _ = strings.Cut(id, ":") // a replay learns what the first request did
 	if kind == payouts.SentPayout && !replayed {
-		s.submitClaimed(ctx, appID, id)
+		t, err := s.answerMade(ctx, made)
+		if err != nil {
+			return nil, err
+		}
+		return &payouts.SentPayoutResult{Type: kind, Transfer: t}, nil
 	}
 	return s.sentPayout(ctx, appID, kind, id)
 }
 
 // sendPayout pays or links inside q and returns what it did (payouts.SentPayout or
-// payouts.SentPayoutLink) and the id of the transfer or link.
+// payouts.SentPayoutLink), the id of the transfer or link, and the payout it made.
 func (s *Service) sendPayout(ctx context.Context, q Queries, appID string, req payouts.SendPayoutRequest,
-	link *PayoutLinkRecord, extra linkExtras) (kind, id string, err error) {
+	link *PayoutLinkRecord, extra linkExtras) (kind, id string, made *madePayout, err error) {
 	if req.UserID != "" && !req.ForceCollectComplianceInfo && len(req.AdditionalSteps) == 0 {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
 		if err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
 		if _, err := s.payoutMethod(ctx, q, user, payouts.PlatformDefault, ""); err == nil && !needsW9(user) {
-			t, err := s.payout(ctx, q, payoutOrder{user: user, amount: link.Amount, platform: payouts.PlatformDefault,
+			made, err := s.payout(ctx, q, payoutOrder{user: user, amount: link.Amount, platform: payouts.PlatformDefault,
 				fund: true, feeParty: req.PayoutFeeParty, taxExempt: req.TaxExempt, metadata: link.Metadata,
 				idempotencyKey: req.IdempotencyKey})
 			if err != nil {
-				return "", "", err
+				return "", "", nil, err
 			}
-			return payouts.SentPayout, t.ID, nil
+			return payouts.SentPayout, made.t.ID, made, nil
 		}
 	}
 	id, err = s.issuePayoutLink(ctx, q, appID, req.UserID, link, extra)
-	return payouts.SentPayoutLink, id, err
+	return payouts.SentPayoutLink, id, nil, err
 }
 
 func (s *Service) sentPayout(ctx context.Context, appID, kind, id string) (*payouts.SentPayoutResult, error) {

@@ -60,6 +60,9 @@ func TestPayoutLinkClaimThenCancel(t *testing.T) {
 	if err != nil || tr.PayoutLinkID == nil || *tr.PayoutLinkID != link.ID {
 		t.Fatalf("Withdraw = %+v, %v", tr, err)
 	}
+	if got, want := asJSON(t, tr), asJSON(t, e.transfer(t, tr.ID)); got != want {
+		t.Fatalf("Withdraw answered\n%s\na read answers\n%s", got, want)
+	}
 	e.settle(t, time.Minute)
 	if got := e.transfer(t, tr.ID); got.Status != payouts.TransferCompleted {
 		t.Fatalf("the claimed payout is %s", got.Status)

@@ -124,8 +124,9 @@ func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req
 	if !payouts.ValidID(id) {
 		return nil, notFound("payout request")
 	}
-	var transferID string // the payout an approval made, to submit once committed
+	var made *madePayout // the payout an approval made, to submit once committed
 	err := s.store.InTx(ctx, func(q Queries) error {
+		made = nil // the transaction may run more than once
 		r, err := q.GetPayoutRequest(ctx, appID, id)
 		if err != nil {
 			return orNotFound(err, "payout request")
@@ -147,12 +148,12 @@ func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req
 		if err != nil {
 			return err
 		}
-		kind, sentID, err := s.sendPayout(ctx, q, appID, *lr, link, extra)
+		kind, sentID, sent, err := s.sendPayout(ctx, q, appID, *lr, link, extra)
 		if err != nil {
 			return err
 		}
 		if kind == payouts.SentPayout {
-			r.TransferID, transferID = &sentID, sentID
+			r.TransferID, made = &sentID, sent
 		} else {
 			r.PayoutLinkID = &sentID
 		}
@@ -162,8 +163,8 @@ func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req
 	if err != nil {
 		return nil, err
 	}
-	if transferID != "" {
-		s.submitClaimed(ctx, appID, transferID)
+	if made != nil {
+		s.submitMade(ctx, made)
 	}
 	return s.GetPayoutRequest(ctx, appID, id)
 }

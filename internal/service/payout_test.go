@@ -70,6 +70,10 @@ func TestPayoutLifecycle(t *testing.T) {
 			if tr.Status != tc.wantStatus || tr.Type != payouts.TransferPayout {
 				t.Fatalf("after the request: %s %s, want %s payout", tr.Status, tr.Type, tc.wantStatus)
 			}
+			// Answered from what the request wrote and recorded, or read back: the same either way.
+			if got, want := asJSON(t, tr), asJSON(t, e.transfer(t, tr.ID)); got != want {
+				t.Fatalf("the request answered\n%s\na read answers\n%s", got, want)
+			}
 			e.checkLedger(t)
 			if tr.Status == payouts.TransferPending {
 				_, user := e.wallets(t, e.user.ID)

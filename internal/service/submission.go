@@ -50,6 +50,9 @@ type railCall struct {
 	receipt RailReceipt
 	outcome RailOutcome
 	err     error
+	// recorded is the payout as record wrote it when the answer left it pending and its
+	// postings alone (a receipt, or a rail to try again later); nil otherwise.
+	recorded *TransferRecord
 }
 
 // claimBatch is how many due payouts a worker claims in one transaction. Their rails are then
@@ -121,24 +124,43 @@ func (s *Service) claimForRequest(t *TransferRecord) {
 }
 
 // submitClaimed runs steps 2 and 3 for a payout a request has just committed as claimed by
-// itself (claimForRequest). A payout held for review, or no longer the request's (its lease ran
-// out and a worker took it), is left alone; an error leaves it to the worker.
+// itself (claimForRequest), read back by its id. A payout held for review, or no longer the
+// request's (its lease ran out and a worker took it), is left alone; an error leaves it to the
+// worker.
 func (s *Service) submitClaimed(ctx context.Context, appID, id string) {
 	t, err := s.store.GetTransfer(ctx, appID, id)
-	if err == nil && (t.Status != payouts.TransferPending || t.RailState != RailSubmitting || t.Attempts != 1 ||
-		!t.LeaseUntil.After(s.now())) {
-		return
-	}
-	var method *PayoutMethodRecord
-	if err == nil {
-		method, err = s.railMethod(ctx, s.store, t)
-	}
-	if err == nil {
-		err = s.callAndRecord(ctx, &railCall{t: t, method: method})
-	}
 	if err != nil {
 		s.log.Warn("submitting a new payout failed; the worker will", "transfer", id, "err", err)
+		return
 	}
+	if !claimedByRequest(t, s.now()) {
+		return
+	}
+	method, err := s.railMethod(ctx, s.store, t)
+	if err != nil {
+		s.log.Warn("submitting a new payout failed; the worker will", "transfer", id, "err", err)
+		return
+	}
+	s.submit(ctx, t, method)
+}
+
+// claimedByRequest reports whether t, as its request committed it, is still that request's to
+// submit: pending with its first lease, which no worker takes over before it runs out.
+func claimedByRequest(t *TransferRecord, now time.Time) bool {
+	return t.Status == payouts.TransferPending && t.RailState == RailSubmitting && t.Attempts == 1 &&
+		t.LeaseUntil.After(now)
+}
+
+// submit calls the rail for a payout claimed by its request and records the answer. It returns
+// the payout as recorded when the answer left it pending with its postings as they were (a
+// receipt, or a rail to try again), else nil; an error leaves it to the worker.
+func (s *Service) submit(ctx context.Context, t *TransferRecord, method *PayoutMethodRecord) *TransferRecord {
+	c := &railCall{t: t, method: method}
+	if err := s.callAndRecord(ctx, c); err != nil {
+		s.log.Warn("submitting a new payout failed; the worker will", "transfer", t.ID, "err", err)
+		return nil
+	}
+	return c.recorded
 }
 
 // lease claims t for one rail call. A payout whose method was removed fails here instead, and
@@ -185,6 +207,7 @@ func (s *Service) callRail(ctx context.Context, c *railCall) {
 
 // record books the rail's answer, unless the claim was lost meanwhile.
 func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
+	c.recorded = nil // the transaction may run more than once
 	t, err := q.GetTransfer(ctx, c.t.AppID, c.t.ID)
 	if err != nil {
 		return err
@@ -213,7 +236,11 @@ func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
 		return s.settle(ctx, q, b, t, c.outcome)
 	}
 	t.Updated = s.now()
-	return q.UpdateTransfer(ctx, t, payouts.TransferPending)
+	if err := q.UpdateTransfer(ctx, t, payouts.TransferPending); err != nil {
+		return err
+	}
+	c.recorded = t
+	return nil
 }
 
 func (s *Service) railPayout(t *TransferRecord, method *PayoutMethodRecord) RailPayout {

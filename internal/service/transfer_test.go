@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/google/uuid"
@@ -28,14 +27,6 @@ func TestCreateAnswersWhatIsStored(t *testing.T) {
 		{"deposit", func(key string) (*payouts.Transfer, error) {
 			return e.svc.Deposit(e.ctx, e.app, e.app, payouts.DepositRequest{Amount: 7_00, IdempotencyKey: key})
 		}},
-	}
-	asJSON := func(t *testing.T, tr *payouts.Transfer) string {
-		t.Helper()
-		b, err := json.Marshal(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 // Withdraw pays out amount, or the user's whole withdrawable balance when amount is zero, to one
 // of their saved methods: the payout step of a hosted flow.
 func (s *Service) Withdraw(ctx context.Context, appID, userID, methodID string, amount payouts.Money, feeParty payouts.FeeParty, linkID string) (*payouts.Transfer, error) {
-	var id string
+	var made *madePayout
 	err := s.store.InTx(ctx, func(q Queries) error {
 		user, err := s.getUser(ctx, q, appID, userID)
 		if err != nil {
@@ -24,17 +24,12 @@ func (s *Service) Withdraw(ctx context.Context, appID, userID, methodID string, 
 		if amount < 0 || amount > user.Wallet.WithdrawableAmount {
 			return payouts.Errorf(payouts.EInsufficientFunds, "There is not that much to withdraw.")
 		}
-		t, err := s.payout(ctx, q, payoutOrder{user: user, amount: amount,
+		made, err = s.payout(ctx, q, payoutOrder{user: user, amount: amount,
 			platform: payouts.PlatformDefault, accountID: methodID, feeParty: feeParty, payoutLinkID: linkID})
-		if err != nil {
-			return err
-		}
-		id = t.ID
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.submitClaimed(ctx, appID, id)
-	return s.GetTransfer(ctx, appID, id)
+	return s.answerMade(ctx, made)
 }
