@@ -76,3 +76,66 @@ func TestLogRestartsUnderSteadyLoad(t *testing.T) {
 		t.Errorf("write-ahead log is %d MiB after the load, want at most %d MiB", info.Size()>>20, limit>>20)
 	}
 }
+
+// TestLogRestartWaitsOutALongReader holds a read open, as a backup does, while writes go on.
+// No restart can succeed meanwhile, and every attempt holds up the writes for its busy
+// timeout, so the checkpointer must ask less and less often: without the doubling wait the
+// writer tried about once per 25 ms here (a 5 ms checkpoint interval plus the 20 ms attempt).
+// Once the reader is done the log restarts again.
+func TestLogRestartWaitsOutALongReader(t *testing.T) {
+	ctx := context.Background()
+	db, err := open(ctx, filepath.Join(t.TempDir(), "log.db"), tuning{checkpointEvery: 5 * time.Millisecond, logRestartFrames: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE rows (k INTEGER PRIMARY KEY, v BLOB NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	insert := func(t *testing.T) {
+		t.Helper()
+		err := db.InTx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO rows (v) VALUES (?)`, make([]byte, 8000))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(t)
+	// An unfinished query keeps its read transaction, and its snapshot of the log, open.
+	reader, err := db.QueryContext(ctx, `SELECT k FROM rows`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reader.Next() {
+		t.Fatal("the reader found no row")
+	}
+	const hold = 800 * time.Millisecond
+	for start := time.Now(); time.Since(start) < hold; {
+		insert(t)
+	}
+	tried := db.restartsTried.Load()
+	t.Logf("%d restarts tried while the reader held the log", tried)
+	reader.Close()
+	// Doubling from 5 ms, the waits add up to 800 ms after 8 refusals.
+	if tried > 12 {
+		t.Errorf("the writer tried %d restarts in %v while a reader held the log, want at most 12", tried, hold)
+	}
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		insert(t)
+		var busy, logFrames, copied int
+		if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &copied); err != nil {
+			t.Fatal(err)
+		}
+		if logFrames < 16 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log still holds %d pages 10 s after the reader was done", logFrames)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

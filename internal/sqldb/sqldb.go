@@ -45,10 +45,22 @@ type DB struct {
 	stop                  context.CancelFunc // ends the background checkpoints
 	stopped               chan struct{}
 	tuning                tuning
-	// logRestart is set when SQLite's write-ahead log has grown past tuning.logRestartFrames:
-	// the writer restarts it between two batches (restartLog).
-	logRestart atomic.Bool
+	// logRestart is where a restart of SQLite's write-ahead log stands: the checkpointer asks
+	// for one once the log has grown past tuning.logRestartFrames, and the writer runs it
+	// between two batches (restartLog) and answers. When a reader refused it (a backup may
+	// read for minutes) the checkpointer waits longer before it asks again, as every attempt
+	// holds up the writes.
+	logRestart    atomic.Int32
+	restartsTried atomic.Int64
 }
+
+// The states of DB.logRestart.
+const (
+	restartIdle int32 = iota
+	restartAsked
+	restartRunning
+	restartRefused
+)
 
 // tuning is how often SQLite's log is checkpointed and how large it may grow before it is
 // restarted; tests make both small.
@@ -59,6 +71,10 @@ type tuning struct {
 
 // caughtUp is how long a checkpoint of what little the writer added meanwhile takes.
 const caughtUp = 2 * time.Millisecond
+
+// maxRestartWait is the longest the checkpointer waits, after a restart a reader refused,
+// before it asks the writer again; the wait doubles from one checkpoint interval up to it.
+const maxRestartWait = 5 * time.Second
 
 func defaultTuning() tuning {
 	return tuning{
@@ -190,14 +206,25 @@ func (db *DB) checkpoints(ctx context.Context) {
 	}
 	tick := time.NewTicker(db.tuning.checkpointEvery)
 	defer tick.Stop()
+	var wait time.Duration // after a refused restart
+	var askAfter time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case now := <-tick.C:
+			if db.logRestart.CompareAndSwap(restartRefused, restartIdle) {
+				wait = min(max(2*wait, db.tuning.checkpointEvery), maxRestartWait)
+				askAfter = now.Add(wait)
+			}
 			var busy, logFrames, copied int
 			err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &copied)
-			if err != nil || logFrames < db.tuning.logRestartFrames {
+			// -1 pages: another checkpoint (the writer's restart) was running.
+			if err == nil && logFrames >= 0 && logFrames < db.tuning.logRestartFrames {
+				wait = 0 // restarted
+			}
+			if err != nil || logFrames < db.tuning.logRestartFrames || now.Before(askAfter) ||
+				db.logRestart.Load() != restartIdle {
 				continue
 			}
 			// The writer waits while its restart copies what is left, so first copy again what
@@ -208,7 +235,7 @@ func (db *DB) checkpoints(ctx context.Context) {
 					break
 				}
 			}
-			db.logRestart.Store(true)
+			db.logRestart.CompareAndSwap(restartIdle, restartAsked)
 		}
 	}
 }
@@ -217,11 +244,14 @@ func (db *DB) checkpoints(ctx context.Context) {
 // checkpoint copies what the last PASSIVE one left (a few milliseconds of writes) and waits
 // for the readers still reading the log, so the next write transaction writes the log from
 // its start. The wait is bounded by a short busy timeout, as every write waits meanwhile; a
-// restart that times out is asked for again after the next checkpoint.
+// restart that times out is asked for again later, after a wait that doubles while readers
+// keep refusing.
 func (db *DB) restartLog() {
-	if !db.logRestart.Swap(false) {
+	if !db.logRestart.CompareAndSwap(restartAsked, restartRunning) {
 		return
 	}
+	outcome := restartRefused
+	defer func() { db.logRestart.Store(outcome) }()
 	ctx := context.Background()
 	conn, err := db.writes.Conn(ctx)
 	if err != nil {
@@ -229,7 +259,12 @@ func (db *DB) restartLog() {
 	}
 	defer conn.Close()
 	conn.ExecContext(ctx, `PRAGMA busy_timeout = 20`)
-	conn.ExecContext(ctx, `PRAGMA wal_checkpoint(RESTART)`)
+	var busy, logFrames, copied int
+	err = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &logFrames, &copied)
+	db.restartsTried.Add(1)
+	if err == nil && busy == 0 {
+		outcome = restartIdle
+	}
 	conn.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.Itoa(busyTimeoutMS))
 }
 
