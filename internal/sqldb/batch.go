@@ -33,6 +33,7 @@ type job struct {
 type Batch struct {
 	State  any // the store's, made by the first job that needs it
 	shared bool
+	left   int // jobs not yet ended, the one running included
 	jobEnd []func(ok bool)
 	flush  func(ctx context.Context, tx *sql.Tx) error
 }
@@ -40,6 +41,9 @@ type Batch struct {
 // Shared reports whether the batch runs several jobs: a job that must wait for a lock held
 // elsewhere had better fail (and run again alone) than wait.
 func (b *Batch) Shared() bool { return b.shared }
+
+// Left is how many of the batch's jobs have not yet ended, the one running now included.
+func (b *Batch) Left() int { return b.left }
 
 // OnJobEnd calls fn when the job running now ends: ok when its writes stand, not when they were
 // rolled back.
@@ -50,6 +54,7 @@ func (b *Batch) OnJobEnd(fn func(ok bool)) { b.jobEnd = append(b.jobEnd, fn) }
 func (b *Batch) BeforeCommit(fn func(ctx context.Context, tx *sql.Tx) error) { b.flush = fn }
 
 func (b *Batch) endJob(ok bool) {
+	b.left--
 	for _, fn := range b.jobEnd {
 		fn(ok)
 	}
@@ -183,9 +188,10 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 	}
 	single := len(jobs) == 1
 	started := false
-	batch := &Batch{shared: !single}
+	batch := &Batch{shared: !single, left: len(jobs)}
 	for i, j := range jobs {
 		if errs[i] = j.ctx.Err(); errs[i] != nil {
+			batch.left-- // never run
 			continue
 		}
 		if single {

@@ -18,10 +18,8 @@ import (
 type held struct {
 	transfers, postings, payments, events, deliveries rowSet
 	writes                                            int // how many times held rows were written
-	// postingsToo is set inside HoldInserts. On PostgreSQL a batch's jobs do not hold their
-	// postings, whose ids their answers carry and only the insert gives (SQLite numbers them
-	// first: nextPostingID).
-	postingsToo bool
+	// inHoldInserts is set inside HoldInserts, whose nested calls write nothing themselves.
+	inHoldInserts bool
 	// storedPayments are yearly totals as read from the database since held rows were last
 	// written, so that each user's is read once; heldPayments are the sums of the payments rows
 	// held, so that a total is found without going through them.
@@ -50,12 +48,12 @@ func (q *Queries) HoldInserts(ctx context.Context, fn func() error) error {
 		q.held = &held{}
 		defer func() { q.held = nil }()
 	}
-	if q.held.postingsToo {
+	if q.held.inHoldInserts {
 		return fn()
 	}
-	q.held.postingsToo = true
+	q.held.inHoldInserts = true
 	err := fn()
-	q.held.postingsToo = false
+	q.held.inHoldInserts = false
 	if err == nil {
 		err = q.writeHeld(ctx)
 	}
@@ -95,8 +93,11 @@ type batchState struct {
 	held    *held
 	reads   *batchReads // app rows and webhook endpoints read once per batch
 	// lastPostingID is the id of the last posting numbered in the transaction (SQLite,
-	// nextPostingID); 0 until the first.
+	// nextPostingID); 0 until the first. postingIDs are ids the transaction took from the
+	// sequence and has not yet given (PostgreSQL), reserved the last time.
 	lastPostingID int64
+	postingIDs    []int64
+	reserved      int
 	lost          error // held rows written inside a job that was rolled back
 }
 
@@ -215,13 +216,12 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 	h := q.held
 	q.held = nil // the inserts below must run, not be held again
 	defer func() { q.held = h }()
-	insertPostings, postingsTail := q.heldPostings()
 	for _, w := range []struct {
 		insert, tail string
 		rows         *rowSet
 	}{
 		{insertTransfer, "RETURNING seq", &h.transfers},
-		{insertPostings, postingsTail, &h.postings},
+		{insertPostingWithID, "", &h.postings},
 		{insertPayments, addPayments, sumPayments(h.payments)},
 		{insertEvent, "RETURNING seq", &h.events},
 		{insertDelivery, "", &h.deliveries}, // after the events they name
@@ -230,6 +230,6 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 			return err
 		}
 	}
-	*h = held{writes: h.writes + 1, postingsToo: h.postingsToo}
+	*h = held{writes: h.writes + 1, inHoldInserts: h.inHoldInserts}
 	return nil
 }

@@ -82,6 +82,13 @@ func TestHoldInserts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Numbered by the transaction (from the sequence, a block at a time, on PostgreSQL), the
+		// postings' ids still rise in the order they were made.
+		for i := 1; i < n; i++ {
+			if postings[i].ID <= postings[i-1].ID {
+				t.Fatalf("posting %d was given id %d after %d", i, postings[i].ID, postings[i-1].ID)
+			}
+		}
 		for user, total := range want {
 			if got, err := addPayments(st, user, 0); err != nil || got != total {
 				t.Errorf("yearly payments of %s: %d, %v; want %d", user, got, err, total)

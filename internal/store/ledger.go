@@ -187,25 +187,15 @@ func scanPostings(rows *sql.Rows, err error) ([]ledger.Posting, error) {
 // InsertPosting records a posting and sets its id.
 func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err error) {
 	defer wrap(&err, "insert posting of transfer %s", p.TransferID)
-	if q.held != nil && q.dialect == sqldb.SQLite {
-		// SQLite's write transaction holds the database's one write lock, so the batch numbers
-		// its postings itself and holds them with its other rows: no job sends a statement for
-		// its postings, and its answer still carries their ids.
+	if q.held != nil {
+		// The transaction numbers its postings itself and holds them with its other rows: no
+		// job sends a statement for its postings, and its answer still carries their ids.
 		if p.ID, err = q.nextPostingID(ctx); err != nil {
 			return err
 		}
 		q.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
 		return nil
 	}
-	if q.held != nil && q.held.postingsToo {
-		q.held.postings.add(postingValues(p), func(id int64) { p.ID = id })
-		return nil
-	}
-	// On PostgreSQL no posting is held outside HoldInserts, and a new posting reads no held row:
-	// the rows a batch holds need not be written first.
-	h := q.held
-	q.held = nil
-	defer func() { q.held = h }()
 	return q.queryRow(ctx, insertPosting+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		postingValues(p)...).Scan(&p.ID)
 }
@@ -217,32 +207,54 @@ const (
 	insertPostingWithID = `INSERT INTO postings (id, ` + postingInsertColumns + `)`
 )
 
-// heldPostings is how held postings are inserted: on SQLite with the ids nextPostingID gave
-// them, on PostgreSQL with ids from the sequence, which each row's setKey receives.
-func (q *Queries) heldPostings() (insert, tail string) {
-	if q.dialect == sqldb.SQLite {
-		return insertPostingWithID, ""
-	}
-	return insertPosting, "RETURNING id"
-}
-
-// nextPostingID numbers a new posting in a SQLite write transaction: one past the highest id
-// the table ever gave (AUTOINCREMENT keeps it in sqlite_sequence), read once per transaction.
-// Every posting the transaction makes is numbered here, and no other writer can insert while it
-// holds the write lock. A posting rolled back leaves a gap, as a rolled-back AUTOINCREMENT does.
+// nextPostingID numbers a new posting of a write transaction.
+//
+// SQLite: one past the highest id the table ever gave (AUTOINCREMENT keeps it in
+// sqlite_sequence), read once per transaction. Every posting the transaction makes is numbered
+// here, and no other writer can insert while it holds the write lock.
+//
+// PostgreSQL, where other transactions take ids meanwhile: ids the transaction reserved from
+// the table's sequence, as many at a time as the batch has jobs left, and twice as many as the
+// last time when it runs out again (a transfer batch's one job makes thousands).
+//
+// A posting rolled back leaves a gap, as a rolled-back AUTOINCREMENT or sequence does; so do
+// ids reserved and not given.
 func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
 	st := q.batchState()
-	if st.lastPostingID == 0 {
-		// The table is named by a parameter: a statement naming it would write the held rows first.
-		err := q.queryRow(ctx, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
-			Scan(&st.lastPostingID)
+	if q.dialect == sqldb.SQLite {
+		if st.lastPostingID == 0 {
+			// The table is named by a parameter: a statement naming it would write the held rows first.
+			err := q.queryRow(ctx, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
+				Scan(&st.lastPostingID)
+			if err != nil {
+				return 0, err
+			}
+		}
+		st.lastPostingID++
+		return st.lastPostingID, nil
+	}
+	if len(st.postingIDs) == 0 {
+		n := min(max(q.batch.Left(), 2*st.reserved), maxPostingIDsReserved)
+		err := q.scanRows(ctx, `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
+			[]any{"postings", n}, func(r *sql.Rows) error {
+				var id int64
+				err := r.Scan(&id)
+				st.postingIDs = append(st.postingIDs, id)
+				return err
+			})
 		if err != nil {
 			return 0, err
 		}
+		slices.Sort(st.postingIDs)
+		st.reserved = n
 	}
-	st.lastPostingID++
-	return st.lastPostingID, nil
+	id := st.postingIDs[0]
+	st.postingIDs = st.postingIDs[1:]
+	return id, nil
 }
+
+// maxPostingIDsReserved bounds the ids a transaction reserves from the postings' sequence at once.
+const maxPostingIDsReserved = 1024
 
 func postingValues(p *ledger.Posting) []any {
 	return []any{p.AppID, p.TransferID, p.Debit, p.Credit, p.Amount, p.State, p.Type, nullString(p.UserID),
