@@ -51,7 +51,7 @@ type DB struct {
 	// read for minutes) the checkpointer waits longer before it asks again, as every attempt
 	// holds up the writes.
 	logRestart    atomic.Int32
-	restartsTried atomic.Int64
+	restartsTried atomic.Int64 // the writer's restarts, refused or not (tests read it)
 }
 
 // The states of DB.logRestart.
