@@ -146,6 +146,10 @@ func (h *Handlers) bulkProgress(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps, error) {
+	// Asked before the job is read: a run marks its job done before this process forgets it
+	// (bulkRuns.finish), so a job read after it is no longer running here is read as it ended.
+	// Read the other way round, a job read just before its run ended looked cut off.
+	running := h.bulkRuns.isRunning(id)
 	job, err := h.store.BulkJob(ctx, h.appID, id)
 	if err != nil {
 		return pages.BulkJobProps{}, err
@@ -157,7 +161,7 @@ func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps
 	// A job the database says is running but this process is not running was cut off by a
 	// restart: the page offers to resume it instead of waiting forever.
 	p := pages.BulkJobProps{Job: job, Summary: summarizeBulk(rows),
-		Stalled: job.Status == dashstore.BulkRunning && !h.bulkRuns.isRunning(job.ID)}
+		Stalled: job.Status == dashstore.BulkRunning && !running}
 	for _, r := range rows {
 		if r.Problem != "" {
 			p.Problems = append(p.Problems, r)

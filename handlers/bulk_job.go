@@ -84,12 +84,14 @@ func (r *bulkRuns) isRunning(id string) bool {
 	return r.running[id]
 }
 
-// finish calls mark and forgets the job.
+// finish calls mark, which records how the job ended, and then forgets the job, both under the
+// lock: no one hears that the job is not running here before its status says how it ended.
 func (r *bulkRuns) finish(id string, mark func() error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	err := mark()
 	delete(r.running, id)
-	return mark()
+	return err
 }
 
 // runBulkJob pays every good row not yet paid: wallet rows as transfer batches of up to 1,000,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -64,7 +63,7 @@ func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *ha
 	}
 	t.Cleanup(func() { store.Close() })
 	clk := testclock.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logger := servicetest.KeptLog(t, "dashboard")
 	cfg := web.Config{Store: store, Logger: logger, Now: clk.Now, Password: testPassword, Nav: handlers.Nav,
 		FrameSources: []string{"http://127.0.0.1:8081"}}
 	for _, o := range opts {

@@ -67,17 +67,34 @@ func (h *logRecorder) WithGroup(name string) slog.Handler {
 func (h *logRecorder) check(t testing.TB) {
 	t.Helper()
 	h.state.mu.Lock()
-	defer h.state.mu.Unlock()
 	if n := len(h.state.serverErrors); n > 0 {
 		t.Errorf("servicetest: %d requests were answered with a 5xx status; bad input must get a 4xx:\n%s",
 			n, strings.Join(h.state.serverErrors, "\n"))
 	}
-	if t.Failed() {
-		const max = 32 << 10
-		log := h.state.buf.Bytes()
-		if len(log) > max {
-			log = log[len(log)-max:]
-		}
-		t.Logf("servicetest: service log (last %d bytes):\n%s", len(log), log)
+	h.state.mu.Unlock()
+	h.state.showIfFailed(t, "service")
+}
+
+// showIfFailed logs the end of the log kept when t failed.
+func (s *logState) showIfFailed(t testing.TB, name string) {
+	t.Helper()
+	if !t.Failed() {
+		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	const max = 32 << 10
+	log := s.buf.Bytes()
+	if len(log) > max {
+		log = log[len(log)-max:]
+	}
+	t.Logf("servicetest: %s log (last %d bytes):\n%s", name, len(log), log)
+}
+
+// KeptLog is a logger for a part a test runs beside the service (the dashboard's handlers,
+// say): its log is kept and, like the service's, shown when the test fails.
+func KeptLog(t testing.TB, name string) *slog.Logger {
+	st := &logState{}
+	t.Cleanup(func() { st.showIfFailed(t, name) })
+	return slog.New(slog.NewTextHandler(st, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
