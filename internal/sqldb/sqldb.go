@@ -7,6 +7,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -258,14 +259,22 @@ func (db *DB) restartLog() {
 		return
 	}
 	defer conn.Close()
-	conn.ExecContext(ctx, `PRAGMA busy_timeout = 20`)
+	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = 20`); err != nil {
+		return
+	}
+	defer func() {
+		// A connection that cannot be given its usual wait back is dropped; the pool opens
+		// another with the pragmas of its DSN.
+		if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.Itoa(busyTimeoutMS)); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
 	var busy, logFrames, copied int
 	err = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(RESTART)`).Scan(&busy, &logFrames, &copied)
 	db.restartsTried.Add(1)
 	if err == nil && busy == 0 {
 		outcome = restartIdle
 	}
-	conn.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.Itoa(busyTimeoutMS))
 }
 
 // Close lets the write batches under way commit, then closes the database.
