@@ -117,16 +117,18 @@ type PayoutLinkFilter struct {
 	Amount Money  // ours: exactly this many cents; 0 is any amount
 }
 
-// CheckFilterAmount checks an exact amount filter: 0 is none, else 1 to MaxAmount cents.
+// CheckFilterAmount checks an exact amount filter: 0 is none, else 1 to MaxAmount cents. The
+// service runs it on every filter, whoever sent it.
 func CheckFilterAmount(m Money) error {
 	if m < 0 || m > MaxAmount {
-		return FieldError("amount", "must be a whole number of cents from 1 to "+strconv.FormatInt(int64(MaxAmount), 10))
+		return filterAmountProblem()
 	}
 	return nil
 }
 
-// ParseFilterAmount reads the amount= filter of a list: empty is none (0), anything else must be
-// a whole number of cents from 1 to MaxAmount.
+// ParseFilterAmount reads the amount= filter of a list: empty is none (0), anything else a
+// number of cents. It does not judge the number it read (CheckFilterAmount does), except 0: read
+// as 0 it would mean no filter at all.
 func ParseFilterAmount(v string) (Money, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -134,9 +136,13 @@ func ParseFilterAmount(v string) (Money, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n == 0 {
-		n = -1 // not a number of cents, or no amount: the same problem as one out of range
+		return 0, filterAmountProblem()
 	}
-	return Money(n), CheckFilterAmount(Money(n))
+	return Money(n), nil
+}
+
+func filterAmountProblem() error {
+	return FieldError("amount", "must be a whole number of cents from 1 to "+strconv.FormatInt(int64(MaxAmount), 10))
 }
 
 // Normalize returns the payee without the spaces people type around values, the phone number

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 	"time"
 
@@ -65,22 +64,28 @@ func (q *Queries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRec
 // GetPayoutLink reads one payout link of the app, by its id alone and its app checked here, as
 // GetTransfer does.
 func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (_ *service.PayoutLinkRecord, err error) {
-	l, err := q.PayoutLinkByID(ctx, id)
+	defer wrap(&err, "get payout link %s", id)
+	l, err := scanLink(q.queryRow(ctx, linkByID+q.lockRow(""), id))
 	if err == nil && l.AppID != appID {
-		return nil, fmt.Errorf("get payout link %s: %w", id, service.ErrNoRecord)
+		err = service.ErrNoRecord
 	}
-	return l, err
-}
-
-// PayoutLinkByID reads a payout link by id alone, for the hosted pages its payee opens.
-func (q *Queries) PayoutLinkByID(ctx context.Context, id string) (_ *service.PayoutLinkRecord, err error) {
-	defer wrap(&err, "payout link by id %s", id)
-	l, err := scanLink(q.queryRow(ctx, `SELECT `+linkColumns+` FROM payout_links WHERE id = ?`+q.lockRow(""), id))
 	if err != nil {
 		return nil, err
 	}
 	return &l, nil
 }
+
+// PayoutLinkByID reads a payout link by id alone, for the hosted pages its payee opens.
+func (q *Queries) PayoutLinkByID(ctx context.Context, id string) (_ *service.PayoutLinkRecord, err error) {
+	defer wrap(&err, "payout link by id %s", id)
+	l, err := scanLink(q.queryRow(ctx, linkByID+q.lockRow(""), id))
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+const linkByID = `SELECT ` + linkColumns + ` FROM payout_links WHERE id = ?`
 
 // UpdatePayoutLink writes a link's status and claim, if it is still in status from.
 func (q *Queries) UpdatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord, from payouts.PayoutLinkStatus) (err error) {

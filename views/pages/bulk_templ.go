@@ -807,7 +807,7 @@ func BulkProgress(p BulkJobProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 62, ") are still running: their transfer batch had not finished when this page stopped waiting, so they may yet be paid. Nothing is sent again for them. Check again later to see how they ended; the result CSV names the batch.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 62, ") are still running: their transfer batch had not finished when the job stopped waiting for it, so they may yet be paid. Nothing is sent again for them. Check again later to see how they ended; the result CSV names the batch.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
