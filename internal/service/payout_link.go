@@ -16,6 +16,7 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 	if err != nil {
 		return nil, false, err
 	}
+	ctx = WithUsersToRead(ctx, req.UserID)
 	id, replayed, err := s.idempotent(ctx, appID, "payout-link", req.IdempotencyKey, req, true, func(q Queries) (string, error) {
 		return s.issuePayoutLink(ctx, q, appID, req.UserID, link, extra)
 	})

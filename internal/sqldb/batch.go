@@ -33,7 +33,8 @@ type job struct {
 type Batch struct {
 	State  any // the store's, made by the first job that needs it
 	shared bool
-	left   int // jobs not yet ended, the one running included
+	ctxs   []context.Context // of the batch's jobs, in the order they run
+	left   int               // jobs not yet ended, the one running included
 	jobEnd []func(ok bool)
 	flush  func(ctx context.Context, tx *sql.Tx) error
 }
@@ -41,6 +42,10 @@ type Batch struct {
 // Shared reports whether the batch runs several jobs: a job that must wait for a lock held
 // elsewhere had better fail (and run again alone) than wait.
 func (b *Batch) Shared() bool { return b.shared }
+
+// Contexts are the contexts of the batch's jobs, in the order they run: a store reads from them
+// what its callers said their jobs would read, to read it for all of them at once.
+func (b *Batch) Contexts() []context.Context { return b.ctxs }
 
 // Left is how many of the batch's jobs have not yet ended, the one running now included.
 func (b *Batch) Left() int { return b.left }
@@ -188,7 +193,10 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 	}
 	single := len(jobs) == 1
 	started := false
-	batch := &Batch{shared: !single, left: len(jobs)}
+	batch := &Batch{shared: !single, left: len(jobs), ctxs: make([]context.Context, len(jobs))}
+	for i, j := range jobs {
+		batch.ctxs[i] = j.ctx
+	}
 	for i, j := range jobs {
 		if errs[i] = j.ctx.Err(); errs[i] != nil {
 			batch.left-- // never run

@@ -4,21 +4,34 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
 )
 
 // batchReads keeps, for one batch's transaction, the app rows and webhook endpoints its jobs
 // read: every transfer of a batch reads its app and the app's endpoints, which hardly ever change.
-// It is dropped whole by any write to either table, by a savepoint rolled back and by a job rolled
-// back, so it never holds what the transaction does not (or no longer) see.
+// It also keeps the users its jobs said they would read (service.UsersToRead), read for all of
+// them in one statement by the first job that reads a user (readUsersAhead). It is dropped whole
+// by any write to a table it copies, by a savepoint rolled back and by a job rolled back (which
+// on PostgreSQL also lets go of the row locks taken inside it), so it never holds what the
+// transaction does not (or no longer) see, or no longer holds locked.
 type batchReads struct {
 	apps      map[string]*service.AppRecord
 	endpoints map[string][]service.WebhookEndpointRecord
+	users     map[string]userRead
 	inJob     bool
+	// usersAhead is set once the batch's users were read ahead, or found not worth reading.
+	usersAhead bool
+}
+
+// userRead is a user read ahead with its wallet (nil when the user has none yet).
+type userRead struct {
+	user   service.UserRecord
+	wallet *ledger.Account
 }
 
 // cachedTables are the tables batchReads copies: a statement that writes one drops the copies.
-var cachedTables = []string{"apps", "webhook_endpoints"}
+var cachedTables = []string{"apps", "webhook_endpoints", "users", "ledger_accounts", "payout_methods"}
 
 // batchReads returns the batch's copies, or nil outside a batch.
 func (q *Queries) batchReads() *batchReads {
@@ -49,6 +62,7 @@ func (r *batchReads) drop() {
 	}
 	r.apps = map[string]*service.AppRecord{}
 	r.endpoints = map[string][]service.WebhookEndpointRecord{}
+	r.users = map[string]userRead{}
 }
 
 // dropIfWrites drops the copies if query writes a table they come from.
@@ -114,4 +128,34 @@ func cloneEndpoints(eps []service.WebhookEndpointRecord) []service.WebhookEndpoi
 		e.SealedSecret, e.SealedOld = slices.Clone(e.SealedSecret), slices.Clone(e.SealedOld)
 	}
 	return out
+}
+
+// user returns a copy of a user of the app read ahead, with its wallet as read.
+func (r *batchReads) user(appID, id string) (*service.UserRecord, *ledger.Account, bool) {
+	if r == nil {
+		return nil, nil, false
+	}
+	read, ok := r.users[id]
+	if !ok || read.user.AppID != appID {
+		return nil, nil, false
+	}
+	u := cloneUser(read.user)
+	if read.wallet == nil {
+		return &u, nil, true
+	}
+	wallet := *read.wallet
+	return &u, &wallet, true
+}
+
+func cloneUser(u service.UserRecord) service.UserRecord {
+	if u.Username != nil {
+		name := *u.Username
+		u.Username = &name
+	}
+	if u.DefaultPayoutMethod != nil {
+		p := *u.DefaultPayoutMethod
+		u.DefaultPayoutMethod = &p
+	}
+	u.Metadata = slices.Clone(u.Metadata)
+	return u
 }

@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/payouts"
 )
@@ -186,6 +191,162 @@ func TestBatchReads(t *testing.T) {
 			if (i%2 == 0) != (err == nil) {
 				t.Errorf("job %d: %v", i, err)
 			}
+		}
+	})
+}
+
+// TestUsersReadAhead: the jobs of a shared batch that said which users they will read get them
+// from one read for all, and still each read answers what the transaction sees: a deleted
+// user, a user of another app and a user the job itself changed read as they would alone, and a
+// job rolled back takes the copies with it.
+func TestUsersReadAhead(t *testing.T) {
+	const jobs = 12
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID, other := newApp(t, st, "acme"), newApp(t, st, "other")
+		var users []*service.UserRecord
+		for n := range 9 {
+			users = append(users, newUser(t, st, appID, n, fmt.Sprintf("u%d@example.com", n)))
+		}
+		deleted := newUser(t, st, appID, 9, "gone@example.com")
+		if err := st.DeleteUser(ctx, appID, deleted.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+		elsewhere := newUser(t, st, other, 10, "elsewhere@example.com")
+		// Job i reads user i%9 of the app, but job 9 the deleted user and job 10 the other app's;
+		// job 3 changes its user's status before reading it again, and job 5 is rolled back.
+		target := func(i int) *service.UserRecord {
+			switch i {
+			case 9:
+				return deleted
+			case 10:
+				return elsewhere
+			}
+			return users[i%9]
+		}
+		// A first job holds the writer until the others wait for it, so that they share a batch.
+		release, holding := make(chan struct{}), make(chan struct{})
+		go st.InTx(ctx, func(service.Queries) error { close(holding); <-release; return nil })
+		<-holding
+		time.AfterFunc(100*time.Millisecond, func() { close(release) })
+		aheadSeen := make([][]string, jobs)
+		errs := inParallel(jobs, func(i int) error {
+			want := target(i)
+			jobCtx := service.WithUsersToRead(ctx, want.ID)
+			return st.InTx(jobCtx, func(q service.Queries) error {
+				u, err := q.GetUser(jobCtx, appID, want.ID)
+				aheadSeen[i] = store.UsersReadAhead(q)
+				if err != nil {
+					return err
+				}
+				if u.ID != want.ID || u.LastName != want.LastName || u.Email != want.Email {
+					return fmt.Errorf("read %s %s <%s>, want %s %s <%s>", u.ID, u.LastName, u.Email, want.ID, want.LastName, want.Email)
+				}
+				u.LastName = "changed by a caller"
+				switch i {
+				case 3:
+					changed := *want
+					changed.Status = payouts.UserInReview
+					if err := q.UpdateUser(jobCtx, &changed); err != nil {
+						return err
+					}
+					if u, err = q.GetUser(jobCtx, appID, want.ID); err == nil && u.Status != payouts.UserInReview {
+						err = fmt.Errorf("read status %q after changing it, want %q", u.Status, payouts.UserInReview)
+					}
+					return err
+				case 5:
+					return errChangedMind
+				}
+				return nil
+			})
+		})
+		shared := false
+		for i, err := range errs {
+			switch i {
+			case 9, 10:
+				if !errors.Is(err, service.ErrNoRecord) {
+					t.Errorf("job %d: %v, want no record", i, err)
+				}
+			case 5:
+				if !errors.Is(err, errChangedMind) {
+					t.Errorf("job %d: %v, want its own error", i, err)
+				}
+			default:
+				if err != nil {
+					t.Errorf("job %d: %v", i, err)
+				}
+			}
+			for _, id := range aheadSeen[i] {
+				if id == deleted.ID {
+					t.Errorf("job %d: the deleted user was read ahead", i)
+				}
+			}
+			shared = shared || len(aheadSeen[i]) > 1
+		}
+		if !shared {
+			t.Error("no job found the users of its batch read ahead")
+		}
+	})
+}
+
+// TestUsersReadAheadSkipsLockedRows (PostgreSQL, which locks the rows read ahead as GetUser
+// does): a user whose row another transaction holds is left out of a read ahead instead of
+// failing it or waiting for it. Nine jobs each say they will read ten users, one of them held
+// elsewhere, and each reads its own, free one: none waits for the held row.
+func TestUsersReadAheadSkipsLockedRows(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		if st.DB().Dialect != sqldb.Postgres {
+			return // SQLite's one writer holds every row
+		}
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		var ids []string
+		for n := range 10 {
+			ids = append(ids, newUser(t, st, appID, n, fmt.Sprintf("u%d@example.com", n)).ID)
+		}
+		held, free := ids[0], ids[1:]
+		holder, err := st.DB().BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Rollback()
+		if _, err := holder.ExecContext(ctx, `SELECT id FROM users WHERE id = $1 FOR UPDATE`, held); err != nil {
+			t.Fatal(err)
+		}
+		var released atomic.Bool
+		time.AfterFunc(2*time.Second, func() { released.Store(true); holder.Rollback() })
+		var mu sync.Mutex
+		readAhead := map[string][]string{} // as the last run of each job found it
+		errs := inParallel(len(free), func(i int) error {
+			jobCtx := service.WithUsersToRead(ctx, ids...)
+			err := st.InTx(jobCtx, func(q service.Queries) error {
+				_, err := q.GetUser(jobCtx, appID, free[i])
+				mu.Lock()
+				readAhead[free[i]] = store.UsersReadAhead(q)
+				mu.Unlock()
+				return err
+			})
+			if err == nil && released.Load() {
+				err = errors.New("ended only once the held row was free")
+			}
+			return err
+		})
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("job %d: %v", i, err)
+			}
+		}
+		// A job can find nothing read ahead for it: PostgreSQL's two writers may run two batches
+		// at once, and each skips the rows the other read ahead (and then waits for its own).
+		found := false
+		for id, ahead := range readAhead {
+			if slices.Contains(ahead, held) {
+				t.Errorf("user %s's job found the held user read ahead: %v", id, ahead)
+			}
+			found = found || slices.Contains(ahead, id)
+		}
+		if !found {
+			t.Errorf("no job found its user read ahead: %v", readAhead)
 		}
 	})
 }

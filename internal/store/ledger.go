@@ -286,11 +286,16 @@ func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transfe
 // appAndIDs are the placeholders of ids, for an IN list, and the arguments appID and ids, the
 // list padded to a power of two (sqldb.PadIDs) so that the query keeps a few texts.
 func appAndIDs(appID string, ids []string) (string, []any) {
+	marks, args := idList(ids)
+	return marks, append([]any{appID}, args...)
+}
+
+// idList is appAndIDs without the app.
+func idList(ids []string) (string, []any) {
 	ids = sqldb.PadIDs(ids)
-	args := make([]any, 0, len(ids)+1)
-	args = append(args, appID)
-	for _, id := range ids {
-		args = append(args, id)
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
 	}
 	return strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", "), args
 }

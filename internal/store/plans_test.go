@@ -180,8 +180,9 @@ func TestShortIDPlans(t *testing.T) {
 	})
 }
 
-// TestByIDPlans: the reads by id of users, transfers, payout links and payout requests, and the
-// updates of transfers and payout requests, find the row through the unique id index even
+// TestByIDPlans: the reads by id of users (one, or a batch's read ahead), transfers, payout links
+// and payout requests, and the updates of transfers and payout requests, find the row through the
+// unique id index even
 // before the table's first ANALYZE. With app_id (or deleted_at IS NULL) in their WHERE, PostgreSQL could not tell
 // the id index from an (app_id, ...) or a partial one by statistics, and read every row of the
 // app to find one.
@@ -212,6 +213,7 @@ func TestByIDPlans(t *testing.T) {
 		tr, _ := heldTransfer(appID, 0, 0, 150)
 		for _, c := range []struct{ table, query, id string }{
 			{"users", `SELECT u.seq FROM users u WHERE u.id = ?`, userID(150)},
+			{"users", `SELECT u.seq FROM users u WHERE u.id IN (?, ?, ?, ?)`, userID(150)},
 			{"transfers", `SELECT seq FROM transfers WHERE id = ?`, tr.ID},
 			{"transfers", `UPDATE transfers SET status = ? WHERE id = ? AND status = ?`, tr.ID},
 			{"payout_links", `SELECT seq FROM payout_links WHERE id = ?`, userID(150)},
@@ -220,6 +222,9 @@ func TestByIDPlans(t *testing.T) {
 		} {
 			t.Run(c.query, func(t *testing.T) {
 				args := []any{c.id}
+				for len(args) < strings.Count(c.query, "?") && !strings.HasPrefix(c.query, "UPDATE") {
+					args = append(args, userID(len(args)*7))
+				}
 				if strings.HasPrefix(c.query, "UPDATE") {
 					args = []any{"completed", c.id, "pending"}
 				}

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,20 +128,76 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.Use
 	// table's first ANALYZE PostgreSQL's planner cannot tell the id index from an (app_id, ...)
 	// one, and takes the partial indexes on deleted_at IS NULL for tiny; either way it may read
 	// every user of the app to find one.
-	u, wallet, err := scanUserWallet(q.queryRow(ctx, userSelect+` WHERE u.id = ?`+q.lockRow("u"), id))
-	if err == nil && u.AppID != appID {
-		err = service.ErrNoRecord
-	}
-	if err != nil {
+	if err := q.readUsersAhead(ctx); err != nil {
 		return nil, err
+	}
+	u, wallet, ok := q.batchReads().user(appID, id)
+	if !ok {
+		read, readWallet, err := scanUserWallet(q.queryRow(ctx, userSelect+` WHERE u.id = ?`+q.lockRow("u"), id))
+		if err == nil && read.AppID != appID {
+			err = service.ErrNoRecord
+		}
+		if err != nil {
+			return nil, err
+		}
+		u, wallet = &read, readWallet
 	}
 	if n := q.netting(); n != nil {
 		if wallet != nil {
 			n.seen(wallet) // the book's lookup of the wallet then costs no read
 		}
-		n.wallet(&u)
+		n.wallet(u)
 	}
-	return &u, nil
+	return u, nil
+}
+
+// minReadAhead is the fewest users a batch reads ahead.
+const minReadAhead = 8
+
+// readUsersAhead reads, the first time a job of a batch reads a user, every user the batch's jobs
+// said they would read (service.WithUsersToRead) in one statement, so that each job's GetUser
+// costs no statement of its own: a round trip per job less on PostgreSQL. There it locks
+// the rows as GetUser does, skipping those another transaction holds: their jobs read them
+// themselves (and fail at once, as they would have). A deleted user is left out, for its job's
+// own read to refuse.
+//
+// A read ahead of a few users costs more than their reads one by one (on PostgreSQL 0.3 to 0.7
+// ms against 0.03 ms each, in a 8-client payout run, where it cost a tenth of the rate), so it
+// runs only for minReadAhead users or more.
+func (q *Queries) readUsersAhead(ctx context.Context) error {
+	r := q.batchReads()
+	if r == nil || r.usersAhead {
+		return nil
+	}
+	r.usersAhead = true
+	var ids []string
+	for _, jobCtx := range q.batch.Contexts() {
+		for _, id := range service.UsersToRead(jobCtx) {
+			if payouts.ValidID(id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	if ids = slices.Compact(ids); len(ids) < minReadAhead {
+		return nil
+	}
+	lock := q.lockRow("u")
+	if lock != "" {
+		lock = strings.Replace(lock, " NOWAIT", "", 1) + " SKIP LOCKED"
+	}
+	marks, args := idList(ids)
+	return q.scanRows(ctx, userSelect+` WHERE u.id IN (`+marks+`)`+lock, args, func(rows *sql.Rows) error {
+		u, wallet, err := scanUserWallet(rows)
+		switch {
+		case errors.Is(err, service.ErrNoRecord): // deleted
+			return nil
+		case err != nil:
+			return err
+		}
+		r.users[u.ID] = userRead{user: u, wallet: wallet}
+		return nil
+	})
 }
 
 // ListUsers reads a page of the app's users, newest first.
