@@ -40,6 +40,8 @@ func (s *Service) idempotentAs(ctx context.Context, appID, op, key, resourceID s
 		if hash, err = requestHash(op, req); err != nil {
 			return "", false, err
 		}
+		ctx = WithKeyToClaim(ctx, IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash,
+			ResourceID: resourceID, Created: s.now()})
 	}
 	err = s.store.InTx(ctx, func(q Queries) error {
 		id, replayed, err = s.idempotentIn(ctx, q, appID, op, key, hash, resourceID, sameKeyAnyBody, create)
@@ -107,6 +109,23 @@ func requestHash(op string, req any) (string, error) {
 	json.Compact(&compact, b)
 	sum := sha256.Sum256(append([]byte(op+"\x00"), compact.Bytes()...))
 	return hex.EncodeToString(sum[:]), nil
+}
+
+type keyToClaimKey struct{}
+
+// WithKeyToClaim says, for the write that runs with the returned context, which idempotency key
+// it will claim (Queries.ClaimIdempotencyKey): a store that shares one transaction among many
+// callers' writes may claim the keys of all of them in one statement. The claim it then answers
+// for the key is this record's, so a claim with anything else of it different (another
+// operation, request or resource) is not answered from it.
+func WithKeyToClaim(ctx context.Context, k IdempotencyRecord) context.Context {
+	return context.WithValue(ctx, keyToClaimKey{}, k)
+}
+
+// KeyToClaim returns the idempotency key the write running with ctx said it will claim.
+func KeyToClaim(ctx context.Context) (IdempotencyRecord, bool) {
+	k, ok := ctx.Value(keyToClaimKey{}).(IdempotencyRecord)
+	return k, ok
 }
 
 // PurgeIdempotencyKeys forgets the keys older than the idempotency window.

@@ -24,6 +24,9 @@ type job struct {
 	ctx  context.Context
 	fn   func(*sql.Tx, *Batch) error
 	done chan error // buffered: the writer never waits for the caller
+	// lazy jobs call Batch.BeforeStatement before each statement, so their savepoint is sent
+	// with their first statement, if any.
+	lazy bool
 }
 
 // Batch is what the jobs of one shared transaction share. A store keeps deferred writes in its
@@ -37,11 +40,37 @@ type Batch struct {
 	left   int               // jobs not yet ended, the one running included
 	jobEnd []func(ok bool)
 	flush  func(ctx context.Context, tx *sql.Tx) error
+	tx     *sql.Tx
+	// saved is set while the transaction holds a job savepoint (released by the next job's);
+	// savedJob while the running job's was sent.
+	saved, savedJob bool
 }
 
 // Shared reports whether the batch runs several jobs: a job that must wait for a lock held
 // elsewhere had better fail (and run again alone) than wait.
 func (b *Batch) Shared() bool { return b.shared }
+
+// BeforeStatement readies the transaction for a statement of the running job: in a shared batch
+// the job's savepoint is sent before its first statement, releasing the one before it in the same
+// round trip. A job that sends no statement (its writes all held or netted for the batch's end,
+// its reads answered from the batch's) thus costs no savepoint, and on PostgreSQL no round trip;
+// if it fails there is nothing in the database to roll back.
+func (b *Batch) BeforeStatement(ctx context.Context) error {
+	if !b.shared || b.savedJob {
+		return nil
+	}
+	// One savepoint name, released and taken again per job, keeps one level of nesting. Not
+	// prepared: a prepared statement holds one command.
+	mark := "SAVEPOINT job"
+	if b.saved {
+		mark = "RELEASE SAVEPOINT job; SAVEPOINT job"
+	}
+	if _, err := b.tx.ExecContext(ctx, mark); err != nil {
+		return err
+	}
+	b.saved, b.savedJob = true, true
+	return nil
+}
 
 // Contexts are the contexts of the batch's jobs, in the order they run: a store reads from them
 // what its callers said their jobs would read, to read it for all of them at once.
@@ -99,8 +128,8 @@ func (w *writers) stop() {
 // submit queues fn and waits for its outcome. A job whose caller gives up while it waits is
 // answered with the context's error and never run; once a writer has started it, it runs to
 // its end under the batch, whole or not at all, and the caller hears how it went.
-func (w *writers) submit(ctx context.Context, fn func(*sql.Tx, *Batch) error) error {
-	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1)}
+func (w *writers) submit(ctx context.Context, lazy bool, fn func(*sql.Tx, *Batch) error) error {
+	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1), lazy: lazy}
 	select {
 	case w.jobs <- j:
 	case <-ctx.Done():
@@ -192,8 +221,7 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 		return errs, err
 	}
 	single := len(jobs) == 1
-	started := false
-	batch := &Batch{shared: !single, left: len(jobs), ctxs: make([]context.Context, len(jobs))}
+	batch := &Batch{shared: !single, left: len(jobs), ctxs: make([]context.Context, len(jobs)), tx: tx}
 	for i, j := range jobs {
 		batch.ctxs[i] = j.ctx
 	}
@@ -210,16 +238,14 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 			batch.endJob(true)
 			break
 		}
-		// One savepoint name, released and taken again per job, keeps one level of nesting.
-		mark := "RELEASE SAVEPOINT job; SAVEPOINT job"
-		if !started {
-			mark, started = "SAVEPOINT job", true
+		batch.savedJob = false
+		if !j.lazy {
+			if err := batch.BeforeStatement(ctx); err != nil {
+				tx.Rollback()
+				return errs, err
+			}
 		}
-		if _, err := tx.ExecContext(ctx, mark); err != nil {
-			tx.Rollback()
-			return errs, err
-		}
-		if errs[i] = j.fn(tx, batch); errs[i] != nil {
+		if errs[i] = j.fn(tx, batch); errs[i] != nil && batch.savedJob {
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job"); err != nil {
 				tx.Rollback()
 				return errs, err
@@ -230,7 +256,7 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 	if batch.flush != nil {
 		// The flush's writes belong to no job: inside the last job's savepoint each page they
 		// change would first be copied to the statement journal.
-		if started {
+		if batch.saved {
 			if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT job"); err != nil {
 				tx.Rollback()
 				return errs, err

@@ -104,3 +104,71 @@ func TestInTxCanceledNeverRuns(t *testing.T) {
 		}
 	})
 }
+
+// TestInBatchSavesOnlyJobsThatWrite: a job of a shared batch has its savepoint sent with its first
+// statement (Batch.BeforeStatement), so one that sends none costs none. Each job still gets its
+// own outcome: one that wrote and failed leaves nothing behind, and one that failed before any
+// statement rolls back nothing, in particular not the job before it.
+func TestInBatchSavesOnlyJobsThatWrite(t *testing.T) {
+	engines(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		if _, err := db.ExecContext(ctx, `CREATE TABLE items (k INTEGER PRIMARY KEY)`); err != nil {
+			t.Fatal(err)
+		}
+		const jobs = 200
+		errs := make([]error, jobs)
+		var wg sync.WaitGroup
+		for i := range jobs {
+			wg.Go(func() {
+				errs[i] = db.InBatch(ctx, func(tx *sql.Tx, b *sqldb.Batch) error {
+					if i%4 >= 2 { // 2 fails, 3 succeeds, neither sending a statement
+						if i%4 == 2 {
+							return errRefused
+						}
+						return nil
+					}
+					if err := b.BeforeStatement(ctx); err != nil {
+						return err
+					}
+					if _, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO items (k) VALUES (?)`), i); err != nil {
+						return err
+					}
+					if i%4 == 1 {
+						return errRefused
+					}
+					return nil
+				})
+			})
+		}
+		wg.Wait()
+		var want []int
+		for i, err := range errs {
+			switch {
+			case i%4 == 1 || i%4 == 2:
+				if !errors.Is(err, errRefused) {
+					t.Errorf("job %d: %v, want its own error", i, err)
+				}
+			case err != nil:
+				t.Errorf("job %d: %v", i, err)
+			case i%4 == 0:
+				want = append(want, i)
+			}
+		}
+		rows, err := db.QueryContext(ctx, `SELECT k FROM items ORDER BY k`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var got []int
+		for rows.Next() {
+			var k int
+			if err := rows.Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, k)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("committed rows %v, want %v", got, want)
+		}
+	})
+}

@@ -326,13 +326,14 @@ func Rebind(d Dialect, query string) string {
 // fn alone. A transaction that loses a deadlock or serialization race on PostgreSQL, or finds
 // SQLite busy, is run again, so fn must not have effects outside the transaction.
 func (db *DB) InTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	return db.writers.submit(ctx, func(tx *sql.Tx, _ *Batch) error { return fn(tx) })
+	return db.writers.submit(ctx, false, func(tx *sql.Tx, _ *Batch) error { return fn(tx) })
 }
 
 // InBatch is InTx for a store that defers writes to the end of the shared transaction through
-// the Batch.
+// the Batch, and calls Batch.BeforeStatement before each statement fn sends: a job that sends
+// none costs no savepoint.
 func (db *DB) InBatch(ctx context.Context, fn func(*sql.Tx, *Batch) error) error {
-	return db.writers.submit(ctx, fn)
+	return db.writers.submit(ctx, true, fn)
 }
 
 // IsUniqueViolation reports whether err is a unique or primary key constraint failure.

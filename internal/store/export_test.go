@@ -19,3 +19,18 @@ func UsersReadAhead(q service.Queries) []string {
 	slices.Sort(ids)
 	return ids
 }
+
+// KeysClaimedAhead returns the idempotency keys q's batch claimed ahead that no job took yet,
+// sorted.
+func KeysClaimedAhead(q service.Queries) []string {
+	qq := q.(*Queries)
+	if qq.batch == nil || qq.batchState().keys == nil {
+		return nil
+	}
+	var keys []string
+	for ref := range qq.batchState().keys.claimed {
+		keys = append(keys, ref.key)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -98,7 +98,8 @@ type batchState struct {
 	lastPostingID int64
 	postingIDs    []int64
 	reserved      int
-	lost          error // held rows written inside a job that was rolled back
+	keys          *keysAhead // idempotency keys claimed for the batch's jobs
+	lost          error      // held rows written inside a job that was rolled back
 }
 
 func (q *Queries) batchState() *batchState {
@@ -112,6 +113,9 @@ func (q *Queries) batchState() *batchState {
 		fq := &Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect, held: st.held}
 		if st.lost != nil {
 			return fmt.Errorf("%w: %w", st.lost, sqldb.ErrRetry)
+		}
+		if err := fq.releaseKeysAhead(ctx, st.keys); err != nil {
+			return err
 		}
 		if st.held != nil {
 			if err := fq.writeHeld(ctx); err != nil {

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +19,9 @@ import (
 // ResourceID takes the key finished: no FinishIdempotencyKey is needed.
 func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.IdempotencyRecord) (_ *service.IdempotencyRecord, err error) {
 	defer wrap(&err, "claim idempotency key %s", k.Key)
+	if taken, err := q.takeKeyClaimedAhead(ctx, k); err != nil || taken {
+		return nil, err
+	}
 	res, err := q.exec(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, key) DO NOTHING`,
 		k.AppID, k.Key, k.Operation, k.RequestHash, nullString(k.ResourceID), sqldb.Micros(k.Created))
@@ -35,6 +40,9 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.Idempotenc
 		return nil, err
 	}
 	prior.ResourceID, prior.Created = resource.String, sqldb.FromMicros(created)
+	if q.claimedAheadFor(k.AppID, k.Key) {
+		prior.ResourceID = "" // claimed for a job of this batch that has not taken it yet: still under way
+	}
 	return &prior, nil
 }
 
@@ -112,4 +120,139 @@ func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (_
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// keysAhead are the idempotency keys a batch claimed for its jobs in one statement
+// (claimKeysAhead), each job's as it said it would claim it (service.WithKeyToClaim).
+type keysAhead struct {
+	claimed map[keyRef]service.IdempotencyRecord // claimed, and not yet taken by their job
+	release []keyRef                             // taken by a job that was then rolled back
+	// lost is set when the job that claimed them was rolled back, and the claims with it.
+	lost bool
+}
+
+type keyRef struct{ appID, key string }
+
+// takeKeyClaimedAhead answers a job's claim of the key it said it would claim from the batch's
+// claims, the first time a job of the batch claims a key claiming the keys of all of them. It reports whether the key was
+// claimed for this job: then the job holds it, claimed as it said (unfinished, or finished with
+// the resource it named). A job rolled back gives its key back at the batch's end
+// (releaseKeysAhead), as does one that never claims it. Inside a savepoint of the job nothing is
+// claimed or taken: the savepoint's rollback would undo the claims and leave them counted.
+func (q *Queries) takeKeyClaimedAhead(ctx context.Context, k *service.IdempotencyRecord) (bool, error) {
+	if q.batch == nil || q.savepoints > 0 {
+		return false, nil
+	}
+	st := q.batchState()
+	if st.keys == nil {
+		st.keys = &keysAhead{}
+		if err := q.claimKeysAhead(ctx, st.keys); err != nil {
+			return false, err
+		}
+	}
+	ka, ref := st.keys, keyRef{k.AppID, k.Key}
+	claim, ok := ka.claimed[ref]
+	if said, saidOK := service.KeyToClaim(ctx); ka.lost || !ok || !saidOK || said.AppID != k.AppID || said.Key != k.Key {
+		return false, nil // not this job's: its claim finds the key under way (ClaimIdempotencyKey)
+	}
+	delete(ka.claimed, ref)
+	// From here the key is this job's to give back if it is rolled back.
+	q.batch.OnJobEnd(func(ok bool) {
+		if !ok && !ka.lost {
+			ka.release = append(ka.release, ref)
+		}
+	})
+	if claim.Operation != k.Operation || claim.RequestHash != k.RequestHash || claim.ResourceID != k.ResourceID {
+		// Not the claim this job said it would make: take ours back, for its own claim to find
+		// the key as it stands. (If the job is rolled back, so is this, and ours is given back
+		// at the end.)
+		return false, q.ReleaseIdempotencyKey(ctx, k.AppID, k.Key)
+	}
+	return true, nil
+}
+
+// claimedAheadFor reports whether the batch claimed the app's key ahead for a job that has not
+// taken it yet.
+func (q *Queries) claimedAheadFor(appID, key string) bool {
+	if q.batch == nil {
+		return false
+	}
+	ka := q.batchState().keys
+	if ka == nil || ka.lost {
+		return false
+	}
+	_, ok := ka.claimed[keyRef{appID, key}]
+	return ok
+}
+
+// claimKeysAhead claims, in one statement, the keys the batch's jobs said they would claim,
+// when there are at least minAhead of them: a key said by two jobs is left for their own claims,
+// and one already taken is left for its job to find. It runs in the job that claims first; if
+// that job is rolled back the claims are too.
+func (q *Queries) claimKeysAhead(ctx context.Context, ka *keysAhead) error {
+	said := map[keyRef][]service.IdempotencyRecord{}
+	for _, jobCtx := range q.batch.Contexts() {
+		if k, ok := service.KeyToClaim(jobCtx); ok {
+			ref := keyRef{k.AppID, k.Key}
+			said[ref] = append(said[ref], k)
+		}
+	}
+	var keys []service.IdempotencyRecord
+	for _, ks := range said {
+		if len(ks) == 1 {
+			keys = append(keys, ks[0])
+		}
+	}
+	if len(keys) < minAhead {
+		return nil
+	}
+	// In one order, so that two batches claiming the same keys on PostgreSQL wait for each other
+	// rather than deadlock.
+	slices.SortFunc(keys, func(a, b service.IdempotencyRecord) int {
+		return cmp.Or(cmp.Compare(a.AppID, b.AppID), cmp.Compare(a.Key, b.Key))
+	})
+	ka.claimed = map[keyRef]service.IdempotencyRecord{}
+	q.batch.OnJobEnd(func(ok bool) {
+		if !ok {
+			ka.lost, ka.claimed, ka.release = true, nil, nil
+		}
+	})
+	byRef := map[keyRef]service.IdempotencyRecord{}
+	for _, k := range keys {
+		byRef[keyRef{k.AppID, k.Key}] = k
+	}
+	return q.insertRows(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)`, len(keys),
+		func(i int) []any {
+			k := keys[i]
+			return []any{k.AppID, k.Key, k.Operation, k.RequestHash, nullString(k.ResourceID), sqldb.Micros(k.Created)}
+		}, `ON CONFLICT (app_id, key) DO NOTHING RETURNING app_id, key`, func(r *sql.Rows) error {
+			var ref keyRef
+			if err := r.Scan(&ref.appID, &ref.key); err != nil {
+				return err
+			}
+			ka.claimed[ref] = byRef[ref]
+			return nil
+		})
+}
+
+// releaseKeysAhead gives back, before the batch commits, the keys it claimed ahead that no job
+// kept: their jobs were rolled back, or never claimed them.
+func (q *Queries) releaseKeysAhead(ctx context.Context, ka *keysAhead) error {
+	if ka == nil || ka.lost {
+		return nil
+	}
+	byApp := map[string][]string{}
+	for ref := range ka.claimed {
+		byApp[ref.appID] = append(byApp[ref.appID], ref.key)
+	}
+	for _, ref := range ka.release {
+		byApp[ref.appID] = append(byApp[ref.appID], ref.key)
+	}
+	for appID, keys := range byApp {
+		slices.Sort(keys)
+		if err := q.ReleaseIdempotencyKeys(ctx, appID, keys); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -255,6 +255,11 @@ func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 // beforeStatement readies the transaction for a statement: the savepoints it runs in are sent,
 // and held rows are written first when it names their tables.
 func (q *Queries) beforeStatement(ctx context.Context, query string) error {
+	if q.batch != nil {
+		if err := q.batch.BeforeStatement(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+	}
 	if err := q.openSavepoints(ctx); err != nil {
 		return err
 	}

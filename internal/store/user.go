@@ -151,8 +151,9 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.Use
 	return u, nil
 }
 
-// minReadAhead is the fewest users a batch reads ahead.
-const minReadAhead = 8
+// minAhead is the fewest users a batch reads ahead, and the fewest idempotency keys it claims
+// ahead (claimKeysAhead).
+const minAhead = 8
 
 // readUsersAhead reads, the first time a job of a batch reads a user, every user the batch's jobs
 // said they would read (service.WithUsersToRead) in one statement, so that each job's GetUser
@@ -163,7 +164,7 @@ const minReadAhead = 8
 //
 // A read ahead of a few users costs more than their reads one by one (on PostgreSQL 0.3 to 0.7
 // ms against 0.03 ms each, in a 8-client payout run, where it cost a tenth of the rate), so it
-// runs only for minReadAhead users or more.
+// runs only for minAhead users or more.
 func (q *Queries) readUsersAhead(ctx context.Context) error {
 	r := q.batchReads()
 	if r == nil || r.usersAhead {
@@ -179,7 +180,7 @@ func (q *Queries) readUsersAhead(ctx context.Context) error {
 		}
 	}
 	slices.Sort(ids)
-	if ids = slices.Compact(ids); len(ids) < minReadAhead {
+	if ids = slices.Compact(ids); len(ids) < minAhead {
 		return nil
 	}
 	lock := q.lockRow("u")
