@@ -117,7 +117,8 @@ func open(ctx context.Context, dsn string, tune tuning) (*DB, error) {
 	// SQLite has one write lock: one writer. On PostgreSQL two batches overlap one's round trips
 	// with the other's commit; they lock rows without waiting (see the store's lockRow), so they
 	// cannot deadlock each other. More writers make smaller batches that queue on the app
-	// wallet's row lock: four were slower than two. Measured in BENCHMARKS.md.
+	// wallet's row lock: three and four were slower than two, also once a job cost no round
+	// trip of its own. Measured in BENCHMARKS.md.
 	writers, between := 1, db.restartLog
 	if db.Dialect == Postgres {
 		writers, between = 2, nil
