@@ -80,15 +80,15 @@ func (s *Store) CreateBulkJob(ctx context.Context, job *BulkJob, rows []BulkRow)
 			job.OperatorID, job.Status, sqldb.Micros(job.Created), sqldb.Micros(job.Created)); err != nil {
 			return err
 		}
-		return sqldb.InsertRows(len(rows), bulkRowsPerInsert, `INSERT INTO bulk_rows (job_id, row_num, user_ref, user_id,
+		return sqldb.InsertRows(s.db.Dialect, len(rows), bulkRowsPerInsert, `INSERT INTO bulk_rows (job_id, row_num, user_ref, user_id,
 			amount, memo, method, problem, outcome, transfer_id, error)`, func(i int) []any {
 			r := rows[i]
 			return []any{job.ID, r.Row, r.UserRef, r.UserID, r.Amount, r.Memo, r.Method, r.Problem, r.Outcome,
 				r.TransferID, r.Error}
 		}, "", func(query string, args []any) error {
 			query = s.db.Rebind(query)
-			// InsertRows makes a few texts (whole chunks, then powers of two), so each is prepared
-			// once (on SQLite, where compiling it would cost more than the rows) and kept.
+			// On SQLite InsertRows makes a few texts (whole chunks, then powers of two), so each is
+			// prepared once (compiling it would cost more than the rows) and kept.
 			if stmt := s.db.Prepared(ctx, tx, query); stmt != nil {
 				_, err := stmt.ExecContext(ctx, args...)
 				return err

@@ -11,6 +11,7 @@ import (
 func TestInsertRows(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
+		dialect      sqldb.Dialect
 		n, per, cols int
 		wantStmts    []string // each statement's VALUES, rows given by their first value
 		wantErr      string
@@ -20,12 +21,14 @@ func TestInsertRows(t *testing.T) {
 		{name: "full chunks and the rest", n: 5, per: 2, cols: 1, wantStmts: []string{"(?), (?)", "(?), (?)", "(?)"}},
 		{name: "the rest in powers of two", n: 7 + 8, per: 8, cols: 1, wantStmts: []string{
 			"(?), (?), (?), (?), (?), (?), (?), (?)", "(?), (?), (?), (?)", "(?), (?)", "(?)"}},
+		{name: "the rest whole on PostgreSQL", dialect: sqldb.Postgres, n: 7 + 8, per: 8, cols: 1, wantStmts: []string{
+			"(?), (?), (?), (?), (?), (?), (?), (?)", "(?), (?), (?), (?), (?), (?), (?)"}},
 		{name: "past the parameter limit", n: 2, per: 2, cols: sqldb.MaxParams/2 + 1, wantErr: "bound parameters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stmts []string
 			var got []any
-			err := sqldb.InsertRows(tc.n, tc.per, "INSERT INTO t (a)", func(i int) []any {
+			err := sqldb.InsertRows(tc.dialect, tc.n, tc.per, "INSERT INTO t (a)", func(i int) []any {
 				vals := make([]any, tc.cols)
 				vals[0] = i
 				return vals

@@ -19,7 +19,7 @@ const itemsPerInsert = 200
 // it reads each row the statement returns.
 func (q *Queries) insertRows(ctx context.Context, insert string, n int, row func(i int) []any,
 	tail string, scan func(*sql.Rows) error) error {
-	return sqldb.InsertRows(n, itemsPerInsert, insert, row, tail, func(stmt string, args []any) error {
+	return sqldb.InsertRows(q.dialect, n, itemsPerInsert, insert, row, tail, func(stmt string, args []any) error {
 		if scan == nil {
 			_, err := q.exec(ctx, stmt, args...)
 			return err
