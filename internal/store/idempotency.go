@@ -134,9 +134,9 @@ type keysAhead struct {
 type keyRef struct{ appID, key string }
 
 // takeKeyClaimedAhead answers a job's claim of the key it said it would claim from the batch's
-// claims, the first time a job of the batch claims a key claiming the keys of all of them. It reports whether the key was
-// claimed for this job: then the job holds it, claimed as it said (unfinished, or finished with
-// the resource it named). A job rolled back gives its key back at the batch's end
+// claims; the first claim of the batch claims the keys of all its jobs. It reports whether the
+// key was claimed for this job: then the job holds it, claimed as it said (unfinished, or
+// finished with the resource it named). A job rolled back gives its key back at the batch's end
 // (releaseKeysAhead), as does one that never claims it. Inside a savepoint of the job nothing is
 // claimed or taken: the savepoint's rollback would undo the claims and leave them counted.
 func (q *Queries) takeKeyClaimedAhead(ctx context.Context, k *service.IdempotencyRecord) (bool, error) {
