@@ -42,8 +42,10 @@ type Batch struct {
 	flush  func(ctx context.Context, tx *sql.Tx) error
 	tx     *sql.Tx
 	// saved is set while the transaction holds a job savepoint (released by the next job's);
-	// savedJob while the running job's was sent.
+	// savedJob while the running job's was sent. unsaved is a savepoint that could not be sent:
+	// the job's statements then ran outside it, and only the whole batch can be rolled back.
 	saved, savedJob bool
+	unsaved         error
 }
 
 // Shared reports whether the batch runs several jobs: a job that must wait for a lock held
@@ -66,6 +68,7 @@ func (b *Batch) BeforeStatement(ctx context.Context) error {
 		mark = "RELEASE SAVEPOINT job; SAVEPOINT job"
 	}
 	if _, err := b.tx.ExecContext(ctx, mark); err != nil {
+		b.unsaved = err
 		return err
 	}
 	b.saved, b.savedJob = true, true
@@ -245,7 +248,12 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 				return errs, err
 			}
 		}
-		if errs[i] = j.fn(tx, batch); errs[i] != nil && batch.savedJob {
+		errs[i] = j.fn(tx, batch)
+		if batch.unsaved != nil {
+			tx.Rollback()
+			return errs, batch.unsaved
+		}
+		if errs[i] != nil && batch.savedJob {
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job"); err != nil {
 				tx.Rollback()
 				return errs, err

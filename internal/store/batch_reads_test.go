@@ -195,40 +195,55 @@ func TestBatchReads(t *testing.T) {
 	})
 }
 
+// holdWriters keeps the store's writers busy (one on SQLite, two on PostgreSQL, as sqldb.Open
+// starts them) until the returned func is called, so that the jobs started meanwhile wait for
+// them and then run in as few batches as there are writers.
+func holdWriters(t *testing.T, st *store.Store) (release func()) {
+	t.Helper()
+	writers := 1
+	if st.DB().Dialect == sqldb.Postgres {
+		writers = 2
+	}
+	let := make(chan struct{})
+	for range writers {
+		// Each holder is taken by a writer the holders before it do not occupy.
+		holding := make(chan struct{})
+		go st.InTx(context.Background(), func(service.Queries) error { close(holding); <-let; return nil })
+		<-holding
+	}
+	return func() { close(let) }
+}
+
 // TestUsersReadAhead: the jobs of a shared batch that said which users they will read get them
 // from one read for all, and still each read answers what the transaction sees: a deleted
 // user, a user of another app and a user the job itself changed read as they would alone, and a
 // job rolled back takes the copies with it.
 func TestUsersReadAhead(t *testing.T) {
-	const jobs = 12
+	const jobs = 24 // so that one of PostgreSQL's two writers' batches has at least 12
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		appID, other := newApp(t, st, "acme"), newApp(t, st, "other")
 		var users []*service.UserRecord
-		for n := range 9 {
+		for n := range 22 {
 			users = append(users, newUser(t, st, appID, n, fmt.Sprintf("u%d@example.com", n)))
 		}
-		deleted := newUser(t, st, appID, 9, "gone@example.com")
+		deleted := newUser(t, st, appID, 22, "gone@example.com")
 		if err := st.DeleteUser(ctx, appID, deleted.ID, t0); err != nil {
 			t.Fatal(err)
 		}
-		elsewhere := newUser(t, st, other, 10, "elsewhere@example.com")
-		// Job i reads user i%9 of the app, but job 9 the deleted user and job 10 the other app's;
+		elsewhere := newUser(t, st, other, 23, "elsewhere@example.com")
+		// Job i reads user i of the app, but job 22 the deleted user and job 23 the other app's;
 		// job 3 changes its user's status before reading it again, and job 5 is rolled back.
 		target := func(i int) *service.UserRecord {
 			switch i {
-			case 9:
+			case 22:
 				return deleted
-			case 10:
+			case 23:
 				return elsewhere
 			}
-			return users[i%9]
+			return users[i]
 		}
-		// A first job holds the writer until the others wait for it, so that they share a batch.
-		release, holding := make(chan struct{}), make(chan struct{})
-		go st.InTx(ctx, func(service.Queries) error { close(holding); <-release; return nil })
-		<-holding
-		time.AfterFunc(100*time.Millisecond, func() { close(release) })
+		time.AfterFunc(100*time.Millisecond, holdWriters(t, st))
 		aheadSeen := make([][]string, jobs)
 		errs := inParallel(jobs, func(i int) error {
 			want := target(i)
@@ -263,7 +278,7 @@ func TestUsersReadAhead(t *testing.T) {
 		shared := false
 		for i, err := range errs {
 			switch i {
-			case 9, 10:
+			case 22, 23:
 				if !errors.Is(err, service.ErrNoRecord) {
 					t.Errorf("job %d: %v, want no record", i, err)
 				}

@@ -134,18 +134,26 @@ func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.
 // rows in no common order, and a wait could close a deadlock, which PostgreSQL breaks only after
 // deadlock_timeout. A row another batch holds fails the job, which then runs alone and waits.
 // NO KEY UPDATE leaves foreign-key checks of other writers (KEY SHARE) unblocked.
-func (q *Queries) lockRow(of string) string {
+func (q *Queries) lockRow(of string) string { return q.lockRows(of, false) }
+
+// lockRows is lockRow for a read of several rows that had better leave out the ones another
+// transaction holds (SKIP LOCKED) than wait for them or fail: their callers read them alone.
+func (q *Queries) lockRows(of string, skipLocked bool) string {
 	if q.dialect != sqldb.Postgres || q.tx == nil {
 		return ""
 	}
+	shared := q.batch != nil && q.batch.Shared()
 	lock := " FOR UPDATE"
-	if q.batch != nil && q.batch.Shared() {
+	if shared {
 		lock = " FOR NO KEY UPDATE"
 	}
 	if of != "" {
 		lock += " OF " + of
 	}
-	if q.batch != nil && q.batch.Shared() {
+	switch {
+	case skipLocked:
+		lock += " SKIP LOCKED"
+	case shared:
 		lock += " NOWAIT"
 	}
 	return lock

@@ -183,12 +183,8 @@ func (q *Queries) readUsersAhead(ctx context.Context) error {
 	if ids = slices.Compact(ids); len(ids) < minAhead {
 		return nil
 	}
-	lock := q.lockRow("u")
-	if lock != "" {
-		lock = strings.Replace(lock, " NOWAIT", "", 1) + " SKIP LOCKED"
-	}
 	marks, args := idList(ids)
-	return q.scanRows(ctx, userSelect+` WHERE u.id IN (`+marks+`)`+lock, args, func(rows *sql.Rows) error {
+	return q.scanRows(ctx, userSelect+` WHERE u.id IN (`+marks+`)`+q.lockRows("u", true), args, func(rows *sql.Rows) error {
 		u, wallet, err := scanUserWallet(rows)
 		switch {
 		case errors.Is(err, service.ErrNoRecord): // deleted
