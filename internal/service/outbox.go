@@ -172,6 +172,14 @@ func (r *recorder) UpdateTransfer(ctx context.Context, t *TransferRecord, from p
 	return nil
 }
 
+func (r *recorder) UpdateClaimedPayout(ctx context.Context, t *TransferRecord, from RailState) error {
+	if err := r.Queries.UpdateClaimedPayout(ctx, t, from); err != nil {
+		return err
+	}
+	r.transferChanged(t, "") // no event, but the record is newer
+	return nil
+}
+
 func (r *recorder) InsertPosting(ctx context.Context, p *ledger.Posting) error {
 	if err := r.Queries.InsertPosting(ctx, p); err != nil {
 		return err

@@ -66,6 +66,9 @@ type Queries interface {
 	CreateTransfer(ctx context.Context, t *TransferRecord) error
 	GetTransfer(ctx context.Context, appID, id string) (*TransferRecord, error)
 	UpdateTransfer(ctx context.Context, t *TransferRecord, from payouts.TransferStatus) error
+	// UpdateClaimedPayout writes t's rail state, external id, settle time and lease if t is still
+	// pending in rail state from with t.Attempts (still the caller's claim), else ErrNoRecord.
+	UpdateClaimedPayout(ctx context.Context, t *TransferRecord, from RailState) error
 	TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error)
 	TransferHistories(ctx context.Context, appID string, ids []string) (map[string][]payouts.StatusChange, error)
 	DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error)

@@ -205,17 +205,28 @@ func (s *Service) callRail(ctx context.Context, c *railCall) {
 	c.outcome, c.err = rail.Outcome(ctx, p, c.t.ExternalData.ExternalID)
 }
 
-// record books the rail's answer, unless the claim was lost meanwhile.
+// record books the rail's answer, unless the claim was lost meanwhile. An answer that moves no
+// money (a receipt, or a rail to ask again later) is one guarded update; a rejection or an
+// outcome reads the payout first, to fail or settle it with its postings.
 func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
 	c.recorded = nil // the transaction may run more than once
+	if t := s.stillPending(c); t != nil {
+		switch err := q.UpdateClaimedPayout(ctx, t, c.t.RailState); {
+		case errors.Is(err, ErrNoRecord):
+			s.leaseLost(t.ID)
+			return nil
+		case err != nil:
+			return err
+		}
+		c.recorded = t
+		return nil
+	}
 	t, err := q.GetTransfer(ctx, c.t.AppID, c.t.ID)
 	if err != nil {
 		return err
 	}
 	if t.Status != payouts.TransferPending || t.RailState != c.t.RailState || t.Attempts != c.t.Attempts {
-		// The lease ran out and another worker took the payout over; its call carried the same
-		// idempotency key, so what it records stands for both.
-		s.log.Warn("rail answer dropped: the payout's lease was lost", "transfer", t.ID)
+		s.leaseLost(t.ID)
 		return nil
 	}
 	b, err := s.book(ctx, q, t.AppID)
@@ -224,23 +235,37 @@ func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
 	}
 	t.LeaseUntil = time.Time{}
 	var rejection *RailRejection
+	if errors.As(c.err, &rejection) {
+		return s.failPayout(ctx, q, b, t, payouts.TransferPending, rejection.Reason)
+	}
+	return s.settle(ctx, q, b, t, c.outcome)
+}
+
+// stillPending is the claimed payout as the rail's answer leaves it when the answer moves no
+// money: a receipt, or a rail to ask again later. It is nil for a rejection of a submission or
+// an outcome, which fail or settle the payout.
+func (s *Service) stillPending(c *railCall) *TransferRecord {
+	t := *c.t
+	var rejection *RailRejection
 	switch {
 	case t.RailState == RailSubmitting && errors.As(c.err, &rejection):
-		return s.failPayout(ctx, q, b, t, payouts.TransferPending, rejection.Reason)
+		return nil
 	case c.err != nil:
 		s.log.Warn("rail unavailable; will retry", "transfer", t.ID, "platform", c.method.Platform, "state", t.RailState, "err", c.err)
 		t.SettleAt = s.now().Add(submitRetry)
 	case t.RailState == RailSubmitting:
 		t.RailState, t.ExternalData.ExternalID, t.SettleAt = RailSubmitted, c.receipt.ExternalID, c.receipt.SettleAt
 	default:
-		return s.settle(ctx, q, b, t, c.outcome)
+		return nil
 	}
-	t.Updated = s.now()
-	if err := q.UpdateTransfer(ctx, t, payouts.TransferPending); err != nil {
-		return err
-	}
-	c.recorded = t
-	return nil
+	t.LeaseUntil, t.Updated = time.Time{}, s.now()
+	return &t
+}
+
+// leaseLost drops a rail's answer whose claim ran out: another worker took the payout over, and
+// its call carried the same idempotency key, so what it records stands for both.
+func (s *Service) leaseLost(id string) {
+	s.log.Warn("rail answer dropped: the payout's lease was lost", "transfer", id)
 }
 
 func (s *Service) railPayout(t *TransferRecord, method *PayoutMethodRecord) RailPayout {

@@ -211,14 +211,19 @@ func TestByIDPlans(t *testing.T) {
 			}
 		}
 		tr, _ := heldTransfer(appID, 0, 0, 150)
-		for _, c := range []struct{ table, query, id string }{
-			{"users", `SELECT u.seq FROM users u WHERE u.id = ?`, userID(150)},
-			{"users", `SELECT u.seq FROM users u WHERE u.id IN (?, ?, ?, ?)`, userID(150)},
-			{"transfers", `SELECT seq FROM transfers WHERE id = ?`, tr.ID},
-			{"transfers", `UPDATE transfers SET status = ? WHERE id = ? AND status = ?`, tr.ID},
-			{"payout_links", `SELECT seq FROM payout_links WHERE id = ?`, userID(150)},
-			{"payout_requests", `SELECT seq FROM payout_requests WHERE id = ?`, userID(150)},
-			{"payout_requests", `UPDATE payout_requests SET status = ? WHERE id = ? AND status = ?`, userID(150)},
+		for _, c := range []struct {
+			table, query, id string
+			args             []any // an update's, after the id
+		}{
+			{"users", `SELECT u.seq FROM users u WHERE u.id = ?`, userID(150), nil},
+			{"users", `SELECT u.seq FROM users u WHERE u.id IN (?, ?, ?, ?)`, userID(150), nil},
+			{"transfers", `SELECT seq FROM transfers WHERE id = ?`, tr.ID, nil},
+			{"transfers", `UPDATE transfers SET status = ? WHERE id = ? AND status = ?`, tr.ID, []any{"pending"}},
+			{"transfers", `UPDATE transfers SET rail_state = ? WHERE id = ? AND status = ? AND rail_state = ? AND attempts = ?`,
+				tr.ID, []any{"pending", "submitting", 1}},
+			{"payout_links", `SELECT seq FROM payout_links WHERE id = ?`, userID(150), nil},
+			{"payout_requests", `SELECT seq FROM payout_requests WHERE id = ?`, userID(150), nil},
+			{"payout_requests", `UPDATE payout_requests SET status = ? WHERE id = ? AND status = ?`, userID(150), []any{"pending"}},
 		} {
 			t.Run(c.query, func(t *testing.T) {
 				args := []any{c.id}
@@ -226,7 +231,7 @@ func TestByIDPlans(t *testing.T) {
 					args = append(args, userID(len(args)*7))
 				}
 				if strings.HasPrefix(c.query, "UPDATE") {
-					args = []any{"completed", c.id, "pending"}
+					args = append([]any{"completed", c.id}, c.args...)
 				}
 				p := queryPlan(t, st, c.query, args...)
 				if !strings.Contains(p, c.table+"_id_key") && !strings.Contains(p, "sqlite_autoindex_"+c.table+"_1") {

@@ -104,6 +104,18 @@ func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord,
 	return err
 }
 
+// UpdateClaimedPayout writes a pending payout's rail fields if it is still pending in rail state
+// from with t.Attempts, that is still claimed by the caller; a claim another worker took over
+// writes nothing and answers service.ErrNoRecord. The guard in the WHERE spares reading the row
+// first; by the id alone, as UpdateTransfer (t was read with its app, or made here).
+func (q *Queries) UpdateClaimedPayout(ctx context.Context, t *service.TransferRecord, from service.RailState) (err error) {
+	defer wrap(&err, "update claimed payout %s", t.ID)
+	return q.execOne(ctx, `UPDATE transfers SET rail_state = ?, external_id = ?, settle_at = ?, lease_until = ?, updated = ?
+		WHERE id = ? AND status = ? AND rail_state = ? AND attempts = ?`,
+		t.RailState, t.ExternalData.ExternalID, micros0(t.SettleAt), micros0(t.LeaseUntil), sqldb.Micros(t.Updated),
+		t.ID, payouts.TransferPending, from, t.Attempts)
+}
+
 // TransferHistory reads the statuses a transfer took, oldest first.
 func (q *Queries) TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error) {
 	histories, err := q.TransferHistories(ctx, appID, []string{id})
