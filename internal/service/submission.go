@@ -210,16 +210,12 @@ func (s *Service) callRail(ctx context.Context, c *railCall) {
 // outcome reads the payout first, to fail or settle it with its postings.
 func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
 	c.recorded = nil // the transaction may run more than once
-	if t := s.stillPending(c); t != nil {
-		switch err := q.UpdateClaimedPayout(ctx, t, c.t.RailState); {
-		case errors.Is(err, ErrNoRecord):
-			s.leaseLost(t.ID)
-			return nil
-		case err != nil:
-			return err
+	var rejection *RailRejection
+	rejected := c.t.RailState == RailSubmitting && errors.As(c.err, &rejection)
+	if !rejected {
+		if t := s.stillPending(c); t != nil {
+			return s.recordPending(ctx, q, c, t)
 		}
-		c.recorded = t
-		return nil
 	}
 	t, err := q.GetTransfer(ctx, c.t.AppID, c.t.ID)
 	if err != nil {
@@ -234,22 +230,32 @@ func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
 		return err
 	}
 	t.LeaseUntil = time.Time{}
-	var rejection *RailRejection
-	if errors.As(c.err, &rejection) {
+	if rejected {
 		return s.failPayout(ctx, q, b, t, payouts.TransferPending, rejection.Reason)
 	}
 	return s.settle(ctx, q, b, t, c.outcome)
 }
 
-// stillPending is the claimed payout as the rail's answer leaves it when the answer moves no
-// money: a receipt, or a rail to ask again later. It is nil for a rejection of a submission or
-// an outcome, which fail or settle the payout.
+// recordPending writes t, the payout as the rail's answer left it still pending, if it is still
+// c's claim.
+func (s *Service) recordPending(ctx context.Context, q Queries, c *railCall, t *TransferRecord) error {
+	switch err := q.UpdateClaimedPayout(ctx, t, c.t.RailState); {
+	case errors.Is(err, ErrNoRecord):
+		s.leaseLost(t.ID)
+		return nil
+	case err != nil:
+		return err
+	}
+	c.recorded = t
+	return nil
+}
+
+// stillPending is the claimed payout as an answer other than a rejection leaves it when it moves
+// no money: a receipt, or a rail to ask again later. It is nil for an outcome, which settles the
+// payout.
 func (s *Service) stillPending(c *railCall) *TransferRecord {
 	t := *c.t
-	var rejection *RailRejection
 	switch {
-	case t.RailState == RailSubmitting && errors.As(c.err, &rejection):
-		return nil
 	case c.err != nil:
 		s.log.Warn("rail unavailable; will retry", "transfer", t.ID, "platform", c.method.Platform, "state", t.RailState, "err", c.err)
 		t.SettleAt = s.now().Add(submitRetry)
