@@ -2,7 +2,8 @@
 // (webhook-id, webhook-timestamp and webhook-signature: "v1,<base64 HMAC-SHA256 of
 // id.timestamp.body>"), so receivers verify them with any Standard Webhooks library. It refuses
 // private, loopback and link-local targets both when a URL is registered and when it connects,
-// so a name that later resolves to an internal address (DNS rebinding) reaches nothing.
+// so a name that later resolves to an internal address (DNS rebinding) reaches nothing. An IPv6
+// address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by it.
 package webhook
 
 import (
@@ -87,15 +88,6 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("webhook: %s %w", ap.Addr(), errPrivate)
 	}
 	return nil
-}
-
-// sharedSpace is carrier-grade NAT space (RFC 6598), private in all but name.
-var sharedSpace = netip.MustParsePrefix("100.64.0.0/10")
-
-// public reports whether a is an address on the public internet.
-func public(a netip.Addr) bool {
-	a = a.Unmap()
-	return a.IsGlobalUnicast() && !a.IsPrivate() && !sharedSpace.Contains(a)
 }
 
 // CheckURL refuses what the sender would never reach: anything but http(s), and, outside
