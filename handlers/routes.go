@@ -115,10 +115,11 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/webhooks/:id/test", Perm: web.PermWebhooksManage, Handler: h.testWebhook},
 		{Method: post, Path: "/webhooks/:id/resend", Perm: web.PermWebhooksManage, Handler: h.resendWebhooks},
 
-		// The events of an object, for its page, with the permission that shows the object.
-		{Method: get, Path: "/users/:id/events", Perm: web.PermUsersRead, Handler: h.objectEvents},
-		{Method: get, Path: "/transfers/:id/events", Perm: web.PermTransfersRead, Handler: h.objectEvents},
-		{Method: get, Path: "/payout-links/:id/events", Perm: web.PermLinksRead, Handler: h.objectEvents},
-		{Method: get, Path: "/flows/:id/events", Perm: web.PermFlowsRead, Handler: h.objectEvents},
+		// The events of an object, for its page, with the permission that shows the object, once
+		// the id is found as the kind the path names.
+		{Method: get, Path: "/users/:id/events", Perm: web.PermUsersRead, Handler: h.objectEvents(found(h.payouts.GetUser))},
+		{Method: get, Path: "/transfers/:id/events", Perm: web.PermTransfersRead, Handler: h.objectEvents(found(h.payouts.GetTransfer))},
+		{Method: get, Path: "/payout-links/:id/events", Perm: web.PermLinksRead, Handler: h.objectEvents(found(h.payouts.GetPayoutLink))},
+		{Method: get, Path: "/flows/:id/events", Perm: web.PermFlowsRead, Handler: h.objectEvents(found(h.payouts.GetFlow))},
 	}
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -140,13 +141,30 @@ func (h *Handlers) resendWebhooks(c *fiber.Ctx) error {
 	return web.Redirect(c, "/webhooks/"+id)
 }
 
-// objectEvents lists the events of the object the path names, for its page.
-func (h *Handlers) objectEvents(c *fiber.Ctx) error {
-	list, err := h.payouts.ListEvents(c.UserContext(), payouts.Page{Limit: payouts.MaxLimit},
-		payouts.EventFilter{ObjectID: c.Params("id")})
-	if err != nil {
+// objectEvents lists the events of the object the path names, for its page, once find has
+// found the id as the kind the path names. The route's permission covers that kind only: without
+// the check, a role that may not read transfers would read a payout's events by putting its id in
+// a URL of a kind it may read (/payout-links/<payout id>/events).
+func (h *Handlers) objectEvents(find func(ctx context.Context, id string) error) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id := c.Params("id")
+		if err := find(c.UserContext(), id); err != nil {
+			return err
+		}
+		list, err := h.payouts.ListEvents(c.UserContext(), payouts.Page{Limit: payouts.MaxLimit},
+			payouts.EventFilter{ObjectID: id})
+		if err != nil {
+			return err
+		}
+		events := pages.ObjectEvents(list.Data)
+		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: events, Fragment: events})
+	}
+}
+
+// found turns a client's Get of one kind into a check that the id is of that kind.
+func found[T any](get func(ctx context.Context, id string) (T, error)) func(ctx context.Context, id string) error {
+	return func(ctx context.Context, id string) error {
+		_, err := get(ctx, id)
 		return err
 	}
-	events := pages.ObjectEvents(list.Data)
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: events, Fragment: events})
 }

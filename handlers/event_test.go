@@ -1,0 +1,59 @@
+package handlers_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+)
+
+// An object's events are shown only under the URL of its own kind: an id of another kind is not
+// found, so a role that may not read transfers cannot read a payout's events through a URL of a
+// kind it may read.
+func TestObjectEventsCheckTheKind(t *testing.T) {
+	h := newHarness(t)
+	admin, _ := h.signedIn(dashstore.RoleAdmin)
+	support, _ := h.signedIn(dashstore.RoleSupport)
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	payee := h.fundedUser("Evan", "Events", 50_00)
+	payout := h.flaggedPayout(payee)
+	deposit := h.deposit(20_00)
+	link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 5_00, UserID: payee.ID})
+
+	tests := []struct {
+		name   string
+		as     *agent
+		path   string
+		status int
+		body   string
+	}{
+		{"a user's events under /users", support, "/users/" + payee.ID + "/events", http.StatusOK, "user.created"},
+		{"a payout's events under /transfers", admin, "/transfers/" + payout.ID + "/events", http.StatusOK, "payout.created"},
+		{"a link's events under /payout-links", support, "/payout-links/" + link.ID + "/events", http.StatusOK, "payout_link.created"},
+		{"a payout's id under /users", support, "/users/" + payout.ID + "/events", http.StatusNotFound, ""},
+		{"a payout's id under /payout-links", support, "/payout-links/" + payout.ID + "/events", http.StatusNotFound, ""},
+		{"a deposit's id under /users", support, "/users/" + deposit.ID + "/events", http.StatusNotFound, ""},
+		{"a user's id under /payout-links", support, "/payout-links/" + payee.ID + "/events", http.StatusNotFound, ""},
+		{"a link's id under /flows", manager, "/flows/" + link.ID + "/events", http.StatusNotFound, ""},
+		{"a user's id under /transfers", manager, "/transfers/" + payee.ID + "/events", http.StatusNotFound, ""},
+		{"support may not read transfers", support, "/transfers/" + payout.ID + "/events", http.StatusForbidden, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := tt.as.htmxGet(tt.path)
+			wantStatus(t, res, tt.status)
+			if tt.body != "" {
+				wantBody(t, res, tt.body)
+			}
+			if tt.status != http.StatusOK {
+				for _, leaked := range []string{"payout.created", "transfer.created", "user.created", "payout_link.created"} {
+					if strings.Contains(res.body, leaked) {
+						t.Fatalf("the answer shows %s", leaked)
+					}
+				}
+			}
+		})
+	}
+}
