@@ -38,6 +38,7 @@ type Client struct {
 	userAgent string
 	timeout   time.Duration
 	retry     RetryPolicy
+	ext       extensionCache // what the server offers beyond the public API, asked once
 
 	// sleep waits between attempts; tests replace it to record the waits instead of taking them.
 	sleep func(ctx context.Context, d time.Duration) error

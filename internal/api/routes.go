@@ -12,6 +12,9 @@ func (h *handler) routes(r fiber.Router) {
 	v2 := r.Group("/v2", h.authenticate)
 	app, org, pathApp := h.requireApp, h.requireOrganization, h.pathApp
 
+	// Any credentials may ask what the server offers; the answer is the same for all.
+	v2.Get("/extensions", h.extensions)
+
 	v2.Post("/apps", org, h.createApp)
 	v2.Get("/apps", org, h.listApps)
 	v2.Get("/apps/:app_id", pathApp, h.getApp)

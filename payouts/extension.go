@@ -1,0 +1,35 @@
+package payouts
+
+import "slices"
+
+// Extension names one group of routes or query parameters that our service adds to the public
+// Dots API. GET /v2/extensions lists those a server offers; the public service has no such route
+// (404), which means it offers none. A client uses an extension only when the server names it.
+type Extension string
+
+// The extensions our service offers (docs/API.md, "Extensions beyond the public API").
+const (
+	ExtStats               Extension = "stats"                 // GET /v2/apps/{id}/stats
+	ExtEvents              Extension = "events"                // GET /v2/events, /v2/events/{id}
+	ExtWebhookEndpoints    Extension = "webhook-endpoints"     // /v2/webhook-endpoints...
+	ExtIDLookup            Extension = "id-lookup"             // GET /v2/id-lookup
+	ExtSandboxMessages     Extension = "sandbox-messages"      // GET /v2/sandbox/messages (sandbox mode only)
+	ExtSummaries           Extension = "summaries"             // GET /v2/transfers/summary, /v2/transactions/summary
+	ExtUserFilters         Extension = "user-filters"          // GET /v2/users: status, search
+	ExtTransferFilters     Extension = "transfer-filters"      // GET /v2/transfers: type, status, created_*, amount_*
+	ExtTransactionFilters  Extension = "transaction-filters"   // GET /v2/transactions: user_id, created_*, amount_*
+	ExtPayoutLinkFilters   Extension = "payout-link-filters"   // GET /v2/payout-links: status, search, amount
+	ExtFlowFilters         Extension = "flow-filters"          // GET /v2/flows: user_id
+	ExtPayoutRequestQueue  Extension = "payout-request-queue"  // GET /v2/payout-requests: status, order; /count
+	ExtTransferReview      Extension = "transfer-review"       // POST /v2/transfers/{id}/review
+	ExtPayoutRequestReview Extension = "payout-request-review" // POST /v2/payout-requests/{id}/review
+)
+
+// Extensions is the answer of GET /v2/extensions: the names of the extensions the server offers.
+// The zero value, what a server without that route means, offers none.
+type Extensions struct {
+	Extensions []Extension `json:"extensions"`
+}
+
+// Has reports whether the server offers e.
+func (x Extensions) Has(e Extension) bool { return slices.Contains(x.Extensions, e) }
