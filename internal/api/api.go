@@ -42,8 +42,9 @@ type Config struct {
 	ProxyHeader string
 	// HeaderLimit bounds the request line and headers together, in bytes; larger ones answer 431.
 	HeaderLimit int
-	// AuthFailures missing or wrong credentials from one client address within AuthFailureWindow
-	// make that address wait for the window's end (429 with Retry-After).
+	// AuthFailures missing or wrong credentials from one client address, or for one client_id,
+	// within AuthFailureWindow make further wrong attempts from it or for it answer 429 with
+	// Retry-After until the window's end; the right credentials always authenticate.
 	AuthFailures      int
 	AuthFailureWindow time.Duration
 	// Clock times those windows; default the wall clock.

@@ -17,33 +17,56 @@ type principalKey struct{}
 
 // authenticate admits a request that carries an app's or an organization's client_id and api_key
 // with HTTP Basic authentication, and keeps the principal in the request's locals for the
-// handlers. An organization names the app it acts as with the Api-App-Id header. After
-// Config.AuthFailures missing or wrong credentials from one client address in
-// Config.AuthFailureWindow, that address is answered too-many-requests until the window ends,
-// without its credentials being checked; other addresses are unaffected.
+// handlers. An organization names the app it acts as with the Api-App-Id header.
+//
+// The right credentials always authenticate, whatever came before them from the same address or
+// for the same client_id: the throttle never turns away the key it protects. Missing or wrong
+// credentials count a failure against the client address and against the client_id they name;
+// past Config.AuthFailures failures of either in Config.AuthFailureWindow, a further wrong attempt
+// is answered too-many-requests with Retry-After instead of unauthorized. Both answers say only
+// that the attempt failed, and an api_key is 256 random bits, so the throttle gives a guesser
+// nothing to learn; it tells a misconfigured or hostile client to stop.
 func (h *handler) authenticate(c *fiber.Ctx) error {
-	ip, now := h.proxies.ClientIP(c), h.clock.Now()
-	if wait := h.keyFailures.Wait(ip, now); wait > 0 {
-		secs := int((wait + time.Second - 1) / time.Second)
-		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
-		return payouts.Errorf(payouts.ETooManyRequests,
-			"Too many failed authentications from your address. Wait %d seconds and try again.", secs)
-	}
 	clientID, apiKey, ok := basicAuth(c.Get(fiber.HeaderAuthorization))
 	if !ok {
-		h.keyFailures.Add(ip, now)
-		return payouts.Errorf(payouts.EUnauthorized,
-			"Authenticate with HTTP Basic: the app's client_id as the username and its api_key as the password.")
+		return h.refuseCredentials(c, "", payouts.Errorf(payouts.EUnauthorized,
+			"Authenticate with HTTP Basic: the app's client_id as the username and its api_key as the password."))
 	}
 	p, err := h.svc.Authenticate(c.UserContext(), clientID, apiKey, c.Get("Api-App-Id"))
 	if payouts.ErrorCode(err) == payouts.EUnauthorized {
-		h.keyFailures.Add(ip, now)
+		return h.refuseCredentials(c, clientID, err)
 	}
 	if err != nil {
 		return err
 	}
 	c.Locals(principalKey{}, p)
 	return c.Next()
+}
+
+// maxCountedClientID bounds the client_ids the throttle counts: real ones are 35 characters, and
+// a longer one (which never authenticates) must not make the counters hold kilobytes a key.
+const maxCountedClientID = 64
+
+// refuseCredentials counts a failed authentication against the client address and the client_id
+// it named, and answers unauthorized, or too-many-requests once either had its fill of failures.
+func (h *handler) refuseCredentials(c *fiber.Ctx, clientID string, unauthorized error) error {
+	now := h.clock.Now()
+	keys := []string{"address:" + h.proxies.ClientIP(c)}
+	if clientID != "" && len(clientID) <= maxCountedClientID {
+		keys = append(keys, "client:"+clientID)
+	}
+	var wait time.Duration
+	for _, k := range keys {
+		wait = max(wait, h.keyFailures.Wait(k, now))
+		h.keyFailures.Add(k, now)
+	}
+	if wait <= 0 {
+		return unauthorized
+	}
+	secs := int((wait + time.Second - 1) / time.Second)
+	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
+	return payouts.Errorf(payouts.ETooManyRequests,
+		"Too many failed authentications from your address or for this client_id. Wait %d seconds before trying other credentials.", secs)
 }
 
 // basicAuth reads the credentials of an Authorization header, as net/http's Request.BasicAuth.

@@ -52,8 +52,9 @@ type Config struct {
 	EncryptionKey []byte
 	// BodyLimit is the largest request body in bytes (default api.DefaultBodyLimit).
 	BodyLimit int
-	// AuthFailures is how many wrong API credentials one client address may send in
-	// api.DefaultAuthWindow before it must wait (default api.DefaultAuthFailures).
+	// AuthFailures is how many wrong API credentials one client address, or one client_id, may
+	// have in api.DefaultAuthWindow before further wrong ones answer 429 (default
+	// api.DefaultAuthFailures); the right credentials always authenticate.
 	AuthFailures int
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string
