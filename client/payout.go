@@ -22,3 +22,17 @@ func (c *Client) SendPayout(ctx context.Context, req payouts.SendPayoutRequest) 
 	req.IdempotencyKey = idempotencyKey(req.IdempotencyKey)
 	return call[payouts.SentPayoutResult](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "payouts", "send-payout"}, body: req, retry: true})
 }
+
+// PreflightPayout asks what CreatePayout would make of req, without paying anything (POST
+// /v2/payouts/preflight, an extension): OK, or every problem that would refuse it, each with a
+// stable code. The request is sent as given: no idempotency key is made for it.
+func (c *Client) PreflightPayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Preflight, error) {
+	return call[payouts.Preflight](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "payouts", "preflight"}, body: req, retry: true})
+}
+
+// PreflightBatch asks the same of up to payouts.MaxPreflightItems payouts and balance transfers,
+// each checked as if the ones before it that pass had been made (POST
+// /v2/payouts/preflight-batch, an extension).
+func (c *Client) PreflightBatch(ctx context.Context, req payouts.PreflightBatchRequest) (*payouts.PreflightBatch, error) {
+	return call[payouts.PreflightBatch](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "payouts", "preflight-batch"}, body: req, retry: true})
+}

@@ -23,6 +23,7 @@ const (
 	ExtPayoutRequestQueue  Extension = "payout-request-queue"  // GET /v2/payout-requests: status, order; /count
 	ExtTransferReview      Extension = "transfer-review"       // POST /v2/transfers/{id}/review
 	ExtPayoutRequestReview Extension = "payout-request-review" // POST /v2/payout-requests/{id}/review
+	ExtPreflight           Extension = "preflight"             // POST /v2/payouts/preflight, /preflight-batch
 )
 
 // Extensions is the answer of GET /v2/extensions: the names of the extensions the server offers.

@@ -55,6 +55,8 @@ func (h *handler) routes(r fiber.Router) {
 
 	v2.Post("/payouts", app, h.createPayout)
 	v2.Post("/payouts/send-payout", app, h.sendPayout)
+	v2.Post("/payouts/preflight", app, h.preflightPayout)
+	v2.Post("/payouts/preflight-batch", app, h.preflightBatch)
 
 	v2.Post("/payout-requests", app, h.createPayoutRequest)
 	v2.Get("/payout-requests", app, h.listPayoutRequests)

@@ -80,10 +80,40 @@ func (s *Service) recordPayment(ctx context.Context, q Queries, user *UserRecord
 	if err != nil {
 		return err
 	}
+	if s.reaches1099(user, year, total) {
+		return q.UpdateUser(ctx, user)
+	}
+	return nil
+}
+
+// reaches1099 marks, when year's payments total reached the 1099 threshold without a tax form
+// on file, that the user must give a W-9 before more payouts, and reports whether it did.
+func (s *Service) reaches1099(user *UserRecord, year int, total payouts.Money) bool {
 	c := &user.Compliance
 	if total >= s.threshold1099(year) && !c.Collected1099 && !c.W8BENCollected && !c.MustCollect1099 {
 		c.MustCollect1099 = true
-		return q.UpdateUser(ctx, user)
+		return true
 	}
+	return false
+}
+
+// countPayment is recordPayment through a book: a dry book counts the payment in its memory
+// (reading the year's total once per user), so the run's later requests meet the threshold as
+// the real ones would.
+func (s *Service) countPayment(ctx context.Context, q Queries, b *book, user *UserRecord, amount payouts.Money) error {
+	if b.dry == nil {
+		return s.recordPayment(ctx, q, user, amount)
+	}
+	year := s.now().Year()
+	total, ok := b.dry.yearly[user.ID]
+	if !ok {
+		var err error
+		if total, err = q.YearlyPayments(ctx, user.AppID, user.ID, year); err != nil {
+			return err
+		}
+	}
+	total += amount
+	b.dry.yearly[user.ID] = total
+	s.reaches1099(user, year, total)
 	return nil
 }

@@ -27,6 +27,14 @@ func (s *Service) idempotent(ctx context.Context, appID, op, key string, req any
 	return s.idempotentAs(ctx, appID, op, key, "", req, sameKeyAnyBody, create)
 }
 
+// checkIdempotencyKey refuses a key that is not a UUID; none is fine.
+func checkIdempotencyKey(key string) error {
+	if key != "" && !payouts.ValidID(key) {
+		return payouts.FieldError("idempotency_key", "must be a UUID")
+	}
+	return nil
+}
+
 // idempotentAs is idempotent for a create that makes the resource resourceID, chosen beforehand
 // (any id when it is ""): the key is claimed already finished with it, one statement instead of a
 // claim and a finish. No other transaction sees the claim before the create commits with it.
@@ -34,8 +42,8 @@ func (s *Service) idempotentAs(ctx context.Context, appID, op, key, resourceID s
 	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
 	var hash string
 	if key != "" {
-		if !payouts.ValidID(key) {
-			return "", false, payouts.FieldError("idempotency_key", "must be a UUID")
+		if err := checkIdempotencyKey(key); err != nil {
+			return "", false, err
 		}
 		if hash, err = requestHash(op, req); err != nil {
 			return "", false, err

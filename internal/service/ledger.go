@@ -23,6 +23,7 @@ type book struct {
 	// users are the users read (and, on PostgreSQL, locked) through this book, so that a batch
 	// reads each of its users once; forgetUser drops one whose read a savepoint undid.
 	users map[string]*UserRecord
+	dry   *dryRun // set for a preflight: the book reads and writes nothing
 }
 
 func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, error) {
@@ -64,6 +65,9 @@ type party struct {
 }
 
 func (b *book) account(ctx context.Context, kind ledger.Kind, ref, name, userID string) (party, error) {
+	if b.dry != nil {
+		return b.dry.account(ctx, b, kind, ref, name, userID)
+	}
 	a, err := b.q.EnsureAccount(ctx, b.appID, kind, ref)
 	if err != nil {
 		return party{}, err
@@ -153,6 +157,9 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 	deltas, err := ledger.Plan(changes, func(id int64) bool { return b.kinds[id].NoOverdraft() })
 	if err != nil {
 		return nil, err
+	}
+	if b.dry != nil {
+		return recs, b.dry.apply(deltas)
 	}
 	if err := b.q.ApplyDeltas(ctx, deltas); err != nil {
 		if errors.Is(err, ErrOverdraft) {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -12,10 +13,7 @@ import (
 // CreatePayout pays a user out on a rail: their money (or, with fund, the app's money moved to
 // them first) is reserved while the rail settles, then posted, or released if the rail fails.
 func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.CreatePayoutRequest) (*payouts.Transfer, error) {
-	if req.Platform == payouts.PlatformBankTransfer {
-		req.Platform = payouts.PlatformACH
-	}
-	if err := req.Validate(); err != nil {
+	if err := preparePayout(&req); err != nil {
 		return nil, err
 	}
 	var made *madePayout
@@ -25,9 +23,7 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 		if err != nil {
 			return "", err
 		}
-		made, err = s.payout(ctx, q, payoutOrder{user: user, amount: payouts.Money(req.Amount), platform: req.Platform,
-			accountID: req.AccountID, fund: req.Fund, feeParty: req.PayoutFeeParty, taxExempt: req.TaxExempt,
-			metadata: req.Metadata, idempotencyKey: req.IdempotencyKey})
+		made, err = s.payout(ctx, q, payoutOrderOf(user, req))
 		if err != nil {
 			return "", err
 		}
@@ -40,6 +36,21 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 		return s.GetTransfer(ctx, appID, id)
 	}
 	return s.answerMade(ctx, made)
+}
+
+// preparePayout reads bank_transfer as ach and checks what the request says on its own.
+func preparePayout(req *payouts.CreatePayoutRequest) error {
+	if req.Platform == payouts.PlatformBankTransfer {
+		req.Platform = payouts.PlatformACH
+	}
+	return req.Validate()
+}
+
+// payoutOrderOf is the payout a POST /v2/payouts request asks of user.
+func payoutOrderOf(user *UserRecord, req payouts.CreatePayoutRequest) payoutOrder {
+	return payoutOrder{user: user, amount: payouts.Money(req.Amount), platform: req.Platform,
+		accountID: req.AccountID, fund: req.Fund, feeParty: req.PayoutFeeParty, taxExempt: req.TaxExempt,
+		metadata: req.Metadata, idempotencyKey: req.IdempotencyKey}
 }
 
 // madePayout is a payout as the transaction that wrote it left it: what submitting it and
@@ -93,16 +104,56 @@ type payoutOrder struct {
 
 // payout writes a payout transfer and its reservations, due for submission to its rail and claimed
 // by the request unless it is held for review. The caller submits it (submitMade) once its
-// transaction has committed.
+// transaction has committed. Its rules are planPayout's, which the preflight runs too.
 func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePayout, error) {
-	user := o.user
-	if needsW9(user) {
-		return nil, payouts.Errorf(payouts.EUserInfoMissing,
-			"The user has been paid past the 1099 threshold this year; collect their W-9 before paying out.")
-	}
-	method, err := s.payoutMethod(ctx, q, user, o.platform, o.accountID)
+	b, err := s.book(ctx, q, o.user.AppID)
 	if err != nil {
 		return nil, err
+	}
+	p, refusals, err := s.planPayout(ctx, q, b, o)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(refusals) > 0:
+		return nil, refusals[0].err
+	}
+	s.claimForRequest(p.t)
+	if err := q.CreateTransfer(ctx, p.t); err != nil {
+		return nil, err
+	}
+	postings, err := s.bookPayout(ctx, q, b, p, o)
+	if err != nil {
+		return nil, err
+	}
+	return &madePayout{t: p.t, method: p.method, postings: postings}, nil
+}
+
+// plannedPayout is a payout its rules let through, not yet written: the transfer as it will be
+// written and the ledger lines it books.
+type plannedPayout struct {
+	t      *TransferRecord
+	method *PayoutMethodRecord
+	lines  []line
+}
+
+// planPayout applies the rules of a payout that reads decide (the tax form the 1099 threshold
+// asks for, the payout method, the fee) and, when none refuses it, plans the transfer and its
+// lines; the wallets' balances are the ledger's guard's to decide, when the lines are booked
+// (bookPayout). refusals are every rule it breaks, in the order the real request meets them: it
+// answers the first, a preflight names them all. err is a failure to read.
+func (s *Service) planPayout(ctx context.Context, q Queries, b *book, o payoutOrder) (_ *plannedPayout, refusals []refusal, err error) {
+	user := o.user
+	if needsW9(user) {
+		refusals = append(refusals, refusal{payouts.PTaxFormMissing, payouts.Errorf(payouts.EUserInfoMissing,
+			"The user has been paid past the 1099 threshold this year; collect their W-9 before paying out.")})
+	}
+	method, err := s.payoutMethod(ctx, q, user, o.platform, o.accountID)
+	var refused *refusal
+	switch {
+	case errors.As(err, &refused):
+		return nil, append(refusals, *refused), nil
+	case err != nil:
+		return nil, nil, err
 	}
 	party := o.feeParty
 	if party == "" {
@@ -113,20 +164,20 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePa
 	if party == payouts.FeePartyUser {
 		net -= fee
 		if net <= 0 {
-			return nil, payouts.FieldError("amount", "must be more than the "+fee.String()+" fee the user pays")
+			refusals = append(refusals, refusal{payouts.PInvalidInput,
+				payouts.FieldError("amount", "must be more than the "+fee.String()+" fee the user pays")})
 		}
 	}
-	b, err := s.book(ctx, q, user.AppID)
-	if err != nil {
-		return nil, err
+	if len(refusals) > 0 {
+		return nil, refusals, nil
 	}
 	app, wallet, err := b.appAndUser(ctx, &user.User)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	clearing, err := b.clearing(ctx, method.Platform)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t := s.newTransfer(user.AppID, payouts.TransferPayout, o.amount, o.metadata)
 	t.UserID = &user.ID
@@ -139,10 +190,6 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePa
 	if user.Compliance.Flagged || s.cfg.Screener.HoldForReview(s.railPayout(t, method)) {
 		t.Status, t.RailState, t.SettleAt = payouts.TransferFlagged, "", time.Time{}
 	}
-	s.claimForRequest(t)
-	if err := q.CreateTransfer(ctx, t); err != nil {
-		return nil, err
-	}
 	var lines []line
 	if o.fund {
 		lines = append(lines, line{from: app, to: wallet, amount: o.amount, typ: payouts.TransactionBalance})
@@ -151,7 +198,7 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePa
 	if fee > 0 {
 		fees, err := b.fees(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		payer := app
 		if party == payouts.FeePartyUser {
@@ -159,16 +206,22 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePa
 		}
 		lines = append(lines, line{from: payer, to: fees, amount: fee, typ: payouts.TransactionFee, pending: true})
 	}
-	postings, err := b.move(ctx, t.ID, lines, nil)
+	return &plannedPayout{t: t, method: method, lines: lines}, nil, nil
+}
+
+// bookPayout books a planned payout's lines, guarded against overdraft, and counts a funded
+// payout towards the user's 1099 threshold; on a dry book, in the book's memory alone.
+func (s *Service) bookPayout(ctx context.Context, q Queries, b *book, p *plannedPayout, o payoutOrder) ([]ledger.Posting, error) {
+	postings, err := b.move(ctx, p.t.ID, p.lines, nil)
 	if err != nil {
 		return nil, err
 	}
 	if o.fund && !o.taxExempt {
-		if err := s.recordPayment(ctx, q, user, o.amount); err != nil {
+		if err := s.countPayment(ctx, q, b, o.user, o.amount); err != nil {
 			return nil, err
 		}
 	}
-	return &madePayout{t: t, method: method, postings: postings}, nil
+	return postings, nil
 }
 
 // payoutMethod picks the saved method a payout goes to: the one named by accountID, the user's
@@ -184,7 +237,7 @@ func (s *Service) payoutMethod(ctx context.Context, q Queries, user *UserRecord,
 		case accountID != "":
 			if m.ID == accountID {
 				if platform != payouts.PlatformDefault && m.Platform != platform {
-					return nil, payouts.FieldError("account_id", "is a "+string(m.Platform)+" method, not "+string(platform))
+					return nil, &refusal{payouts.PInvalidInput, payouts.FieldError("account_id", "is a "+string(m.Platform)+" method, not "+string(platform))}
 				}
 				return m, nil
 			}
@@ -198,11 +251,11 @@ func (s *Service) payoutMethod(ctx context.Context, q Queries, user *UserRecord,
 	}
 	switch {
 	case accountID != "":
-		return nil, payouts.FieldError("account_id", "is not a payout method of this user")
+		return nil, &refusal{payouts.PPayoutMethodMissing, payouts.FieldError("account_id", "is not a payout method of this user")}
 	case platform == payouts.PlatformDefault:
-		return nil, payouts.Errorf(payouts.EUserInfoMissing, "The user has no default payout method.")
+		return nil, &refusal{payouts.PPayoutMethodMissing, payouts.Errorf(payouts.EUserInfoMissing, "The user has no default payout method.")}
 	}
-	return nil, payouts.Errorf(payouts.EUserInfoMissing, "The user has no %s payout method saved.", platform)
+	return nil, &refusal{payouts.PPayoutMethodMissing, payouts.Errorf(payouts.EUserInfoMissing, "The user has no %s payout method saved.", platform)}
 }
 
 // needsW9 reports whether the user was paid past the 1099 threshold without a tax form on file:

@@ -61,6 +61,8 @@ type Queries interface {
 	// Compliance
 	SaveTaxForm(ctx context.Context, f *TaxFormRecord) error
 	AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error)
+	// YearlyPayments reads what AddYearlyPayments added up, 0 for none.
+	YearlyPayments(ctx context.Context, appID, userID string, year int) (payouts.Money, error)
 
 	// Transfers and transactions
 	CreateTransfer(ctx context.Context, t *TransferRecord) error

@@ -70,15 +70,6 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id st
 	if err != nil {
 		return nil, err
 	}
-	app, wallet, err := b.appAndUser(ctx, &user.User)
-	if err != nil {
-		return nil, err
-	}
-	amount := payouts.Money(req.Amount)
-	from, to := wallet, app
-	if amount < 0 {
-		from, to, amount = app, wallet, -amount
-	}
 	t := s.newTransfer(appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
 	t.ID = id
 	t.UserID = &user.ID
@@ -88,16 +79,36 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id st
 	if err := q.CreateTransfer(ctx, t); err != nil {
 		return nil, err
 	}
-	postings, err := b.move(ctx, t.ID, []line{{from: from, to: to, amount: amount, typ: payouts.TransactionBalance}}, nil)
+	postings, err := s.bookBalanceTransfer(ctx, q, b, t.ID, user, req)
+	if err != nil {
+		return nil, err
+	}
+	return written(t, postings), nil
+}
+
+// bookBalanceTransfer books a balance transfer's line, guarded against overdraft, and counts
+// money paid to the user towards their 1099 threshold; on a dry book, in its memory alone.
+func (s *Service) bookBalanceTransfer(ctx context.Context, q Queries, b *book, transferID string, user *UserRecord,
+	req payouts.CreateTransferRequest) ([]ledger.Posting, error) {
+	app, wallet, err := b.appAndUser(ctx, &user.User)
+	if err != nil {
+		return nil, err
+	}
+	amount := payouts.Money(req.Amount)
+	from, to := wallet, app
+	if amount < 0 {
+		from, to, amount = app, wallet, -amount
+	}
+	postings, err := b.move(ctx, transferID, []line{{from: from, to: to, amount: amount, typ: payouts.TransactionBalance}}, nil)
 	if err != nil {
 		return nil, err
 	}
 	if req.Amount < 0 && !req.TaxExempt {
-		if err := s.recordPayment(ctx, q, user, amount); err != nil {
+		if err := s.countPayment(ctx, q, b, user, amount); err != nil {
 			return nil, err
 		}
 	}
-	return written(t, postings), nil
+	return postings, nil
 }
 
 func (s *Service) newTransfer(appID string, typ payouts.TransferType, amount payouts.Money, md payouts.Metadata) *TransferRecord {

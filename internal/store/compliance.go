@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
@@ -26,6 +28,19 @@ func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, y
 	var total int64
 	err = q.queryRow(ctx, insertPayments+` VALUES (?, ?, ?, ?) `+addPayments+` RETURNING amount`,
 		paymentValues(appID, userID, year, int64(amount))...).Scan(&total)
+	return payouts.Money(total), err
+}
+
+// YearlyPayments reads a user's payments in a calendar year, 0 when none were counted: a read
+// outside any transaction, for a dry run (payments a HoldInserts still holds are not seen).
+func (q *Queries) YearlyPayments(ctx context.Context, appID, userID string, year int) (_ payouts.Money, err error) {
+	defer wrap(&err, "read %d payments of user %s", year, userID)
+	var total int64
+	err = q.queryRow(ctx, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`,
+		appID, userID, year).Scan(&total)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
 	return payouts.Money(total), err
 }
 

@@ -1,0 +1,214 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/payouts"
+)
+
+// refusal is a rule a request breaks: the error the real request answers, and the stable code a
+// preflight names it by (two rules may answer the same error code, user-info-missing say).
+type refusal struct {
+	code string
+	err  *payouts.Error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+// dryRun is what makes a book a preflight's: it reads accounts and never makes one (one not yet
+// made holds nothing), and books a movement by checking it against the balances the run holds,
+// as the store's guard checks it, and keeping what it leaves, so a batch's later requests see
+// what the earlier ones spent. It counts payments towards the 1099 threshold the same way.
+type dryRun struct {
+	accounts  map[string]party // by kind and ref
+	available map[int64]int64  // by account id
+	yearly    map[string]payouts.Money
+	unmade    int64 // the last id given to an account not yet made: -1, -2, ...
+}
+
+func (d *dryRun) account(ctx context.Context, b *book, kind ledger.Kind, ref, name, userID string) (party, error) {
+	key := string(kind) + "/" + ref
+	if p, ok := d.accounts[key]; ok {
+		return p, nil
+	}
+	a, err := b.q.FindAccount(ctx, b.appID, kind, ref)
+	var id, available int64
+	switch {
+	case err == nil:
+		id, available = a.ID, a.Available()
+	case errors.Is(err, ErrNoRecord):
+		d.unmade--
+		id = d.unmade
+	default:
+		return party{}, err
+	}
+	b.kinds[id], d.available[id] = kind, available
+	p := party{account: id, name: name, userID: userID}
+	d.accounts[key] = p
+	return p, nil
+}
+
+// apply is ApplyDeltas on the run's balances: a guarded delta that would leave its account's
+// available balance below zero refuses the whole movement, which then changes nothing.
+func (d *dryRun) apply(deltas []ledger.Delta) error {
+	for _, dl := range deltas {
+		if dl.Guard && d.available[dl.Account]+dl.CreditsPosted-dl.DebitsPosted-dl.DebitsPending < 0 {
+			return insufficientFunds()
+		}
+	}
+	for _, dl := range deltas {
+		d.available[dl.Account] += dl.CreditsPosted - dl.DebitsPosted - dl.DebitsPending
+	}
+	return nil
+}
+
+// PreflightPayout answers what POST /v2/payouts would make of req, writing nothing: every rule
+// it would refuse the request by, and whether it would hold the payout for review.
+func (s *Service) PreflightPayout(ctx context.Context, appID string, req payouts.CreatePayoutRequest) (*payouts.Preflight, error) {
+	out, err := s.PreflightBatch(ctx, appID, payouts.PreflightBatchRequest{Items: []payouts.PreflightItem{{Payout: &req}}})
+	if err != nil {
+		return nil, err
+	}
+	return &out.Items[0], nil
+}
+
+// PreflightBatch runs the preflight of each item in order, on one dry book: each item is checked
+// as if the items before it that pass had been made. It reads each user, account and yearly
+// total once, so its work is bounded by the batch's size (payouts.MaxPreflightItems).
+func (s *Service) PreflightBatch(ctx context.Context, appID string, req payouts.PreflightBatchRequest) (*payouts.PreflightBatch, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	b, err := s.book(ctx, s.store, appID)
+	if err != nil {
+		return nil, err
+	}
+	b.dry = &dryRun{accounts: map[string]party{}, available: map[int64]int64{}, yearly: map[string]payouts.Money{}}
+	out := &payouts.PreflightBatch{OK: true, Items: make([]payouts.Preflight, len(req.Items))}
+	for i, it := range req.Items {
+		var refusals []refusal
+		var held bool
+		if it.Payout != nil {
+			refusals, held, err = s.preflightPayout(ctx, b, *it.Payout)
+		} else {
+			refusals, err = s.preflightTransfer(ctx, b, *it.Transfer)
+		}
+		if err != nil {
+			return nil, err
+		}
+		pf := payouts.Preflight{OK: len(refusals) == 0, Problems: []payouts.Problem{}, Notices: []payouts.Problem{}}
+		for _, r := range refusals {
+			pf.Problems = append(pf.Problems, problemsOf(r)...)
+		}
+		if held && pf.OK {
+			pf.Notices = append(pf.Notices, payouts.Problem{Code: payouts.NHeldForReview,
+				Message: "The payout will be held for review until someone releases it."})
+		}
+		out.Items[i] = pf
+		out.OK = out.OK && pf.OK
+	}
+	return out, nil
+}
+
+// preflightPayout runs CreatePayout's rules on req through the dry book b: its checks of the
+// request, then planPayout and bookPayout, which the real request runs too. An error is a failure
+// to read.
+func (s *Service) preflightPayout(ctx context.Context, b *book, req payouts.CreatePayoutRequest) (refusals []refusal, held bool, err error) {
+	if r := requestRefusal(preparePayout(&req), checkIdempotencyKey(req.IdempotencyKey)); r != nil {
+		return []refusal{*r}, false, nil
+	}
+	user, r, err := s.preflightUser(ctx, b, req.UserID)
+	if r != nil || err != nil {
+		return refusalsOf(r), false, err
+	}
+	o := payoutOrderOf(user, req)
+	p, refusals, err := s.planPayout(ctx, b.q, b, o)
+	if len(refusals) > 0 || err != nil {
+		return refusals, false, err
+	}
+	_, err = s.bookPayout(ctx, b.q, b, p, o)
+	if r := bookRefusal(err); r != nil {
+		return []refusal{*r}, false, nil
+	}
+	return nil, p.t.Status == payouts.TransferFlagged, err
+}
+
+// preflightTransfer runs CreateTransfer's rules on req through the dry book b.
+func (s *Service) preflightTransfer(ctx context.Context, b *book, req payouts.CreateTransferRequest) ([]refusal, error) {
+	if r := requestRefusal(req.Validate(), checkIdempotencyKey(req.IdempotencyKey)); r != nil {
+		return []refusal{*r}, nil
+	}
+	user, r, err := s.preflightUser(ctx, b, req.UserID)
+	if r != nil || err != nil {
+		return refusalsOf(r), err
+	}
+	_, err = s.bookBalanceTransfer(ctx, b.q, b, "", user, req)
+	if r := bookRefusal(err); r != nil {
+		return []refusal{*r}, nil
+	}
+	return nil, err
+}
+
+// preflightUser reads the user a request names through the dry book, once per run; no such user
+// in the app is the request's refusal, as the real request answers 404.
+func (s *Service) preflightUser(ctx context.Context, b *book, id string) (*UserRecord, *refusal, error) {
+	user, err := s.bookUser(ctx, b.q, b, id)
+	var e *payouts.Error
+	if errors.As(err, &e) && e.Code == payouts.ENotFound {
+		return nil, &refusal{payouts.PUserNotFound, e}, nil
+	}
+	return user, nil, err
+}
+
+// requestRefusal is the first of a request's own problems (its fields, its idempotency key), as
+// the real request answers them before it reads anything.
+func requestRefusal(errs ...error) *refusal {
+	for _, err := range errs {
+		var e *payouts.Error
+		if errors.As(err, &e) {
+			return &refusal{payouts.PInvalidInput, e}
+		}
+	}
+	return nil
+}
+
+// bookRefusal is the refusal of the ledger's guard when booking overdrew a wallet, else nil.
+func bookRefusal(err error) *refusal {
+	var e *payouts.Error
+	if errors.As(err, &e) && e.Code == payouts.EInsufficientFunds {
+		return &refusal{payouts.PInsufficientFunds, e}
+	}
+	return nil
+}
+
+func refusalsOf(r *refusal) []refusal {
+	if r == nil {
+		return nil
+	}
+	return []refusal{*r}
+}
+
+// problemsOf names a refusal as problems: one per field it names (sorted), else one.
+func problemsOf(r refusal) []payouts.Problem {
+	if len(r.err.Fields) == 0 {
+		field := ""
+		if r.code == payouts.PUserNotFound {
+			field = "user_id"
+		}
+		return []payouts.Problem{{Code: r.code, Message: r.err.Message, Field: field}}
+	}
+	fields := make([]string, 0, len(r.err.Fields))
+	for f := range r.err.Fields {
+		fields = append(fields, f)
+	}
+	sort.Strings(fields)
+	out := make([]payouts.Problem, len(fields))
+	for i, f := range fields {
+		out[i] = payouts.Problem{Code: r.code, Message: f + ": " + r.err.Fields[f], Field: f}
+	}
+	return out
+}
