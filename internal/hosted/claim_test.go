@@ -6,8 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -165,4 +168,63 @@ func TestDeliveryFailure(t *testing.T) {
 	if p.Status != http.StatusUnprocessableEntity || p.FieldError("phone_number") == "" {
 		t.Fatalf("undeliverable phone: %d, phone error %q\n%s", p.Status, p.FieldError("phone_number"), p.Body)
 	}
+}
+
+// TestIdentifyLimitsSpareTheNamedPayee: whoever else holds a flow's URL spends only their own
+// address's tries and codes, so the payee the link names still gets a code from their address;
+// a flow that names nobody takes a limited number of different phones, whatever the addresses.
+func TestIdentifyLimitsSpareTheNamedPayee(t *testing.T) {
+	clock := testclock.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	env := start(t, servicetest.WithClock(clock), servicetest.WithConfig(func(c *payoutd.Config) {
+		c.TrustedProxies = []string{"127.0.0.1"}
+	}))
+	fund(t, env, 100_00)
+	identifyFrom := func(addr, flowID string, form url.Values) page {
+		t.Helper()
+		return postWith(t, env, "/f/"+flowID+"/identify", form, map[string]string{"Origin": "null", "X-Forwarded-For": addr})
+	}
+	const payeePhone = "5555550450"
+	payee := ada(payeePhone)
+	named := map[string]any{"amount": 1_00, "payee": map[string]string{"first_name": "Ada", "last_name": "Lovelace",
+		"email": payee.Get("email"), "country_code": "1", "phone_number": payeePhone}}
+
+	tests := []struct {
+		name    string
+		attempt url.Values // what the holder of the URL sends, again and again, from their address
+	}{
+		{"wrong numbers", ada("5555550451")},
+		{"the payee's own number", payee},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			flowID := *createLink(t, env, named).FlowID
+			var last page
+			for range 12 {
+				last = identifyFrom("203.0.113.9", flowID, tt.attempt)
+			}
+			if last.Status != http.StatusTooManyRequests {
+				t.Fatalf("the holder's 12th try: %d, want 429\n%s", last.Status, last.Body)
+			}
+			clock.Advance(time.Minute) // past the gap between two codes to one payee
+			if p := identifyFrom("198.51.100.7", flowID, payee); p.Status != http.StatusSeeOther {
+				t.Fatalf("the payee, from their address: %d, want 303\n%s", p.Status, p.Body)
+			}
+		})
+	}
+
+	t.Run("a flow that names nobody takes a few different phones", func(t *testing.T) {
+		flowID := *createLink(t, env, map[string]any{"amount": 1_00}).FlowID
+		for i := range 5 {
+			if p := identifyFrom("192.0.2."+strconv.Itoa(i), flowID, ada("55555504"+strconv.Itoa(60+i))); p.Status != http.StatusSeeOther {
+				t.Fatalf("phone %d: %d\n%s", i, p.Status, p.Body)
+			}
+		}
+		if p := identifyFrom("192.0.2.99", flowID, ada("5555550470")); p.Status != http.StatusTooManyRequests {
+			t.Fatalf("a sixth phone: %d, want 429\n%s", p.Status, p.Body)
+		}
+		clock.Advance(time.Minute)
+		if p := identifyFrom("192.0.2.100", flowID, ada("5555550460")); p.Status != http.StatusSeeOther {
+			t.Fatalf("a phone tried before: %d, want 303\n%s", p.Status, p.Body)
+		}
+	})
 }

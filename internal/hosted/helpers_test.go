@@ -115,13 +115,21 @@ func post(t *testing.T, env *servicetest.Env, path string, form url.Values) page
 
 func postFrom(t *testing.T, env *servicetest.Env, origin, path string, form url.Values) page {
 	t.Helper()
+	return postWith(t, env, path, form, map[string]string{"Origin": origin})
+}
+
+// postWith submits a form with the headers given; an empty value sends no header.
+func postWith(t *testing.T, env *servicetest.Env, path string, form url.Values, header map[string]string) page {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, env.Origin+path, strings.NewReader(form.Encode()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if origin != "" {
-		req.Header.Set("Origin", origin)
+	for k, v := range header {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
 	}
 	return send(t, env, req)
 }

@@ -112,7 +112,7 @@ func (h *Handler) verify(c *fiber.Ctx, p *payee) error {
 
 // resend is POST /f/{id}/resend: a new token, replacing the last.
 func (h *Handler) resend(c *fiber.Ctx, p *payee) error {
-	if err := h.svc.ResendPayeeToken(c.UserContext(), p.flow.ID, p.sess.UserID); err != nil {
+	if err := h.svc.ResendPayeeToken(c.UserContext(), p.flow.ID, c.IP(), p.sess.UserID); err != nil {
 		return err
 	}
 	return h.next(c, p, "sent", "1")

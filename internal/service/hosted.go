@@ -94,8 +94,11 @@ func (s *Service) OpenHostedFlow(ctx context.Context, id string) (*HostedFlow, e
 // names and email given when the number is new, and sends them a verification code where the
 // claim rules say (see payeeContact). A flow that already belongs to a user (it was issued to
 // them, or a payee verified on it first) accepts only that user's number, and creates nobody.
-// Attempts are limited per flow and per client address (clientAddr, as the transport sees it),
-// codes per flow and per app.
+// Attempts are limited per client address (clientAddr, as the transport sees it) and per flow
+// and address, codes per flow and address and per app: whoever else holds the flow's URL spends
+// only their own address's share and never locks the payee out. A flow that names nobody also
+// takes a limited number of different phones; one that names its payee accepts only the payee's
+// contact, which that limit never meets.
 func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, req payouts.CreateUserRequest) (*payouts.User, error) {
 	if err := s.allow(s.limits.identifyPerAddress, clientAddr, "Too many tries from your network. Try again in an hour."); err != nil {
 		return nil, err
@@ -104,7 +107,7 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.allow(s.limits.identifyPerFlow, f.ID, "Too many tries on this page. Try again in an hour."); err != nil {
+	if err := s.allow(s.limits.identifyPerFlow, flowAddress(f.ID, clientAddr), "Too many tries on this page. Try again in an hour."); err != nil {
 		return nil, err
 	}
 	req.CountryCode, req.PhoneNumber = payouts.NormalizePhone(req.CountryCode, req.PhoneNumber)
@@ -126,15 +129,34 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 		if err := namedPayeeMatches(f.Link, phone, req.Email); err != nil {
 			return nil, err
 		}
+		if !namesPayee(f.Link) {
+			if err := s.allowPhone(f.ID, phone); err != nil {
+				return nil, err
+			}
+		}
 		if user, err = s.FindOrCreatePayee(ctx, f.AppID, req); err != nil {
 			return nil, err
 		}
 	}
-	return user, s.sendPayeeToken(ctx, f, user)
+	return user, s.sendPayeeToken(ctx, f, clientAddr, user)
 }
 
-// ResendPayeeToken sends the payee of a hosted flow a new code, as IdentifyPayee did.
-func (s *Service) ResendPayeeToken(ctx context.Context, flowID, userID string) error {
+// flowAddress is the key of the limits counted per flow and client address.
+func flowAddress(flowID, clientAddr string) string { return flowID + " " + clientAddr }
+
+// allowPhone counts phone among the different numbers tried on a flow that names nobody, and
+// answers too-many-requests once the flow has had its fill of them; a number already tried in
+// the window is not counted again.
+func (s *Service) allowPhone(flowID string, phone payouts.Phone) error {
+	if s.limits.phoneTries.Add(flowID+" "+phone.String(), s.now()) > 1 {
+		return nil
+	}
+	return s.allow(s.limits.phonesPerFlow, flowID, "Too many different numbers were tried on this page. Try again in an hour.")
+}
+
+// ResendPayeeToken sends the payee of a hosted flow a new code, as IdentifyPayee did, within the
+// limit of codes per flow and client address.
+func (s *Service) ResendPayeeToken(ctx context.Context, flowID, clientAddr, userID string) error {
 	f, err := s.OpenHostedFlow(ctx, flowID)
 	if err != nil {
 		return err
@@ -143,12 +165,12 @@ func (s *Service) ResendPayeeToken(ctx context.Context, flowID, userID string) e
 	if err != nil {
 		return err
 	}
-	return s.sendPayeeToken(ctx, f, user)
+	return s.sendPayeeToken(ctx, f, clientAddr, user)
 }
 
-// sendPayeeToken sends a code for a hosted flow, within the flow's limit.
-func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, user *payouts.User) error {
-	if err := s.allow(s.limits.sendsPerFlow, f.ID, "Too many codes were sent for this page. Try again in an hour."); err != nil {
+// sendPayeeToken sends a code for a hosted flow, within the limit per flow and client address.
+func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr string, user *payouts.User) error {
+	if err := s.allow(s.limits.sendsPerFlow, flowAddress(f.ID, clientAddr), "Too many codes were sent for this page. Try again in an hour."); err != nil {
 		return err
 	}
 	return s.sendToken(ctx, f.AppID, user.ID, payeeContact(f.Link, user))

@@ -13,12 +13,16 @@ type Rate struct {
 }
 
 // Limits bound the hosted pages' work for payees who have not proven who they are: how often a
-// flow (a payout link's, or one the API made) and a client address may ask to identify someone,
-// and how many codes go out for one flow and for one app (the API's send-verification-token
-// included).
+// client address may ask to identify someone, on any flow (IdentifyPerAddress) and on one flow (a
+// payout link's, or one the API made: IdentifyPerFlow), how many different phones a flow that
+// names nobody takes (PhonesPerFlow), and how many codes go out for one flow to one client
+// address (SendsPerFlow) and for one app (SendsPerApp, the API's send-verification-token
+// included). The per-flow limits are counted per client address, so that whoever holds a flow's
+// URL cannot spend the payee's share.
 type Limits struct {
 	IdentifyPerFlow    Rate
 	IdentifyPerAddress Rate
+	PhonesPerFlow      Rate
 	SendsPerFlow       Rate
 	SendsPerApp        Rate
 }
@@ -29,6 +33,7 @@ func DefaultLimits() Limits {
 	return Limits{
 		IdentifyPerFlow:    Rate{Max: 10, Per: time.Hour},
 		IdentifyPerAddress: Rate{Max: 30, Per: time.Hour},
+		PhonesPerFlow:      Rate{Max: 5, Per: time.Hour},
 		SendsPerFlow:       Rate{Max: 10, Per: time.Hour},
 		SendsPerApp:        Rate{Max: 1000, Per: time.Hour},
 	}
@@ -38,6 +43,7 @@ func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
 	for _, r := range []struct{ got, def *Rate }{
 		{&l.IdentifyPerFlow, &d.IdentifyPerFlow}, {&l.IdentifyPerAddress, &d.IdentifyPerAddress},
+		{&l.PhonesPerFlow, &d.PhonesPerFlow},
 		{&l.SendsPerFlow, &d.SendsPerFlow}, {&l.SendsPerApp, &d.SendsPerApp},
 	} {
 		if r.got.Max <= 0 || r.got.Per <= 0 {
@@ -48,13 +54,17 @@ func (l Limits) withDefaults() Limits {
 }
 
 type limiters struct {
-	identifyPerFlow, identifyPerAddress, sendsPerFlow, sendsPerApp *RateLimiter
+	identifyPerFlow, identifyPerAddress, phonesPerFlow, sendsPerFlow, sendsPerApp *RateLimiter
+	// phoneTries counts the tries of each phone on a flow, only to tell a phone's first try in
+	// PhonesPerFlow's window: its limit is never asked.
+	phoneTries *RateLimiter
 }
 
 func newLimiters(l Limits) limiters {
 	mk := func(r Rate) *RateLimiter { return NewRateLimiter(r.Max, r.Per) }
 	return limiters{identifyPerFlow: mk(l.IdentifyPerFlow), identifyPerAddress: mk(l.IdentifyPerAddress),
-		sendsPerFlow: mk(l.SendsPerFlow), sendsPerApp: mk(l.SendsPerApp)}
+		phonesPerFlow: mk(l.PhonesPerFlow), sendsPerFlow: mk(l.SendsPerFlow), sendsPerApp: mk(l.SendsPerApp),
+		phoneTries: mk(l.PhonesPerFlow)}
 }
 
 // allow counts an event of key on limiter and answers too-many-requests past its limit.
