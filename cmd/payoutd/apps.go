@@ -30,12 +30,8 @@ func runApps(ctx context.Context, args []string, getenv func(string) string, std
 	if len(names) != 1 {
 		return cli.UsageError{Err: fmt.Errorf("usage: payoutd apps create NAME [--json] [--db DB]")}
 	}
-	cfg, err := f.config()
-	if err != nil {
-		return err
-	}
 	// Logs would mix with the credentials on stdout, and --json output must stay pure JSON.
-	srv, err := payoutd.New(ctx, cfg.service, slog.New(slog.DiscardHandler))
+	srv, err := f.openQuiet(ctx)
 	if err != nil {
 		return err
 	}
@@ -50,4 +46,14 @@ func runApps(ctx context.Context, args []string, getenv func(string) string, std
 	fmt.Fprintln(stdout, "Created an app. Its API key is shown only this once:")
 	printCredentials(stdout, creds)
 	return nil
+}
+
+// openQuiet opens the service on the configured database for a subcommand that prints its own
+// output and logs nothing.
+func (f *flags) openQuiet(ctx context.Context) (*payoutd.Server, error) {
+	cfg, err := f.config()
+	if err != nil {
+		return nil, err
+	}
+	return payoutd.New(ctx, cfg.service, slog.New(slog.DiscardHandler))
 }

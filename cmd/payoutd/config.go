@@ -40,6 +40,7 @@ type flags struct {
 	railLease                          string
 	webhookLease                       string
 	metricsAddr                        string
+	ledgerCheckInterval                string
 }
 
 // register adds the flags every subcommand shares (the database, its key and logging); serve
@@ -86,6 +87,8 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"how long a worker holds the webhook deliveries it is sending before another worker may send them (DISBURSE_WEBHOOK_LEASE)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", env("DISBURSE_METRICS_ADDR", ""),
 		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9090; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
+	fs.StringVar(&f.ledgerCheckInterval, "ledger-check-interval", env("DISBURSE_LEDGER_CHECK_INTERVAL", payoutd.DefaultLedgerCheckInterval.String()),
+		"how often the running service checks every ledger's invariants, as payoutd check does, or off (DISBURSE_LEDGER_CHECK_INTERVAL)")
 	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
 		"how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)")
 }
@@ -192,6 +195,17 @@ func (f *flags) config() (config, error) {
 			bad("%s %q: want a positive duration like 1s", d.name, d.value)
 		}
 		*d.into = v
+	}
+	switch f.ledgerCheckInterval {
+	case "":
+	case "off":
+		cfg.service.LedgerCheckInterval = -1 // payoutd.Config's "never"
+	default:
+		v, err := time.ParseDuration(f.ledgerCheckInterval)
+		if err != nil || v <= 0 {
+			bad("--ledger-check-interval %q: want a positive duration like 1h, or off", f.ledgerCheckInterval)
+		}
+		cfg.service.LedgerCheckInterval = v
 	}
 	switch f.logFormat {
 	case "text", "json":

@@ -3,6 +3,7 @@
 //
 //	payoutd [flags]                       serve
 //	payoutd apps create NAME [--json]     create an app and print its credentials once
+//	payoutd check                         check every ledger's invariants; exit 1 on a violation
 //
 // Every flag has a DISBURSE_* environment variable; a flag given on the command line wins.
 // On first start, with no app in the database, payoutd creates the app "Default" and prints its
@@ -29,8 +30,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 }
 
 func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	if len(args) > 0 && args[0] == "apps" {
-		return runApps(ctx, args[1:], getenv, stdout)
+	if len(args) > 0 {
+		switch args[0] {
+		case "apps":
+			return runApps(ctx, args[1:], getenv, stdout)
+		case "check":
+			return runCheck(ctx, args[1:], getenv, stdout)
+		}
 	}
 	cfg, err := parseConfig(args, getenv, stdout)
 	if err != nil {

@@ -217,6 +217,16 @@ func TestParseConfig(t *testing.T) {
 					t.Errorf("fees %v, thresholds %v", f, th)
 				}
 			}},
+		{"ledger check every 10 minutes", []string{"--ledger-check-interval", "10m"}, nil, func(t *testing.T, c config) {
+			if c.service.LedgerCheckInterval != 10*time.Minute {
+				t.Errorf("ledger check interval %v", c.service.LedgerCheckInterval)
+			}
+		}},
+		{"ledger check off", nil, map[string]string{"DISBURSE_LEDGER_CHECK_INTERVAL": "off"}, func(t *testing.T, c config) {
+			if c.service.LedgerCheckInterval >= 0 {
+				t.Errorf("ledger check interval %v, want never (negative)", c.service.LedgerCheckInterval)
+			}
+		}},
 		{"sandbox inbox off", nil, map[string]string{"DISBURSE_SANDBOX_INBOX": "off"}, func(t *testing.T, c config) {
 			if !c.service.HideSandboxInbox {
 				t.Error("DISBURSE_SANDBOX_INBOX=off left the inbox on")
@@ -277,6 +287,8 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"zero rail lease", []string{"--rail-lease", "0s"}, nil},
 		{"sandbox delay without unit", nil, map[string]string{"DISBURSE_SANDBOX_DELAY": "5"}},
 		{"sandbox inbox", []string{"--sandbox-inbox", "maybe"}, nil},
+		{"ledger check interval", []string{"--ledger-check-interval", "daily"}, nil},
+		{"zero ledger check interval", []string{"--ledger-check-interval", "0s"}, nil},
 		{"fee of an unknown platform", []string{"--fees", "zelle=1"}, nil},
 		{"negative fee", []string{"--fees", "paypal=-1"}, nil},
 		{"threshold of a bad year", []string{"--thresholds-1099", "soon=600"}, nil},

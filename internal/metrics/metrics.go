@@ -24,6 +24,9 @@ type Metrics struct {
 	requests      *prometheus.HistogramVec
 	loginFailures prometheus.Counter
 	ledgerCommits prometheus.Counter
+
+	ledgerViolations  prometheus.Gauge
+	ledgerLastChecked prometheus.Gauge
 }
 
 // New returns a registry with the Go runtime and process collectors and disburse's series.
@@ -43,9 +46,17 @@ func New() *Metrics {
 			Name: "disburse_ledger_commits_total",
 			Help: "Committed write transactions that moved money (inserted or changed a posting).",
 		}),
+		ledgerViolations: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "disburse_ledger_check_violations",
+			Help: "Ledgers (apps and organizations) whose invariants the last periodic check found broken.",
+		}),
+		ledgerLastChecked: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "disburse_ledger_check_last_success_timestamp_seconds",
+			Help: "Unix time the periodic ledger check last read every ledger to the end, whatever it found.",
+		}),
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.loginFailures, m.ledgerCommits)
+		m.requests, m.loginFailures, m.ledgerCommits, m.ledgerViolations, m.ledgerLastChecked)
 	return m
 }
 
@@ -73,6 +84,13 @@ func (r *Requests) LoginFailed() { r.m.loginFailures.Inc() }
 
 // LedgerCommitted counts a committed money movement.
 func (m *Metrics) LedgerCommitted() { m.ledgerCommits.Inc() }
+
+// LedgerChecked records a periodic ledger check that read every ledger at at and found
+// violations broken ones.
+func (m *Metrics) LedgerChecked(violations int, at time.Time) {
+	m.ledgerViolations.Set(float64(violations))
+	m.ledgerLastChecked.Set(float64(at.UnixNano()) / 1e9)
+}
 
 // Backlog is what the payout worker has yet to do: the settle time of the oldest payout already
 // due (zero when none is), and the number of payout links waiting to be delivered.

@@ -36,6 +36,9 @@ const (
 	DefaultAddr            = "127.0.0.1:8081"
 	DefaultDB              = "./data/disburse.db"
 	DefaultShutdownTimeout = 10 * time.Second
+	// DefaultLedgerCheckInterval is how often a running payoutd checks the ledgers: the check
+	// reads every account and posting, so it runs seldom.
+	DefaultLedgerCheckInterval = time.Hour
 )
 
 // Config is what the Payout Service process needs, parsed once by cmd/* and passed down.
@@ -83,6 +86,10 @@ type Config struct {
 	WebhookLease time.Duration
 	// ShutdownTimeout bounds the wait for requests in flight when Serve's context ends.
 	ShutdownTimeout time.Duration
+	// LedgerCheckInterval is how often Serve checks every ledger's invariants (default
+	// DefaultLedgerCheckInterval), logging an error on a violation and reporting to Metrics; a
+	// negative interval checks never.
+	LedgerCheckInterval time.Duration
 
 	// Metrics, when set, receives request latencies, ledger commits and worker lag; nil
 	// measures nothing.
@@ -109,6 +116,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.WorkerInterval == 0 {
 		cfg.WorkerInterval = time.Second
+	}
+	if cfg.LedgerCheckInterval == 0 {
+		cfg.LedgerCheckInterval = DefaultLedgerCheckInterval
 	}
 	return cfg
 }
@@ -236,6 +246,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}()
 		// The workers stop before Serve returns, so Close never pulls the store from under them.
 		defer func() { stopWorker(); <-workerDone; <-hooksDone }()
+	}
+	if s.cfg.LedgerCheckInterval > 0 {
+		checkCtx, stopChecks := context.WithCancel(ctx)
+		checksDone := make(chan struct{})
+		go func() {
+			defer close(checksDone)
+			s.checkLedgersEvery(checkCtx, s.cfg.LedgerCheckInterval)
+		}()
+		defer func() { stopChecks(); <-checksDone }()
 	}
 	return httpserve.Serve(ctx, s.app, ln, s.cfg.ShutdownTimeout)
 }

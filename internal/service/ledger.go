@@ -3,8 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
@@ -182,18 +180,20 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 
 // CheckLedger verifies the invariants of an app's or an organization's ledger: every account's
 // totals match its postings, balances sum to zero, no wallet is below zero, and an organization's
-// transfers with each app left both ledgers agreeing. Tests call it after every scenario.
+// transfers with each app left both ledgers agreeing. A broken invariant is a *LedgerViolation;
+// any other error is a failure to read the ledger. Tests call it after every scenario, payoutd
+// check and the periodic check through CheckAllLedgers.
 func (s *Service) CheckLedger(ctx context.Context, appID string) error {
 	accounts, postings, err := s.store.LedgerSnapshot(ctx, appID)
 	if err != nil {
 		return err
 	}
 	if errs := ledger.Check(accounts, postings); len(errs) > 0 {
-		msgs := make([]string, len(errs))
+		v := &LedgerViolation{AppID: appID, Problems: make([]string, len(errs))}
 		for i, e := range errs {
-			msgs[i] = e.Error()
+			v.Problems[i] = e.Error()
 		}
-		return fmt.Errorf("ledger of app %s: %s", appID, strings.Join(msgs, "; "))
+		return v
 	}
 	return s.checkOrganizationMirrors(ctx, appID)
 }

@@ -126,7 +126,8 @@ func (s *Service) checkOrganizationMirrors(ctx context.Context, orgID string) er
 				return err
 			}
 			if inOrg.Amount != -inApp.Amount {
-				return fmt.Errorf("organization %s and app %s disagree: %v against %v", orgID, app.ID, inOrg.Amount, inApp.Amount)
+				return &LedgerViolation{AppID: orgID, Problems: []string{fmt.Sprintf(
+					"organization %s and app %s disagree: %v against %v", orgID, app.ID, inOrg.Amount, inApp.Amount)}}
 			}
 		}
 		if !more || len(apps) == 0 {

@@ -175,22 +175,12 @@ func (e *Env) CreateApp(t testing.TB, name string) payouts.Credentials {
 // CheckLedger fails t unless the ledger of every app and organization holds its invariants.
 func (e *Env) CheckLedger(t testing.TB) {
 	t.Helper()
-	ctx := context.Background()
-	apps, err := e.Service.Apps(ctx)
+	report, err := e.Service.CheckAllLedgers(context.Background())
 	if err != nil {
-		t.Errorf("servicetest: list apps: %v", err)
-		return
+		t.Errorf("servicetest: check the ledgers: %v", err)
 	}
-	orgs, err := e.Service.Organizations(ctx)
-	if err != nil {
-		t.Errorf("servicetest: list organizations: %v", err)
-		return
-	}
-	apps = append(apps, orgs...)
-	for _, app := range apps {
-		if err := e.Service.CheckLedger(ctx, app.ID); err != nil {
-			t.Errorf("servicetest: ledger of app %s (%s): %v", app.Name, app.ID, err)
-		}
+	for _, v := range report.Violations {
+		t.Errorf("servicetest: %v", &v)
 	}
 }
 
