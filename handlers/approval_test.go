@@ -30,11 +30,7 @@ func (h *harness) heldApproval(maker dashstore.Operator) dashstore.Approval {
 func (h *harness) largePayee(first, last string, cents int64) *payouts.User {
 	h.t.Helper()
 	u := h.fundedUser(first, last, cents)
-	w9 := payouts.W9{EntityType: payouts.EntityIndividual, FirstName: first, LastName: last, DateOfBirth: "1990-12-10",
-		TIN: "123456789", Address: payouts.Address{Line1: "1 Main St", City: "Springfield", State: "IL", Country: "US", Postcode: "62701"}}
-	if err := h.payouts.SubmitCompliance(context.Background(), u.ID, payouts.ComplianceRequest{W9: &w9}); err != nil {
-		h.t.Fatal(err)
-	}
+	h.w9Of(u)
 	return u
 }
 

@@ -75,7 +75,7 @@ func (h *Handlers) uploadBulk(c *fiber.Ctx) error {
 	if err != nil {
 		return h.renderBulkUpload(c, fiber.StatusUnprocessableEntity, err.Error())
 	}
-	if err := h.resolveBulkRows(ctx, rows); err != nil {
+	if err := h.resolveBulkRows(ctx, hash, rows); err != nil {
 		return err
 	}
 	op := h.operatorOf(c)
@@ -124,6 +124,9 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 		return err
 	}
 	p.Problem = problem
+	if err := h.bulkRetryPlan(c.UserContext(), &p); err != nil {
+		return err
+	}
 	if p.Job.Status == dashstore.BulkPreviewed {
 		app, err := h.payouts.GetApp(c.UserContext(), h.appID)
 		if err != nil {
@@ -163,11 +166,33 @@ func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps
 	p := pages.BulkJobProps{Job: job, Summary: summarizeBulk(rows),
 		Stalled: job.Status == dashstore.BulkRunning && !running}
 	for _, r := range rows {
-		if r.Problem != "" {
-			p.Problems = append(p.Problems, r)
+		if r.Problem != "" || r.Outcome == dashstore.BulkFailed || r.Outcome == dashstore.BulkUnsettled {
+			p.NotPaid = append(p.NotPaid, r)
 		}
 	}
 	return p, nil
+}
+
+// bulkRetryPlan says, for each failed row of a finished job, whether the service's preflight
+// still refuses it (and why) or it would now be sent: what "Retry the failed rows" will do.
+func (h *Handlers) bulkRetryPlan(ctx context.Context, p *pages.BulkJobProps) error {
+	if p.Job.Status != dashstore.BulkDone || p.Summary.Failed == 0 {
+		return nil
+	}
+	var failed []dashstore.BulkRow
+	for _, r := range p.NotPaid {
+		if r.Problem == "" && r.Outcome == dashstore.BulkFailed {
+			failed = append(failed, r)
+		}
+	}
+	problems, err := h.bulkPreflight(ctx, p.Job.FileHash, failed)
+	if err != nil {
+		return err
+	}
+	for _, r := range failed {
+		p.Retry = append(p.Retry, pages.BulkRetryRow{Row: r.Row, UserRef: r.UserRef, Failed: r.Error, Still: problems[r.Row]})
+	}
+	return nil
 }
 
 // confirmBulk pays the good rows of a job in the background, when the app's wallet holds what
@@ -179,15 +204,8 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	app, err := h.payouts.GetApp(ctx, h.appID)
-	if err != nil {
-		return err
-	}
-	// Unsettled rows are asked about again, never sent again: their batch is what moves their money.
-	if need := p.Summary.Total - p.Summary.PaidAmount - p.Summary.UnsettledAmount; need > int64(app.Wallet.WithdrawableAmount) {
-		return h.renderBulkJob(c, fiber.StatusUnprocessableEntity, fmt.Sprintf("The app's wallet holds %s; these payouts need %s. Deposit the difference first.",
-			app.Wallet.WithdrawableAmount, payouts.Money(need)))
-	}
+	// Whether the wallet covers each row is the service's to say: the preview showed its
+	// preflight, and the run asks it again before sending anything.
 	if p.Summary.Good == 0 {
 		return h.renderBulkJob(c, fiber.StatusUnprocessableEntity, "No row can be paid: fix the file and upload it again.")
 	}
@@ -202,9 +220,18 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 			return err
 		}
 	}
+	if err := h.bulkRetryPlan(ctx, &p); err != nil {
+		return err
+	}
 	op := h.operatorOf(c)
 	if err := h.startBulkJob(ctx, p.Job.ID, op); err != nil {
 		return err
+	}
+	if len(p.Retry) > 0 {
+		still := p.RetryStill()
+		web.Flash(c, web.FlashInfo, fmt.Sprintf("Retrying %d failed rows: %d pass the checks now and are sent again; %d still fail and are not sent.",
+			len(p.Retry), len(p.Retry)-still, still))
+		return web.Redirect(c, paths.Bulk(p.Job.ID))
 	}
 	h.audit(c, "bulk.confirm", "bulk", p.Job.ID, fmt.Sprintf("%s: paying %d rows, %s; skipping %d", p.Job.FileName,
 		p.Summary.Good, payouts.Money(p.Summary.Total), p.Summary.Bad))

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -119,6 +120,23 @@ func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by das
 			payoutRows = append(payoutRows, r)
 		}
 	}
+	// What the service would refuse now is not sent: a retried row whose problem is not fixed
+	// fails again with the service's reason, and nothing of it reaches a rail.
+	problems, err := h.bulkPreflight(ctx, job.FileHash, slices.Concat(transfers, payoutRows))
+	if err != nil {
+		return err
+	}
+	notSent := func(rows []dashstore.BulkRow) []dashstore.BulkRow {
+		return slices.DeleteFunc(rows, func(r dashstore.BulkRow) bool {
+			p, refused := problems[r.Row]
+			if refused {
+				r.Outcome, r.Error, r.TransferID, r.BatchID = dashstore.BulkFailed, bulkNotSent+p, "", ""
+				skipped = append(skipped, r)
+			}
+			return refused
+		})
+	}
+	transfers, payoutRows = notSent(transfers), notSent(payoutRows)
 	if err := h.store.SetBulkOutcomes(ctx, job.ID, skipped); err != nil {
 		return err
 	}
@@ -143,13 +161,26 @@ func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by das
 	return h.auditBulkResult(ctx, job, by)
 }
 
+// bulkNotSent begins the reason of a row a run did not send because the preflight refused it.
+const bulkNotSent = "Not sent: "
+
+// refusalText is why the service refused a request: its message, or the failure to reach it.
+func refusalText(err error) string {
+	var e *payouts.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
 // bulkTransfers credits the rows' payees' wallets in one transfer batch, waits a while for the
 // service to run it, and returns the rows with their outcomes.
 func (h *Handlers) bulkTransfers(ctx context.Context, job dashstore.BulkJob, rows []dashstore.BulkRow) []dashstore.BulkRow {
 	req := payouts.CreateTransferBatchRequest{Items: make([]payouts.TransferBatchItem, len(rows))}
 	for i, r := range rows {
-		req.Items[i] = payouts.TransferBatchItem{UserID: r.UserID, Amount: -r.Amount,
-			IdempotencyKey: bulkRowKey(job.FileHash, r.Row), Metadata: bulkMetadata(job.FileHash, r)}
+		tr := bulkTransferRequest(job.FileHash, r)
+		req.Items[i] = payouts.TransferBatchItem{UserID: tr.UserID, Amount: tr.Amount,
+			IdempotencyKey: tr.IdempotencyKey, Metadata: tr.Metadata}
 	}
 	batch, err := h.payouts.CreateTransferBatch(ctx, req)
 	if err == nil {
@@ -210,19 +241,30 @@ func batchOutcomes(job dashstore.BulkJob, rows []dashstore.BulkRow, batch *payou
 	return rows
 }
 
-// bulkPayout pays one row out to the payee's saved method, funded from the app's wallet, and
-// notes its outcome on the row.
-func (h *Handlers) bulkPayout(ctx context.Context, job dashstore.BulkJob, r *dashstore.BulkRow) {
+// bulkTransferRequest is the transfer a wallet row makes, as its transfer batch's item holds it.
+func bulkTransferRequest(fileHash string, r dashstore.BulkRow) payouts.CreateTransferRequest {
+	return payouts.CreateTransferRequest{UserID: r.UserID, Amount: -r.Amount,
+		IdempotencyKey: bulkRowKey(fileHash, r.Row), Metadata: bulkMetadata(fileHash, r)}
+}
+
+// bulkPayoutRequest is the payout a row makes to the payee's saved method, funded from the app's
+// wallet.
+func (h *Handlers) bulkPayoutRequest(ctx context.Context, fileHash string, r dashstore.BulkRow) (payouts.CreatePayoutRequest, error) {
 	req := payouts.CreatePayoutRequest{UserID: r.UserID, Amount: r.Amount, Platform: payouts.Platform(r.Method),
-		Fund: true, IdempotencyKey: bulkRowKey(job.FileHash, r.Row), Metadata: bulkMetadata(job.FileHash, *r)}
+		Fund: true, IdempotencyKey: bulkRowKey(fileHash, r.Row), Metadata: bulkMetadata(fileHash, r)}
+	return req, h.bankAccountOf(ctx, &req)
+}
+
+// bulkPayout pays one row out and notes its outcome on the row.
+func (h *Handlers) bulkPayout(ctx context.Context, job dashstore.BulkJob, r *dashstore.BulkRow) {
 	var t *payouts.Transfer
-	err := h.bankAccountOf(ctx, &req)
+	req, err := h.bulkPayoutRequest(ctx, job.FileHash, *r)
 	if err == nil {
 		t, err = h.payouts.CreatePayout(ctx, req)
 	}
 	switch {
 	case err != nil:
-		r.Outcome, r.Error = dashstore.BulkFailed, err.Error()
+		r.Outcome, r.Error = dashstore.BulkFailed, refusalText(err)
 	case t.Status == payouts.TransferFailed:
 		r.Outcome, r.TransferID, r.Error = dashstore.BulkFailed, t.ID, t.FailureReason
 	default:
@@ -230,7 +272,8 @@ func (h *Handlers) bulkPayout(ctx context.Context, job dashstore.BulkJob, r *das
 	}
 }
 
-// bankAccountOf picks the payee's saved bank account for an ACH payout, which must name one.
+// bankAccountOf picks the payee's saved bank account for an ACH payout, which must name one. A
+// payee without one gets none, and the service says what is missing.
 func (h *Handlers) bankAccountOf(ctx context.Context, req *payouts.CreatePayoutRequest) error {
 	if req.Platform != payouts.PlatformACH {
 		return nil
@@ -239,11 +282,12 @@ func (h *Handlers) bankAccountOf(ctx context.Context, req *payouts.CreatePayoutR
 	if err != nil {
 		return err
 	}
-	m, ok := (&bulkUser{methods: methods}).method(payouts.PlatformACH)
-	if !ok {
-		return fmt.Errorf("the user has no bank account saved")
+	for _, m := range methods {
+		if m.Platform == payouts.PlatformACH {
+			req.AccountID = m.ID
+			break
+		}
 	}
-	req.AccountID = m.ID
 	return nil
 }
 

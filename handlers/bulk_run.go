@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,10 +44,10 @@ func inParallel(limit, n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// resolveBulkRows finds the user each good row names, once per distinct user id or email, and
-// puts a problem on the rows whose user is unknown or disabled, whose method the user has not
-// saved, or that repeat an earlier row. Only a failing service is an error.
-func (h *Handlers) resolveBulkRows(ctx context.Context, rows []dashstore.BulkRow) error {
+// resolveBulkRows finds the user each good row names, once per distinct user id or email, puts
+// a problem on the rows whose user is unknown or that repeat an earlier row, and then on those
+// the service's preflight would refuse, in its words. Only a failing service is an error.
+func (h *Handlers) resolveBulkRows(ctx context.Context, fileHash string, rows []dashstore.BulkRow) error {
 	refs := map[string]*bulkUser{}
 	var order []string
 	for _, r := range rows {
@@ -68,6 +70,7 @@ func (h *Handlers) resolveBulkRows(ctx context.Context, rows []dashstore.BulkRow
 		return failed
 	}
 	seen := map[string]int{}
+	var good []dashstore.BulkRow
 	for i := range rows {
 		r := &rows[i]
 		if r.Problem != "" {
@@ -75,27 +78,78 @@ func (h *Handlers) resolveBulkRows(ctx context.Context, rows []dashstore.BulkRow
 		}
 		u := refs[strings.ToLower(r.UserRef)]
 		r.UserID, r.Problem = u.id, u.problem
-		if r.Problem == "" {
-			r.Problem = u.methodProblem(r.Method)
-		}
 		key := fmt.Sprint(r.UserID, "|", r.Amount, "|", r.Memo, "|", r.Method)
 		if first, dup := seen[key]; dup && r.Problem == "" {
 			r.Problem = fmt.Sprintf("Repeats row %d (same user, amount, memo and method).", first)
 		} else if !dup {
 			seen[key] = r.Row
 		}
+		if r.Problem == "" {
+			good = append(good, *r)
+		}
+	}
+	problems, err := h.bulkPreflight(ctx, fileHash, good)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		if p, ok := problems[rows[i].Row]; ok {
+			rows[i].Problem = p
+		}
 	}
 	return nil
+}
+
+// bulkPreflight asks the service's preflight about rows, in the order a run sends them (wallet
+// rows, in transfer batches, before payouts), each as the run will send it, and returns what it
+// would refuse each for, by row number; a row it lets through is absent. Empty when the service
+// has no preflight.
+func (h *Handlers) bulkPreflight(ctx context.Context, fileHash string, rows []dashstore.BulkRow) (map[int]string, error) {
+	ordered := slices.Clone(rows)
+	slices.SortStableFunc(ordered, func(a, b dashstore.BulkRow) int {
+		return cmp.Compare(bulkRunOrder(a), bulkRunOrder(b))
+	})
+	items := make([]payouts.PreflightItem, len(ordered))
+	for i, r := range ordered {
+		if r.Method == bulkWallet {
+			tr := bulkTransferRequest(fileHash, r)
+			items[i].Transfer = &tr
+			continue
+		}
+		req, err := h.bulkPayoutRequest(ctx, fileHash, r)
+		if err != nil {
+			return nil, err
+		}
+		items[i].Payout = &req
+	}
+	found, err := h.preflightItems(ctx, items)
+	if err != nil {
+		return nil, err
+	}
+	problems := map[int]string{}
+	for i, pf := range found {
+		if !pf.OK {
+			problems[ordered[i].Row] = problemsText(pf)
+		}
+	}
+	return problems, nil
+}
+
+// bulkRunOrder is when a run sends a row: wallet rows (0) before payouts (1).
+func bulkRunOrder(r dashstore.BulkRow) int {
+	if r.Method == bulkWallet {
+		return 0
+	}
+	return 1
 }
 
 // bulkUser is what validation learned about one user a file names.
 type bulkUser struct {
 	id      string
 	problem string
-	methods []payouts.PayoutMethod
 }
 
-// findBulkUser looks ref (a user id or an email) up in the service, with the user's saved methods.
+// findBulkUser looks ref (a user id or an email) up in the service.
 func (h *Handlers) findBulkUser(ctx context.Context, ref string, out *bulkUser) error {
 	var u *payouts.User
 	switch {
@@ -125,42 +179,12 @@ func (h *Handlers) findBulkUser(ctx context.Context, ref string, out *bulkUser) 
 		out.problem = quoted(ref) + " is neither a user id nor an email."
 		return nil
 	}
-	switch {
-	case u == nil:
+	if u == nil {
 		out.problem = "No user " + ref + "."
-		return nil
-	case u.Status == payouts.UserDisabled:
-		out.problem = "The user " + ref + " is disabled."
 		return nil
 	}
 	out.id = u.ID
-	methods, err := h.payouts.ListPayoutMethods(ctx, u.ID)
-	out.methods = methods
-	return err
-}
-
-// methodProblem says why the user cannot be paid by method, or "".
-func (u *bulkUser) methodProblem(method string) string {
-	if method == bulkWallet {
-		return ""
-	}
-	if _, ok := u.method(payouts.Platform(method)); !ok {
-		if method == string(payouts.PlatformDefault) {
-			return "The user has no default payout method."
-		}
-		return "The user has no " + payouts.Platform(method).Label() + " payout method saved."
-	}
-	return ""
-}
-
-// method returns the user's saved method for a platform (their default for PlatformDefault).
-func (u *bulkUser) method(p payouts.Platform) (payouts.PayoutMethod, bool) {
-	for _, m := range u.methods {
-		if m.Platform == p || (p == payouts.PlatformDefault && m.Default) {
-			return m, true
-		}
-	}
-	return payouts.PayoutMethod{}, false
+	return nil
 }
 
 // bulkMetadata tags what a row pays with the file and row it came from, and its memo. It

@@ -28,6 +28,8 @@ type Payouts interface {
 	GetTransfer(ctx context.Context, id string) (*payouts.Transfer, error)
 	ReviewTransfer(ctx context.Context, id string, req payouts.ReviewTransferRequest) (*payouts.Transfer, error)
 	CreatePayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Transfer, error)
+	PreflightPayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Preflight, error)
+	PreflightBatch(ctx context.Context, req payouts.PreflightBatchRequest) (*payouts.PreflightBatch, error)
 	CreateTransferBatch(ctx context.Context, req payouts.CreateTransferBatchRequest) (*payouts.TransferBatch, error)
 	GetTransferBatch(ctx context.Context, id string) (*payouts.TransferBatch, error)
 
