@@ -17,13 +17,9 @@ var errLedgerViolated = errors.New("ledger invariants violated")
 // uses, print what was checked and every violation, and fail when there is one.
 func runCheck(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	usage := cli.UsageError{Err: errors.New("usage: payoutd check [--db DB]")}
-	fs := flag.NewFlagSet("payoutd check", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	var f flags
-	f.register(fs, getenv, false)
-	rest, err := parseArgs(fs, args)
+	f, rest, err := parseCommonArgs("payoutd check", args, getenv, stdout)
 	if err != nil {
-		return flagError(err)
+		return err
 	}
 	if len(rest) != 0 {
 		return usage
@@ -48,4 +44,18 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	fmt.Fprintf(stdout, "ok: %d ledgers checked, every invariant holds\n", report.Checked)
 	return nil
+}
+
+// parseCommonArgs parses the command line of a subcommand that takes only the flags every
+// subcommand shares, and returns them with the positional arguments.
+func parseCommonArgs(name string, args []string, getenv func(string) string, stdout io.Writer) (*flags, []string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var f flags
+	f.register(fs, getenv, false)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, nil, flagError(err)
+	}
+	return &f, rest, nil
 }
