@@ -128,7 +128,7 @@ func New(svc *service.Service, cfg Config, log *slog.Logger) (*fiber.App, error)
 		return nil, fmt.Errorf("api: %w", err)
 	}
 	h := &handler{svc: svc, log: log, clock: cfg.Clock, proxies: proxies,
-		keyFailures: service.NewRateLimiter(cfg.AuthFailures, cfg.AuthFailureWindow)}
+		keyFailures: svc.RateLimiter("api-key-failures", cfg.AuthFailures, cfg.AuthFailureWindow)}
 	fc := cfg.FiberConfig()
 	fc.ErrorHandler = ErrorHandler(log)
 	app := fiber.New(fc)

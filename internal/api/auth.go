@@ -57,8 +57,11 @@ func (h *handler) refuseCredentials(c *fiber.Ctx, clientID string, unauthorized 
 	}
 	var wait time.Duration
 	for _, k := range keys {
-		wait = max(wait, h.keyFailures.Wait(k, now))
-		h.keyFailures.Add(k, now)
+		w, err := h.keyFailures.Take(c.UserContext(), k, now)
+		if err != nil {
+			return err
+		}
+		wait = max(wait, w)
 	}
 	if wait <= 0 {
 		return unauthorized

@@ -100,14 +100,14 @@ func (s *Service) OpenHostedFlow(ctx context.Context, id string) (*HostedFlow, e
 // takes a limited number of different phones; one that names its payee accepts only the payee's
 // contact, which that limit never meets.
 func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, req payouts.CreateUserRequest) (*payouts.User, error) {
-	if err := s.allow(s.limits.identifyPerAddress, clientAddr, "Too many tries from your network. Try again in an hour."); err != nil {
+	if err := s.allow(ctx, s.limits.identifyPerAddress, clientAddr, "Too many tries from your network. Try again in an hour."); err != nil {
 		return nil, err
 	}
 	f, err := s.OpenHostedFlow(ctx, flowID)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.allow(s.limits.identifyPerFlow, flowAddress(f.ID, clientAddr), "Too many tries on this page. Try again in an hour."); err != nil {
+	if err := s.allow(ctx, s.limits.identifyPerFlow, flowAddress(f.ID, clientAddr), "Too many tries on this page. Try again in an hour."); err != nil {
 		return nil, err
 	}
 	req.CountryCode, req.PhoneNumber = payouts.NormalizePhone(req.CountryCode, req.PhoneNumber)
@@ -130,7 +130,7 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 			return nil, err
 		}
 		if !namesPayee(f.Link) {
-			if err := s.allowPhone(f.ID, phone); err != nil {
+			if err := s.allowPhone(ctx, f.ID, phone); err != nil {
 				return nil, err
 			}
 		}
@@ -147,11 +147,11 @@ func flowAddress(flowID, clientAddr string) string { return flowID + " " + clien
 // allowPhone counts phone among the different numbers tried on a flow that names nobody, and
 // answers too-many-requests once the flow has had its fill of them; a number already tried in
 // the window is not counted again.
-func (s *Service) allowPhone(flowID string, phone payouts.Phone) error {
-	if s.limits.phoneTries.Add(flowID+" "+phone.String(), s.now()) > 1 {
-		return nil
+func (s *Service) allowPhone(ctx context.Context, flowID string, phone payouts.Phone) error {
+	if tries, err := s.limits.phoneTries.Add(ctx, flowID+" "+phone.String(), s.now()); err != nil || tries > 1 {
+		return err
 	}
-	return s.allow(s.limits.phonesPerFlow, flowID, "Too many different numbers were tried on this page. Try again in an hour.")
+	return s.allow(ctx, s.limits.phonesPerFlow, flowID, "Too many different numbers were tried on this page. Try again in an hour.")
 }
 
 // ResendPayeeToken sends the payee of a hosted flow a new code, as IdentifyPayee did, within the
@@ -170,7 +170,7 @@ func (s *Service) ResendPayeeToken(ctx context.Context, flowID, clientAddr, user
 
 // sendPayeeToken sends a code for a hosted flow, within the limit per flow and client address.
 func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr string, user *payouts.User) error {
-	if err := s.allow(s.limits.sendsPerFlow, flowAddress(f.ID, clientAddr), "Too many codes were sent for this page. Try again in an hour."); err != nil {
+	if err := s.allow(ctx, s.limits.sendsPerFlow, flowAddress(f.ID, clientAddr), "Too many codes were sent for this page. Try again in an hour."); err != nil {
 		return err
 	}
 	return s.sendToken(ctx, f.AppID, user.ID, payeeContact(f.Link, user))

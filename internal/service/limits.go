@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"time"
 
 	"github.com/disburse/disburse/payouts"
@@ -60,16 +61,24 @@ type limiters struct {
 	phoneTries *RateLimiter
 }
 
-func newLimiters(l Limits) limiters {
-	mk := func(r Rate) *RateLimiter { return NewRateLimiter(r.Max, r.Per) }
-	return limiters{identifyPerFlow: mk(l.IdentifyPerFlow), identifyPerAddress: mk(l.IdentifyPerAddress),
-		phonesPerFlow: mk(l.PhonesPerFlow), sendsPerFlow: mk(l.SendsPerFlow), sendsPerApp: mk(l.SendsPerApp),
-		phoneTries: mk(l.PhonesPerFlow)}
+func (s *Service) newLimiters(l Limits) limiters {
+	return limiters{
+		identifyPerFlow:    s.RateLimiter("identify-flow", l.IdentifyPerFlow.Max, l.IdentifyPerFlow.Per),
+		identifyPerAddress: s.RateLimiter("identify-address", l.IdentifyPerAddress.Max, l.IdentifyPerAddress.Per),
+		phonesPerFlow:      s.RateLimiter("phones-flow", l.PhonesPerFlow.Max, l.PhonesPerFlow.Per),
+		sendsPerFlow:       s.RateLimiter("sends-flow", l.SendsPerFlow.Max, l.SendsPerFlow.Per),
+		sendsPerApp:        s.RateLimiter("sends-app", l.SendsPerApp.Max, l.SendsPerApp.Per),
+		phoneTries:         s.RateLimiter("phone-tries", l.PhonesPerFlow.Max, l.PhonesPerFlow.Per),
+	}
 }
 
 // allow counts an event of key on limiter and answers too-many-requests past its limit.
-func (s *Service) allow(l *RateLimiter, key, message string) error {
-	if !l.Allow(key, s.now()) {
+func (s *Service) allow(ctx context.Context, l *RateLimiter, key, message string) error {
+	ok, err := l.Allow(ctx, key, s.now())
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return payouts.Errorf(payouts.ETooManyRequests, "%s", message)
 	}
 	return nil

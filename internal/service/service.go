@@ -122,9 +122,9 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 		cfg.Thresholds1099 = DefaultThresholds1099()
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
-	s := &Service{clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg, limits: newLimiters(cfg.Limits),
-		credentials: newCredentials()}
+	s := &Service{clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg, credentials: newCredentials()}
 	s.store = outboxStore{Store: store, s: s}
+	s.limits = s.newLimiters(cfg.Limits)
 	return s, nil
 }
 

@@ -173,4 +173,11 @@ type Queries interface {
 	ReleaseIdempotencyKey(ctx context.Context, appID, key string) error
 	ReleaseIdempotencyKeys(ctx context.Context, appID string, keys []string) error
 	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
+
+	// Rate counts (RateLimiter): events per key in fixed windows, shared by every process on
+	// the database. CountRate counts one event of key at now and returns its window's count and
+	// end, starting a window of per when none is open; PurgeRateCounts deletes the windows ended
+	// by now.
+	CountRate(ctx context.Context, key string, now time.Time, per time.Duration) (int, time.Time, error)
+	PurgeRateCounts(ctx context.Context, now time.Time) (int64, error)
 }

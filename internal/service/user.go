@@ -200,7 +200,7 @@ func (c contact) String() string { return c.channel + " " + c.to }
 // sendToken sends the user a new token at to, within the app's limit of messages. A message the
 // gateway does not take is a delivery-failed error on the address's field.
 func (s *Service) sendToken(ctx context.Context, appID, userID string, to contact) error {
-	if err := s.allow(s.limits.sendsPerApp, appID, "This app has sent too many codes; try again later."); err != nil {
+	if err := s.allow(ctx, s.limits.sendsPerApp, appID, "This app has sent too many codes; try again later."); err != nil {
 		return err
 	}
 	token := randomDigits(tokenDigits)

@@ -19,8 +19,8 @@ const settleParallel = 2
 const settleMax = 500
 
 // RunWorker submits due payouts to their rails, settles submitted ones, delivers payout links
-// and runs transfer batches every interval, and forgets expired idempotency keys every hour,
-// until ctx ends.
+// and runs transfer batches every interval, and forgets expired idempotency keys and ended rate
+// windows every hour, until ctx ends.
 func (s *Service) RunWorker(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -29,6 +29,9 @@ func (s *Service) RunWorker(ctx context.Context, interval time.Duration) {
 		if now := s.now(); now.Sub(lastPurge) >= time.Hour {
 			if _, err := s.PurgeIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
 				s.log.Error("purging idempotency keys", "err", err)
+			}
+			if _, err := s.PurgeRateCounts(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("purging rate counts", "err", err)
 			}
 			lastPurge = now
 		}
