@@ -1,7 +1,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -41,9 +43,41 @@ func (c *Client) CreateApp(ctx context.Context, req payouts.CreateAppRequest) (*
 	return call[payouts.App](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "apps"}, body: req})
 }
 
-// ListApps returns one page of the organization's apps, newest first (GET /v2/apps).
+// ListApps returns one page of the organization's apps, newest first (GET /v2/apps). It asks
+// for our paged answer (envelope=true); the public service ignores the parameter and answers the
+// bare array its model declares, and then has_more is a guess: true when the page is full.
 func (c *Client) ListApps(ctx context.Context, page payouts.Page) (*payouts.List[payouts.App], error) {
-	return listPage[payouts.App](ctx, c, pageQuery(page), "v2", "apps")
+	q := pageQuery(page)
+	q.Set("envelope", "true")
+	r := get("v2", "apps")
+	r.query = q
+	apps, err := call[appPage](ctx, c, r)
+	if err != nil {
+		return nil, err
+	}
+	if apps.bare {
+		limit := page.Limit
+		if limit == 0 {
+			limit = payouts.DefaultLimit
+		}
+		apps.HasMore = len(apps.Data) >= limit
+	}
+	return &apps.List, nil
+}
+
+// appPage is a page of apps as either answer of GET /v2/apps writes it: our {has_more, data},
+// or the public model's bare array (bare).
+type appPage struct {
+	payouts.List[payouts.App]
+	bare bool
+}
+
+func (p *appPage) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		p.bare = true
+		return json.Unmarshal(t, &p.Data)
+	}
+	return json.Unmarshal(b, &p.List)
 }
 
 // AllApps walks every app of the organization, newest first.

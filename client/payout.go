@@ -16,11 +16,12 @@ func (c *Client) CreatePayout(ctx context.Context, req payouts.CreatePayoutReque
 }
 
 // SendPayout pays a user with a default payout method at once, or sends anyone else a payout
-// link, and says which it did (POST /v2/payouts/send-payout). Without an idempotency key the
-// client makes one, so the call is retried safely.
-func (c *Client) SendPayout(ctx context.Context, req payouts.SendPayoutRequest) (*payouts.SentPayoutResult, error) {
+// link, and returns the link (POST /v2/payouts/send-payout): a payment made at once is a link
+// claimed by its user, whose transfer_id is the payout. Without an idempotency key the client
+// makes one, so the call is retried safely.
+func (c *Client) SendPayout(ctx context.Context, req payouts.SendPayoutRequest) (*payouts.PayoutLink, error) {
 	req.IdempotencyKey = idempotencyKey(req.IdempotencyKey)
-	return call[payouts.SentPayoutResult](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "payouts", "send-payout"}, body: req, retry: true})
+	return call[payouts.PayoutLink](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "payouts", "send-payout"}, body: req, retry: true})
 }
 
 // PreflightPayout asks what CreatePayout would make of req, without paying anything (POST

@@ -9,7 +9,7 @@ type App struct {
 	Name     string     `json:"name"`
 	Status   AppStatus  `json:"status,omitempty"`
 	Metrics  AppMetrics `json:"metrics"`
-	Metadata Metadata   `json:"metadata"`
+	Metadata Metadata   `json:"metadata,omitempty"`
 	Wallet   Wallet     `json:"wallet"`
 	Created  Time       `json:"created"`
 	// OrganizationID is ours: the organization the app belongs to.

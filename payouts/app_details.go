@@ -57,8 +57,8 @@ func (r WithdrawRequest) Validate() error {
 }
 
 // BusinessCompliance is the business behind an app, in the public API's shape: PUT and GET
-// /v2/apps/{id}/compliance. It is sealed at rest; reads show the EIN by its last four digits
-// (company_info.ein_last4) and never the EIN itself.
+// /v2/apps/{id}/compliance. It is sealed at rest; reads show the EIN masked (MaskEIN) in the
+// field the model requires, and never the EIN itself.
 type BusinessCompliance struct {
 	CompanyInfo CompanyInfo `json:"company_info"`
 	ContactInfo ContactInfo `json:"contact_info"`
@@ -68,15 +68,21 @@ type BusinessCompliance struct {
 
 // CompanyInfo is the company's registration.
 type CompanyInfo struct {
-	Name               string `json:"name"`
-	EIN                string `json:"ein,omitempty"`
-	EINLast4           string `json:"ein_last4,omitempty"` // ours, in reads
-	IncorporationDate  string `json:"incorporation_date"`  // YYYY-MM-DD
+	Name string `json:"name"`
+	// EIN is the 9 digits in a request; a read shows it masked, "**-***6789".
+	EIN string `json:"ein"`
+	// EINLast4 is ours, in reads: the EIN's last four digits alone.
+	EINLast4           string `json:"ein_last4,omitempty"`
+	IncorporationDate  string `json:"incorporation_date"` // YYYY-MM-DD
 	IncorporationState string `json:"incorporation_state"`
 	IncorporationType  string `json:"incorporation_type"`
 	Website            string `json:"website"`
 	DBA                string `json:"dba,omitempty"`
 }
+
+// MaskEIN writes an EIN as reads show it: its last four digits behind a mask in the EIN's own
+// form (XX-XXXXXXX), so that no read ever carries the number in clear.
+func MaskEIN(ein string) string { return "**-***" + Last4(ein) }
 
 // ContactInfo is where the business is reached.
 type ContactInfo struct {

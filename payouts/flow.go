@@ -108,7 +108,7 @@ type Flow struct {
 	Steps          []string `json:"steps"`
 	CompletedSteps []string `json:"completed_steps"`
 	Link           string   `json:"link"`
-	PayoutLinkID   *string  `json:"payout_link_id"`
+	PayoutLinkID   *string  `json:"payout_link_id,omitempty"`
 	Metadata       Metadata `json:"metadata"`
 	// RedirectURL is ours: where the redirect step sends the payee.
 	RedirectURL string `json:"redirect_url,omitempty"`

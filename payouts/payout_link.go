@@ -80,9 +80,9 @@ type PayoutLink struct {
 	Payee         Payee            `json:"payee"`
 	Delivery      Delivery         `json:"delivery"`
 	TaxExempt     bool             `json:"tax_exempt"`
-	ClaimedUserID *string          `json:"claimed_user_id"`
-	FlowID        *string          `json:"flow_id"`
-	TransferID    *string          `json:"transfer_id"`
+	ClaimedUserID *string          `json:"claimed_user_id,omitempty"`
+	FlowID        *string          `json:"flow_id,omitempty"`
+	TransferID    *string          `json:"transfer_id,omitempty"`
 	Memo          string           `json:"memo"`
 	Metadata      Metadata         `json:"metadata"`
 	// UserID is ours: the user the link was issued to, if the app named one.

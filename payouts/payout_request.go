@@ -22,8 +22,8 @@ type PayoutRequest struct {
 	Amount     Money               `json:"amount"`
 	Status     PayoutRequestStatus `json:"status"`
 	Payee      Payee               `json:"payee"`
-	PayoutLink *PayoutLink         `json:"payout-link"`
-	User       *User               `json:"user"`
+	PayoutLink *PayoutLink         `json:"payout-link,omitempty"`
+	User       *User               `json:"user,omitempty"`
 	Metadata   Metadata            `json:"metadata"`
 	Memo       string              `json:"memo"`
 	// Ours: the payout made on approval, and why a request was rejected.

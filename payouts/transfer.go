@@ -62,13 +62,13 @@ type ExternalData struct {
 type Transfer struct {
 	ID           string         `json:"id"`
 	Created      Time           `json:"created"`
-	UserID       *string        `json:"user_id"`
+	UserID       *string        `json:"user_id,omitempty"`
 	Status       TransferStatus `json:"status"`
 	Type         TransferType   `json:"type"`
 	Amount       Money          `json:"amount"`
 	ExternalData ExternalData   `json:"external_data"`
 	Transactions []Transaction  `json:"transactions"`
-	PayoutLinkID *string        `json:"payout_link_id"`
+	PayoutLinkID *string        `json:"payout_link_id,omitempty"`
 	Metadata     Metadata       `json:"metadata"`
 	// FailureReason is ours: why a payout failed, when it did.
 	FailureReason string `json:"failure_reason,omitempty"`

@@ -22,8 +22,8 @@ type TransferBatchItem struct {
 	AllowDebit     bool     `json:"allow_debit,omitempty"`
 	IdempotencyKey string   `json:"idempotency_key,omitempty"`
 	Metadata       Metadata `json:"metadata,omitempty"`
-	TransferID     *string  `json:"transfer_id"`
-	Error          *string  `json:"error"`
+	TransferID     *string  `json:"transfer_id,omitempty"`
+	Error          *string  `json:"error,omitempty"`
 }
 
 // TransferBatch is many transfers asked for at once and made in the background, each on its own.
@@ -31,8 +31,8 @@ type TransferBatch struct {
 	ID       string              `json:"id"`
 	Created  Time                `json:"created"`
 	Status   BatchStatus         `json:"status"`
-	Metadata Metadata            `json:"metadata"`
-	Items    []TransferBatchItem `json:"items"`
+	Metadata Metadata            `json:"metadata,omitempty"`
+	Items    []TransferBatchItem `json:"items,omitempty"`
 }
 
 // CreateTransferBatchRequest is the body of POST /v2/transfer-batches. Each item is a transfer:

@@ -43,10 +43,10 @@ type User struct {
 	LastName            string     `json:"last_name"`
 	Email               string     `json:"email"`
 	PhoneNumber         Phone      `json:"phone_number"`
-	Username            *string    `json:"username"`
+	Username            *string    `json:"username,omitempty"`
 	Status              UserStatus `json:"status"`
 	Verified            bool       `json:"verified"`
-	DefaultPayoutMethod *Platform  `json:"default_payout_method"`
+	DefaultPayoutMethod *Platform  `json:"default_payout_method,omitempty"`
 	Wallet              Wallet     `json:"wallet"`
 	Compliance          Compliance `json:"compliance"`
 	Metadata            Metadata   `json:"metadata"`

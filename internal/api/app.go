@@ -71,8 +71,15 @@ func (h *handler) createApp(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(app)
 }
 
+// listApps answers a page of the organization's apps as the public model declares it, a bare
+// array; with envelope=true (our extension) as the other lists are, {has_more, data}, so that a
+// client can page without guessing.
 func (h *handler) listApps(c *fiber.Ctx) error {
 	p, err := page(c)
+	if err != nil {
+		return err
+	}
+	envelope, err := boolQuery(c, "envelope")
 	if err != nil {
 		return err
 	}
@@ -80,7 +87,10 @@ func (h *handler) listApps(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(list)
+	if envelope {
+		return c.JSON(list)
+	}
+	return c.JSON(list.Data)
 }
 
 func (h *handler) setACHAccount(c *fiber.Ctx) error {

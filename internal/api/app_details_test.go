@@ -73,7 +73,7 @@ func TestAppDetails(t *testing.T) {
 	resp := call{method: "GET", path: app + "/compliance", status: 200}.do(t, env)
 	var c payouts.BusinessCompliance
 	resp.Decode(t, &c)
-	if c.CompanyInfo.EIN != "" || c.CompanyInfo.EINLast4 != "6789" || c.CompanyInfo.Name != "Acme LLC" ||
+	if c.CompanyInfo.EIN != "**-***6789" || c.CompanyInfo.EINLast4 != "6789" || c.CompanyInfo.Name != "Acme LLC" ||
 		len(c.Directors) != 1 || c.Directors[0].OwnershipPercentage != "62.5" {
 		t.Errorf("compliance %s", resp.Body)
 	}

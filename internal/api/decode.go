@@ -138,3 +138,15 @@ func typeProblem(e *json.UnmarshalTypeError) string {
 func page(c *fiber.Ctx) (payouts.Page, error) {
 	return payouts.ParsePage(c.Query("limit"), c.Query("starting_after"), c.Query("ending_before"))
 }
+
+// boolQuery reads a query parameter that is true, false or absent (false); anything else is a
+// 400 naming it.
+func boolQuery(c *fiber.Ctx, name string) (bool, error) {
+	switch c.Query(name) {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, payouts.FieldError(name, "must be true or false")
+}

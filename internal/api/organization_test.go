@@ -41,15 +41,22 @@ func TestOrganizations(t *testing.T) {
 			actAs := func(id string) map[string]string { return map[string]string{"Api-App-Id": id} }
 
 			t.Run("apps list pages", func(t *testing.T) {
+				// The public model's answer is the page as a bare array; envelope=true is ours.
+				var bare []payouts.App
+				call{method: "GET", path: "/v2/apps?limit=1", as: &a.creds, status: 200}.do(t, env).Decode(t, &bare)
+				if len(bare) != 1 || bare[0].ID != a.app2.ID {
+					t.Fatalf("first page %+v", bare)
+				}
 				var l payouts.List[payouts.App]
-				call{method: "GET", path: "/v2/apps?limit=1", as: &a.creds, status: 200}.do(t, env).Decode(t, &l)
+				call{method: "GET", path: "/v2/apps?limit=1&envelope=true", as: &a.creds, status: 200}.do(t, env).Decode(t, &l)
 				if len(l.Data) != 1 || !l.HasMore || l.Data[0].ID != a.app2.ID {
 					t.Fatalf("first page %+v", l)
 				}
-				call{method: "GET", path: "/v2/apps?limit=1&starting_after=" + a.app2.ID, as: &a.creds, status: 200}.do(t, env).Decode(t, &l)
+				call{method: "GET", path: "/v2/apps?limit=1&envelope=true&starting_after=" + a.app2.ID, as: &a.creds, status: 200}.do(t, env).Decode(t, &l)
 				if len(l.Data) != 1 || l.HasMore || l.Data[0].ID != a.app1.ID || l.Data[0].Credentials != nil {
 					t.Fatalf("second page %+v", l)
 				}
+				call{method: "GET", path: "/v2/apps?envelope=yes", as: &a.creds, status: 400, code: payouts.EInvalidInput, field: "envelope"}.do(t, env)
 			})
 			call{method: "POST", path: "/v2/apps/" + a.app1.ID + "/deposit", as: &a.creds, body: map[string]any{"amount": 1000_00}, status: 200}.do(t, env)
 			user := createUser(t, env, app1)

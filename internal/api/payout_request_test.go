@@ -37,7 +37,8 @@ func TestPayoutRequests(t *testing.T) {
 
 			t.Run("approving a known user pays them", func(t *testing.T) {
 				r := review(t, known.ID, "approve", 200)
-				if r.Status != payouts.RequestApproved || r.TransferID == nil || r.PayoutLink != nil {
+				if r.Status != payouts.RequestApproved || r.TransferID == nil || r.PayoutLink == nil ||
+					r.PayoutLink.Status != payouts.LinkClaimed || r.PayoutLink.TransferID == nil || *r.PayoutLink.TransferID != *r.TransferID {
 					t.Fatalf("approved %+v", r)
 				}
 				tr := getTransfer(t, env, *r.TransferID)
@@ -98,27 +99,43 @@ func TestSendPayout(t *testing.T) {
 	env := w.env
 	addMethod(t, env, w.app, w.user.ID, map[string]any{"platform": "venmo", "handle": "@ada-l", "country_code": "1", "phone_number": "5555550100"})
 	newcomer := createUser(t, env, w.app)
-	send := func(t *testing.T, body map[string]any) payouts.SentPayoutResult {
+	send := func(t *testing.T, body map[string]any) payouts.PayoutLink {
 		t.Helper()
-		var r payouts.SentPayoutResult
-		call{method: "POST", path: "/v2/payouts/send-payout", body: body, status: http.StatusCreated}.do(t, env).Decode(t, &r)
-		return r
+		var l payouts.PayoutLink
+		call{method: "POST", path: "/v2/payouts/send-payout", body: body, status: http.StatusCreated}.do(t, env).Decode(t, &l)
+		return l
 	}
 	key := "33333333-3333-4333-8333-333333333333"
+	// A known user with a default method is paid at once: the answer is the link they claimed
+	// as it was made, its transfer the payout, and reading it back answers the same link.
 	paid := send(t, map[string]any{"amount": 12_00, "user_id": w.user.ID, "idempotency_key": key})
-	if paid.Type != payouts.SentPayout || paid.Transfer == nil || paid.Transfer.Amount != 12_00 || paid.PayoutLink != nil {
-		t.Errorf("known user: %+v", paid)
+	if paid.Status != payouts.LinkClaimed || paid.ClaimedUserID == nil || *paid.ClaimedUserID != w.user.ID ||
+		paid.TransferID == nil || paid.Amount != 12_00 || paid.FlowID != nil {
+		t.Fatalf("known user: %+v", paid)
 	}
-	// The first answer is built from what the request wrote; a replay's is read back.
+	var payout payouts.Transfer
+	call{method: "GET", path: "/v2/transfers/" + *paid.TransferID, status: 200}.do(t, env).Decode(t, &payout)
+	if payout.Type != payouts.TransferPayout || payout.Amount != 12_00 || payout.PayoutLinkID == nil || *payout.PayoutLinkID != paid.ID {
+		t.Errorf("the payout of a link paid at once: %+v", payout)
+	}
 	again := send(t, map[string]any{"amount": 12_00, "user_id": w.user.ID, "idempotency_key": key})
-	if first, replay := string(mustJSON(t, paid)), string(mustJSON(t, again)); first != replay {
-		t.Errorf("the request answered\n%s\nits replay\n%s", first, replay)
+	var read payouts.PayoutLink
+	call{method: "GET", path: "/v2/payout-links/" + paid.ID, status: 200}.do(t, env).Decode(t, &read)
+	if first, replay, got := string(mustJSON(t, paid)), string(mustJSON(t, again)), string(mustJSON(t, read)); first != replay || first != got {
+		t.Errorf("the request answered\n%s\nits replay\n%s\nGET\n%s", first, replay, got)
 	}
-	if r := send(t, map[string]any{"amount": 7_00, "user_id": newcomer.ID}); r.Type != payouts.SentPayoutLink || r.PayoutLink == nil {
-		t.Errorf("user without a method: %+v", r)
+	var events payouts.List[payouts.Event]
+	call{method: "GET", path: "/v2/events?object_id=" + paid.ID, status: 200}.do(t, env).Decode(t, &events)
+	if len(events.Data) != 2 || events.Data[1].Type != payouts.EventPayoutLinkCreated || events.Data[0].Type != payouts.EventPayoutLinkClaimed {
+		t.Errorf("events of a link paid at once %+v, want created then claimed", events.Data)
 	}
-	if r := send(t, map[string]any{"amount": 7_00, "payee": map[string]any{"email": "c@example.com"}}); r.Type != payouts.SentPayoutLink || r.PayoutLink == nil {
-		t.Errorf("payee: %+v", r)
+	call{name: "a link paid at once cannot be canceled", method: "DELETE", path: "/v2/payout-links/" + paid.ID,
+		status: 422, code: payouts.EInvalidTransaction}.do(t, env)
+	if l := send(t, map[string]any{"amount": 7_00, "user_id": newcomer.ID}); l.Status != payouts.LinkDelivered || l.FlowID == nil || l.ClaimedUserID != nil {
+		t.Errorf("user without a method: %+v", l)
+	}
+	if l := send(t, map[string]any{"amount": 7_00, "payee": map[string]any{"email": "c@example.com"}}); l.Status != payouts.LinkDelivered || l.FlowID == nil {
+		t.Errorf("payee: %+v", l)
 	}
 	path := "/v2/payouts/send-payout"
 	calls := badBodies("POST", path, `{"amount": 5, "user_id": 5}`, "user_id")

@@ -123,7 +123,8 @@ func TestEventsOfEachChange(t *testing.T) {
 	}{
 		{user.ID, []payouts.EventType{payouts.EventUserCreated, payouts.EventUserComplianceUpdated}},
 		{tr.ID, []payouts.EventType{payouts.EventTransferCreated, payouts.EventTransferCompleted}},
-		{link.ID, []payouts.EventType{payouts.EventPayoutLinkCreated, payouts.EventPayoutLinkCanceled}},
+		// A link whose payee holds it as it is made (delivery by link) is delivered at once.
+		{link.ID, []payouts.EventType{payouts.EventPayoutLinkCreated, payouts.EventPayoutLinkDelivered, payouts.EventPayoutLinkCanceled}},
 		{flow.ID, []payouts.EventType{payouts.EventFlowCompleted}},
 	}
 	for _, tt := range tests {

@@ -65,7 +65,7 @@ func (s *Service) SetAppCompliance(ctx context.Context, appID, id string, req pa
 	return s.AppCompliance(ctx, appID, id)
 }
 
-// AppCompliance returns the business's details with the EIN shown by its last four digits.
+// AppCompliance returns the business's details with the EIN masked.
 func (s *Service) AppCompliance(ctx context.Context, appID, id string) (*payouts.BusinessCompliance, error) {
 	a, err := s.ownApp(ctx, appID, id)
 	if err != nil {
@@ -83,7 +83,7 @@ func (s *Service) AppCompliance(ctx context.Context, appID, id string) (*payouts
 		return nil, err
 	}
 	ci := &out.CompanyInfo
-	ci.EIN, ci.EINLast4 = "", payouts.Last4(ci.EIN)
+	ci.EIN, ci.EINLast4 = payouts.MaskEIN(ci.EIN), payouts.Last4(ci.EIN)
 	return &out, nil
 }
 

@@ -218,6 +218,11 @@ func (r *recorder) CreatePayoutLink(ctx context.Context, l *PayoutLinkRecord) er
 		return err
 	}
 	r.linkChanged(l, payouts.EventPayoutLinkCreated)
+	// A link made delivered (its payee holds it as it is made) or claimed (paid at once) has
+	// reached that status too, and says so as a later change to it would.
+	if typ, ok := linkEvents[l.Status]; ok {
+		r.linkChanged(l, typ)
+	}
 	return nil
 }
 

@@ -266,63 +266,71 @@ func needsW9(user *UserRecord) bool {
 }
 
 // SendPayout pays a known user with a default payout method at once, the app funding the payout;
-// anyone else gets a payout link. The answer says which happened.
-func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.SendPayoutRequest) (*payouts.SentPayoutResult, error) {
+// anyone else gets a payout link. Either way the answer is a payout link, as the public model
+// declares: a payment made at once is a link its user claimed at once, whose transfer_id is the
+// payout.
+func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.SendPayoutRequest) (*payouts.PayoutLink, error) {
 	link, extra, err := s.validatePayoutLink(&req)
 	if err != nil {
 		return nil, err
 	}
-	var kind string
 	var made *madePayout
 	id, replayed, err := s.idempotent(ctx, appID, "send-payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
 		var id string
-		kind, id, made, err = s.sendPayout(ctx, q, appID, req, link, extra)
+		id, made, err = s.sendPayout(ctx, q, appID, req, link, extra)
+		// The kind before the id is what the answer said before it was always a link.
+		kind := "payout_link"
+		if made != nil {
+			kind = "payout"
+		}
 		return kind + ":" + id, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	kind, id, _ = strings.Cut(id, ":") // a replay learns what the first request did
-	if kind == payouts.SentPayout && !replayed {
-		t, err := s.answerMade(ctx, made)
-		if err != nil {
-			return nil, err
-		}
-		return &payouts.SentPayoutResult{Type: kind, Transfer: t}, nil
+	if made != nil && !replayed {
+		s.submitMade(ctx, made)
 	}
-	return s.sentPayout(ctx, appID, kind, id)
+	_, id, _ = strings.Cut(id, ":") // a replay reads back the link the first request made
+	return s.GetPayoutLink(ctx, appID, id)
 }
 
-// sendPayout pays or links inside q and returns what it did (payouts.SentPayout or
-// payouts.SentPayoutLink), the id of the transfer or link, and the payout it made.
+// sendPayout pays or links inside q and returns the id of the link and the payout it made, if
+// it paid at once.
 func (s *Service) sendPayout(ctx context.Context, q Queries, appID string, req payouts.SendPayoutRequest,
-	link *PayoutLinkRecord, extra linkExtras) (kind, id string, made *madePayout, err error) {
+	link *PayoutLinkRecord, extra linkExtras) (id string, made *madePayout, err error) {
 	if req.UserID != "" && !req.ForceCollectComplianceInfo && len(req.AdditionalSteps) == 0 {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
 		if err != nil {
-			return "", "", nil, err
+			return "", nil, err
 		}
 		if _, err := s.payoutMethod(ctx, q, user, payouts.PlatformDefault, ""); err == nil && !needsW9(user) {
 			made, err := s.payout(ctx, q, payoutOrder{user: user, amount: link.Amount, platform: payouts.PlatformDefault,
 				fund: true, feeParty: req.PayoutFeeParty, taxExempt: req.TaxExempt, metadata: link.Metadata,
-				idempotencyKey: req.IdempotencyKey})
+				idempotencyKey: req.IdempotencyKey, payoutLinkID: link.ID})
 			if err != nil {
-				return "", "", nil, err
+				return "", nil, err
 			}
-			return payouts.SentPayout, made.t.ID, made, nil
+			if err := s.recordPaidLink(ctx, q, appID, user, link, made.t); err != nil {
+				return "", nil, err
+			}
+			return link.ID, made, nil
 		}
 	}
 	id, err = s.issuePayoutLink(ctx, q, appID, req.UserID, link, extra)
-	return payouts.SentPayoutLink, id, nil, err
+	return id, nil, err
 }
 
-func (s *Service) sentPayout(ctx context.Context, appID, kind, id string) (*payouts.SentPayoutResult, error) {
-	out := &payouts.SentPayoutResult{Type: kind}
-	var err error
-	if kind == payouts.SentPayout {
-		out.Transfer, err = s.GetTransfer(ctx, appID, id)
-	} else {
-		out.PayoutLink, err = s.GetPayoutLink(ctx, appID, id)
+// recordPaidLink writes the payout link of a payment made at once: issued to the user and
+// claimed by them as it is made, with nothing reserved and no flow (the payout moved the money),
+// and nothing to deliver.
+func (s *Service) recordPaidLink(ctx context.Context, q Queries, appID string, user *UserRecord, link *PayoutLinkRecord, payout *TransferRecord) error {
+	link.AppID = appID
+	if link.Payee == (payouts.Payee{}) {
+		link.Payee = payeeOf(&user.User)
 	}
-	return out, err
+	claimed := payouts.NewTime(s.now())
+	link.Status, link.Delivery = payouts.LinkClaimed, payouts.Delivery{Method: payouts.DeliveryLink}
+	link.UserID, link.ClaimedUserID, link.ClaimedAt, link.TransferID = &user.ID, &user.ID, &claimed, &payout.ID
+	return q.CreatePayoutLink(ctx, link)
 }

@@ -38,8 +38,7 @@ func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID 
 		}
 		link.UserID = &user.ID
 		if link.Payee == (payouts.Payee{}) {
-			link.Payee = payouts.Payee{FirstName: user.FirstName, LastName: user.LastName, Email: user.Email,
-				CountryCode: user.PhoneNumber.CountryCode, PhoneNumber: user.PhoneNumber.PhoneNumber}
+			link.Payee = payeeOf(&user.User)
 		}
 	}
 	if err := checkDeliveryContact(link); err != nil {
@@ -83,6 +82,12 @@ func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID 
 		return "", err
 	}
 	return link.ID, nil
+}
+
+// payeeOf is the payee of a link issued to a user who was not named otherwise.
+func payeeOf(u *payouts.User) payouts.Payee {
+	return payouts.Payee{FirstName: u.FirstName, LastName: u.LastName, Email: u.Email,
+		CountryCode: u.PhoneNumber.CountryCode, PhoneNumber: u.PhoneNumber.PhoneNumber}
 }
 
 func toSteps(names []string, redirect string) []payouts.Step {

@@ -148,14 +148,13 @@ func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req
 		if err != nil {
 			return err
 		}
-		kind, sentID, sent, err := s.sendPayout(ctx, q, appID, *lr, link, extra)
+		linkID, sent, err := s.sendPayout(ctx, q, appID, *lr, link, extra)
 		if err != nil {
 			return err
 		}
-		if kind == payouts.SentPayout {
-			r.TransferID, made = &sentID, sent
-		} else {
-			r.PayoutLinkID = &sentID
+		r.PayoutLinkID = &linkID
+		if sent != nil {
+			r.TransferID, made = &sent.t.ID, sent
 		}
 		r.Status = payouts.RequestApproved
 		return q.UpdatePayoutRequest(ctx, r, payouts.RequestCreated)
