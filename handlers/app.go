@@ -27,12 +27,15 @@ func (h *Handlers) renderApp(c *fiber.Ctx, status int, form components.Form) err
 			return err
 		}
 		page := pageOf(c, depositsPerPage)
-		list, err := h.payouts.ListTransfers(ctx, page, payouts.TransferFilter{Type: payouts.TransferRefill})
+		refills := payouts.TransferFilter{Type: payouts.TransferRefill}
+		list, note, err := listPage(ctx, h, payouts.ExtTransferFilters, page, refills, payouts.TransferFilter{},
+			h.payouts.ListTransfers, h.payouts.AllTransfers, transferMatches(refills), "transfers", "by type")
 		if err != nil {
 			return err
 		}
 		p.App, p.Deposits = app, list.Data
-		if n := len(list.Data); n > 0 {
+		p.Notes = notesOf(note)
+		if n := len(list.Data); n > 0 && note == "" {
 			p.Pages = pageLinks("/app", nil, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#deposits")
 		}
 	}

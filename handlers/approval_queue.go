@@ -21,7 +21,7 @@ const queueOldest = 5
 // from the API), the oldest page of it, and the latest decided.
 func (h *Handlers) approvals(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	open, waiting, err := h.openApprovals(ctx, payouts.MaxLimit)
+	open, waiting, note, err := h.openApprovals(ctx, payouts.MaxLimit)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (h *Handlers) approvals(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := pages.ApprovalsProps{Open: open, Waiting: waiting}
+	p := pages.ApprovalsProps{Open: open, Waiting: waiting, Notes: notesOf(note)}
 	for _, a := range decided {
 		p.Decided = append(p.Decided, h.approvalRow(a))
 	}
@@ -38,40 +38,36 @@ func (h *Handlers) approvals(c *fiber.Ctx) error {
 
 // approvalQueue is the overview's section: how many wait, and the oldest.
 func (h *Handlers) approvalQueue(ctx context.Context) (pages.ApprovalQueueProps, error) {
-	oldest, waiting, err := h.openApprovals(ctx, queueOldest)
-	return pages.ApprovalQueueProps{Count: waiting, Oldest: oldest}, err
+	oldest, waiting, note, err := h.openApprovals(ctx, queueOldest)
+	return pages.ApprovalQueueProps{Count: waiting, Oldest: oldest, Notes: notesOf(note)}, err
 }
 
 // openApprovals is the oldest limit of what waits, held requests and created API payout requests
 // together, oldest first, and how many wait in all. The oldest limit of both together are among
-// the oldest limit of each, so no more is read.
-func (h *Handlers) openApprovals(ctx context.Context, limit int) (oldest []pages.ApprovalItem, waiting int, err error) {
+// the oldest limit of each, so no more is read. On a service without our queue of payout
+// requests (the public API), note says over how many of them the queue was found (public_api.go).
+func (h *Handlers) openApprovals(ctx context.Context, limit int) (oldest []pages.ApprovalItem, waiting int, note string, err error) {
 	held, _, err := h.store.Approvals(ctx, dashstore.ApprovalFilter{Open: true, Limit: limit})
 	if err != nil {
-		return nil, 0, err
-	}
-	created := payouts.PayoutRequestFilter{Status: payouts.RequestCreated, Order: payouts.OrderOldest}
-	requests, err := h.payouts.ListPayoutRequests(ctx, payouts.Page{Limit: limit}, created)
-	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
 	heldCount, err := h.store.CountOpenApprovals(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
-	requestCount, err := h.payouts.CountPayoutRequests(ctx, created)
+	requests, requestCount, note, err := h.createdPayoutRequests(ctx, limit)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
-	items := make([]pages.ApprovalItem, 0, len(held)+len(requests.Data))
+	items := make([]pages.ApprovalItem, 0, len(held)+len(requests))
 	for _, a := range held {
 		items = append(items, h.approvalRow(a))
 	}
-	for _, r := range requests.Data {
+	for _, r := range requests {
 		items = append(items, payoutRequestItem(r))
 	}
 	slices.SortStableFunc(items, func(a, b pages.ApprovalItem) int { return a.Created.Compare(b.Created) })
-	return items[:min(len(items), limit)], heldCount + int(requestCount.Count), nil
+	return items[:min(len(items), limit)], heldCount + requestCount, note, nil
 }
 
 // approvalRow is a held request as the queue shows it.

@@ -11,7 +11,7 @@ import (
 
 // exportTransfers streams every transfer of the list's filter as CSV.
 func (h *Handlers) exportTransfers(c *fiber.Ctx) error {
-	return exportWithPayees(h, c, "transfers", filterOf(h.transferFilterOf), h.payouts.AllTransfers,
+	return exportWithPayees(h, c, "transfers", filterOf(h.transferFilterOf), h.allTransfers,
 		func(t payouts.Transfer) *string { return t.UserID }, transferCSVHeader, transferCSVRecord)
 }
 
@@ -73,7 +73,7 @@ func csvCompleted(t payouts.Transfer) string {
 
 // exportTransactions streams every transaction of the list's filter as CSV.
 func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
-	return exportWithPayees(h, c, "transactions", filterOf(h.transactionFilterOf), h.payouts.AllTransactions,
+	return exportWithPayees(h, c, "transactions", filterOf(h.transactionFilterOf), h.allTransactions,
 		func(t payouts.Transaction) *string { return t.UserID }, transactionCSVHeader, transactionCSVRecord)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/testutil/dotsdouble"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
@@ -36,7 +37,10 @@ type harness struct {
 	store   *dashstore.Store
 	clock   *testclock.Clock
 	env     *servicetest.Env // the real Payout Service, over HTTP
-	payouts *client.Client   // the dashboard's client of it
+	payouts *client.Client   // the tests' client of it, for making data; the dashboard's too unless public
+	// public is the stand-in for the public Dots API the dashboard talks to instead, when the
+	// harness was started with harnessSetup.public.
+	public *dotsdouble.Double
 }
 
 type harnessOption func(*web.Config)
@@ -51,6 +55,9 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 type harnessSetup struct {
 	service  []servicetest.Option
 	handlers func(*handlers.Config)
+	// public puts a strict stand-in for the public Dots API (dotsdouble) between the dashboard
+	// and the service, as on a Dots account: none of our extensions.
+	public bool
 }
 
 // newHarnessWith is newHarness with the service's options and the handlers' configuration changed.
@@ -87,7 +94,15 @@ func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *ha
 	if _, err := payouts.GetApp(ctx, env.AppID); err != nil {
 		t.Fatal(err)
 	}
-	dash := handlers.Config{Web: srv, Store: store, Payouts: payouts, AppID: env.AppID,
+	dashPayouts, public := payouts, (*dotsdouble.Double)(nil)
+	if setup.public {
+		var base string
+		base, public = dotsdouble.Start(t, env.URL)
+		if dashPayouts, err = client.New(base, client.WithCredentials(env.ClientID, env.APIKey), client.WithHTTPClient(hc)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dash := handlers.Config{Web: srv, Store: store, Payouts: dashPayouts, AppID: env.AppID,
 		Now: clk.Now, Password: testPassword, Logger: logger, Approvals: testApprovals}
 	if setup.handlers != nil {
 		setup.handlers(&dash)
@@ -95,7 +110,7 @@ func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *ha
 	if err := handlers.Register(dash); err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, srv: srv, store: store, clock: clk, env: env, payouts: payouts}
+	return &harness{t: t, srv: srv, store: store, clock: clk, env: env, payouts: payouts, public: public}
 }
 
 // addOperator creates an operator with a known password.

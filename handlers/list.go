@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"context"
+	"iter"
 	"net/url"
 	"slices"
 	"strconv"
@@ -175,7 +177,7 @@ func (h *Handlers) userOfFilter(c *fiber.Ctx, form *components.Form) string {
 	case payouts.ValidID(typed):
 		return typed
 	case strings.Contains(typed, "@"):
-		list, err := h.payouts.ListUsers(c.UserContext(), payouts.Page{Limit: 10}, payouts.UserFilter{Search: typed})
+		list, _, err := h.findUsers(c.UserContext(), payouts.Page{Limit: 10}, payouts.UserFilter{Search: typed})
 		if err == nil {
 			for _, u := range list.Data {
 				if strings.EqualFold(u.Email, typed) {
@@ -240,9 +242,9 @@ func positioned(links components.PageLinks, f listFilter, rows int) components.P
 
 // reconcile fills what the transfers and transactions pages share: the form, the user box, the
 // page sizes, the export link. When the filter can be used, load reads the page and its summary
-// and returns how many rows it holds; when it cannot, the form shows why (422) and nothing is
-// read.
-func (h *Handlers) reconcile(c *fiber.Ctx, path, target string, f listFilter, p *pages.ListProps, load func() (int, error)) (int, error) {
+// and returns how many rows it holds and whether it read the summary (the public API has none);
+// when the filter cannot be used, the form shows why (422) and nothing is read.
+func (h *Handlers) reconcile(c *fiber.Ctx, path, target string, f listFilter, p *pages.ListProps, load func() (int, bool, error)) (int, error) {
 	noun := strings.TrimPrefix(path, "/")
 	p.Filter = f.form
 	p.UserSearch = components.UserSearchProps{Text: f.form.Value("user"), UserID: f.userID, Error: f.form.Error("user"),
@@ -257,11 +259,11 @@ func (h *Handlers) reconcile(c *fiber.Ctx, path, target string, f listFilter, p 
 		p.Problem = "Correct the filter to see the " + noun + "."
 		return fiber.StatusUnprocessableEntity, nil
 	}
-	rows, err := load()
+	rows, summarized, err := load()
 	if err != nil {
 		return 0, err
 	}
-	p.HasSummary = true
+	p.HasSummary = summarized
 	p.Summary.Noun, p.Summary.Start, p.Summary.Rows = noun, f.start, rows
 	p.Pages = positioned(p.Pages, f, rows)
 	p.Pages.Target = target
@@ -269,6 +271,72 @@ func (h *Handlers) reconcile(c *fiber.Ctx, path, target string, f listFilter, p 
 		p.ExportURL = queryURL(path+"/export", f.query())
 	}
 	return fiber.StatusOK, nil
+}
+
+// reconciled is how one reconciliation list reads its rows (reconcileRows).
+type reconciled[T any] struct {
+	path, target string // the page and its swap target, for the pager's links
+	noun, by     string // what the rows are and the filters the service lacks, for the note
+	// source and keep are the rows the dashboard filters itself and how, when the service
+	// cannot (transferSource); source is nil when the service applies the filter.
+	source    iter.Seq2[T, error]
+	keep      func(T) bool
+	id        func(T) string
+	userOf    func(T) *string
+	list      func() (*payouts.List[T], error)
+	summarize func() (*payouts.Summary, error)
+}
+
+// rowsAndPayees are a page's rows and the payees they name.
+type rowsAndPayees[T any] struct {
+	rows   []T
+	payees map[string]components.PayeeProps
+}
+
+// reconcileRows reads a reconciliation list's rows into p: the service's page with its pager,
+// or, filtered here, the matches among the newest rows with the note that says over how many and
+// no further pages; then the summary when the service offers one, and the rows' payees.
+func reconcileRows[T any](h *Handlers, c *fiber.Ctx, lf listFilter, p *pages.ListProps, r reconciled[T]) (rowsAndPayees[T], bool, error) {
+	var out rowsAndPayees[T]
+	if r.source != nil {
+		s, err := scanNewest(r.source, r.keep, lf.page.Limit)
+		if err != nil {
+			return out, false, err
+		}
+		out.rows = s.rows
+		p.Notes = append(p.Notes, s.note(r.noun, r.by))
+	} else {
+		list, err := r.list()
+		if err != nil {
+			return out, false, err
+		}
+		out.rows = list.Data
+		if n := len(list.Data); n > 0 {
+			p.Pages = pageLinks(r.path, lf.query(), lf.page, r.id(list.Data[0]), r.id(list.Data[n-1]), list.HasMore, r.target)
+		}
+	}
+	summarized, err := h.summaryOf(c.UserContext(), p, r.noun, r.summarize)
+	if err != nil {
+		return out, false, err
+	}
+	out.payees, err = payeesOf(h, c, out.rows, r.userOf)
+	return out, summarized, err
+}
+
+// summaryOf reads the summary of a list's filter into p when the service offers summaries, and
+// otherwise notes that it does not; it reports whether p has one.
+func (h *Handlers) summaryOf(ctx context.Context, p *pages.ListProps, noun string, read func() (*payouts.Summary, error)) (bool, error) {
+	offered, err := h.offers(ctx, payouts.ExtSummaries)
+	if err != nil || !offered {
+		p.Notes = append(p.Notes, notOffered("The count and totals of the filtered "+noun))
+		return false, err
+	}
+	sum, err := read()
+	if err != nil {
+		return false, err
+	}
+	p.Summary.Summary = *sum
+	return true, nil
 }
 
 // payeesOf names the users the rows of a page are about, for the page to show their names and
@@ -311,7 +379,7 @@ func (h *Handlers) suggestUsers(c *fiber.Ctx) error {
 			users = []payouts.User{*u}
 		}
 	case typed != "":
-		list, err := h.payouts.ListUsers(c.UserContext(), payouts.Page{Limit: suggestedUsers}, payouts.UserFilter{Search: typed})
+		list, _, err := h.findUsers(c.UserContext(), payouts.Page{Limit: suggestedUsers}, payouts.UserFilter{Search: typed})
 		if err != nil {
 			return err
 		}

@@ -29,7 +29,7 @@ func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 		filter.Status = ""
 	}
 	page := pageOf(c, linksPerPage)
-	list, err := h.payouts.ListPayoutLinks(c.UserContext(), page, filter)
+	list, note, err := h.findPayoutLinks(c.UserContext(), page, filter)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,8 @@ func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 	p := pages.PayoutLinksProps{Links: list.Data, People: people, Search: filter.Search, Status: string(filter.Status),
 		Statuses: options("Any status", linkStatuses, pages.LinkStatusName), CanCreate: h.can(c, web.PermLinksWrite),
 		Filtered: filter.Search != "" || filter.Status != "" || page.StartingAfter != "" || page.EndingBefore != ""}
-	if n := len(list.Data); n > 0 {
+	p.Notes = notesOf(note)
+	if n := len(list.Data); n > 0 && note == "" {
 		query := url.Values{"q": {filter.Search}, "status": {string(filter.Status)}}
 		p.Pages = pageLinks("/payout-links", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#payout-links-table")
 	}

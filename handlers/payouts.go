@@ -11,7 +11,12 @@ import (
 // calls. Declared here, by its consumer, so handler tests can run against the real service
 // through the real client.
 type Payouts interface {
+	// Extensions names what the service offers beyond the public Dots API (none for the public
+	// service); pages use an extension only when it is named (public_api.go).
+	Extensions(ctx context.Context) (payouts.Extensions, error)
+
 	ListUsers(ctx context.Context, page payouts.Page, filter payouts.UserFilter) (*payouts.List[payouts.User], error)
+	AllUsers(ctx context.Context, filter payouts.UserFilter) iter.Seq2[payouts.User, error]
 	GetUser(ctx context.Context, id string) (*payouts.User, error)
 	CreateUser(ctx context.Context, req payouts.CreateUserRequest) (*payouts.User, error)
 	DeleteUser(ctx context.Context, id string) (*payouts.User, error)
@@ -40,16 +45,19 @@ type Payouts interface {
 
 	CreatePayoutLink(ctx context.Context, req payouts.CreatePayoutLinkRequest) (*payouts.PayoutLink, error)
 	ListPayoutLinks(ctx context.Context, page payouts.Page, filter payouts.PayoutLinkFilter) (*payouts.List[payouts.PayoutLink], error)
+	AllPayoutLinks(ctx context.Context, filter payouts.PayoutLinkFilter) iter.Seq2[payouts.PayoutLink, error]
 	GetPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
 	CancelPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
 
 	ListPayoutRequests(ctx context.Context, page payouts.Page, filter payouts.PayoutRequestFilter) (*payouts.List[payouts.PayoutRequest], error)
+	AllPayoutRequests(ctx context.Context, filter payouts.PayoutRequestFilter) iter.Seq2[payouts.PayoutRequest, error]
 	CountPayoutRequests(ctx context.Context, filter payouts.PayoutRequestFilter) (*payouts.PayoutRequestCount, error)
 	GetPayoutRequest(ctx context.Context, id string) (*payouts.PayoutRequest, error)
 	ReviewPayoutRequest(ctx context.Context, id string, req payouts.ReviewPayoutRequestRequest) (*payouts.PayoutRequest, error)
 
 	CreateFlow(ctx context.Context, req payouts.CreateFlowRequest) (*payouts.Flow, error)
 	ListFlows(ctx context.Context, page payouts.Page, filter payouts.FlowFilter) (*payouts.List[payouts.Flow], error)
+	AllFlows(ctx context.Context, filter payouts.FlowFilter) iter.Seq2[payouts.Flow, error]
 	GetFlow(ctx context.Context, id string) (*payouts.Flow, error)
 
 	LookUpIDs(ctx context.Context, text string) (*payouts.IDLookup, error)

@@ -61,13 +61,15 @@ func (a *agent) request(rc routeCase, form url.Values) response {
 	return a.post(rc.url, form)
 }
 
-func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
-	h := newHarness(t)
+// routesWithObjects makes one object of each kind a route's :id can name (user is the payee
+// they are about, and transfer the one /transfers/:id names) and returns every route ready to
+// request.
+func routesWithObjects(t *testing.T, h *harness, user *payouts.User, transfer *payouts.Transfer) []routeCase {
+	t.Helper()
 	target, _ := h.addOperator("target@example.com", dashstore.RoleSupport)
-	user := h.createUser("Rita", "Routes")
 	deposit := h.deposit(100_00)
 	link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 10_00, Payee: &payouts.Payee{Email: "rita@example.com"}})
-	flow := h.createFlow(payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: payouts.StepBackgroundCheck}}})
+	flow := h.createFlow(payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: payouts.StepBackgroundCheck}}, UserID: user.ID})
 	hook, err := h.payouts.CreateWebhookEndpoint(t.Context(), payouts.CreateWebhookEndpointRequest{URL: "https://hooks.example.com/in"})
 	if err != nil {
 		t.Fatal(err)
@@ -77,11 +79,19 @@ func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
 		Amount: 1_00, Method: "wallet"}}); err != nil {
 		t.Fatal(err)
 	}
+	if transfer == nil {
+		transfer = deposit
+	}
 	held, request := h.heldApproval(target), h.payoutRequest(user)
-	routes := registeredRoutes(t, h, map[string]string{"/operators": target.ID, "/users": user.ID,
-		"/transfers": deposit.ID, "/transactions": strconv.FormatInt(deposit.Transactions[0].ID, 10),
+	return registeredRoutes(t, h, map[string]string{"/operators": target.ID, "/users": user.ID,
+		"/transfers": transfer.ID, "/transactions": strconv.FormatInt(deposit.Transactions[0].ID, 10),
 		"/payout-links": link.ID, "/flows": flow.ID, "/webhooks": hook.ID, "/bulk": bulk.ID,
 		"/approvals": held.ID, "/payout-requests": request.ID})
+}
+
+func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
+	h := newHarness(t)
+	routes := routesWithObjects(t, h, h.createUser("Rita", "Routes"), nil)
 
 	agents := map[dashstore.Role]*agent{}
 	for _, role := range dashstore.Roles {

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/url"
 
 	"github.com/gofiber/fiber/v2"
@@ -19,11 +18,15 @@ const messagesPerPage = 25
 func (h *Handlers) sandboxInbox(c *fiber.Ctx) error {
 	page := pageOf(c, messagesPerPage)
 	page.EndingBefore = "" // the inbox pages only forward
-	list, err := h.payouts.SandboxMessages(c.UserContext(), page)
-	var pe *payouts.Error
-	if errors.As(err, &pe) && pe.Code == payouts.ENotFound {
+	// A service in sandbox mode names its inbox among its extensions; the public API has none.
+	offered, err := h.offers(c.UserContext(), payouts.ExtSandboxMessages)
+	if err != nil {
+		return err
+	}
+	if !offered {
 		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Sandbox inbox", Content: pages.SandboxInbox(pages.SandboxInboxProps{Off: true})})
 	}
+	list, err := h.payouts.SandboxMessages(c.UserContext(), page)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func (h *Handlers) find(ctx context.Context, q string, p *pages.SearchProps) err
 // findByID finds the objects of every kind the operator may read whose short id is text or whose
 // ids begin with it.
 func (h *Handlers) findByID(ctx context.Context, text string, p *pages.SearchProps) error {
-	found, err := h.payouts.LookUpIDs(ctx, text)
+	found, err := h.lookUpIDs(ctx, text, p)
 	if err != nil {
 		return err
 	}
@@ -122,10 +122,11 @@ func ofEach[T any](ctx context.Context, users []payouts.User, into []T,
 // findByText finds users and payout links by name, email or phone, the transfers and flows of
 // those users, and the transfers and payout links of the amount when the text reads as one.
 func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProps) error {
-	users, err := h.payouts.ListUsers(ctx, payouts.Page{Limit: searchLimit}, payouts.UserFilter{Search: q})
+	users, note, err := h.findUsers(ctx, payouts.Page{Limit: searchLimit}, payouts.UserFilter{Search: q})
 	if err != nil {
 		return err
 	}
+	p.AddNote(note)
 	p.Users = newest(append(p.Users, users.Data...), func(u payouts.User) string { return u.ID },
 		func(u payouts.User) int64 { return u.Created.UnixMicro() })
 	if amount, err := payouts.ParseDollars(q); err == nil && amount > 0 {
@@ -139,11 +140,12 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 	followed := p.Users[:min(len(p.Users), searchUsersFollowed)]
 	if p.CanTransfers {
 		if p.Amount > 0 {
-			ofAmount, err := h.payouts.ListTransfers(ctx, payouts.Page{Limit: searchLimit},
+			ofAmount, note, err := h.findTransfers(ctx, payouts.Page{Limit: searchLimit},
 				payouts.TransferFilter{Range: payouts.Range{AmountMin: p.Amount, AmountMax: p.Amount}})
 			if err != nil {
 				return err
 			}
+			p.AddNote(note)
 			p.Transfers = append(p.Transfers, ofAmount.Data...)
 		}
 		p.Transfers, err = ofEach(ctx, followed, p.Transfers, func(ctx context.Context, userID string) (*payouts.List[payouts.Transfer], error) {
@@ -157,7 +159,9 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 	}
 	if p.CanFlows {
 		p.Flows, err = ofEach(ctx, followed, p.Flows, func(ctx context.Context, userID string) (*payouts.List[payouts.Flow], error) {
-			return h.payouts.ListFlows(ctx, payouts.Page{Limit: searchLimit}, payouts.FlowFilter{UserID: userID})
+			flows, note, err := h.findFlows(ctx, payouts.Page{Limit: searchLimit}, payouts.FlowFilter{UserID: userID})
+			p.AddNote(note)
+			return flows, err
 		})
 		if err != nil {
 			return err
@@ -174,16 +178,18 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 // findLinks finds payout links by payee or memo and, when the search is an amount, those of
 // that amount.
 func (h *Handlers) findLinks(ctx context.Context, q string, p *pages.SearchProps) error {
-	links, err := h.payouts.ListPayoutLinks(ctx, payouts.Page{Limit: searchLimit}, payouts.PayoutLinkFilter{Search: q})
+	links, note, err := h.findPayoutLinks(ctx, payouts.Page{Limit: searchLimit}, payouts.PayoutLinkFilter{Search: q})
 	if err != nil {
 		return err
 	}
+	p.AddNote(note)
 	p.Links = append(p.Links, links.Data...)
 	if p.Amount > 0 {
-		ofAmount, err := h.payouts.ListPayoutLinks(ctx, payouts.Page{Limit: searchLimit}, payouts.PayoutLinkFilter{Amount: p.Amount})
+		ofAmount, note, err := h.findPayoutLinks(ctx, payouts.Page{Limit: searchLimit}, payouts.PayoutLinkFilter{Amount: p.Amount})
 		if err != nil {
 			return err
 		}
+		p.AddNote(note)
 		p.Links = append(p.Links, ofAmount.Data...)
 	}
 	p.Links = newest(p.Links, func(l payouts.PayoutLink) string { return l.ID },

@@ -3,6 +3,7 @@ package handlers
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/pages"
 	"github.com/disburse/disburse/web"
 )
@@ -24,11 +25,17 @@ func (h *Handlers) overview(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
-		stats, err := h.payouts.GetAppStats(ctx, h.appID, chartDays)
+		p.App = app
+		offered, err := h.offers(ctx, payouts.ExtStats)
 		if err != nil {
 			return err
 		}
-		p.App, p.Stats = app, stats
+		if !offered {
+			p.Notes = []string{notOffered("The overview's figures (the wallet, today's payouts, what needs attention, the volume chart)") +
+				" The app's wallet is on the App wallet page."}
+		} else if p.Stats, err = h.payouts.GetAppStats(ctx, h.appID, chartDays); err != nil {
+			return err
+		}
 	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Overview", Content: pages.Overview(p)})
 }

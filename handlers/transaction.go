@@ -21,23 +21,27 @@ func (h *Handlers) transactionFilterOf(c *fiber.Ctx) (payouts.TransactionFilter,
 func (h *Handlers) transactions(c *fiber.Ctx) error {
 	filter, lf := h.transactionFilterOf(c)
 	var p pages.TransactionsProps
-	status, err := h.reconcile(c, "/transactions", "#transactions-body", lf, &p.List, func() (int, error) {
-		list, err := h.payouts.ListTransactions(c.UserContext(), lf.page, filter)
+	status, err := h.reconcile(c, "/transactions", "#transactions-body", lf, &p.List, func() (int, bool, error) {
+		ctx := c.UserContext()
+		source, keep, err := h.transactionSource(ctx, filter)
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
-		sum, err := h.payouts.SummarizeTransactions(c.UserContext(), filter)
-		if err != nil {
-			return 0, err
+		noun := "transactions"
+		if filter.UserID != "" {
+			noun = "transactions of this user's transfers"
 		}
-		p.Transactions = list.Data
-		p.List.Summary.Summary = *sum
-		if n := len(list.Data); n > 0 {
-			p.List.Pages = pageLinks("/transactions", lf.query(), lf.page, strconv.FormatInt(list.Data[0].ID, 10),
-				strconv.FormatInt(list.Data[n-1].ID, 10), list.HasMore, "#transactions-body")
-		}
-		p.Payees, err = payeesOf(h, c, list.Data, func(t payouts.Transaction) *string { return t.UserID })
-		return len(list.Data), err
+		rows, summarized, err := reconcileRows(h, c, lf, &p.List, reconciled[payouts.Transaction]{
+			path: "/transactions", target: "#transactions-body", noun: noun, by: "by user, date or amount",
+			source: source, keep: keep, id: func(t payouts.Transaction) string { return strconv.FormatInt(t.ID, 10) },
+			userOf: func(t payouts.Transaction) *string { return t.UserID },
+			list: func() (*payouts.List[payouts.Transaction], error) {
+				return h.payouts.ListTransactions(ctx, lf.page, filter)
+			},
+			summarize: func() (*payouts.Summary, error) { return h.payouts.SummarizeTransactions(ctx, filter) },
+		})
+		p.Transactions, p.Payees = rows.rows, rows.payees
+		return len(rows.rows), summarized, err
 	})
 	if err != nil {
 		return err

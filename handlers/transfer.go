@@ -93,22 +93,20 @@ func (h *Handlers) transfers(c *fiber.Ctx) error {
 	filter, lf := h.transferFilterOf(c)
 	p := pages.TransfersProps{Types: options("Any type", transferTypes, pages.TransferTypeName),
 		Statuses: options("Any status", transferStatuses, pages.TransferStatusName)}
-	status, err := h.reconcile(c, "/transfers", "#transfers-body", lf, &p.List, func() (int, error) {
-		list, err := h.payouts.ListTransfers(c.UserContext(), lf.page, filter)
+	status, err := h.reconcile(c, "/transfers", "#transfers-body", lf, &p.List, func() (int, bool, error) {
+		ctx := c.UserContext()
+		source, keep, err := h.transferSource(ctx, filter)
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
-		sum, err := h.payouts.SummarizeTransfers(c.UserContext(), filter)
-		if err != nil {
-			return 0, err
-		}
-		p.Transfers = list.Data
-		p.List.Summary.Summary = *sum
-		if n := len(list.Data); n > 0 {
-			p.List.Pages = pageLinks("/transfers", lf.query(), lf.page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#transfers-body")
-		}
-		p.Payees, err = payeesOf(h, c, list.Data, func(t payouts.Transfer) *string { return t.UserID })
-		return len(list.Data), err
+		rows, summarized, err := reconcileRows(h, c, lf, &p.List, reconciled[payouts.Transfer]{
+			path: "/transfers", target: "#transfers-body", noun: "transfers", by: "by type, status, date or amount",
+			source: source, keep: keep, id: func(t payouts.Transfer) string { return t.ID }, userOf: func(t payouts.Transfer) *string { return t.UserID },
+			list:      func() (*payouts.List[payouts.Transfer], error) { return h.payouts.ListTransfers(ctx, lf.page, filter) },
+			summarize: func() (*payouts.Summary, error) { return h.payouts.SummarizeTransfers(ctx, filter) },
+		})
+		p.Transfers, p.Payees = rows.rows, rows.payees
+		return len(rows.rows), summarized, err
 	})
 	if err != nil {
 		return err
@@ -132,6 +130,11 @@ func (h *Handlers) renderTransfer(c *fiber.Ctx, status int, review components.Fo
 		return err
 	}
 	p := pages.TransferDetailProps{Transfer: *t, CanReview: h.can(c, web.PermMoneyMove), Review: review, People: people}
+	if offered, err := h.offers(c.UserContext(), payouts.ExtTransferReview); err != nil {
+		return err
+	} else if !offered {
+		p.ReviewNote = notOffered("Releasing or rejecting a flagged transfer")
+	}
 	return h.web.Render(c, status, web.Page{Title: "Transfer " + t.ID, Content: pages.TransferDetail(p)})
 }
 

@@ -27,14 +27,16 @@ func (h *Handlers) users(c *fiber.Ctx) error {
 		filter.Status = ""
 	}
 	page := pageOf(c, usersPerPage)
-	list, err := h.payouts.ListUsers(c.UserContext(), page, filter)
+	list, note, err := h.findUsers(c.UserContext(), page, filter)
 	if err != nil {
 		return err
 	}
 	p := pages.UsersProps{Users: list.Data, Search: filter.Search, Status: string(filter.Status),
 		Statuses: options("Any status", userStatuses, userStatusLabel), CanCreate: h.can(c, web.PermUsersWrite),
 		Filtered: filter.Search != "" || filter.Status != "" || page.StartingAfter != "" || page.EndingBefore != ""}
-	if n := len(list.Data); n > 0 {
+	p.Notes = notesOf(note)
+	// A list filtered here is the matches among the newest users: it has no further pages.
+	if n := len(list.Data); n > 0 && note == "" {
 		query := url.Values{"q": {filter.Search}, "status": {string(filter.Status)}}
 		p.Pages = pageLinks("/users", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#users-table")
 	}

@@ -23,6 +23,9 @@ func (h *Handlers) webhooks(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) renderWebhooks(c *fiber.Ctx, status int, form components.Form, created *payouts.WebhookEndpoint) error {
+	if done, err := h.unavailable(c, payouts.ExtWebhookEndpoints, "Webhooks", "Webhook endpoints"); done || err != nil {
+		return err
+	}
 	list, err := h.payouts.ListWebhookEndpoints(c.UserContext())
 	if err != nil {
 		return err
@@ -65,6 +68,9 @@ func (h *Handlers) webhook(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) renderWebhook(c *fiber.Ctx, status int, form components.Form, newSecret string) error {
+	if done, err := h.unavailable(c, payouts.ExtWebhookEndpoints, "Webhook", "Webhook endpoints"); done || err != nil {
+		return err
+	}
 	ctx, id := c.UserContext(), c.Params("id")
 	e, err := h.payouts.GetWebhookEndpoint(ctx, id)
 	if err != nil {
@@ -150,6 +156,13 @@ func (h *Handlers) objectEvents(find func(ctx context.Context, id string) error)
 		id := c.Params("id")
 		if err := find(c.UserContext(), id); err != nil {
 			return err
+		}
+		if offered, err := h.offers(c.UserContext(), payouts.ExtEvents); err != nil || !offered {
+			if err != nil {
+				return err
+			}
+			note := pages.ObjectEventsUnavailable(notOffered("An object's events"))
+			return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: note, Fragment: note})
 		}
 		list, err := h.payouts.ListEvents(c.UserContext(), payouts.Page{Limit: payouts.MaxLimit},
 			payouts.EventFilter{ObjectID: id})

@@ -1,0 +1,182 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/web"
+)
+
+// backends are the two services the dashboard runs against: our Payout Service, and a strict
+// stand-in for the public Dots API in front of it (no extensions).
+var backends = []struct {
+	name   string
+	public bool
+}{{"payoutd", false}, {"public API", true}}
+
+// apiNote marks the one-line note a page shows where the service lacks an extension.
+const apiNote = `data-testid="api-note"`
+
+// TestEveryPageOnBothBackends opens every page of routes.go as every role that may, against our
+// service and against the public API: each answers 200. Against the public API the dashboard
+// asks for no route the public API lacks (but the question of what it offers) and sends no
+// parameter it would ignore.
+func TestEveryPageOnBothBackends(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public})
+			user := h.fundedUser("Rita", "Routes", 50_00)
+			// A flagged transfer's page is the one whose review the public API lacks.
+			routes := routesWithObjects(t, h, user, h.flaggedPayout(user))
+			// Pages with their filters set, and a search of each kind, besides the bare routes.
+			filtered := []string{"/users?q=rita&status=unverified", "/users/suggest?user=rit", "/transfers?type=payout&status=flagged",
+				"/transfers?user_id=" + user.ID + "&min=1.00", "/transactions?user_id=" + user.ID, "/transactions?min=13.13&max=13.13",
+				"/payout-links?q=rita&status=sent", "/search?q=rita", "/search?q=13.13", "/search?q=" + user.ID,
+				"/search?q=" + payouts.ShortID(user.ID), "/transfers/export?type=payout", "/transactions/export?user_id=" + user.ID}
+
+			for _, role := range dashstore.Roles {
+				a, _ := h.signedIn(role)
+				for _, rc := range routes {
+					if rc.method != fiber.MethodGet || !web.Can(role, rc.perm) || rc.path == "/login" || rc.path == "/" ||
+						rc.path == "/users/:id/payout-methods/routing-number" || strings.HasPrefix(rc.path, "/static") {
+						continue
+					}
+					if res := a.get(rc.url); res.StatusCode != http.StatusOK {
+						t.Errorf("GET %s as %s: status %d\n%.800s", rc.url, role, res.StatusCode, res.body)
+					}
+				}
+				for _, u := range filtered {
+					rc := routeOf(t, routes, u)
+					if !web.Can(role, rc.perm) {
+						continue
+					}
+					if res := a.get(u); res.StatusCode != http.StatusOK {
+						t.Errorf("GET %s as %s: status %d\n%.800s", u, role, res.StatusCode, res.body)
+					}
+				}
+			}
+			if b.public {
+				if refused := slices.DeleteFunc(h.public.Refused(), func(r string) bool { return r == "GET /api/v2/extensions" }); len(refused) > 0 {
+					t.Errorf("the dashboard asked the public API for routes it does not have: %v", refused)
+				}
+				if stripped := h.public.Stripped(); len(stripped) > 0 {
+					t.Errorf("the dashboard sent the public API parameters it ignores: %v", stripped)
+				}
+			}
+		})
+	}
+}
+
+// routeOf is the route a URL of the dashboard is served by.
+func routeOf(t *testing.T, routes []routeCase, u string) routeCase {
+	t.Helper()
+	p, _, _ := strings.Cut(u, "?")
+	for _, rc := range routes {
+		if rc.method == fiber.MethodGet && rc.path == p {
+			return rc
+		}
+	}
+	t.Fatalf("no route serves %s", u)
+	return routeCase{}
+}
+
+// TestFilteredViewsOnBothBackends checks, with two payees whose rows must not mix, that each
+// filtered view shows only what its filter names, on our service and on the public API, where
+// the dashboard filters itself and says so.
+func TestFilteredViewsOnBothBackends(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public})
+			ctx := context.Background()
+			ada, bob := h.fundedUser("Ada", "Lovelace", 40_00), h.fundedUser("Bob", "Babbage", 30_00)
+			adaPayout, err := h.payouts.CreatePayout(ctx, payouts.CreatePayoutRequest{UserID: ada.ID, Amount: 5_00, Platform: payouts.PlatformDefault})
+			if err != nil {
+				t.Fatal(err)
+			}
+			transfersOf := func(u *payouts.User) []payouts.Transfer {
+				list, err := h.payouts.ListTransfers(ctx, payouts.Page{Limit: 100}, payouts.TransferFilter{UserID: u.ID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return list.Data
+			}
+			// The lines of a user's transfers; with onlyTheirs, those that touched the user's
+			// wallet (an app's fee line of the user's payout did not).
+			transactionPaths := func(u *payouts.User, onlyTheirs bool) (out []string) {
+				for _, tr := range transfersOf(u) {
+					for _, tx := range tr.Transactions {
+						if !onlyTheirs || (tx.UserID != nil && *tx.UserID == u.ID) {
+							out = append(out, `href="/transactions/`+strconv.FormatInt(tx.ID, 10)+`"`)
+						}
+					}
+				}
+				return out
+			}
+			transferPaths := func(ts ...payouts.Transfer) (out []string) {
+				for _, tr := range ts {
+					out = append(out, `href="/transfers/`+tr.ID+`"`)
+				}
+				return out
+			}
+			var bobBalance []payouts.Transfer
+			for _, tr := range transfersOf(bob) {
+				if tr.Type == payouts.TransferBalance {
+					bobBalance = append(bobBalance, tr)
+				}
+			}
+			adaFlow := h.createFlow(payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: payouts.StepCompliance}}, UserID: ada.ID})
+			bobFlow := h.createFlow(payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: payouts.StepCompliance}}, UserID: bob.ID})
+			adaLink := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 2_00, Payee: &payouts.Payee{FirstName: "Ada", Email: "ada.link@example.com"}})
+			bobLink := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 3_00, Payee: &payouts.Payee{FirstName: "Bob", Email: "bob.link@example.com"}})
+			adaRequest, bobRequest := h.payoutRequest(ada), h.payoutRequest(bob)
+			if _, err := h.payouts.ReviewPayoutRequest(ctx, bobRequest.ID, payouts.ReviewPayoutRequestRequest{
+				Action: payouts.ReviewReject, Reason: "not owed"}); err != nil {
+				t.Fatal(err)
+			}
+
+			admin, _ := h.signedIn(dashstore.RoleAdmin)
+			for _, tc := range []struct {
+				name, url  string
+				want, not  []string
+				publicNote bool // the public API lacks the filter: the page filters itself and says so
+			}{
+				{"a user's transactions", "/transactions?user_id=" + ada.ID, transactionPaths(ada, true), transactionPaths(bob, false), true},
+				{"user search", "/users?q=" + url.QueryEscape("ada.lovelace"), []string{`href="/users/` + ada.ID + `"`},
+					[]string{`href="/users/` + bob.ID + `"`}, true},
+				{"transfers by type", "/transfers?type=payout", transferPaths(*adaPayout), transferPaths(bobBalance...), true},
+				{"flows by user, in search", "/search?q=" + url.QueryEscape(ada.Email), []string{`href="/flows/` + adaFlow.ID + `"`},
+					[]string{`href="/flows/` + bobFlow.ID + `"`}, true},
+				{"payout links search", "/payout-links?q=ada.link", []string{`href="/payout-links/` + adaLink.ID + `"`},
+					[]string{`href="/payout-links/` + bobLink.ID + `"`}, true},
+				{"payout requests by status", "/approvals", []string{"/payout-requests/" + adaRequest.ID},
+					[]string{"/payout-requests/" + bobRequest.ID}, true},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					res := admin.get(tc.url)
+					wantStatus(t, res, http.StatusOK)
+					if len(tc.want) == 0 {
+						t.Fatal("the test names no row to find")
+					}
+					wantBody(t, res, tc.want...)
+					for _, n := range tc.not {
+						if strings.Contains(res.body, n) {
+							t.Errorf("GET %s shows %s, which its filter leaves out", tc.url, n)
+						}
+					}
+					if got, want := strings.Contains(res.body, apiNote), b.public && tc.publicNote; got != want {
+						t.Errorf("GET %s: a note on what the API lacks: %v, want %v", tc.url, got, want)
+					}
+				})
+			}
+		})
+	}
+}
