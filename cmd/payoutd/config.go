@@ -40,7 +40,7 @@ type flags struct {
 	railLease                          string
 	webhookLease                       string
 	metricsAddr                        string
-	ledgerCheckInterval                string
+	ledgerCheckInterval, retention     string
 }
 
 // register adds the flags every subcommand shares (the database, its key and logging); serve
@@ -89,6 +89,8 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9090; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
 	fs.StringVar(&f.ledgerCheckInterval, "ledger-check-interval", env("DISBURSE_LEDGER_CHECK_INTERVAL", payoutd.DefaultLedgerCheckInterval.String()),
 		"how often the running service checks every ledger's invariants, as payoutd check does, or off (DISBURSE_LEDGER_CHECK_INTERVAL)")
+	fs.StringVar(&f.retention, "retention", env("DISBURSE_RETENTION", "90d"),
+		"how long events, webhook deliveries and their attempts are kept once delivered or given up, in days (90d) or as a duration, or off to keep them all; pruned hourly (DISBURSE_RETENTION)")
 	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
 		"how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)")
 }
@@ -207,6 +209,15 @@ func (f *flags) config() (config, error) {
 		}
 		cfg.service.LedgerCheckInterval = v
 	}
+	if f.retention == "off" {
+		cfg.service.Retention = -1 // payoutd.Config's "keep everything"
+	} else if f.retention != "" {
+		v, err := parseDays(f.retention)
+		if err != nil {
+			bad("--retention %q: want days like 90d, a duration like 720h, or off", f.retention)
+		}
+		cfg.service.Retention = v
+	}
 	switch f.logFormat {
 	case "text", "json":
 		cfg.logFormat = f.logFormat
@@ -248,6 +259,22 @@ func parseAmounts(s string, valid func(string) bool) (map[string]payouts.Money, 
 		out[k] = m
 	}
 	return out, nil
+}
+
+// parseDays reads a positive number of days (90d) or a Go duration (720h).
+func parseDays(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(strings.TrimSpace(s), "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days <= 0 || days > 100*365 {
+			return 0, errors.New("want a positive number of days")
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v <= 0 {
+		return 0, errors.New("want a positive duration")
+	}
+	return v, nil
 }
 
 // parseSize reads a byte count: 1048576, 512KiB, 1MiB.

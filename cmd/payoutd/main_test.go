@@ -222,6 +222,16 @@ func TestParseConfig(t *testing.T) {
 				t.Errorf("ledger check interval %v", c.service.LedgerCheckInterval)
 			}
 		}},
+		{"retention", []string{"--retention", "30d"}, nil, func(t *testing.T, c config) {
+			if c.service.Retention != 30*24*time.Hour {
+				t.Errorf("retention %v", c.service.Retention)
+			}
+		}},
+		{"retention off", nil, map[string]string{"DISBURSE_RETENTION": "off"}, func(t *testing.T, c config) {
+			if c.service.Retention >= 0 {
+				t.Errorf("retention %v, want keep everything (negative)", c.service.Retention)
+			}
+		}},
 		{"ledger check off", nil, map[string]string{"DISBURSE_LEDGER_CHECK_INTERVAL": "off"}, func(t *testing.T, c config) {
 			if c.service.LedgerCheckInterval >= 0 {
 				t.Errorf("ledger check interval %v, want never (negative)", c.service.LedgerCheckInterval)
@@ -289,6 +299,8 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"sandbox inbox", []string{"--sandbox-inbox", "maybe"}, nil},
 		{"ledger check interval", []string{"--ledger-check-interval", "daily"}, nil},
 		{"zero ledger check interval", []string{"--ledger-check-interval", "0s"}, nil},
+		{"retention in weeks", []string{"--retention", "12w"}, nil},
+		{"zero retention", []string{"--retention", "0d"}, nil},
 		{"fee of an unknown platform", []string{"--fees", "zelle=1"}, nil},
 		{"negative fee", []string{"--fees", "paypal=-1"}, nil},
 		{"threshold of a bad year", []string{"--thresholds-1099", "soon=600"}, nil},

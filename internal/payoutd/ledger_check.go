@@ -12,18 +12,25 @@ func (s *Server) CheckLedgers(ctx context.Context) (service.LedgerReport, error)
 	return s.service.CheckAllLedgers(ctx)
 }
 
-// checkLedgersEvery runs CheckLedgers every interval until ctx ends.
-func (s *Server) checkLedgersEvery(ctx context.Context, interval time.Duration) {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			s.checkLedgersOnce(ctx)
+// every runs job every interval in the background until ctx ends or the returned stop is
+// called; stop waits for a job under way to end, so Close never pulls the store from under it.
+func (s *Server) every(ctx context.Context, interval time.Duration, job func(context.Context)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				job(ctx)
+			}
 		}
-	}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // checkLedgersOnce runs one periodic check: an error in the log for each violation, a warning

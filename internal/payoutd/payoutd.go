@@ -39,6 +39,10 @@ const (
 	// DefaultLedgerCheckInterval is how often a running payoutd checks the ledgers: the check
 	// reads every account and posting, so it runs seldom.
 	DefaultLedgerCheckInterval = time.Hour
+	// DefaultRetention keeps events and webhook attempts for 90 days.
+	DefaultRetention = 90 * 24 * time.Hour
+	// PruneInterval is how often a running payoutd deletes what is past its retention.
+	PruneInterval = time.Hour
 )
 
 // Config is what the Payout Service process needs, parsed once by cmd/* and passed down.
@@ -90,6 +94,10 @@ type Config struct {
 	// DefaultLedgerCheckInterval), logging an error on a violation and reporting to Metrics; a
 	// negative interval checks never.
 	LedgerCheckInterval time.Duration
+	// Retention is how long events, webhook deliveries and their attempts are kept once done
+	// with (default DefaultRetention); Serve prunes what is older every PruneInterval. Whatever a
+	// delivery still pending needs is kept at any age. A negative retention keeps everything.
+	Retention time.Duration
 
 	// Metrics, when set, receives request latencies, ledger commits and worker lag; nil
 	// measures nothing.
@@ -119,6 +127,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.LedgerCheckInterval == 0 {
 		cfg.LedgerCheckInterval = DefaultLedgerCheckInterval
+	}
+	if cfg.Retention == 0 {
+		cfg.Retention = DefaultRetention
 	}
 	return cfg
 }
@@ -248,13 +259,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer func() { stopWorker(); <-workerDone; <-hooksDone }()
 	}
 	if s.cfg.LedgerCheckInterval > 0 {
-		checkCtx, stopChecks := context.WithCancel(ctx)
-		checksDone := make(chan struct{})
-		go func() {
-			defer close(checksDone)
-			s.checkLedgersEvery(checkCtx, s.cfg.LedgerCheckInterval)
-		}()
-		defer func() { stopChecks(); <-checksDone }()
+		defer s.every(ctx, s.cfg.LedgerCheckInterval, s.checkLedgersOnce)()
+	}
+	if s.cfg.Retention > 0 {
+		defer s.every(ctx, PruneInterval, s.pruneOnce)()
 	}
 	return httpserve.Serve(ctx, s.app, ln, s.cfg.ShutdownTimeout)
 }
