@@ -196,7 +196,36 @@ func (h *Handlers) renderApproval(c *fiber.Ctx, status int, decision components.
 	if err != nil {
 		return err
 	}
-	return h.renderDecision(c, status, h.approvalItem(c.UserContext(), a), a.MakerID, decision)
+	item := h.approvalItem(c.UserContext(), a)
+	if err := h.checkHeldPayout(c, a, &item); err != nil {
+		return err
+	}
+	return h.renderDecision(c, status, item, a.MakerID, decision)
+}
+
+// checkHeldPayout asks the service's preflight about a payout waiting for approval, so that an
+// approver sees what would refuse it before approving. Only those who may pay or approve ask.
+func (h *Handlers) checkHeldPayout(c *fiber.Ctx, a dashstore.Approval, item *pages.ApprovalItem) error {
+	if a.Kind != kindPayout || a.Status != dashstore.ApprovalPending ||
+		(!h.can(c, web.PermMoneyMove) && !slices.Contains(h.policy.Approvers, h.operatorOf(c).Role)) {
+		return nil
+	}
+	var req payouts.CreatePayoutRequest
+	if err := json.Unmarshal([]byte(a.Request), &req); err != nil {
+		return err
+	}
+	pf, err := h.preflightPayout(c.UserContext(), req)
+	if pf == nil || err != nil {
+		return err
+	}
+	item.Checked = true
+	for _, p := range pf.Problems {
+		item.Refusals = append(item.Refusals, p.Message)
+	}
+	for _, n := range pf.Notices {
+		item.Notices = append(item.Notices, n.Message)
+	}
+	return nil
 }
 
 // renderDecision shows an item of the queue with its decision form to those who may decide.

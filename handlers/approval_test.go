@@ -199,7 +199,14 @@ func TestApprovalRules(t *testing.T) {
 			Email: poor.Email, IsDefault: true}); err != nil {
 			t.Fatal(err)
 		}
+		// Pat holds the money when the payout is held (a payout the service would refuse then is
+		// refused on its form), and not when it is approved.
+		h.deposit(1200_00)
+		h.pay(poor, 1200_00)
 		f := h.approvalOf(ops.post("/users/"+poor.ID+"/payouts", url.Values{"platform": {"default"}, "amount": {"1200.00"}}))
+		if _, err := h.payouts.CreateTransfer(t.Context(), payouts.CreateTransferRequest{UserID: poor.ID, Amount: 1200_00}); err != nil {
+			t.Fatal(err)
+		}
 		wantRedirect(t, manager.post(paths.ApprovalDecision(f.ID), decide("approve", "")), paths.Approval(f.ID))
 		got, _ := h.store.Approval(t.Context(), f.ID)
 		if got.Status != dashstore.ApprovalFailed || got.Reason == "" || got.ResultID != "" {

@@ -37,6 +37,17 @@ func (h *Handlers) sendPayout(c *fiber.Ctx) error {
 	if problemsFound(&form, req.Validate) {
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
 	}
+	// A payout the service would refuse is not held for a second operator: its problems go to
+	// the form, as the service would answer them below the threshold.
+	if h.policy.holds(amount) {
+		pf, err := h.preflightPayout(c.UserContext(), req)
+		if err != nil {
+			return err
+		}
+		if preflightFailed(pf, &form) {
+			return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
+		}
+	}
 	if held, err := h.holdAboveThreshold(c, heldRequest{kind: kindPayout, amount: amount, key: &req.IdempotencyKey,
 		userID: id, method: req.Platform.Label(), request: &req}); held || err != nil {
 		return err
