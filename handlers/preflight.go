@@ -14,26 +14,25 @@ import (
 // may pay (or approve) ask it.
 
 // preflightPayout asks the service what it would make of req. A service without the preflight
-// (the public API answers its route 404) has nothing to tell: nil, and the real request decides.
+// (the public API) has nothing to tell: nil, and the real request decides.
 func (h *Handlers) preflightPayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Preflight, error) {
-	pf, err := h.payouts.PreflightPayout(ctx, req)
-	if payouts.ErrorCode(err) == payouts.ENotFound {
-		return nil, nil
+	if ok, err := h.offers(ctx, payouts.ExtPreflight); !ok || err != nil {
+		return nil, err
 	}
-	return pf, err
+	return h.payouts.PreflightPayout(ctx, req)
 }
 
 // preflightItems asks the service about items in order, payouts.MaxPreflightItems to a call,
 // each checked as if those before it in its call that pass had been made. nil when the service
 // has no preflight.
 func (h *Handlers) preflightItems(ctx context.Context, items []payouts.PreflightItem) ([]payouts.Preflight, error) {
+	if ok, err := h.offers(ctx, payouts.ExtPreflight); !ok || err != nil || len(items) == 0 {
+		return nil, err
+	}
 	out := make([]payouts.Preflight, 0, len(items))
 	for chunk := range slices.Chunk(items, payouts.MaxPreflightItems) {
 		batch, err := h.payouts.PreflightBatch(ctx, payouts.PreflightBatchRequest{Items: chunk})
-		switch {
-		case payouts.ErrorCode(err) == payouts.ENotFound:
-			return nil, nil
-		case err != nil:
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, batch.Items...)
