@@ -37,6 +37,18 @@ const (
 	EventWebhookTest             EventType = "webhook.test"
 )
 
+// The events the public API's webhooks name, written beside ours (each with our envelope, its
+// data the object as the API answers it): payouts are transfers there, and a change of status is
+// also an update.
+const (
+	EventPayoutLinkSent          EventType = "payout_link.sent"    // the payee holds the link: delivered
+	EventPayoutLinkUpdated       EventType = "payout_link.updated" // any change of its status
+	EventPayoutLinkPaidOut       EventType = "payout_link.paid_out"
+	EventPayoutRequestUpdated    EventType = "payout_request.updated"
+	EventFlowUpdated             EventType = "flow.updated" // the payee completed a step
+	EventUserPayoutMethodUpdated EventType = "user.updated.payout_method"
+)
+
 // EventTypes are every event the service writes, in the order a form lists them.
 var EventTypes = []EventType{
 	EventTransferCreated, EventTransferCompleted, EventTransferFailed, EventTransferFlagged,
@@ -45,6 +57,8 @@ var EventTypes = []EventType{
 	EventPayoutLinkCanceled, EventFlowCompleted, EventTransferBatchCompleted, EventPayoutRequestCreated,
 	EventPayoutRequestApproved, EventPayoutRequestRejected, EventUserCreated, EventUserVerified, EventUserComplianceUpdated,
 	EventWebhookEndpointDisabled, EventWebhookTest,
+	EventPayoutLinkSent, EventPayoutLinkUpdated, EventPayoutLinkPaidOut, EventPayoutRequestUpdated, EventFlowUpdated,
+	EventUserPayoutMethodUpdated,
 }
 
 // Valid reports whether t is an event type the service writes.

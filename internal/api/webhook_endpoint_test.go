@@ -105,6 +105,7 @@ func TestEventsOfEachChange(t *testing.T) {
 	user := createUser(t, env, creds)
 	call{method: "PUT", path: "/v2/users/" + user.ID + "/compliance", body: map[string]any{"w8ben": w8ben()}, status: 200}.do(t, env)
 	tr := transfer(t, env, creds, user.ID, -5_00)
+	addMethod(t, env, creds, user.ID, map[string]any{"platform": "paypal", "email": "ada@example.com"})
 	var link payouts.PayoutLink
 	call{method: "POST", path: "/v2/payout-links", body: map[string]any{"amount": 1_00}, status: 201}.do(t, env).Decode(t, &link)
 	call{method: "DELETE", path: "/v2/payout-links/" + link.ID, status: 200}.do(t, env)
@@ -121,11 +122,13 @@ func TestEventsOfEachChange(t *testing.T) {
 		object string
 		want   []payouts.EventType // oldest first
 	}{
-		{user.ID, []payouts.EventType{payouts.EventUserCreated, payouts.EventUserComplianceUpdated}},
+		{user.ID, []payouts.EventType{payouts.EventUserCreated, payouts.EventUserComplianceUpdated, payouts.EventUserPayoutMethodUpdated}},
 		{tr.ID, []payouts.EventType{payouts.EventTransferCreated, payouts.EventTransferCompleted}},
-		// A link whose payee holds it as it is made (delivery by link) is delivered at once.
-		{link.ID, []payouts.EventType{payouts.EventPayoutLinkCreated, payouts.EventPayoutLinkDelivered, payouts.EventPayoutLinkCanceled}},
-		{flow.ID, []payouts.EventType{payouts.EventFlowCompleted}},
+		// A link whose payee holds it as it is made (delivery by link) is delivered, and sent
+		// in the public API's words, at once; each change of status is also an update.
+		{link.ID, []payouts.EventType{payouts.EventPayoutLinkCreated, payouts.EventPayoutLinkDelivered, payouts.EventPayoutLinkSent,
+			payouts.EventPayoutLinkUpdated, payouts.EventPayoutLinkCanceled, payouts.EventPayoutLinkUpdated}},
+		{flow.ID, []payouts.EventType{payouts.EventFlowUpdated, payouts.EventFlowCompleted}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.want[0]), func(t *testing.T) {
@@ -195,5 +198,32 @@ func TestEventsOfBatchesAndRequests(t *testing.T) {
 				t.Errorf("%d events, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestEventsOfALinkPaidOut: the payout of a link paid at once completing writes
+// payout_link.paid_out about the link, and transfer.completed beside payout.completed about the
+// payout, as the public API's webhooks name them.
+func TestEventsOfALinkPaidOut(t *testing.T) {
+	env, creds, user := startWithUser(t, 100_00, frozen()...)
+	addMethod(t, env, creds, user.ID, paypalBody)
+	var link payouts.PayoutLink
+	call{method: "POST", path: "/v2/payouts/send-payout", body: map[string]any{"amount": 10_00, "user_id": user.ID},
+		status: http.StatusCreated}.do(t, env).Decode(t, &link)
+	if link.TransferID == nil {
+		t.Fatalf("send-payout answered %+v, want a link paid at once", link)
+	}
+	if n := settle(t, env, time.Hour); n != 1 {
+		t.Fatalf("settled %d payouts, want 1", n)
+	}
+	for _, tt := range []struct {
+		object string
+		want   payouts.EventType
+	}{{link.ID, payouts.EventPayoutLinkPaidOut}, {*link.TransferID, payouts.EventTransferCompleted}} {
+		list, err := env.Service.ListEvents(context.Background(), env.AppID, payouts.Page{},
+			payouts.EventFilter{ObjectID: tt.object, Type: tt.want})
+		if err != nil || len(list.Data) != 1 {
+			t.Errorf("%s events of %s: %+v, %v; want one", tt.want, tt.object, list, err)
+		}
 	}
 }

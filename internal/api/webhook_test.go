@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -202,8 +203,10 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		for _, e := range list.Data {
 			types = append(types, e.Type)
 		}
-		if len(types) != 2 || types[0] != payouts.EventPayoutCompleted || types[1] != payouts.EventPayoutCreated {
-			t.Errorf("events of the payout %v, want completed then created (newest first)", types)
+		// The public API's name for a payout's end, transfer.completed, follows ours.
+		want := []payouts.EventType{payouts.EventTransferCompleted, payouts.EventPayoutCompleted, payouts.EventPayoutCreated}
+		if !slices.Equal(types, want) {
+			t.Errorf("events of the payout %v, want %v (newest first)", types, want)
 		}
 	})
 }

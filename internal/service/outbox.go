@@ -86,11 +86,23 @@ func (r *recorder) transferChanged(t *TransferRecord, status payouts.TransferSta
 		r.undo = append(r.undo, transferUndo{id: t.ID, was: was, existed: existed})
 	}
 	r.transfers[t.ID] = t.Transfer
-	if typ := transferEvent(t, status); typ != "" {
-		appID, id := t.AppID, t.ID
-		r.note(typ, appID, id, func(context.Context, Queries) (any, error) {
-			return r.objects[id], nil
-		})
+	typ := transferEvent(t, status)
+	if typ == "" {
+		return
+	}
+	appID, id := t.AppID, t.ID
+	object := func(context.Context, Queries) (any, error) { return r.objects[id], nil }
+	r.note(typ, appID, id, object)
+	if t.Type != payouts.TransferPayout {
+		return
+	}
+	// The public API names a payout's end as a transfer's, and a link's payout completing as
+	// the link paid out.
+	if status == payouts.TransferCompleted || status == payouts.TransferFailed {
+		r.note(payouts.EventType("transfer."+string(status)), appID, id, object)
+	}
+	if status == payouts.TransferCompleted && t.PayoutLinkID != nil {
+		r.linkNoted(payouts.EventPayoutLinkPaidOut, appID, *t.PayoutLinkID)
 	}
 }
 
@@ -202,8 +214,27 @@ var linkEvents = map[payouts.PayoutLinkStatus]payouts.EventType{
 	payouts.LinkCanceled:       payouts.EventPayoutLinkCanceled,
 }
 
+// linkReached notes a link reaching a status that has an event: ours, then the public API's
+// names for it (sent when the payee holds it, and updated for any change).
+func (r *recorder) linkReached(l *PayoutLinkRecord) {
+	typ, ok := linkEvents[l.Status]
+	if !ok {
+		return
+	}
+	r.linkChanged(l, typ)
+	if l.Status == payouts.LinkDelivered {
+		r.linkChanged(l, payouts.EventPayoutLinkSent)
+	}
+	r.linkChanged(l, payouts.EventPayoutLinkUpdated)
+}
+
 func (r *recorder) linkChanged(l *PayoutLinkRecord, typ payouts.EventType) {
-	s, appID, id := r.s, l.AppID, l.ID
+	r.linkNoted(typ, l.AppID, l.ID)
+}
+
+// linkNoted notes an event of the app's link id, rendered as the API answers the link.
+func (r *recorder) linkNoted(typ payouts.EventType, appID, id string) {
+	s := r.s
 	r.note(typ, appID, id, func(ctx context.Context, q Queries) (any, error) {
 		rec, err := q.GetPayoutLink(ctx, appID, id)
 		if err != nil {
@@ -220,9 +251,7 @@ func (r *recorder) CreatePayoutLink(ctx context.Context, l *PayoutLinkRecord) er
 	r.linkChanged(l, payouts.EventPayoutLinkCreated)
 	// A link made delivered (its payee holds it as it is made) or claimed (paid at once) has
 	// reached that status too, and says so as a later change to it would.
-	if typ, ok := linkEvents[l.Status]; ok {
-		r.linkChanged(l, typ)
-	}
+	r.linkReached(l)
 	return nil
 }
 
@@ -230,8 +259,8 @@ func (r *recorder) UpdatePayoutLink(ctx context.Context, l *PayoutLinkRecord, fr
 	if err := r.Queries.UpdatePayoutLink(ctx, l, from); err != nil {
 		return err
 	}
-	if typ, ok := linkEvents[l.Status]; ok && l.Status != from {
-		r.linkChanged(l, typ)
+	if l.Status != from {
+		r.linkReached(l)
 	}
 	return nil
 }
@@ -271,6 +300,14 @@ func (r *recorder) UpdateUser(ctx context.Context, u *UserRecord) error {
 	return nil
 }
 
+func (r *recorder) SavePayoutMethod(ctx context.Context, m *PayoutMethodRecord) error {
+	if err := r.Queries.SavePayoutMethod(ctx, m); err != nil {
+		return err
+	}
+	r.note(payouts.EventUserPayoutMethodUpdated, m.AppID, m.UserID, userObject(m.AppID, m.UserID))
+	return nil
+}
+
 func (r *recorder) UpdateFlow(ctx context.Context, f *FlowRecord) error {
 	before, err := r.Queries.GetFlow(ctx, f.AppID, f.ID)
 	if err != nil {
@@ -279,22 +316,30 @@ func (r *recorder) UpdateFlow(ctx context.Context, f *FlowRecord) error {
 	if err := r.Queries.UpdateFlow(ctx, f); err != nil {
 		return err
 	}
+	s, appID, id := r.s, f.AppID, f.ID
+	flow := func(ctx context.Context, q Queries) (any, error) {
+		rec, err := q.GetFlow(ctx, appID, id)
+		if err != nil {
+			return nil, err
+		}
+		return s.flowOut(rec), nil
+	}
+	if len(f.CompletedSteps) > len(before.CompletedSteps) {
+		r.note(payouts.EventFlowUpdated, appID, id, flow) // the public API's name for a step done
+	}
 	if f.Done() && !before.Done() {
-		s, appID, id := r.s, f.AppID, f.ID
-		r.note(payouts.EventFlowCompleted, appID, id, func(ctx context.Context, q Queries) (any, error) {
-			rec, err := q.GetFlow(ctx, appID, id)
-			if err != nil {
-				return nil, err
-			}
-			return s.flowOut(rec), nil
-		})
+		r.note(payouts.EventFlowCompleted, appID, id, flow)
 	}
 	return nil
 }
 
-func (r *recorder) payoutRequestChanged(p *PayoutRequestRecord) {
+// payoutRequestChanged notes an event of a payout request: by default the one of its status.
+func (r *recorder) payoutRequestChanged(p *PayoutRequestRecord, typ payouts.EventType) {
+	if typ == "" {
+		typ = payouts.EventType("payout_request." + string(p.Status))
+	}
 	s, appID, id := r.s, p.AppID, p.ID
-	r.note(payouts.EventType("payout_request."+string(p.Status)), appID, id, func(ctx context.Context, q Queries) (any, error) {
+	r.note(typ, appID, id, func(ctx context.Context, q Queries) (any, error) {
 		rec, err := q.GetPayoutRequest(ctx, appID, id)
 		if err != nil {
 			return nil, err
@@ -307,7 +352,7 @@ func (r *recorder) CreatePayoutRequest(ctx context.Context, p *PayoutRequestReco
 	if err := r.Queries.CreatePayoutRequest(ctx, p); err != nil {
 		return err
 	}
-	r.payoutRequestChanged(p)
+	r.payoutRequestChanged(p, "")
 	return nil
 }
 
@@ -316,7 +361,8 @@ func (r *recorder) UpdatePayoutRequest(ctx context.Context, p *PayoutRequestReco
 		return err
 	}
 	if p.Status != from {
-		r.payoutRequestChanged(p)
+		r.payoutRequestChanged(p, "")
+		r.payoutRequestChanged(p, payouts.EventPayoutRequestUpdated)
 	}
 	return nil
 }
