@@ -27,7 +27,11 @@ type bulkStore interface {
 	BulkJob(ctx context.Context, appID, id string) (dashstore.BulkJob, error)
 	BulkJobByHash(ctx context.Context, appID, hash string) (dashstore.BulkJob, error)
 	BulkRows(ctx context.Context, jobID string) ([]dashstore.BulkRow, error)
-	SetBulkStatus(ctx context.Context, id string, status dashstore.BulkStatus, now time.Time) error
+	ClaimBulkJob(ctx context.Context, appID, id, owner string, by dashstore.Operator, now, until time.Time) (bool, error)
+	RenewBulkLease(ctx context.Context, id, owner string, until time.Time) (bool, error)
+	ReleaseBulkJob(ctx context.Context, id, owner string, status dashstore.BulkStatus, now time.Time) (bool, error)
+	BulkJobLease(ctx context.Context, appID, id string) (dashstore.BulkLease, error)
+	UnheldBulkJobs(ctx context.Context, appID string, now time.Time) ([]dashstore.BulkLease, error)
 	SetBulkOutcomes(ctx context.Context, jobID string, rows []dashstore.BulkRow) error
 	DeleteBulkJob(ctx context.Context, appID, id string) error
 	BulkJobs(ctx context.Context, appID string, limit int) ([]dashstore.BulkJob, error)
@@ -149,10 +153,13 @@ func (h *Handlers) bulkProgress(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps, error) {
-	// Asked before the job is read: a run marks its job done before this process forgets it
-	// (bulkRuns.finish), so a job read after it is no longer running here is read as it ended.
+	// The lease is read before the job: a run marks its job done as it lets go of the lease, in
+	// one statement (ReleaseBulkJob), so a job read after its lease is gone is read as it ended.
 	// Read the other way round, a job read just before its run ended looked cut off.
-	running := h.bulkRuns.isRunning(id)
+	lease, err := h.store.BulkJobLease(ctx, h.appID, id)
+	if err != nil {
+		return pages.BulkJobProps{}, err
+	}
 	job, err := h.store.BulkJob(ctx, h.appID, id)
 	if err != nil {
 		return pages.BulkJobProps{}, err
@@ -161,10 +168,11 @@ func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps
 	if err != nil {
 		return pages.BulkJobProps{}, err
 	}
-	// A job the database says is running but this process is not running was cut off by a
-	// restart: the page offers to resume it instead of waiting forever.
+	// A job the database says is running that no dashboard process holds was cut off (its
+	// process died or stopped on an error): the page offers to resume it instead of waiting for
+	// another process to take it over.
 	p := pages.BulkJobProps{Job: job, Summary: summarizeBulk(rows),
-		Stalled: job.Status == dashstore.BulkRunning && !running}
+		Stalled: job.Status == dashstore.BulkRunning && !lease.Held(h.now())}
 	for _, r := range rows {
 		if r.Problem != "" || r.Outcome == dashstore.BulkFailed || r.Outcome == dashstore.BulkUnsettled {
 			p.NotPaid = append(p.NotPaid, r)

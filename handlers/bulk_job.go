@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/disburse/disburse/internal/dashstore"
@@ -15,84 +14,96 @@ import (
 // bulkPayoutChunk is how many payout rows a job sends before it records their outcomes.
 const bulkPayoutChunk = 100
 
-// startBulkJob runs a confirmed job in the background and returns at once. It needs nothing of
-// the request that confirmed it, so the job outlives the request; approvals call it too, once a
-// second operator has approved a job. A job this dashboard is already running is left to run;
-// one a restart interrupted runs again, and the rows' idempotency keys keep it from paying twice.
+// startBulkJob runs a confirmed job in the background, for the operator by, and returns at
+// once. It needs nothing of the request that confirmed it, so the job outlives the request;
+// approvals call it too, once a second operator has approved a job, and TakeOverBulkJobs for a
+// job no process holds. The job is claimed in the database first (dashstore.ClaimBulkJob): a job
+// another process, or this one, holds is left to run; one whose process died is run again, and
+// the rows' idempotency keys keep it from paying twice.
 func (h *Handlers) startBulkJob(ctx context.Context, jobID string, by dashstore.Operator) error {
 	job, err := h.store.BulkJob(ctx, h.appID, jobID)
 	if err != nil {
 		return err
 	}
-	started, err := h.bulkRuns.start(jobID, func() error {
-		return h.store.SetBulkStatus(ctx, jobID, dashstore.BulkRunning, h.now())
-	})
-	if err != nil || !started {
+	now := h.now()
+	claimed, err := h.store.ClaimBulkJob(ctx, h.appID, jobID, h.instance, by, now, now.Add(h.bulkLease))
+	if err != nil || !claimed {
 		return err
 	}
 	ctx = context.WithoutCancel(ctx)
+	run, stop := context.WithCancel(ctx)
 	go func() {
+		defer stop()
+		status := dashstore.BulkRunning // unless it ends well: left for a process to take over
 		// A panic here would end the whole dashboard, which no request's recover covers.
 		defer func() {
 			if p := recover(); p != nil {
-				h.bulkRuns.finish(jobID, func() error { return nil })
 				h.log.Error("bulk payout job panicked", "job", jobID, "panic", p)
 			}
+			if held, err := h.store.ReleaseBulkJob(ctx, jobID, h.instance, status, h.now()); err != nil || !held {
+				h.log.Error("bulk payout job ended without its lease", "job", jobID, "held", held, "err", err)
+			}
 		}()
-		err := h.runBulkJob(ctx, job, by)
-		if err == nil {
-			err = h.bulkRuns.finish(jobID, func() error {
-				return h.store.SetBulkStatus(ctx, jobID, dashstore.BulkDone, h.now())
-			})
-		} else {
-			h.bulkRuns.finish(jobID, func() error { return nil })
-		}
+		go h.renewBulkLease(run, stop, jobID)
+		err := h.runBulkJob(run, job, by)
 		if err != nil {
 			h.log.Error("bulk payout job stopped", "job", jobID, "err", err)
+			return
 		}
+		status = dashstore.BulkDone
 	}()
 	return nil
 }
 
-// bulkRuns are the jobs this process is running. A job's status changes under its lock, so a
-// confirm that comes as a run ends either finds it running or starts it again once done.
-type bulkRuns struct {
-	mu      sync.Mutex
-	running map[string]bool
+// renewBulkLease extends this process's hold of a running job every third of the lease until
+// ctx ends; a hold lost (the lease ran out and another process took the job over) stops the run.
+func (h *Handlers) renewBulkLease(ctx context.Context, stop context.CancelFunc, jobID string) {
+	tick := time.NewTicker(h.bulkLease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		held, err := h.store.RenewBulkLease(ctx, jobID, h.instance, h.now().Add(h.bulkLease))
+		if err == nil && !held {
+			h.log.Error("bulk payout job lost its lease to another process; stopping here", "job", jobID)
+			stop()
+			return
+		}
+		if err != nil && ctx.Err() == nil {
+			h.log.Error("renewing a bulk payout job's lease", "job", jobID, "err", err)
+		}
+	}
 }
 
-// start marks a job running and calls mark, unless it is running already.
-func (r *bulkRuns) start(id string, mark func() error) (bool, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.running[id] {
-		return false, nil
+// TakeOverBulkJobs runs, until ctx ends, the app's running bulk jobs that no dashboard process
+// holds: their process died or stopped on an error. It looks every half lease; of the processes
+// that look at once, one claims each job.
+func (h *Handlers) TakeOverBulkJobs(ctx context.Context) {
+	if h.appID == "" {
+		return
 	}
-	if err := mark(); err != nil {
-		return false, err
+	tick := time.NewTicker(h.bulkLease / 2)
+	defer tick.Stop()
+	for {
+		leases, err := h.store.UnheldBulkJobs(ctx, h.appID, h.now())
+		if err != nil && ctx.Err() == nil {
+			h.log.Error("looking for bulk payout jobs to take over", "err", err)
+		}
+		for _, l := range leases {
+			h.log.Info("taking over a bulk payout job", "job", l.JobID, "previous_owner", l.Owner)
+			if err := h.startBulkJob(ctx, l.JobID, dashstore.Operator{ID: l.RunByID, Email: l.RunByEmail}); err != nil && ctx.Err() == nil {
+				h.log.Error("taking over a bulk payout job", "job", l.JobID, "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
 	}
-	if r.running == nil {
-		r.running = map[string]bool{}
-	}
-	r.running[id] = true
-	return true, nil
-}
-
-// isRunning reports whether this process is running the job.
-func (r *bulkRuns) isRunning(id string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.running[id]
-}
-
-// finish calls mark, which records how the job ended, and then forgets the job, both under the
-// lock: no one hears that the job is not running here before its status says how it ended.
-func (r *bulkRuns) finish(id string, mark func() error) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	err := mark()
-	delete(r.running, id)
-	return err
 }
 
 // runBulkJob pays every good row not yet paid: wallet rows as transfer batches of up to 1,000,

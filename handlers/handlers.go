@@ -6,8 +6,11 @@ package handlers
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -54,7 +57,17 @@ type Config struct {
 	// (default DefaultBulkBatchWait); its rows are then left unsettled, to be checked again.
 	// BulkPoll is how often the job asks (default 300ms).
 	BulkBatchWait, BulkPoll time.Duration
+	// BulkLease is how long a running bulk job stays this process's once it stops renewing its
+	// hold (every third of it): past it, another process takes the job over (default
+	// DefaultBulkLease). Instance names this process in the leases it holds (default its host
+	// name, process id and a random suffix).
+	BulkLease time.Duration
+	Instance  string
 }
+
+// DefaultBulkLease is how long a bulk job's lease runs when not told; the dashboard's flag takes
+// its default from it.
+const DefaultBulkLease = 30 * time.Second
 
 // DefaultBulkBatchWait is how long a bulk job waits for a transfer batch when not told; the
 // dashboard's flag takes its default from it.
@@ -70,17 +83,19 @@ type Handlers struct {
 	password web.PasswordParams
 	log      *slog.Logger
 
-	bulkRuns bulkRuns // the bulk jobs this process is running
-	bulkWait time.Duration
-	bulkPoll time.Duration
-	policy   ApprovalPolicy
-	kinds    map[string]approvalKind // what an approval can hold (approvalKinds)
+	instance  string // names this process in the bulk jobs' leases
+	bulkLease time.Duration
+	bulkWait  time.Duration
+	bulkPoll  time.Duration
+	policy    ApprovalPolicy
+	kinds     map[string]approvalKind // what an approval can hold (approvalKinds)
 }
 
-// Register adds every route of routes.go to cfg.Web.
-func Register(cfg Config) error {
+// Register adds every route of routes.go to cfg.Web and returns the handlers, whose
+// TakeOverBulkJobs the caller runs for as long as it serves.
+func Register(cfg Config) (*Handlers, error) {
 	if cfg.Web == nil || cfg.Store == nil || cfg.Payouts == nil {
-		return errors.New("handlers: Web, Store and Payouts are required")
+		return nil, errors.New("handlers: Web, Store and Payouts are required")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -97,10 +112,18 @@ func Register(cfg Config) error {
 	if cfg.BulkPoll <= 0 {
 		cfg.BulkPoll = 300 * time.Millisecond
 	}
+	if cfg.BulkLease <= 0 {
+		cfg.BulkLease = DefaultBulkLease
+	}
+	if cfg.Instance == "" {
+		host, _ := os.Hostname()
+		cfg.Instance = fmt.Sprintf("%s/%d/%s", host, os.Getpid(), rand.Text()[:8])
+	}
 	h := &Handlers{web: cfg.Web, store: cfg.Store, payouts: cfg.Payouts, appID: cfg.AppID, now: cfg.Now,
-		password: cfg.Password, log: cfg.Logger, policy: cfg.Approvals, bulkWait: cfg.BulkBatchWait, bulkPoll: cfg.BulkPoll}
+		password: cfg.Password, log: cfg.Logger, policy: cfg.Approvals, bulkWait: cfg.BulkBatchWait, bulkPoll: cfg.BulkPoll,
+		bulkLease: cfg.BulkLease, instance: cfg.Instance}
 	h.kinds = h.approvalKinds()
-	return cfg.Web.Register(h.routes())
+	return h, cfg.Web.Register(h.routes())
 }
 
 // formOf reads the named fields of the submitted form.

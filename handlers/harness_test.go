@@ -107,7 +107,7 @@ func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *ha
 	if setup.handlers != nil {
 		setup.handlers(&dash)
 	}
-	if err := handlers.Register(dash); err != nil {
+	if _, err := handlers.Register(dash); err != nil {
 		t.Fatal(err)
 	}
 	return &harness{t: t, srv: srv, store: store, clock: clk, env: env, payouts: payouts, public: public}

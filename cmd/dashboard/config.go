@@ -47,6 +47,9 @@ type config struct {
 	Approvals handlers.ApprovalPolicy // payouts above a threshold wait for a second operator
 	// BulkBatchWait is how long a bulk payout waits for one of its transfer batches to finish.
 	BulkBatchWait time.Duration
+	// BulkLease is how long a bulk payout stays this process's after it last renewed its hold;
+	// then another dashboard on the same database takes it over.
+	BulkLease time.Duration
 }
 
 const defaultAddr = "127.0.0.1:8080"
@@ -55,7 +58,7 @@ const defaultAddr = "127.0.0.1:8080"
 func parseConfig(args []string, getenv func(string) string, output io.Writer) (config, error) {
 	env := cli.Env(getenv)
 	var c config
-	var trusted, encryptionKey, secure, threshold, approvers, bulkWait string
+	var trusted, encryptionKey, secure, threshold, approvers, bulkWait, bulkLease string
 	approvals := handlers.DefaultApprovalPolicy()
 	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
 	fs.SetOutput(output)
@@ -93,6 +96,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"comma-separated roles that may approve held payouts and API payout requests (DISBURSE_APPROVER_ROLES)")
 	fs.StringVar(&bulkWait, "bulk-batch-wait", env("DISBURSE_BULK_BATCH_WAIT", handlers.DefaultBulkBatchWait.String()),
 		"how long a bulk payout waits for a transfer batch to finish before leaving its rows as still running, to check again later (DISBURSE_BULK_BATCH_WAIT)")
+	fs.StringVar(&bulkLease, "bulk-lease", env("DISBURSE_BULK_LEASE", handlers.DefaultBulkLease.String()),
+		"how long a running bulk payout stays this dashboard's after it last renewed its hold; then another dashboard on the same database takes it over (DISBURSE_BULK_LEASE)")
 	fs.StringVar(&c.LogFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"), "log format: text or json (DISBURSE_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, cli.UsageError{Err: err}
@@ -179,6 +184,11 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		bad("--bulk-batch-wait %q: want a positive duration like 10m", bulkWait)
 	} else {
 		c.BulkBatchWait = d
+	}
+	if d, err := time.ParseDuration(bulkLease); err != nil || d <= 0 {
+		bad("--bulk-lease %q: want a positive duration like 30s", bulkLease)
+	} else {
+		c.BulkLease = d
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("--log-format %q: want text or json", c.LogFormat)

@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 			svc.Close()
 		}
 	}()
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	serve := func(name string, fn func(context.Context) error) {
 		wg.Add(1)
 		go func() {
@@ -143,8 +143,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if err != nil {
 		return err
 	}
-	if err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payoutsClient, AppID: creds.AppID,
-		Now: now, Password: cfg.Password, Logger: log, Approvals: cfg.Approvals, BulkBatchWait: cfg.BulkBatchWait}); err != nil {
+	h, err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payoutsClient, AppID: creds.AppID,
+		Now: now, Password: cfg.Password, Logger: log, Approvals: cfg.Approvals, BulkBatchWait: cfg.BulkBatchWait,
+		BulkLease: cfg.BulkLease})
+	if err != nil {
 		return err
 	}
 	if err := ensureAdmin(ctx, store, cfg, dashboardURL, stdout); err != nil {
@@ -154,6 +156,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 	serve("dashboard", func(ctx context.Context) error { return srv.Serve(ctx, dashLn) })
 	serve("session sweeper", func(ctx context.Context) error { sweep(ctx, store, log); return nil })
+	serve("bulk job takeover", func(ctx context.Context) error { h.TakeOverBulkJobs(ctx); return nil })
 	<-ctx.Done()
 	wg.Wait()
 	close(errc)

@@ -114,7 +114,7 @@ func Start(ctx context.Context, dir string, log *slog.Logger) (d *Demo, err erro
 		dashLn.Close()
 		return d, err
 	}
-	if err := handlers.Register(handlers.Config{Web: srv, Store: d.Store, Payouts: d.API, AppID: d.AppID,
+	if _, err := handlers.Register(handlers.Config{Web: srv, Store: d.Store, Payouts: d.API, AppID: d.AppID,
 		Now: time.Now, Password: password, Logger: log, Approvals: handlers.DefaultApprovalPolicy()}); err != nil {
 		dashLn.Close()
 		return d, err
