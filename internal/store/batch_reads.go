@@ -2,7 +2,6 @@ package store
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
@@ -12,7 +11,7 @@ import (
 // read: every transfer of a batch reads its app and the app's endpoints, which hardly ever change.
 // It also keeps the users its jobs said they would read (service.UsersToRead), read for all of
 // them in one statement by the first job that reads a user (readUsersAhead). It is dropped whole
-// by any write to a table it copies, by a savepoint rolled back and by a job rolled back (which
+// by any statement that says it writes a table it copies (touching), by a savepoint rolled back and by a job rolled back (which
 // on PostgreSQL also lets go of the row locks taken inside it), so it never holds what the
 // transaction does not (or no longer) see, or no longer holds locked.
 type batchReads struct {
@@ -29,9 +28,6 @@ type userRead struct {
 	user   service.UserRecord
 	wallet *ledger.Account
 }
-
-// cachedTables are the tables batchReads copies: a statement that writes one drops the copies.
-var cachedTables = []string{"apps", "webhook_endpoints", "users", "ledger_accounts", "payout_methods"}
 
 // batchReads returns the batch's copies, or nil outside a batch.
 func (q *Queries) batchReads() *batchReads {
@@ -63,16 +59,6 @@ func (r *batchReads) drop() {
 	r.apps = map[string]*service.AppRecord{}
 	r.endpoints = map[string][]service.WebhookEndpointRecord{}
 	r.users = map[string]userRead{}
-}
-
-// dropIfWrites drops the copies if query writes a table they come from.
-func (r *batchReads) dropIfWrites(query string) {
-	if r == nil || strings.HasPrefix(strings.TrimSpace(query), "SELECT") {
-		return
-	}
-	if namesTable(query, cachedTables) {
-		r.drop()
-	}
 }
 
 // app returns a copy of the app row read earlier in the batch; the caller may change it.

@@ -35,10 +35,6 @@ func (h *held) tables() []*rowSet {
 	return []*rowSet{&h.transfers, &h.postings, &h.payments, &h.events, &h.deliveries}
 }
 
-// heldTables are the tables whose rows may be held: a statement naming one writes the held rows
-// first, so that no statement ever misses them.
-var heldTables = []string{"transfers", "postings", "tax_years", "events", "webhook_deliveries"}
-
 // HoldInserts runs fn with the inserts of transfers, postings and yearly payments held back, and
 // writes them when fn ends, so that a batch's chunk makes them in a few statements. A savepoint
 // rolled back drops what it held; a statement on those tables inside fn writes what is held
@@ -163,10 +159,10 @@ func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, 
 	h, k := q.held, taxYear{appID, userID, year}
 	stored, ok := h.storedPayments[k]
 	if !ok {
-		q.held = nil // this read adds what is held itself: nothing to write first
-		err := q.queryRow(ctx, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`+q.lockRow(""),
+		// Said to touch no held table: the held additions are added to what it reads below, not
+		// written first.
+		err := q.queryRowTouching(ctx, touchingNone, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`+q.lockRow(""),
 			appID, userID, year).Scan(&stored)
-		q.held = h
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, err
 		}
@@ -202,11 +198,11 @@ func sumPayments(rows rowSet) *rowSet {
 	return &out
 }
 
-// insertOrHold inserts rows into a table, or, while rows are held, adds them to the held ones of
-// the table (heldRows), whose keys are set when they are written.
-func (q *Queries) insertOrHold(ctx context.Context, insert, tail string, rows rowSet, heldRows func(*held) *rowSet) error {
+// insertOrHold inserts rows into the table t, or, while rows are held, adds them to the held
+// ones of the table (heldRows), whose keys (returnsKey) are set when they are written.
+func (q *Queries) insertOrHold(ctx context.Context, t table, insert string, returnsKey bool, rows rowSet, heldRows func(*held) *rowSet) error {
 	if q.held == nil {
-		return q.insertRowSet(ctx, insert, tail, &rows)
+		return q.insertRowSet(ctx, t, insert, "", returnsKey, &rows)
 	}
 	h := heldRows(q.held)
 	for i, v := range rows.values {
@@ -221,16 +217,18 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 	q.held = nil // the inserts below must run, not be held again
 	defer func() { q.held = h }()
 	for _, w := range []struct {
+		table        table
 		insert, tail string
+		returnsKey   bool
 		rows         *rowSet
 	}{
-		{insertTransfer, "RETURNING seq", &h.transfers},
-		{insertPostingWithID, "", &h.postings},
-		{insertPayments, addPayments, sumPayments(h.payments)},
-		{insertEvent, "RETURNING seq", &h.events},
-		{insertDelivery, "", &h.deliveries}, // after the events they name
+		{transfersTable, insertTransfer, "", true, &h.transfers},
+		{postingsTable, insertPostingWithID, "", false, &h.postings},
+		{taxYearsTable, insertPayments, addPayments, false, sumPayments(h.payments)},
+		{eventsTable, insertEvent, "", true, &h.events},
+		{deliveriesTable, insertDelivery, "", false, &h.deliveries}, // after the events they name
 	} {
-		if err := q.insertRowSet(ctx, w.insert, w.tail, w.rows); err != nil {
+		if err := q.insertRowSet(ctx, w.table, w.insert, w.tail, w.returnsKey, w.rows); err != nil {
 			return err
 		}
 	}

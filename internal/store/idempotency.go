@@ -22,7 +22,7 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.Idempotenc
 	if taken, err := q.takeKeyClaimedAhead(ctx, k); err != nil || taken {
 		return nil, err
 	}
-	res, err := q.exec(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
+	res, err := q.execTouching(ctx, touchingNone, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, key) DO NOTHING`,
 		k.AppID, k.Key, k.Operation, k.RequestHash, nullString(k.ResourceID), sqldb.Micros(k.Created))
 	if err != nil {
@@ -34,7 +34,7 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.Idempotenc
 	prior := service.IdempotencyRecord{AppID: k.AppID, Key: k.Key}
 	var resource sql.NullString
 	var created int64
-	err = q.queryRow(ctx, `SELECT operation, request_hash, resource_id, created FROM idempotency_keys
+	err = q.queryRowTouching(ctx, touchingNone, `SELECT operation, request_hash, resource_id, created FROM idempotency_keys
 		WHERE app_id = ? AND key = ?`, k.AppID, k.Key).Scan(&prior.Operation, &prior.RequestHash, &resource, &created)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (q *Queries) FinishIdempotencyKeys(ctx context.Context, appID string, keys 
 			args = append(args, k, resourceIDs[k])
 		}
 		marks, in := appAndIDs(appID, part)
-		res, err := q.exec(ctx, `UPDATE idempotency_keys SET resource_id = CASE key`+cases.String()+` END
+		res, err := q.execTouching(ctx, touchingNone, `UPDATE idempotency_keys SET resource_id = CASE key`+cases.String()+` END
 			WHERE app_id = ? AND key IN (`+marks+`)`, append(args, in...)...)
 		if err != nil {
 			return err
@@ -82,7 +82,7 @@ func (q *Queries) FinishIdempotencyKeys(ctx context.Context, appID string, keys 
 func (q *Queries) ClaimIdempotencyKeys(ctx context.Context, keys []service.IdempotencyRecord) (_ []string, err error) {
 	defer wrap(&err, "claim %d idempotency keys", len(keys))
 	var claimed []string
-	err = q.insertRows(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)`, len(keys),
+	err = q.insertRows(ctx, touchingNone, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)`, len(keys),
 		func(i int) []any {
 			k := keys[i]
 			return []any{k.AppID, k.Key, k.Operation, k.RequestHash, sqldb.Micros(k.Created)}
@@ -105,7 +105,7 @@ func (q *Queries) ReleaseIdempotencyKeys(ctx context.Context, appID string, keys
 	defer wrap(&err, "release %d idempotency keys", len(keys))
 	for start := 0; start < len(keys); start += itemsPerInsert {
 		marks, args := appAndIDs(appID, keys[start:min(start+itemsPerInsert, len(keys))])
-		if _, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE app_id = ? AND key IN (`+marks+`)`, args...); err != nil {
+		if _, err := q.execTouching(ctx, touchingNone, `DELETE FROM idempotency_keys WHERE app_id = ? AND key IN (`+marks+`)`, args...); err != nil {
 			return err
 		}
 	}
@@ -115,7 +115,7 @@ func (q *Queries) ReleaseIdempotencyKeys(ctx context.Context, appID string, keys
 // PurgeIdempotencyKeys forgets keys made before the given time and returns how many.
 func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (_ int64, err error) {
 	defer wrap(&err, "purge idempotency keys")
-	res, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE created < ?`, sqldb.Micros(before))
+	res, err := q.execTouching(ctx, touchingNone, `DELETE FROM idempotency_keys WHERE created < ?`, sqldb.Micros(before))
 	if err != nil {
 		return 0, err
 	}
@@ -221,7 +221,7 @@ func (q *Queries) claimKeysAhead(ctx context.Context, ka *keysAhead) error {
 	for _, k := range keys {
 		byRef[keyRef{k.AppID, k.Key}] = k
 	}
-	return q.insertRows(ctx, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)`, len(keys),
+	return q.insertRows(ctx, touchingNone, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)`, len(keys),
 		func(i int) []any {
 			k := keys[i]
 			return []any{k.AppID, k.Key, k.Operation, k.RequestHash, nullString(k.ResourceID), sqldb.Micros(k.Created)}

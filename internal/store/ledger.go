@@ -33,7 +33,7 @@ func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.K
 	if !errors.Is(err, service.ErrNoRecord) {
 		return a, err
 	}
-	_, err = q.exec(ctx, `INSERT INTO ledger_accounts (app_id, kind, ref) VALUES (?, ?, ?)
+	_, err = q.execTouching(ctx, writing(accountsTable), `INSERT INTO ledger_accounts (app_id, kind, ref) VALUES (?, ?, ?)
 		ON CONFLICT (app_id, kind, ref) DO NOTHING`, appID, kind, ref)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kin
 	if a, ok := n.known(appID, kind, ref); ok {
 		return a, nil
 	}
-	a, err := scanAccount(q.queryRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts
+	a, err := scanAccount(q.queryRowTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts
 		WHERE app_id = ? AND kind = ? AND ref = ?`, appID, kind, ref))
 	if n != nil && err == nil {
 		return n.seen(a), nil
@@ -89,7 +89,7 @@ func (q *Queries) applyDeltas(ctx context.Context, deltas []ledger.Delta) error 
 			stmt = applyGuardedDelta
 			args = append(args, d.CreditsPosted, d.DebitsPosted, d.DebitsPending)
 		}
-		if err := q.execOne(ctx, stmt, args...); err != nil {
+		if err := q.execOne(ctx, writing(accountsTable), stmt, args...); err != nil {
 			if errors.Is(err, service.ErrNoRecord) && d.Guard {
 				return service.ErrOverdraft
 			}
@@ -111,7 +111,7 @@ func (q *Queries) applyDeltasAtOnce(ctx context.Context, deltas []ledger.Delta) 
 		ids[i], dp[i], cp[i], dpe[i], cpe[i], guard[i] = d.Account, d.DebitsPosted, d.CreditsPosted, d.DebitsPending, d.CreditsPending, d.Guard
 	}
 	written := make(map[int64]bool, n)
-	err := q.scanRows(ctx, `WITH d AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::boolean[])
+	err := q.scanRows(ctx, writing(accountsTable), `WITH d AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::boolean[])
 			AS d (id, dp, cp, dpe, cpe, guard)),
 		locked AS (SELECT id FROM ledger_accounts WHERE id IN (SELECT id FROM d) ORDER BY id FOR NO KEY UPDATE)
 		UPDATE ledger_accounts a SET debits_posted = a.debits_posted + d.dp, credits_posted = a.credits_posted + d.cp,
@@ -196,7 +196,7 @@ func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err err
 		q.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
 		return nil
 	}
-	return q.queryRow(ctx, insertPosting+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+	return q.queryRowTouching(ctx, writing(postingsTable), insertPosting+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		postingValues(p)...).Scan(&p.ID)
 }
 
@@ -223,8 +223,8 @@ func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
 	st := q.batchState()
 	if q.dialect == sqldb.SQLite {
 		if st.lastPostingID == 0 {
-			// The table is named by a parameter: a statement naming it would write the held rows first.
-			err := q.queryRow(ctx, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
+			// sqlite_sequence is no held table: the held postings were numbered here, not by it.
+			err := q.queryRowTouching(ctx, touchingNone, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
 				Scan(&st.lastPostingID)
 			if err != nil {
 				return 0, err
@@ -235,7 +235,7 @@ func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
 	}
 	if len(st.postingIDs) == 0 {
 		n := min(max(q.batch.Left(), 2*st.reserved), maxPostingIDsReserved)
-		err := q.scanRows(ctx, `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
+		err := q.scanRows(ctx, touchingNone, `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
 			[]any{"postings", n}, func(r *sql.Rows) error {
 				var id int64
 				err := r.Scan(&id)
@@ -265,7 +265,7 @@ func postingValues(p *ledger.Posting) []any {
 // ErrNoRecord, so a reservation can be settled once only.
 func (q *Queries) SetPostingState(ctx context.Context, id int64, from, to ledger.State) (err error) {
 	defer wrap(&err, "set posting %d %s -> %s", id, from, to)
-	return q.execOne(ctx, `UPDATE postings SET state = ? WHERE id = ? AND state = ?`, to, id, from)
+	return q.execOne(ctx, writing(postingsTable), `UPDATE postings SET state = ? WHERE id = ? AND state = ?`, to, id, from)
 }
 
 // PostingsOfTransfers reads the postings of the given transfers, oldest first. They are looked up

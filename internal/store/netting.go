@@ -141,7 +141,7 @@ func (n *netting) wallet(u *service.UserRecord) {
 func (n *netting) apply(ctx context.Context, q *Queries, deltas []ledger.Delta) error {
 	for _, d := range deltas {
 		if _, ok := n.read[d.Account]; !ok {
-			a, err := scanAccount(q.queryRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts WHERE id = ?`, d.Account))
+			a, err := scanAccount(q.queryRowTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts WHERE id = ?`, d.Account))
 			if err != nil {
 				return fmt.Errorf("store: read account %d: %w", d.Account, err)
 			}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/disburse/disburse/internal/sqldb"
 )
@@ -17,20 +16,20 @@ const itemsPerInsert = 200
 // insertRows inserts n rows, itemsPerInsert per statement (sqldb.InsertRows), so that a chunk
 // of a batch costs a round trip per few hundred rows instead of one per row. When scan is set,
 // it reads each row the statement returns.
-func (q *Queries) insertRows(ctx context.Context, insert string, n int, row func(i int) []any,
+func (q *Queries) insertRows(ctx context.Context, t touching, insert string, n int, row func(i int) []any,
 	tail string, scan func(*sql.Rows) error) error {
 	return sqldb.InsertRows(q.dialect, n, itemsPerInsert, insert, row, tail, func(stmt string, args []any) error {
 		if scan == nil {
-			_, err := q.exec(ctx, stmt, args...)
+			_, err := q.execTouching(ctx, t, stmt, args...)
 			return err
 		}
-		return q.scanRows(ctx, stmt, args, scan)
+		return q.scanRows(ctx, t, stmt, args, scan)
 	})
 }
 
 // scanRows runs query and calls scan for each row it returns.
-func (q *Queries) scanRows(ctx context.Context, query string, args []any, scan func(*sql.Rows) error) error {
-	rows, err := q.query(ctx, query, args...)
+func (q *Queries) scanRows(ctx context.Context, t touching, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := q.queryTouching(ctx, t, query, args...)
 	if err != nil {
 		return err
 	}
@@ -57,17 +56,19 @@ func (r *rowSet) add(values []any, setKey func(int64)) {
 
 func (r *rowSet) truncate(n int) { r.values, r.setKey = r.values[:n], r.setKey[:n] }
 
-// insertRowSet inserts rows, a few hundred per statement; when tail is a RETURNING clause of the
-// rows' generated key, it hands each row its key. The keys of one statement's rows are drawn in
+// insertRowSet inserts rows into the table t, a few hundred per statement; when returnsKey, each
+// statement returns the rows' generated key (the table's seq) and each row is handed its own. The keys of one statement's rows are drawn in
 // the order of its VALUES on both engines, but RETURNING lists them in no promised order: they
 // are sorted.
-func (q *Queries) insertRowSet(ctx context.Context, insert, tail string, rows *rowSet) error {
-	keyed := strings.HasPrefix(tail, "RETURNING")
+func (q *Queries) insertRowSet(ctx context.Context, t table, insert, tail string, returnsKey bool, rows *rowSet) error {
+	if returnsKey {
+		tail += " RETURNING seq"
+	}
 	for start := 0; start < len(rows.values); start += itemsPerInsert {
 		end := min(start+itemsPerInsert, len(rows.values))
 		var keys []int64
 		var scan func(*sql.Rows) error
-		if keyed {
+		if returnsKey {
 			scan = func(r *sql.Rows) error {
 				var key int64
 				err := r.Scan(&key)
@@ -75,10 +76,10 @@ func (q *Queries) insertRowSet(ctx context.Context, insert, tail string, rows *r
 				return err
 			}
 		}
-		if err := q.insertRows(ctx, insert, end-start, func(i int) []any { return rows.values[start+i] }, tail, scan); err != nil {
+		if err := q.insertRows(ctx, writing(t), insert, end-start, func(i int) []any { return rows.values[start+i] }, tail, scan); err != nil {
 			return err
 		}
-		if !keyed {
+		if !returnsKey {
 			continue
 		}
 		if len(keys) != end-start {

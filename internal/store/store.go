@@ -9,7 +9,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
@@ -92,8 +91,57 @@ func (q *Queries) prepare(ctx context.Context, query string) (context.Context, s
 	return ctx, query, q.db.Prepared(ctx, q.tx, query)
 }
 
+// A table is one whose rows a batch holds back (held.go) or keeps copies of (batch_reads.go).
+// Every statement sent in a write transaction says, in code, which of them it touches
+// (touching); the statement's text is never read for it. What it says decides what is done
+// first: held rows of a table it reads or writes are written, so it sees them; copies are
+// dropped when it writes a table they come from.
+type table uint16
+
+const (
+	transfersTable table = 1 << iota
+	postingsTable
+	taxYearsTable
+	eventsTable
+	deliveriesTable
+	appsTable
+	endpointsTable
+	usersTable
+	accountsTable
+	payoutMethodsTable
+
+	heldTables   = transfersTable | postingsTable | taxYearsTable | eventsTable | deliveriesTable
+	copiedTables = appsTable | endpointsTable | usersTable | accountsTable | payoutMethodsTable
+)
+
+// touching is what a statement says it touches of the tables a batch holds rows of or copies.
+type touching struct{ reads, writes table }
+
+var (
+	// touchingAll is what exec, query and queryRow assume of a statement that says nothing:
+	// the held rows are written first and the copies dropped, whatever the statement is.
+	touchingAll = touching{heldTables | copiedTables, heldTables | copiedTables}
+	// touchingNone is a statement on other tables only (idempotency keys, links, savepoints).
+	touchingNone = touching{}
+)
+
+func reading(t table) touching { return touching{reads: t} }
+func writing(t table) touching { return touching{reads: t, writes: t} }
+
 func (q *Queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if err := q.beforeStatement(ctx, query); err != nil {
+	return q.execTouching(ctx, touchingAll, query, args...)
+}
+
+func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return q.queryTouching(ctx, touchingAll, query, args...)
+}
+
+func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return q.queryRowTouching(ctx, touchingAll, query, args...)
+}
+
+func (q *Queries) execTouching(ctx context.Context, t touching, query string, args ...any) (sql.Result, error) {
+	if err := q.beforeStatement(ctx, t); err != nil {
 		return nil, err
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -103,8 +151,8 @@ func (q *Queries) exec(ctx context.Context, query string, args ...any) (sql.Resu
 	return q.conn.ExecContext(ctx, query, args...)
 }
 
-func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if err := q.beforeStatement(ctx, query); err != nil {
+func (q *Queries) queryTouching(ctx context.Context, t touching, query string, args ...any) (*sql.Rows, error) {
+	if err := q.beforeStatement(ctx, t); err != nil {
 		return nil, err
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -114,8 +162,8 @@ func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Ro
 	return q.conn.QueryContext(ctx, query, args...)
 }
 
-func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	if err := q.beforeStatement(ctx, query); err != nil && q.failed == nil {
+func (q *Queries) queryRowTouching(ctx context.Context, t touching, query string, args ...any) *sql.Row {
+	if err := q.beforeStatement(ctx, t); err != nil && q.failed == nil {
 		q.failed = err // InTx fails with it: the transaction never commits
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -160,8 +208,8 @@ func (q *Queries) lockRows(of string, skipLocked bool) string {
 }
 
 // execOne runs a statement that must change exactly one row; none is ErrNoRecord.
-func (q *Queries) execOne(ctx context.Context, query string, args ...any) error {
-	res, err := q.exec(ctx, query, args...)
+func (q *Queries) execOne(ctx context.Context, t touching, query string, args ...any) error {
+	res, err := q.execTouching(ctx, t, query, args...)
 	if err != nil {
 		return err
 	}
@@ -237,7 +285,7 @@ func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 		undo()
 		q.batchReads().drop() // what fn wrote is undone, and on PostgreSQL the locks it took
 		if sent {
-			if _, rbErr := q.exec(ctx, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
+			if _, rbErr := q.execTouching(ctx, touchingNone, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
 				return errors.Join(err, rbErr)
 			}
 		}
@@ -254,15 +302,16 @@ func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
 		q.itemOpen = true
 		return err
 	}
-	if _, relErr := q.exec(ctx, `RELEASE SAVEPOINT item`); relErr != nil {
+	if _, relErr := q.execTouching(ctx, touchingNone, `RELEASE SAVEPOINT item`); relErr != nil {
 		return errors.Join(err, relErr)
 	}
 	return err
 }
 
-// beforeStatement readies the transaction for a statement: the savepoints it runs in are sent,
-// and held rows are written first when it names their tables.
-func (q *Queries) beforeStatement(ctx context.Context, query string) error {
+// beforeStatement readies the transaction for a statement that touches t: the savepoints it
+// runs in are sent, held rows of the tables it touches are written first, and the batch's
+// copies are dropped if it writes a table they come from.
+func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 	if q.batch != nil {
 		if err := q.batch.BeforeStatement(context.WithoutCancel(ctx)); err != nil {
 			return err
@@ -271,8 +320,10 @@ func (q *Queries) beforeStatement(ctx context.Context, query string) error {
 	if err := q.openSavepoints(ctx); err != nil {
 		return err
 	}
-	q.batchReads().dropIfWrites(query)
-	if q.held == nil || !namesTable(query, heldTables) {
+	if t.writes&copiedTables != 0 {
+		q.batchReads().drop()
+	}
+	if q.held == nil || (t.reads|t.writes)&heldTables == 0 {
 		return nil
 	}
 	return q.writeHeld(ctx)
@@ -296,27 +347,4 @@ func (q *Queries) openSavepoints(ctx context.Context) error {
 		q.sent++
 	}
 	return nil
-}
-
-// namesTable reports whether query names one of tables: as a whole word, so that
-// transfer_events does not name events.
-func namesTable(query string, tables []string) bool {
-	for _, t := range tables {
-		for rest := query; ; {
-			i := strings.Index(rest, t)
-			if i < 0 {
-				break
-			}
-			end := i + len(t)
-			if (i == 0 || !isIdentByte(rest[i-1])) && (end == len(rest) || !isIdentByte(rest[end])) {
-				return true
-			}
-			rest = rest[end:]
-		}
-	}
-	return false
-}
-
-func isIdentByte(b byte) bool {
-	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
