@@ -17,8 +17,12 @@ type countingStore struct {
 }
 
 func (s countingStore) InTx(ctx context.Context, fn func(q service.Queries) error) error {
+	return s.InTxWith(ctx, service.Intent{}, fn)
+}
+
+func (s countingStore) InTxWith(ctx context.Context, intent service.Intent, fn func(q service.Queries) error) error {
 	q := &postingWatch{}
-	err := s.Store.InTx(ctx, func(tx service.Queries) error {
+	err := s.Store.InTxWith(ctx, intent, func(tx service.Queries) error {
 		q.Queries, q.moved = tx, false // a retried transaction starts over
 		return fn(q)
 	})

@@ -24,7 +24,7 @@ const IdempotencyWindow = 24 * time.Hour
 // with another body is refused.
 func (s *Service) idempotent(ctx context.Context, appID, op, key string, req any, sameKeyAnyBody bool,
 	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
-	return s.idempotentAs(ctx, appID, op, key, "", req, sameKeyAnyBody, create)
+	return s.idempotentAs(ctx, Intent{}, appID, op, key, "", req, sameKeyAnyBody, create)
 }
 
 // checkIdempotencyKey refuses a key that is not a UUID; none is fine.
@@ -38,7 +38,8 @@ func checkIdempotencyKey(key string) error {
 // idempotentAs is idempotent for a create that makes the resource resourceID, chosen beforehand
 // (any id when it is ""): the key is claimed already finished with it, one statement instead of a
 // claim and a finish. No other transaction sees the claim before the create commits with it.
-func (s *Service) idempotentAs(ctx context.Context, appID, op, key, resourceID string, req any, sameKeyAnyBody bool,
+// intent says which users the create reads; the key to claim is added to it.
+func (s *Service) idempotentAs(ctx context.Context, intent Intent, appID, op, key, resourceID string, req any, sameKeyAnyBody bool,
 	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
 	var hash string
 	if key != "" {
@@ -48,10 +49,10 @@ func (s *Service) idempotentAs(ctx context.Context, appID, op, key, resourceID s
 		if hash, err = requestHash(op, req); err != nil {
 			return "", false, err
 		}
-		ctx = WithKeyToClaim(ctx, IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash,
-			ResourceID: resourceID, Created: s.now()})
+		intent.KeyToClaim = &IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash,
+			ResourceID: resourceID, Created: s.now()}
 	}
-	err = s.store.InTx(ctx, func(q Queries) error {
+	err = s.store.InTxWith(ctx, intent, func(q Queries) error {
 		id, replayed, err = s.idempotentIn(ctx, q, appID, op, key, hash, resourceID, sameKeyAnyBody, create)
 		return err
 	})
@@ -117,23 +118,6 @@ func requestHash(op string, req any) (string, error) {
 	json.Compact(&compact, b)
 	sum := sha256.Sum256(append([]byte(op+"\x00"), compact.Bytes()...))
 	return hex.EncodeToString(sum[:]), nil
-}
-
-type keyToClaimKey struct{}
-
-// WithKeyToClaim says, for the write that runs with the returned context, which idempotency key
-// it will claim (Queries.ClaimIdempotencyKey): a store that shares one transaction among many
-// callers' writes may claim the keys of all of them in one statement. The claim it then answers
-// for the key is this record's, so a claim with anything else of it different (another
-// operation, request or resource) is not answered from it.
-func WithKeyToClaim(ctx context.Context, k IdempotencyRecord) context.Context {
-	return context.WithValue(ctx, keyToClaimKey{}, k)
-}
-
-// KeyToClaim returns the idempotency key the write running with ctx said it will claim.
-func KeyToClaim(ctx context.Context) (IdempotencyRecord, bool) {
-	k, ok := ctx.Value(keyToClaimKey{}).(IdempotencyRecord)
-	return k, ok
 }
 
 // PurgeIdempotencyKeys forgets the keys older than the idempotency window.

@@ -16,7 +16,11 @@ type outboxStore struct {
 }
 
 func (o outboxStore) InTx(ctx context.Context, fn func(q Queries) error) error {
-	return o.Store.InTx(ctx, func(q Queries) error {
+	return o.InTxWith(ctx, Intent{}, fn)
+}
+
+func (o outboxStore) InTxWith(ctx context.Context, intent Intent, fn func(q Queries) error) error {
+	return o.Store.InTxWith(ctx, intent, func(q Queries) error {
 		r := &recorder{Queries: q, s: o.s}
 		if err := fn(r); err != nil {
 			return err

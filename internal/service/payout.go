@@ -17,8 +17,7 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 		return nil, err
 	}
 	var made *madePayout
-	ctx = WithUsersToRead(ctx, req.UserID)
-	id, replayed, err := s.idempotent(ctx, appID, "payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "payout", req.IdempotencyKey, "", req, false, func(q Queries) (string, error) {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
 		if err != nil {
 			return "", err

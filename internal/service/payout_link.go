@@ -16,8 +16,7 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 	if err != nil {
 		return nil, false, err
 	}
-	ctx = WithUsersToRead(ctx, req.UserID)
-	id, replayed, err := s.idempotent(ctx, appID, "payout-link", req.IdempotencyKey, req, true, func(q Queries) (string, error) {
+	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "payout-link", req.IdempotencyKey, "", req, true, func(q Queries) (string, error) {
 		return s.issuePayoutLink(ctx, q, appID, req.UserID, link, extra)
 	})
 	if err != nil {

@@ -14,6 +14,20 @@ import (
 type Store interface {
 	Queries
 	InTx(ctx context.Context, fn func(q Queries) error) error
+	// InTxWith is InTx for a write that says beforehand what it will read and claim. A wrapper
+	// of a Store implements both, InTx as InTxWith with no Intent.
+	InTxWith(ctx context.Context, intent Intent, fn func(q Queries) error) error
+}
+
+// Intent is what a write says, before it runs, it will read and claim: a store that shares one
+// transaction among many callers' writes may read the users and claim the idempotency keys of
+// all of them in one statement. Saying so is never needed: a user not said is read when asked
+// for, a key not said is claimed when claimed. The claim answered for KeyToClaim is that record's,
+// so a claim with anything else of it different (another operation, request or resource) is not
+// answered from it.
+type Intent struct {
+	UsersToRead []string           // read with Queries.GetUser
+	KeyToClaim  *IdempotencyRecord // claimed with Queries.ClaimIdempotencyKey
 }
 
 // Queries are the statements of the store. A row that does not exist, or belongs to another app,

@@ -16,8 +16,7 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 	}
 	var made *payouts.Transfer
 	transferID := newID()
-	ctx = WithUsersToRead(ctx, req.UserID)
-	id, replayed, err := s.idempotentAs(ctx, appID, "transfer", req.IdempotencyKey, transferID, req, false, func(q Queries) (string, error) {
+	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "transfer", req.IdempotencyKey, transferID, req, false, func(q Queries) (string, error) {
 		b, err := s.book(ctx, q, appID)
 		if err != nil {
 			return "", err

@@ -274,19 +274,3 @@ func (s *Service) VerifyUser(ctx context.Context, appID, id string, req payouts.
 	}
 	return verr
 }
-
-type usersToReadKey struct{}
-
-// WithUsersToRead says, for the write that runs with the returned context, which users it will
-// read (Queries.GetUser): a store that shares one transaction among many callers' writes reads
-// the users of all of them in one statement. Saying so is never needed: a user not said is read
-// when asked for.
-func WithUsersToRead(ctx context.Context, ids ...string) context.Context {
-	return context.WithValue(ctx, usersToReadKey{}, ids)
-}
-
-// UsersToRead returns the ids of the users the write running with ctx said it will read.
-func UsersToRead(ctx context.Context) []string {
-	ids, _ := ctx.Value(usersToReadKey{}).([]string)
-	return ids
-}

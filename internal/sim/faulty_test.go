@@ -26,7 +26,11 @@ type faultyStore struct {
 }
 
 func (s *faultyStore) InTx(ctx context.Context, fn func(q service.Queries) error) error {
-	return s.Store.InTx(ctx, func(q service.Queries) error {
+	return s.InTxWith(ctx, service.Intent{}, fn)
+}
+
+func (s *faultyStore) InTxWith(ctx context.Context, intent service.Intent, fn func(q service.Queries) error) error {
+	return s.Store.InTxWith(ctx, intent, func(q service.Queries) error {
 		return fn(faultyQueries{Queries: q, store: s, count: new(int)})
 	})
 }

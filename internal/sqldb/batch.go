@@ -24,6 +24,9 @@ type job struct {
 	ctx  context.Context
 	fn   func(*sql.Tx, *Batch) error
 	done chan error // buffered: the writer never waits for the caller
+	// intent is what the job said beforehand it will read and claim (the store's to read, for
+	// all of a batch's jobs at once: Batch.Intents).
+	intent any
 	// lazy jobs call Batch.BeforeStatement before each statement, so their savepoint is sent
 	// with their first statement, if any.
 	lazy bool
@@ -34,13 +37,13 @@ type job struct {
 // when the job ends well and dropped when it is rolled back, and all of it is written before
 // the commit.
 type Batch struct {
-	State  any // the store's, made by the first job that needs it
-	shared bool
-	ctxs   []context.Context // of the batch's jobs, in the order they run
-	left   int               // jobs not yet ended, the one running included
-	jobEnd []func(ok bool)
-	flush  func(ctx context.Context, tx *sql.Tx) error
-	tx     *sql.Tx
+	State   any // the store's, made by the first job that needs it
+	shared  bool
+	intents []any // of the batch's jobs, in the order they run
+	left    int   // jobs not yet ended, the one running included
+	jobEnd  []func(ok bool)
+	flush   func(ctx context.Context, tx *sql.Tx) error
+	tx      *sql.Tx
 	// saved is set while the transaction holds a job savepoint (released by the next job's);
 	// savedJob while the running job's was sent. unsaved is a savepoint that could not be sent:
 	// the job's statements then ran outside it, and only the whole batch can be rolled back.
@@ -75,9 +78,9 @@ func (b *Batch) BeforeStatement(ctx context.Context) error {
 	return nil
 }
 
-// Contexts are the contexts of the batch's jobs, in the order they run: a store reads from them
-// what its callers said their jobs would read, to read it for all of them at once.
-func (b *Batch) Contexts() []context.Context { return b.ctxs }
+// Intents are what the batch's jobs said beforehand they will read and claim (InBatch), in the
+// order they run, for a store to read and claim it for all of them at once.
+func (b *Batch) Intents() []any { return b.intents }
 
 // Left is how many of the batch's jobs have not yet ended, the one running now included.
 func (b *Batch) Left() int { return b.left }
@@ -131,8 +134,8 @@ func (w *writers) stop() {
 // submit queues fn and waits for its outcome. A job whose caller gives up while it waits is
 // answered with the context's error and never run; once a writer has started it, it runs to
 // its end under the batch, whole or not at all, and the caller hears how it went.
-func (w *writers) submit(ctx context.Context, lazy bool, fn func(*sql.Tx, *Batch) error) error {
-	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1), lazy: lazy}
+func (w *writers) submit(ctx context.Context, lazy bool, intent any, fn func(*sql.Tx, *Batch) error) error {
+	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1), lazy: lazy, intent: intent}
 	select {
 	case w.jobs <- j:
 	case <-ctx.Done():
@@ -224,9 +227,9 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 		return errs, err
 	}
 	single := len(jobs) == 1
-	batch := &Batch{shared: !single, left: len(jobs), ctxs: make([]context.Context, len(jobs)), tx: tx}
+	batch := &Batch{shared: !single, left: len(jobs), intents: make([]any, len(jobs)), tx: tx}
 	for i, j := range jobs {
-		batch.ctxs[i] = j.ctx
+		batch.intents[i] = j.intent
 	}
 	for i, j := range jobs {
 		if errs[i] = j.ctx.Err(); errs[i] != nil {

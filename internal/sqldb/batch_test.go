@@ -120,7 +120,7 @@ func TestInBatchSavesOnlyJobsThatWrite(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range jobs {
 			wg.Go(func() {
-				errs[i] = db.InBatch(ctx, func(tx *sql.Tx, b *sqldb.Batch) error {
+				errs[i] = db.InBatch(ctx, nil, func(tx *sql.Tx, b *sqldb.Batch) error {
 					if i%4 >= 2 { // 2 fails, 3 succeeds, neither sending a statement
 						if i%4 == 2 {
 							return errRefused

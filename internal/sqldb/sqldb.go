@@ -327,14 +327,15 @@ func Rebind(d Dialect, query string) string {
 // fn alone. A transaction that loses a deadlock or serialization race on PostgreSQL, or finds
 // SQLite busy, is run again, so fn must not have effects outside the transaction.
 func (db *DB) InTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	return db.writers.submit(ctx, false, func(tx *sql.Tx, _ *Batch) error { return fn(tx) })
+	return db.writers.submit(ctx, false, nil, func(tx *sql.Tx, _ *Batch) error { return fn(tx) })
 }
 
 // InBatch is InTx for a store that defers writes to the end of the shared transaction through
 // the Batch, and calls Batch.BeforeStatement before each statement fn sends: a job that sends
-// none costs no savepoint.
-func (db *DB) InBatch(ctx context.Context, fn func(*sql.Tx, *Batch) error) error {
-	return db.writers.submit(ctx, true, fn)
+// none costs no savepoint. intent, the store's own, is what the job said beforehand it will read
+// and claim; Batch.Intents hands the batch's.
+func (db *DB) InBatch(ctx context.Context, intent any, fn func(*sql.Tx, *Batch) error) error {
+	return db.writers.submit(ctx, true, intent, fn)
 }
 
 // IsUniqueViolation reports whether err is a unique or primary key constraint failure.

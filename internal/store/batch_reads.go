@@ -9,7 +9,7 @@ import (
 
 // batchReads keeps, for one batch's transaction, the app rows and webhook endpoints its jobs
 // read: every transfer of a batch reads its app and the app's endpoints, which hardly ever change.
-// It also keeps the users its jobs said they would read (service.UsersToRead), read for all of
+// It also keeps the users its jobs said they would read (service.Intent), read for all of
 // them in one statement by the first job that reads a user (readUsersAhead). It is dropped whole
 // by any statement that says it writes a table it copies (touching), by a savepoint rolled back and by a job rolled back (which
 // on PostgreSQL also lets go of the row locks taken inside it), so it never holds what the

@@ -247,9 +247,8 @@ func TestUsersReadAhead(t *testing.T) {
 		aheadSeen := make([][]string, jobs)
 		errs := inParallel(jobs, func(i int) error {
 			want := target(i)
-			jobCtx := service.WithUsersToRead(ctx, want.ID)
-			return st.InTx(jobCtx, func(q service.Queries) error {
-				u, err := q.GetUser(jobCtx, appID, want.ID)
+			return st.InTxWith(ctx, service.Intent{UsersToRead: []string{want.ID}}, func(q service.Queries) error {
+				u, err := q.GetUser(ctx, appID, want.ID)
 				aheadSeen[i] = store.UsersReadAhead(q)
 				if err != nil {
 					return err
@@ -262,10 +261,10 @@ func TestUsersReadAhead(t *testing.T) {
 				case 3:
 					changed := *want
 					changed.Status = payouts.UserInReview
-					if err := q.UpdateUser(jobCtx, &changed); err != nil {
+					if err := q.UpdateUser(ctx, &changed); err != nil {
 						return err
 					}
-					if u, err = q.GetUser(jobCtx, appID, want.ID); err == nil && u.Status != payouts.UserInReview {
+					if u, err = q.GetUser(ctx, appID, want.ID); err == nil && u.Status != payouts.UserInReview {
 						err = fmt.Errorf("read status %q after changing it, want %q", u.Status, payouts.UserInReview)
 					}
 					return err
@@ -333,9 +332,8 @@ func TestUsersReadAheadSkipsLockedRows(t *testing.T) {
 		var mu sync.Mutex
 		readAhead := map[string][]string{} // as the last run of each job found it
 		errs := inParallel(len(free), func(i int) error {
-			jobCtx := service.WithUsersToRead(ctx, ids...)
-			err := st.InTx(jobCtx, func(q service.Queries) error {
-				_, err := q.GetUser(jobCtx, appID, free[i])
+			err := st.InTxWith(ctx, service.Intent{UsersToRead: ids}, func(q service.Queries) error {
+				_, err := q.GetUser(ctx, appID, free[i])
 				mu.Lock()
 				readAhead[free[i]] = store.UsersReadAhead(q)
 				mu.Unlock()

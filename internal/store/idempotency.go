@@ -123,7 +123,7 @@ func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (_
 }
 
 // keysAhead are the idempotency keys a batch claimed for its jobs in one statement
-// (claimKeysAhead), each job's as it said it would claim it (service.WithKeyToClaim).
+// (claimKeysAhead), each job's as it said it would claim it (service.Intent).
 type keysAhead struct {
 	claimed map[keyRef]service.IdempotencyRecord // claimed, and not yet taken by their job
 	release []keyRef                             // taken by a job that was then rolled back
@@ -152,7 +152,7 @@ func (q *Queries) takeKeyClaimedAhead(ctx context.Context, k *service.Idempotenc
 	}
 	ka, ref := st.keys, keyRef{k.AppID, k.Key}
 	claim, ok := ka.claimed[ref]
-	if said, saidOK := service.KeyToClaim(ctx); ka.lost || !ok || !saidOK || said.AppID != k.AppID || said.Key != k.Key {
+	if said := q.intent.KeyToClaim; ka.lost || !ok || said == nil || said.AppID != k.AppID || said.Key != k.Key {
 		return false, nil // not this job's: its claim finds the key under way (ClaimIdempotencyKey)
 	}
 	delete(ka.claimed, ref)
@@ -191,10 +191,11 @@ func (q *Queries) claimedAheadFor(appID, key string) bool {
 // that job is rolled back the claims are too.
 func (q *Queries) claimKeysAhead(ctx context.Context, ka *keysAhead) error {
 	said := map[keyRef][]service.IdempotencyRecord{}
-	for _, jobCtx := range q.batch.Contexts() {
-		if k, ok := service.KeyToClaim(jobCtx); ok {
+	for _, jobIntent := range q.batch.Intents() {
+		intent, _ := jobIntent.(service.Intent) // nil for a job sent through sqldb.DB.InTx
+		if k := intent.KeyToClaim; k != nil {
 			ref := keyRef{k.AppID, k.Key}
-			said[ref] = append(said[ref], k)
+			said[ref] = append(said[ref], *k)
 		}
 	}
 	var keys []service.IdempotencyRecord

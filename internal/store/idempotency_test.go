@@ -56,18 +56,18 @@ func TestKeysClaimedAhead(t *testing.T) {
 		// claims, which may be the one rolled back, and the claims with it) just after.
 		var foundAhead atomic.Bool
 		errs := inParallel(jobs, func(i int) error {
-			jobCtx := ctx
+			var intent service.Intent
 			if i != 14 {
-				jobCtx = service.WithKeyToClaim(ctx, *said(i))
+				intent.KeyToClaim = said(i)
 			}
-			return st.InTx(jobCtx, func(q service.Queries) error {
+			return st.InTxWith(ctx, intent, func(q service.Queries) error {
 				if len(store.KeysClaimedAhead(q)) > 0 {
 					foundAhead.Store(true)
 				}
 				if i == 4 {
 					return nil
 				}
-				prior, err := q.ClaimIdempotencyKey(jobCtx, claimed(i))
+				prior, err := q.ClaimIdempotencyKey(ctx, claimed(i))
 				if len(store.KeysClaimedAhead(q)) > 0 {
 					foundAhead.Store(true)
 				}

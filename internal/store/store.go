@@ -32,6 +32,7 @@ type Queries struct {
 	tx      *sql.Tx // the write transaction bound, if any: reads there lock what they read (PostgreSQL)
 	batch   *sqldb.Batch
 	dialect sqldb.Dialect
+	intent  service.Intent // what the transaction's job said it will read and claim
 
 	savepoints int   // how deep in Savepoint calls fn runs
 	sent       int   // how many of those savepoints were sent (openSavepoints)
@@ -70,8 +71,14 @@ func (s *Store) DB() *sqldb.DB { return s.db }
 
 // InTx runs fn in one write transaction, which may be shared with other callers' (group commit).
 func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) error {
-	return s.db.InBatch(ctx, func(tx *sql.Tx, b *sqldb.Batch) error {
-		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect}
+	return s.InTxWith(ctx, service.Intent{}, fn)
+}
+
+// InTxWith is InTx for a job that says beforehand which users it reads and which key it claims:
+// the batch reads and claims those of all its jobs at once (readUsersAhead, claimKeysAhead).
+func (s *Store) InTxWith(ctx context.Context, intent service.Intent, fn func(q service.Queries) error) error {
+	return s.db.InBatch(ctx, intent, func(tx *sql.Tx, b *sqldb.Batch) error {
+		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent}
 		q.holdForBatch()
 		if err := fn(q); err != nil {
 			return err

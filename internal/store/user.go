@@ -159,7 +159,7 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.Use
 const minAhead = 8
 
 // readUsersAhead reads, the first time a job of a batch reads a user, every user the batch's jobs
-// said they would read (service.WithUsersToRead) in one statement, so that each job's GetUser
+// said they would read (service.Intent) in one statement, so that each job's GetUser
 // costs no statement of its own: a round trip per job less on PostgreSQL. There it locks
 // the rows as GetUser does, skipping those another transaction holds: their jobs read them
 // themselves (and fail at once, as they would have). A deleted user is left out, for its job's
@@ -175,8 +175,9 @@ func (q *Queries) readUsersAhead(ctx context.Context) error {
 	}
 	r.usersAhead = true
 	var ids []string
-	for _, jobCtx := range q.batch.Contexts() {
-		for _, id := range service.UsersToRead(jobCtx) {
+	for _, said := range q.batch.Intents() {
+		intent, _ := said.(service.Intent) // nil for a job sent through sqldb.DB.InTx
+		for _, id := range intent.UsersToRead {
 			if payouts.ValidID(id) {
 				ids = append(ids, id)
 			}
