@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 )
@@ -30,6 +31,10 @@ type job struct {
 	// lazy jobs call Batch.BeforeStatement before each statement, so their savepoint is sent
 	// with their first statement, if any.
 	lazy bool
+	// runs counts the job's runs alone after a retryable failure; retryAt is when the next may
+	// start (writers.retries).
+	runs    int
+	retryAt time.Time
 }
 
 // Batch is what the jobs of one shared transaction share. A store keeps deferred writes in its
@@ -116,6 +121,14 @@ type writers struct {
 	between func()
 }
 
+// maxRuns is how many times a job that keeps failing retryably runs alone before its caller
+// hears the error.
+const maxRuns = 5
+
+// retryWait is how long a job that failed retryably after run n (from 1) waits before it runs
+// again: the conflict it lost (a lock another writer holds, SQLite busy) needs time to end.
+func retryWait(n int) time.Duration { return time.Duration(n*n) * 5 * time.Millisecond }
+
 func startWriters(pool *sql.DB, n int, between func()) *writers {
 	w := &writers{pool: pool, jobs: make(chan *job), quit: make(chan struct{}), between: between}
 	for range n {
@@ -149,15 +162,40 @@ func (w *writers) submit(ctx context.Context, lazy bool, intent any, fn func(*sq
 func (w *writers) run() {
 	defer w.wg.Done()
 	batch := make([]*job, 0, maxBatch)
+	// retries are this writer's jobs that failed retryably, each waiting for its retryAt: the
+	// writer takes new jobs meanwhile instead of sleeping while they wait.
+	var retries []*job
 	for {
+		batch = batch[:0]
+		var due <-chan time.Time
+		var timer *time.Timer
+		if len(retries) > 0 {
+			first := slices.MinFunc(retries, func(a, b *job) int { return a.retryAt.Compare(b.retryAt) })
+			timer = time.NewTimer(time.Until(first.retryAt))
+			due = timer.C
+		}
+		var quit bool
 		select {
 		case j := <-w.jobs:
-			batch = append(batch[:0], j)
+			batch = append(batch, j)
+		case <-due:
 		case <-w.quit:
+			quit = true
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if quit {
+			// Stopping: the jobs waiting to run again run now, once more, and are answered.
+			for _, j := range retries {
+				j.retryAt = time.Time{}
+				j.runs = maxRuns - 1
+			}
+			w.runDue(retries)
 			return
 		}
 	take:
-		for len(batch) < maxBatch {
+		for len(batch) > 0 && len(batch) < maxBatch {
 			select {
 			case j := <-w.jobs:
 				batch = append(batch, j)
@@ -165,54 +203,79 @@ func (w *writers) run() {
 				break take
 			}
 		}
-		w.runBatch(batch)
-		if w.between != nil {
-			w.between()
+		if len(batch) > 0 {
+			retries = append(retries, w.runBatch(batch)...)
+			w.afterBatch()
 		}
+		retries = w.runDue(retries)
 	}
+}
+
+func (w *writers) afterBatch() {
+	if w.between != nil {
+		w.between()
+	}
+}
+
+// runDue runs, each alone, the jobs of retries whose time has come, and returns those still
+// waiting and those that failed retryably again.
+func (w *writers) runDue(retries []*job) []*job {
+	now := time.Now()
+	var waiting []*job
+	for _, j := range retries {
+		if j.retryAt.After(now) {
+			waiting = append(waiting, j)
+			continue
+		}
+		waiting = append(waiting, w.runAlone(j)...)
+		w.afterBatch()
+	}
+	return waiting
 }
 
 // runBatch applies a batch and answers its callers after the commit. A job that failed alone
-// was rolled back to its savepoint and answers its own error; a job that lost a deadlock, or a
-// batch whose transaction failed as a whole, is run again alone.
-func (w *writers) runBatch(batch []*job) {
+// was rolled back to its savepoint and answers its own error; a job of a batch whose
+// transaction failed as a whole runs again at once, alone. A job that failed retryably (a lost
+// deadlock, a lock it would not wait for, SQLite busy) is returned, to run again alone later.
+func (w *writers) runBatch(batch []*job) (retries []*job) {
+	if len(batch) == 1 {
+		return w.runAlone(batch[0])
+	}
 	errs, txErr := w.apply(batch)
 	for i, j := range batch {
-		switch {
-		case txErr != nil && len(batch) > 1:
-			j.done <- w.alone(j)
-		case txErr != nil:
-			j.done <- w.retry(j, txErr)
-		default:
-			j.done <- w.retry(j, errs[i])
+		if txErr != nil {
+			retries = append(retries, w.runAlone(j)...)
+			continue
 		}
+		j.runs++
+		retries = append(retries, w.answer(j, errs[i])...)
 	}
+	return retries
 }
 
-// alone runs a job in its own transaction, retrying it while it loses deadlocks or finds the
-// database busy.
-func (w *writers) alone(j *job) error {
+// runAlone runs a job in its own transaction.
+func (w *writers) runAlone(j *job) (retry []*job) {
 	errs, err := w.apply([]*job{j})
 	if err == nil {
 		err = errs[0]
 	}
-	return w.retry(j, err)
+	j.runs++
+	return w.answer(j, err)
 }
 
-// retry runs a job that failed with err again alone while err is retryable: five runs in all.
-func (w *writers) retry(j *job, err error) error {
-	for attempt := 1; attempt < 5 && IsRetryable(err); attempt++ {
-		select {
-		case <-j.ctx.Done():
-			return j.ctx.Err()
-		case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
-		}
-		var errs []error
-		if errs, err = w.apply([]*job{j}); err == nil {
-			err = errs[0]
-		}
+// answer tells the job's caller err, or returns the job to run again later when err is
+// retryable and the job has runs left. A caller that gave up meanwhile hears why.
+func (w *writers) answer(j *job, err error) (retry []*job) {
+	switch {
+	case !IsRetryable(err):
+	case j.ctx.Err() != nil:
+		err = j.ctx.Err()
+	case j.runs < maxRuns:
+		j.retryAt = time.Now().Add(retryWait(j.runs))
+		return []*job{j}
 	}
-	return err
+	j.done <- err
+	return nil
 }
 
 // apply runs the jobs in one transaction and commits it. With several jobs each runs under a

@@ -1,0 +1,161 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// testWriters are writers over a fresh SQLite file, driven by the test itself: no goroutine
+// takes jobs, so each step the writer would take is one call.
+func testWriters(t *testing.T) *writers {
+	t.Helper()
+	db, err := open(context.Background(), filepath.Join(t.TempDir(), "w.db"), defaultTuning())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &writers{pool: db.writes}
+}
+
+func newJob(ctx context.Context, fn func(*sql.Tx, *Batch) error) *job {
+	return &job{ctx: ctx, fn: fn, done: make(chan error, 1), lazy: true}
+}
+
+// answered returns the job's answer, and whether it has one.
+func answered(j *job) (error, bool) {
+	select {
+	case err := <-j.done:
+		return err, true
+	default:
+		return nil, false
+	}
+}
+
+// TestRetryWaitsBehindWaitingJobs: a job that fails retryably is handed back to the writer to
+// run again later, unanswered, instead of the writer sleeping out its back-off while other jobs
+// wait: the job taken next runs first, and the retried job, when due, sees what it wrote.
+func TestRetryWaitsBehindWaitingJobs(t *testing.T) {
+	w := testWriters(t)
+	ctx := context.Background()
+	var runsA int
+	var ranB bool
+	a := newJob(ctx, func(*sql.Tx, *Batch) error {
+		runsA++
+		if !ranB {
+			return fmt.Errorf("lost a conflict: %w", ErrRetry)
+		}
+		return nil
+	})
+	b := newJob(ctx, func(*sql.Tx, *Batch) error { ranB = true; return nil })
+
+	retries := w.runBatch([]*job{a})
+	if err, ok := answered(a); ok || len(retries) != 1 || retries[0] != a || runsA != 1 {
+		t.Fatalf("after a retryable failure: answered %v (%v), %d to retry, %d runs; want unanswered, handed back after 1 run",
+			ok, err, len(retries), runsA)
+	}
+	if waiting := w.runDue(retries); len(waiting) != 1 || runsA != 1 {
+		t.Fatalf("before its back-off ended the job ran %d times and %d wait; want 1 run, still waiting", runsA, len(waiting))
+	}
+	if more := w.runBatch([]*job{b}); len(more) != 0 {
+		t.Fatalf("the next job was handed back: %d", len(more))
+	}
+	if err, ok := answered(b); !ok || err != nil {
+		t.Fatalf("the job taken next: answered %v, %v; want nil", ok, err)
+	}
+	a.retryAt = time.Now() // its back-off is over
+	if waiting := w.runDue(retries); len(waiting) != 0 {
+		t.Fatalf("%d jobs still wait after the retry ran", len(waiting))
+	}
+	if err, ok := answered(a); !ok || err != nil || runsA != 2 {
+		t.Fatalf("the retried job: answered %v, %v after %d runs; want nil after 2", ok, err, runsA)
+	}
+}
+
+// TestRetryGivesUp: a job that keeps failing retryably runs maxRuns times and its caller hears
+// the error; one whose caller gave up meanwhile is answered with the context's error at once.
+func TestRetryGivesUp(t *testing.T) {
+	conflict := fmt.Errorf("lost a conflict: %w", ErrRetry)
+	t.Run("runs out", func(t *testing.T) {
+		w := testWriters(t)
+		runs := 0
+		j := newJob(context.Background(), func(*sql.Tx, *Batch) error { runs++; return conflict })
+		for retries := w.runBatch([]*job{j}); len(retries) > 0; retries = w.runDue(retries) {
+			j.retryAt = time.Now()
+		}
+		if err, ok := answered(j); !ok || !errors.Is(err, ErrRetry) || runs != maxRuns {
+			t.Errorf("answered %v, %v after %d runs; want ErrRetry after %d", ok, err, runs, maxRuns)
+		}
+	})
+	t.Run("caller gave up", func(t *testing.T) {
+		w := testWriters(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		runs := 0
+		j := newJob(ctx, func(*sql.Tx, *Batch) error { runs++; cancel(); return conflict })
+		if retries := w.runBatch([]*job{j}); len(retries) != 0 {
+			t.Errorf("a job whose caller gave up was handed back to run again")
+		}
+		if err, ok := answered(j); !ok || !errors.Is(err, context.Canceled) || runs != 1 {
+			t.Errorf("answered %v, %v after %d runs; want context.Canceled after 1", ok, err, runs)
+		}
+	})
+}
+
+// TestCanceledJobOfBatchSkipped: a job taken into a batch whose caller gives up before it starts
+// never runs and answers the context's error; the batch's other jobs commit.
+func TestCanceledJobOfBatchSkipped(t *testing.T) {
+	w := testWriters(t)
+	if _, err := w.pool.Exec(`CREATE TABLE items (k INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	late, giveUp := context.WithCancel(context.Background())
+	insert := func(k int) func(*sql.Tx, *Batch) error {
+		return func(tx *sql.Tx, b *Batch) error {
+			if err := b.BeforeStatement(context.Background()); err != nil {
+				return err
+			}
+			_, err := tx.Exec(`INSERT INTO items (k) VALUES (?)`, k)
+			return err
+		}
+	}
+	first := newJob(context.Background(), func(tx *sql.Tx, b *Batch) error {
+		giveUp() // the next job's caller gives up while this one runs
+		return insert(1)(tx, b)
+	})
+	ranCanceled := false
+	canceled := newJob(late, func(tx *sql.Tx, b *Batch) error { ranCanceled = true; return insert(2)(tx, b) })
+	last := newJob(context.Background(), insert(3))
+	if retries := w.runBatch([]*job{first, canceled, last}); len(retries) != 0 {
+		t.Fatalf("%d jobs handed back", len(retries))
+	}
+	for i, j := range []*job{first, canceled, last} {
+		err, ok := answered(j)
+		want := error(nil)
+		if j == canceled {
+			want = context.Canceled
+		}
+		if !ok || !errors.Is(err, want) {
+			t.Errorf("job %d: answered %v, %v; want %v", i, ok, err, want)
+		}
+	}
+	var keys []int
+	rows, err := w.pool.Query(`SELECT k FROM items ORDER BY k`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k int
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	if ranCanceled || fmt.Sprint(keys) != "[1 3]" {
+		t.Errorf("canceled job ran: %v; rows %v, want [1 3]", ranCanceled, keys)
+	}
+}
