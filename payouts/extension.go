@@ -24,6 +24,7 @@ const (
 	ExtTransferReview      Extension = "transfer-review"       // POST /v2/transfers/{id}/review
 	ExtPayoutRequestReview Extension = "payout-request-review" // POST /v2/payout-requests/{id}/review
 	ExtPreflight           Extension = "preflight"             // POST /v2/payouts/preflight, /preflight-batch
+	ExtAppsEnvelope        Extension = "apps-envelope"         // GET /v2/apps?envelope=true: {has_more, data}
 )
 
 // Extensions is the answer of GET /v2/extensions: the names of the extensions the server offers.

@@ -14,7 +14,7 @@ func (h *handler) extensions(c *fiber.Ctx) error {
 		payouts.ExtStats, payouts.ExtEvents, payouts.ExtWebhookEndpoints, payouts.ExtIDLookup,
 		payouts.ExtSummaries, payouts.ExtUserFilters, payouts.ExtTransferFilters, payouts.ExtTransactionFilters,
 		payouts.ExtPayoutLinkFilters, payouts.ExtFlowFilters, payouts.ExtPayoutRequestQueue,
-		payouts.ExtTransferReview, payouts.ExtPayoutRequestReview, payouts.ExtPreflight,
+		payouts.ExtTransferReview, payouts.ExtPayoutRequestReview, payouts.ExtPreflight, payouts.ExtAppsEnvelope,
 	}}
 	if h.svc.Sandbox() {
 		x.Extensions = append(x.Extensions, payouts.ExtSandboxMessages)
