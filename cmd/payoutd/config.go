@@ -17,6 +17,7 @@ import (
 	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -39,6 +40,7 @@ type flags struct {
 	sandboxDelay, sandboxACHDelay      string
 	railLease                          string
 	webhookLease                       string
+	dbLockTimeout, dbStatementTimeout  string
 	metricsAddr                        string
 	ledgerCheckInterval, retention     string
 }
@@ -56,6 +58,10 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"log format: text (development) or json (production) (DISBURSE_LOG_FORMAT)")
 	fs.StringVar(&f.logLevel, "log-level", env("DISBURSE_LOG_LEVEL", "info"),
 		"log level: debug, info, warn or error (DISBURSE_LOG_LEVEL)")
+	fs.StringVar(&f.dbLockTimeout, "db-lock-timeout", env("DISBURSE_DB_LOCK_TIMEOUT", sqldb.DefaultLockTimeout.String()),
+		"PostgreSQL: how long a statement waits for a row lock before it fails (DISBURSE_DB_LOCK_TIMEOUT)")
+	fs.StringVar(&f.dbStatementTimeout, "db-statement-timeout", env("DISBURSE_DB_STATEMENT_TIMEOUT", sqldb.DefaultStatementTimeout.String()),
+		"PostgreSQL: how long a statement may run before it fails (DISBURSE_DB_STATEMENT_TIMEOUT)")
 	if !serve {
 		return
 	}
@@ -187,6 +193,8 @@ func (f *flags) config() (config, error) {
 		{"--sandbox-ach-delay", f.sandboxACHDelay, &cfg.service.SandboxACHDelay},
 		{"--rail-lease", f.railLease, &cfg.service.RailLease},
 		{"--webhook-lease", f.webhookLease, &cfg.service.WebhookLease},
+		{"--db-lock-timeout", f.dbLockTimeout, &cfg.service.DBTimeouts.Lock},
+		{"--db-statement-timeout", f.dbStatementTimeout, &cfg.service.DBTimeouts.Statement},
 		{"--shutdown-timeout", f.shutdownTimeout, &cfg.service.ShutdownTimeout},
 	} {
 		if d.value == "" {

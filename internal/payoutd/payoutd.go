@@ -25,6 +25,7 @@ import (
 	"github.com/disburse/disburse/internal/metrics"
 	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/internal/webhook"
 	"github.com/disburse/disburse/payouts"
@@ -88,6 +89,9 @@ type Config struct {
 	// WebhookLease is how long a worker holds the webhook deliveries it is sending (default one
 	// minute).
 	WebhookLease time.Duration
+	// DBTimeouts bound, on PostgreSQL, a statement's wait for a lock and its run (zero: the
+	// sqldb defaults, 5s and 30s).
+	DBTimeouts sqldb.Timeouts
 	// ShutdownTimeout bounds the wait for requests in flight when Serve's context ends.
 	ShutdownTimeout time.Duration
 	// LedgerCheckInterval is how often Serve checks every ledger's invariants (default
@@ -156,7 +160,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, cfg.DB)
+	st, err := store.OpenWith(ctx, cfg.DB, cfg.DBTimeouts)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

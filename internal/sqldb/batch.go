@@ -248,7 +248,7 @@ func (w *writers) runBatch(batch []*job) (retries []*job) {
 			continue
 		}
 		j.runs++
-		retries = append(retries, w.answer(j, errs[i])...)
+		retries = append(retries, w.answer(j, errs[i], false)...)
 	}
 	return retries
 }
@@ -260,14 +260,17 @@ func (w *writers) runAlone(j *job) (retry []*job) {
 		err = errs[0]
 	}
 	j.runs++
-	return w.answer(j, err)
+	return w.answer(j, err, true)
 }
 
 // answer tells the job's caller err, or returns the job to run again later when err is
-// retryable and the job has runs left. A caller that gave up meanwhile hears why.
-func (w *writers) answer(j *job, err error) (retry []*job) {
+// retryable and the job has runs left. A caller that gave up meanwhile hears why. A job that
+// ran alone waited for its row locks up to the lock timeout (a shared batch's jobs do not wait:
+// see the store's lockRow): one that ran out of it fails, rather than keep its caller waiting
+// that long again.
+func (w *writers) answer(j *job, err error, alone bool) (retry []*job) {
 	switch {
-	case !IsRetryable(err):
+	case !IsRetryable(err), alone && isLockNotAvailable(err):
 	case j.ctx.Err() != nil:
 		err = j.ctx.Err()
 	case j.runs < maxRuns:

@@ -14,7 +14,7 @@ import (
 // takes jobs, so each step the writer would take is one call.
 func testWriters(t *testing.T) *writers {
 	t.Helper()
-	db, err := open(context.Background(), filepath.Join(t.TempDir(), "w.db"), defaultTuning())
+	db, err := open(context.Background(), filepath.Join(t.TempDir(), "w.db"), defaultTuning(), Timeouts{})
 	if err != nil {
 		t.Fatal(err)
 	}

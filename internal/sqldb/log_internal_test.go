@@ -21,7 +21,7 @@ func TestLogRestartsUnderSteadyLoad(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "log.db")
 	const restartFrames = 256 // 1 MiB
-	db, err := open(ctx, path, tuning{checkpointEvery: 5 * time.Millisecond, logRestartFrames: restartFrames})
+	db, err := open(ctx, path, tuning{checkpointEvery: 5 * time.Millisecond, logRestartFrames: restartFrames}, Timeouts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestLogRestartsUnderSteadyLoad(t *testing.T) {
 // Once the reader is done the log restarts again.
 func TestLogRestartWaitsOutALongReader(t *testing.T) {
 	ctx := context.Background()
-	db, err := open(ctx, filepath.Join(t.TempDir(), "log.db"), tuning{checkpointEvery: 5 * time.Millisecond, logRestartFrames: 16})
+	db, err := open(ctx, filepath.Join(t.TempDir(), "log.db"), tuning{checkpointEvery: 5 * time.Millisecond, logRestartFrames: 16}, Timeouts{})
 	if err != nil {
 		t.Fatal(err)
 	}

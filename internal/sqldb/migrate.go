@@ -29,6 +29,13 @@ func (db *DB) Migrate(ctx context.Context, fsys fs.FS, dir, table string) error 
 	}
 	defer conn.Close()
 	if db.Dialect == Postgres {
+		// A migration may wait for another instance's and rebuild an index of a large table: the
+		// service's timeouts (OpenWith) are for its requests, not for this. RESET gives the
+		// connection its own back before the pool has it again.
+		if _, err := conn.ExecContext(ctx, `SET lock_timeout = 0; SET statement_timeout = 0`); err != nil {
+			return err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `RESET lock_timeout; RESET statement_timeout`)
 		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(hashtext($1))`, table); err != nil {
 			return fmt.Errorf("sqldb: migration lock: %w", err)
 		}

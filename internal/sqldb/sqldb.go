@@ -5,6 +5,7 @@
 package sqldb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -93,14 +94,35 @@ func IsPostgresDSN(dsn string) bool {
 // Commits are durable on both engines: a transaction that returned nil survives power loss
 // (SQLite synchronous=FULL, PostgreSQL synchronous_commit=on).
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	return open(ctx, dsn, defaultTuning())
+	return OpenWith(ctx, dsn, Timeouts{})
 }
 
-func open(ctx context.Context, dsn string, tune tuning) (*DB, error) {
+// Timeouts bound, on PostgreSQL, how long one statement may wait for a lock (Lock, the
+// session's lock_timeout) and how long it may run in all (Statement, statement_timeout): past
+// them it fails, and its caller hears the error instead of waiting on, with a writer and the
+// batch it runs held meanwhile. Zero is the default; SQLite waits for its write lock up to its
+// busy timeout instead.
+type Timeouts struct {
+	Lock, Statement time.Duration
+}
+
+// The default Timeouts: a row lock is held for a batch's few milliseconds, so a wait of seconds
+// means a stuck transaction elsewhere; the service runs no statement near half a minute.
+const (
+	DefaultLockTimeout      = 5 * time.Second
+	DefaultStatementTimeout = 30 * time.Second
+)
+
+// OpenWith is Open with the timeouts of PostgreSQL's statements.
+func OpenWith(ctx context.Context, dsn string, timeouts Timeouts) (*DB, error) {
+	return open(ctx, dsn, defaultTuning(), timeouts)
+}
+
+func open(ctx context.Context, dsn string, tune tuning, timeouts Timeouts) (*DB, error) {
 	var db *DB
 	var err error
 	if IsPostgresDSN(dsn) {
-		db, err = openPostgres(dsn)
+		db, err = openPostgres(dsn, timeouts)
 	} else {
 		db, err = openSQLite(dsn)
 	}
@@ -130,18 +152,23 @@ func open(ctx context.Context, dsn string, tune tuning) (*DB, error) {
 	return db, nil
 }
 
-func openPostgres(dsn string) (*DB, error) {
+func openPostgres(dsn string, timeouts Timeouts) (*DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
 	cfg.RuntimeParams["synchronous_commit"] = "on"
+	cfg.RuntimeParams["lock_timeout"] = milliseconds(cmp.Or(timeouts.Lock, DefaultLockTimeout))
+	cfg.RuntimeParams["statement_timeout"] = milliseconds(cmp.Or(timeouts.Statement, DefaultStatementTimeout))
 	sqlDB := stdlib.OpenDB(*cfg)
 	sqlDB.SetMaxOpenConns(20)
 	sqlDB.SetMaxIdleConns(20)
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	return &DB{DB: sqlDB, writes: sqlDB, Dialect: Postgres}, nil
 }
+
+// milliseconds is d as a PostgreSQL setting in milliseconds, at least 1 (0 would turn it off).
+func milliseconds(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
 
 // busyTimeoutMS is how long a SQLite connection waits for a lock another process holds.
 const busyTimeoutMS = 10000
@@ -368,6 +395,13 @@ func IsRetryable(err error) bool {
 		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 	}
 	return false
+}
+
+// isLockNotAvailable reports whether err is PostgreSQL's lock_not_available: a lock not waited
+// for (NOWAIT) or waited for past the lock timeout.
+func isLockNotAvailable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
 
 // Micros converts t to the integer microseconds since the epoch that both engines store.

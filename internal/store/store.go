@@ -52,7 +52,12 @@ type conn interface {
 
 // Open opens dsn (a SQLite file path or a postgres:// URL) and brings its schema up to date.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	db, err := sqldb.Open(ctx, dsn)
+	return OpenWith(ctx, dsn, sqldb.Timeouts{})
+}
+
+// OpenWith is Open with the timeouts of PostgreSQL's statements.
+func OpenWith(ctx context.Context, dsn string, timeouts sqldb.Timeouts) (*Store, error) {
+	db, err := sqldb.OpenWith(ctx, dsn, timeouts)
 	if err != nil {
 		return nil, err
 	}
