@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -18,30 +20,12 @@ import (
 	"github.com/disburse/disburse/web"
 )
 
-// ApprovalPolicy is the maker-checker rule: a payout or payout link of more than Above, made by
-// one operator, waits until another operator whose role is one of Approvers approves it. Payout
-// requests made through the API wait in the same queue, whatever their amount, under the same
-// role rule.
-type ApprovalPolicy struct {
-	On        bool          // off: nothing the dashboard sends is held
-	Above     payouts.Money // held when the amount is more than this; equal goes through
-	Approvers []dashstore.Role
-}
-
-// DefaultApprovalPolicy is the policy of a dashboard not told otherwise: more than $1,000.00
-// waits for an admin or a manager. The dashboard's flags take their defaults from it.
-func DefaultApprovalPolicy() ApprovalPolicy {
-	return ApprovalPolicy{On: true, Above: 1000_00, Approvers: []dashstore.Role{dashstore.RoleAdmin, dashstore.RoleManager}}
-}
-
-// holds reports whether a request of amount waits for a second operator.
-func (p ApprovalPolicy) holds(amount payouts.Money) bool { return p.On && amount > p.Above }
-
 // The kinds of request an approval may hold.
 const (
 	kindPayout     = "payout"
 	kindPayoutLink = "payout_link"
 	kindBulk       = "bulk"
+	kindTransfer   = "transfer" // money moved from the app into a user's wallet
 )
 
 // approvalKind runs the held requests of one kind once approved. A new kind (a bulk payout job,
@@ -52,6 +36,17 @@ type approvalKind struct {
 	// run sends the stored request, with its idempotency key, and returns the id of what it made;
 	// by is the operator who approved it.
 	run func(ctx context.Context, request []byte, by dashstore.Operator) (resultID string, err error)
+	// outflows is what an approved request of this kind sends, as the policy counts it; nil: the
+	// approval's amount to its payee, under its idempotency key.
+	outflows func(ctx context.Context, a dashstore.Approval) ([]dashstore.Outflow, error)
+}
+
+// outflowsOf is what approving a sends, as the policy counts it, to its maker.
+func (k approvalKind) outflowsOf(ctx context.Context, a dashstore.Approval) ([]dashstore.Outflow, error) {
+	if k.outflows != nil {
+		return k.outflows(ctx, a)
+	}
+	return []dashstore.Outflow{{Key: a.IdempotencyKey, Kind: a.Kind, Payee: a.PayeeKey, OperatorID: a.MakerID, Amount: a.Amount}}, nil
 }
 
 // what names a held request of this kind in flashes and the audit log: "$1,200.00 payout to Ada".
@@ -67,7 +62,9 @@ func (h *Handlers) approvalKinds() map[string]approvalKind {
 			run: runStored(h.payouts.CreatePayout, func(t *payouts.Transfer) string { return t.ID })},
 		kindPayoutLink: {label: "Payout link", resultURL: paths.PayoutLink,
 			run: runStored(h.payouts.CreatePayoutLink, func(l *payouts.PayoutLink) string { return l.ID })},
-		kindBulk: {label: "Bulk payout", resultURL: paths.Bulk, run: h.runApprovedBulk},
+		kindTransfer: {label: "Transfer", resultURL: paths.Transfer,
+			run: runStored(h.payouts.CreateTransfer, func(t *payouts.Transfer) string { return t.ID })},
+		kindBulk: {label: "Bulk payout", resultURL: paths.Bulk, run: h.runApprovedBulk, outflows: h.approvedBulkOutflows},
 	}
 }
 
@@ -88,36 +85,49 @@ func runStored[R, T any](call func(context.Context, R) (*T, error), idOf func(*T
 
 // heldRequest is a validated request that may have to wait for approval.
 type heldRequest struct {
-	kind    string
-	amount  payouts.Money
-	key     *string                       // the request's idempotency key; one is made when the form sent none
-	userID  string                        // the payee when a user, named from the service; else payee
-	payee   *payouts.Payee                // a payout link's payee as given
-	payees  string                        // who a request of many payees pays, in words
-	method  string                        // how it would be paid, in words
-	request interface{ Validate() error } // stored as JSON, after key is set
+	kind     string
+	amount   payouts.Money
+	key      *string                       // the request's idempotency key; one is made when the form sent none
+	userID   string                        // the payee when a user, named from the service; else payee
+	payee    *payouts.Payee                // a payout link's payee as given
+	payees   string                        // who a request of many payees pays, in words
+	method   string                        // how it would be paid, in words
+	request  interface{ Validate() error } // stored as JSON, after key is set
+	payeeKey string                        // who the policy counts it to (dashstore.Outflow.Payee)
+	flows    []dashstore.Outflow           // a request of many payees' flows; else one of amount to payeeKey
 }
 
-// holdAboveThreshold stores r for a second operator when the policy holds its amount, and answers
-// with the approval's page ("Waiting for approval"); held reports that it did. Otherwise it does
-// nothing and the caller sends the request itself.
-func (h *Handlers) holdAboveThreshold(c *fiber.Ctx, r heldRequest) (held bool, err error) {
-	// A request the service would refuse goes on to it, and its problems to the form, as below
-	// the threshold.
-	if !h.policy.holds(r.amount) || r.request.Validate() != nil {
+// holdByPolicy asks the approval policy about r (dashstore.Store.AdmitOutflows, the one place
+// that decides). When the policy holds it, it stores r for a second operator and answers with
+// the approval's page ("Waiting for approval"), and held reports that it did. Otherwise r now
+// counts in the policy's totals and the caller sends it; should the service refuse it, the
+// caller calls h.refused with the key, so that it stops counting.
+func (h *Handlers) holdByPolicy(c *fiber.Ctx, r heldRequest) (held bool, err error) {
+	// A request the service would refuse goes on to it, and its problems to the form: it sends
+	// nothing, so it neither waits nor counts.
+	if !h.policy.On || r.request.Validate() != nil {
 		return false, nil
 	}
 	ctx := c.UserContext()
 	if *r.key == "" {
 		*r.key = uuid.NewString()
 	}
+	maker := h.operatorOf(c)
+	flows := r.flows
+	if flows == nil {
+		flows = []dashstore.Outflow{{Key: *r.key, Kind: r.kind, Payee: r.payeeKey, OperatorID: maker.ID, Amount: r.amount}}
+	}
+	reasons, err := h.store.AdmitOutflows(ctx, h.policy, flows, h.now())
+	if err != nil || len(reasons) == 0 {
+		return false, err
+	}
 	request, err := json.Marshal(r.request)
 	if err != nil {
 		return true, err
 	}
-	maker := h.operatorOf(c)
 	a := dashstore.Approval{Kind: r.kind, Request: string(request), IdempotencyKey: *r.key, Amount: r.amount,
-		AppID: h.appID, UserID: r.userID, Method: r.method, MakerID: maker.ID, MakerEmail: maker.Email}
+		AppID: h.appID, UserID: r.userID, PayeeKey: r.payeeKey, Method: r.method, MakerID: maker.ID, MakerEmail: maker.Email,
+		HeldFor: reasons}
 	switch {
 	case r.payees != "":
 		a.PayeeName = r.payees
@@ -138,9 +148,55 @@ func (h *Handlers) holdAboveThreshold(c *fiber.Ctx, r heldRequest) (held bool, e
 	if created { // not again for a form sent twice
 		h.audit(c, "approval.request", "approval", a.ID, "asked for approval of a "+what)
 	}
-	web.Flash(c, web.FlashInfo, "Waiting for approval: the "+what+" is above "+h.policy.Above.String()+
-		", so another operator must approve it.")
+	web.Flash(c, web.FlashInfo, "Waiting for approval: "+h.holdReasonText(a, a.HeldFor[0])+
+		" Another operator must approve the "+what+".")
 	return true, web.Redirect(c, paths.Approval(a.ID))
+}
+
+// refused stops counting the request with keys in the policy's totals: the service refused it, so
+// it moved nothing. Counting it on would only hold later requests early, so a failure to
+// forget it is logged, not shown.
+func (h *Handlers) refused(ctx context.Context, keys ...string) {
+	if !h.policy.On || len(keys) == 0 {
+		return
+	}
+	if err := h.store.ReleaseOutflows(ctx, keys...); err != nil {
+		h.log.Warn("approval totals: a refused request still counts", "keys", len(keys), "err", err)
+	}
+}
+
+// holdReasonText says why the policy held a, with the totals then: "Ada Lovelace received
+// $2,500.00 in the last 24 h; with this $600.00, $3,100.00: more than the limit of $3,000.00."
+func (h *Handlers) holdReasonText(a dashstore.Approval, r dashstore.HoldReason) string {
+	switch r.Rule {
+	case dashstore.HoldRequest:
+		return "this request is " + r.Adding.String() + ", more than " + r.Limit.String() + " at once."
+	case dashstore.HoldPayee:
+		who := "the payee " + r.Who
+		if r.Who == a.PayeeKey && a.PayeeName != "" {
+			who = a.PayeeName
+		}
+		return who + " received " + r.Sent.String() + " in the last " + windowText(r.Window) + "; with this " +
+			r.Adding.String() + ", " + (r.Sent + r.Adding).String() + ": more than the limit of " + r.Limit.String() + "."
+	default:
+		who := "operator " + r.Who
+		if r.Who == a.MakerID {
+			who = a.MakerEmail
+		}
+		return who + " sent " + r.Sent.String() + " in the last " + windowText(r.Window) + "; with this " +
+			r.Adding.String() + ", " + (r.Sent + r.Adding).String() + ": more than the limit of " + r.Limit.String() + "."
+	}
+}
+
+// windowText is a window in words: "24 h", "30 min".
+func windowText(d time.Duration) string {
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return strconv.Itoa(int(d/time.Hour)) + " h"
+	case d >= time.Minute && d%time.Minute == 0:
+		return strconv.Itoa(int(d/time.Minute)) + " min"
+	}
+	return d.String()
 }
 
 // mayDecide refuses, with the reason, an operator who may not approve or reject a request that
@@ -277,6 +333,14 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 	if err != nil || !started {
 		return h.alreadyDecided(c, id, err)
 	}
+	// Approved, it counts in its maker's and payees' totals, limits or not, before it is sent.
+	flows, err := kind.outflowsOf(ctx, a)
+	if err != nil {
+		return err
+	}
+	if err := h.store.RecordOutflows(ctx, flows, h.now()); err != nil {
+		return err
+	}
 	resultID, err := kind.run(ctx, []byte(a.Request), op)
 	var refused *payouts.Error
 	switch {
@@ -285,6 +349,11 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 		if _, err := h.store.FinishApproval(ctx, id, dashstore.ApprovalFailed, "", refused.Message, h.now()); err != nil {
 			return err
 		}
+		keys := make([]string, len(flows))
+		for i, f := range flows {
+			keys[i] = f.Key
+		}
+		h.refused(ctx, keys...)
 		h.audit(c, "approval.fail", "approval", id, "approved the "+what+"; the service refused it: "+refused.Message)
 		web.Flash(c, web.FlashError, "Approved, but the "+what+" failed: "+refused.Message)
 	case err != nil:

@@ -79,6 +79,9 @@ func (h *Handlers) approvalRow(a dashstore.Approval) pages.ApprovalItem {
 	if a.UserID != "" {
 		item.PayeeURL = paths.User(a.UserID)
 	}
+	for _, r := range a.HeldFor {
+		item.HeldFor = append(item.HeldFor, h.holdReasonText(a, r))
+	}
 	if kind, ok := h.kinds[a.Kind]; ok {
 		item.Kind = kind.label
 		if a.ResultID != "" {

@@ -219,11 +219,17 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 	}
 	// A job confirmed before (resumed, or its failed rows retried) was approved or below the
 	// threshold then; a new one above it waits for a second operator.
+	op := h.operatorOf(c)
 	if p.Job.Status == dashstore.BulkPreviewed {
+		rows, err := h.store.BulkRows(ctx, p.Job.ID)
+		if err != nil {
+			return err
+		}
 		key := p.Job.ID
-		held, err := h.holdAboveThreshold(c, heldRequest{kind: kindBulk, amount: payouts.Money(p.Summary.Total - p.Summary.PaidAmount),
+		held, err := h.holdByPolicy(c, heldRequest{kind: kindBulk, amount: payouts.Money(p.Summary.Total - p.Summary.PaidAmount),
 			key: &key, payees: fmt.Sprintf("%d rows of %s", p.Summary.Good, p.Job.FileName),
-			method: "as each row of the file says", request: bulkApproval{JobID: p.Job.ID}})
+			method: "as each row of the file says", request: bulkApproval{JobID: p.Job.ID},
+			flows: bulkOutflows(p.Job.ID, rows, op.ID)})
 		if held || err != nil {
 			return err
 		}
@@ -231,7 +237,6 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 	if err := h.bulkRetryPlan(ctx, &p); err != nil {
 		return err
 	}
-	op := h.operatorOf(c)
 	if err := h.startBulkJob(ctx, p.Job.ID, op); err != nil {
 		return err
 	}
@@ -266,6 +271,32 @@ func (h *Handlers) runApprovedBulk(ctx context.Context, request []byte, by dashs
 		return "", err
 	}
 	return r.JobID, h.startBulkJob(ctx, r.JobID, by)
+}
+
+// approvedBulkOutflows is what approving a bulk payout sends, row by row, as the policy counts it.
+func (h *Handlers) approvedBulkOutflows(ctx context.Context, a dashstore.Approval) ([]dashstore.Outflow, error) {
+	var r bulkApproval
+	if err := json.Unmarshal([]byte(a.Request), &r); err != nil {
+		return nil, err
+	}
+	rows, err := h.store.BulkRows(ctx, r.JobID)
+	if err != nil {
+		return nil, err
+	}
+	return bulkOutflows(r.JobID, rows, a.MakerID), nil
+}
+
+// bulkOutflows is what a job's good rows not yet paid send, one flow a row, as the approval
+// policy counts them: each to its user, all by operatorID.
+func bulkOutflows(jobID string, rows []dashstore.BulkRow, operatorID string) []dashstore.Outflow {
+	flows := []dashstore.Outflow{}
+	for _, r := range rows {
+		if r.Problem == "" && r.Outcome != dashstore.BulkPaid {
+			flows = append(flows, dashstore.Outflow{Key: dashstore.BulkOutflowKey(jobID, r.Row), Kind: kindBulk,
+				Payee: r.UserID, OperatorID: operatorID, Amount: payouts.Money(r.Amount)})
+		}
+	}
+	return flows
 }
 
 // cancelBulk drops a job that was not confirmed.

@@ -38,6 +38,9 @@ type Store interface {
 	StartApproval(ctx context.Context, id string, checker dashstore.Operator, now time.Time) (dashstore.Approval, bool, error)
 	FinishApproval(ctx context.Context, id string, status dashstore.ApprovalStatus, resultID, reason string, now time.Time) (dashstore.Approval, error)
 	RejectApproval(ctx context.Context, id string, checker dashstore.Operator, reason string, now time.Time) (dashstore.Approval, bool, error)
+	AdmitOutflows(ctx context.Context, p dashstore.ApprovalPolicy, flows []dashstore.Outflow, now time.Time) ([]dashstore.HoldReason, error)
+	RecordOutflows(ctx context.Context, flows []dashstore.Outflow, now time.Time) error
+	ReleaseOutflows(ctx context.Context, keys ...string) error
 }
 
 // Config is what the handlers are built from.
@@ -51,8 +54,9 @@ type Config struct {
 	Now      func() time.Time
 	Password web.PasswordParams // costs of the password hashes the handlers make
 	Logger   *slog.Logger
-	// Approvals holds payouts above a threshold for a second operator; the zero value holds none.
-	Approvals ApprovalPolicy
+	// Approvals holds payouts above a threshold, or past a limit of a window per payee or per
+	// operator, for a second operator; the zero value holds none.
+	Approvals dashstore.ApprovalPolicy
 	// BulkBatchWait bounds how long a bulk job waits for one of its transfer batches to finish
 	// (default DefaultBulkBatchWait); its rows are then left unsettled, to be checked again.
 	// BulkPoll is how often the job asks (default 300ms).
@@ -87,7 +91,7 @@ type Handlers struct {
 	bulkLease time.Duration
 	bulkWait  time.Duration
 	bulkPoll  time.Duration
-	policy    ApprovalPolicy
+	policy    dashstore.ApprovalPolicy
 	kinds     map[string]approvalKind // what an approval can hold (approvalKinds)
 }
 

@@ -28,7 +28,7 @@ import (
 var testPassword = web.PasswordParams{Memory: 1024, Time: 1, Threads: 1}
 
 // testApprovals is the dashboard's default approval policy: above $1,000.00, by admins and managers.
-var testApprovals = handlers.DefaultApprovalPolicy()
+var testApprovals = dashstore.DefaultApprovalPolicy()
 
 // harness is a whole dashboard: a real store on SQLite, the web server and every handler.
 type harness struct {

@@ -38,8 +38,9 @@ func (h *Handlers) sendPayout(c *fiber.Ctx) error {
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
 	}
 	// A payout the service would refuse is not held for a second operator: its problems go to
-	// the form, as the service would answer them below the threshold.
-	if h.policy.holds(amount) {
+	// the form, as the service would answer them. Whether it would be held depends on the totals
+	// (holdByPolicy), so every payout is asked about while the policy is on.
+	if h.policy.On {
 		pf, err := h.preflightPayout(c.UserContext(), req)
 		if err != nil {
 			return err
@@ -48,12 +49,13 @@ func (h *Handlers) sendPayout(c *fiber.Ctx) error {
 			return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
 		}
 	}
-	if held, err := h.holdAboveThreshold(c, heldRequest{kind: kindPayout, amount: amount, key: &req.IdempotencyKey,
-		userID: id, method: req.Platform.Label(), request: &req}); held || err != nil {
+	if held, err := h.holdByPolicy(c, heldRequest{kind: kindPayout, amount: amount, key: &req.IdempotencyKey,
+		userID: id, payeeKey: id, method: req.Platform.Label(), request: &req}); held || err != nil {
 		return err
 	}
 	t, err := h.payouts.CreatePayout(c.UserContext(), req)
 	if formFailed(err, &form) {
+		h.refused(c.UserContext(), req.IdempotencyKey)
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
 	}
 	if err != nil {

@@ -90,12 +90,18 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 	if problemsFound(&form, req.Validate) {
 		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
 	}
-	if held, err := h.holdAboveThreshold(c, heldRequest{kind: kindPayoutLink, amount: amount, key: &req.IdempotencyKey,
-		userID: req.UserID, payee: req.Payee, method: pages.LinkMethod(req.Delivery.Method), request: &req}); held || err != nil {
+	payeeKey := req.UserID
+	if payeeKey == "" && req.Payee != nil {
+		payeeKey = dashstore.PayeeContactKey(req.Payee.Email, req.Payee.CountryCode, req.Payee.PhoneNumber)
+	}
+	if held, err := h.holdByPolicy(c, heldRequest{kind: kindPayoutLink, amount: amount, key: &req.IdempotencyKey,
+		userID: req.UserID, payee: req.Payee, payeeKey: payeeKey, method: pages.LinkMethod(req.Delivery.Method),
+		request: &req}); held || err != nil {
 		return err
 	}
 	l, err := h.payouts.CreatePayoutLink(c.UserContext(), req)
 	if formFailed(err, &form) {
+		h.refused(c.UserContext(), req.IdempotencyKey)
 		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
 	}
 	if err != nil {

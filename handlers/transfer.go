@@ -46,13 +46,23 @@ func (h *Handlers) moveMoney(c *fiber.Ctx) error {
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{transfer: form})
 	}
 	// The API's sign: negative moves money from the app to the user, positive back to the app.
+	toUser := form.Value("direction") != pages.DirectionFromUser
 	signed, what := -amount, amount.String()+" to the user"
-	if form.Value("direction") == pages.DirectionFromUser {
+	if !toUser {
 		signed, what = amount, amount.String()+" from the user to the app"
 	}
-	t, err := h.payouts.CreateTransfer(c.UserContext(), payouts.CreateTransferRequest{
-		UserID: id, Amount: int64(signed), IdempotencyKey: idempotencyKeyOf(form)})
+	req := payouts.CreateTransferRequest{UserID: id, Amount: int64(signed), IdempotencyKey: idempotencyKeyOf(form)}
+	// Money into a user's wallet is theirs to pay out: the approval policy counts and holds it as
+	// a payout. Money back to the app sends nobody anything.
+	if toUser {
+		if held, err := h.holdByPolicy(c, heldRequest{kind: kindTransfer, amount: amount, key: &req.IdempotencyKey,
+			userID: id, payeeKey: id, method: "To the user's wallet", request: &req}); held || err != nil {
+			return err
+		}
+	}
+	t, err := h.payouts.CreateTransfer(c.UserContext(), req)
 	if formFailed(err, &form) {
+		h.refused(c.UserContext(), req.IdempotencyKey)
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{transfer: form})
 	}
 	if err != nil {

@@ -44,7 +44,7 @@ type config struct {
 	MetricsAddr    string             // internal address of /metrics and pprof; empty = off
 	Password       web.PasswordParams // zero = web.DefaultPasswordParams; tests make it cheap
 
-	Approvals handlers.ApprovalPolicy // payouts above a threshold wait for a second operator
+	Approvals dashstore.ApprovalPolicy // payouts above a threshold or past a window's limits wait for a second operator
 	// BulkBatchWait is how long a bulk payout waits for one of its transfer batches to finish.
 	BulkBatchWait time.Duration
 	// BulkLease is how long a bulk payout stays this process's after it last renewed its hold;
@@ -58,8 +58,8 @@ const defaultAddr = "127.0.0.1:8080"
 func parseConfig(args []string, getenv func(string) string, output io.Writer) (config, error) {
 	env := cli.Env(getenv)
 	var c config
-	var trusted, encryptionKey, secure, threshold, approvers, bulkWait, bulkLease string
-	approvals := handlers.DefaultApprovalPolicy()
+	var trusted, encryptionKey, secure, threshold, approvers, bulkWait, bulkLease, window, payeeLimit, operatorLimit string
+	approvals := dashstore.DefaultApprovalPolicy()
 	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
 	fs.SetOutput(output)
 	fs.StringVar(&c.Addr, "addr", env("DISBURSE_DASHBOARD_ADDR", defaultAddr), "dashboard listen address (DISBURSE_DASHBOARD_ADDR)")
@@ -91,7 +91,13 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("DISBURSE_METRICS_ADDR", ""),
 		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9091; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
 	fs.StringVar(&threshold, "approval-threshold", env("DISBURSE_APPROVAL_THRESHOLD", approvals.Above.Decimal()),
-		"payouts and payout links of more than this many dollars wait for a second operator's approval; off = none wait (DISBURSE_APPROVAL_THRESHOLD)")
+		"a payout, payout link, transfer to a user or bulk file of more than this many dollars waits for a second operator's approval; off = nothing waits (DISBURSE_APPROVAL_THRESHOLD)")
+	fs.StringVar(&window, "approval-window", env("DISBURSE_APPROVAL_WINDOW", approvals.Window.String()),
+		"the rolling window over which --approval-payee-limit and --approval-operator-limit add up what the dashboard sent (DISBURSE_APPROVAL_WINDOW)")
+	fs.StringVar(&payeeLimit, "approval-payee-limit", env("DISBURSE_APPROVAL_PAYEE_LIMIT", approvals.PayeeLimit.Decimal()),
+		"dollars one payee may be sent in a window before the next request to them waits for approval; off = no limit (DISBURSE_APPROVAL_PAYEE_LIMIT)")
+	fs.StringVar(&operatorLimit, "approval-operator-limit", env("DISBURSE_APPROVAL_OPERATOR_LIMIT", approvals.OperatorLimit.Decimal()),
+		"dollars one operator may send in a window before their next request waits for approval; off = no limit (DISBURSE_APPROVAL_OPERATOR_LIMIT)")
 	fs.StringVar(&approvers, "approver-roles", env("DISBURSE_APPROVER_ROLES", strings.Join(roleNames(approvals.Approvers), ",")),
 		"comma-separated roles that may approve held payouts and API payout requests (DISBURSE_APPROVER_ROLES)")
 	fs.StringVar(&bulkWait, "bulk-batch-wait", env("DISBURSE_BULK_BATCH_WAIT", handlers.DefaultBulkBatchWait.String()),
@@ -169,6 +175,24 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 			bad("--approval-threshold %q: want an amount of dollars like 1000.00, or off", threshold)
 		}
 		c.Approvals.On, c.Approvals.Above = true, above
+	}
+	if d, err := time.ParseDuration(window); err != nil || d <= 0 {
+		bad("--approval-window %q: want a positive duration like 24h", window)
+	} else {
+		c.Approvals.Window = d
+	}
+	for _, l := range []struct {
+		flag, value string
+		limit       *payouts.Money
+	}{{"--approval-payee-limit", payeeLimit, &c.Approvals.PayeeLimit}, {"--approval-operator-limit", operatorLimit, &c.Approvals.OperatorLimit}} {
+		if l.value == "off" {
+			continue // 0: no limit
+		}
+		if m, err := payouts.ParseDollars(l.value); err != nil || m <= 0 {
+			bad("%s %q: want an amount of dollars more than 0 like 3000.00, or off", l.flag, l.value)
+		} else {
+			*l.limit = m
+		}
 	}
 	for _, r := range cli.List(approvers) {
 		if role := dashstore.Role(r); role.Valid() {

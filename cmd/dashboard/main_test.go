@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/dashstore"
 )
@@ -208,8 +207,10 @@ func TestParseConfig(t *testing.T) {
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: "nope"},
 		{name: "approvals by default", check: func(t *testing.T, c config) {
 			// The flags' defaults are written from the policy's, and must read back as it.
-			want := handlers.DefaultApprovalPolicy()
-			if c.Approvals.On != want.On || c.Approvals.Above != want.Above || !slices.Equal(c.Approvals.Approvers, want.Approvers) {
+			want := dashstore.DefaultApprovalPolicy()
+			if c.Approvals.On != want.On || c.Approvals.Above != want.Above || c.Approvals.Window != want.Window ||
+				c.Approvals.PayeeLimit != want.PayeeLimit || c.Approvals.OperatorLimit != want.OperatorLimit ||
+				!slices.Equal(c.Approvals.Approvers, want.Approvers) {
 				t.Errorf("approvals: %+v, want %+v", c.Approvals, want)
 			}
 		}},
@@ -226,6 +227,15 @@ func TestParseConfig(t *testing.T) {
 				}
 			}},
 		{name: "negative threshold", args: []string{"--approval-threshold", "-1"}, wantErr: "--approval-threshold"},
+		{name: "approval totals configured", args: []string{"--approval-window", "48h", "--approval-payee-limit", "5000",
+			"--approval-operator-limit", "off"}, check: func(t *testing.T, c config) {
+			if c.Approvals.Window != 48*time.Hour || c.Approvals.PayeeLimit != 5000_00 || c.Approvals.OperatorLimit != 0 {
+				t.Errorf("approvals: %+v", c.Approvals)
+			}
+		}},
+		{name: "approval window not a duration", args: []string{"--approval-window", "a day"}, wantErr: "--approval-window"},
+		{name: "approval payee limit zero", args: []string{"--approval-payee-limit", "0"}, wantErr: "--approval-payee-limit"},
+		{name: "approval operator limit not an amount", args: []string{"--approval-operator-limit", "lots"}, wantErr: "--approval-operator-limit"},
 		{name: "bulk batch wait", env: map[string]string{"DISBURSE_BULK_BATCH_WAIT": "90s"}, check: func(t *testing.T, c config) {
 			if c.BulkBatchWait != 90*time.Second {
 				t.Errorf("bulk batch wait %v, want 90s", c.BulkBatchWait)

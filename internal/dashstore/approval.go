@@ -3,6 +3,7 @@ package dashstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -36,6 +37,7 @@ type Approval struct {
 	Amount         payouts.Money
 	AppID          string
 	UserID         string // the payee when a user; empty for a payout link to a payee by contact
+	PayeeKey       string // the payee as the policy counts them (Outflow.Payee)
 	PayeeName      string // who would be paid, as the maker saw them
 	PayeeEmail     string
 	Method         string // how, in words ("PayPal", "Payout link by email")
@@ -44,23 +46,28 @@ type Approval struct {
 	Status         ApprovalStatus
 	CheckerID      string
 	CheckerEmail   string
-	Reason         string // the checker's reason for a rejection, or the service's for a failure
-	ResultID       string // the id of what the approved request made (a transfer, a payout link)
+	Reason         string       // the checker's reason for a rejection, or the service's for a failure
+	ResultID       string       // the id of what the approved request made (a transfer, a payout link)
+	HeldFor        []HoldReason // why the policy held it, with the totals then
 	Created        time.Time
 	Decided        time.Time // zero while pending
 }
 
 const approvalColumns = `id, kind, request, idempotency_key, amount, app_id, user_id, payee_name, payee_email, method,
-	maker_id, maker_email, status, checker_id, checker_email, reason, result_id, created_at, decided_at`
+	maker_id, maker_email, status, checker_id, checker_email, reason, result_id, created_at, decided_at, payee_key, held_for`
 
 func scanApproval(row interface{ Scan(...any) error }) (Approval, error) {
 	var a Approval
 	var created, decided int64
+	var heldFor string
 	err := row.Scan(&a.ID, &a.Kind, &a.Request, &a.IdempotencyKey, &a.Amount, &a.AppID, &a.UserID, &a.PayeeName, &a.PayeeEmail,
 		&a.Method, &a.MakerID, &a.MakerEmail, &a.Status, &a.CheckerID, &a.CheckerEmail, &a.Reason, &a.ResultID,
-		&created, &decided)
+		&created, &decided, &a.PayeeKey, &heldFor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, payouts.Errorf(payouts.ENotFound, "approval not found")
+	}
+	if err == nil && heldFor != "" {
+		err = json.Unmarshal([]byte(heldFor), &a.HeldFor)
 	}
 	a.Created = sqldb.FromMicros(created)
 	if decided != 0 {
@@ -76,11 +83,17 @@ func (s *Store) CreateApproval(ctx context.Context, a *Approval, now time.Time) 
 	if a.Kind == "" || a.Request == "" || a.IdempotencyKey == "" || a.MakerID == "" {
 		return false, payouts.Errorf(payouts.EInvalidInput, "an approval needs a kind, a request, an idempotency key and a maker")
 	}
+	var heldFor []byte
+	if len(a.HeldFor) > 0 {
+		if heldFor, err = json.Marshal(a.HeldFor); err != nil {
+			return false, err
+		}
+	}
 	a.ID, a.Status, a.Created = uuid.NewString(), ApprovalPending, now.UTC()
 	_, err = s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO approvals (`+approvalColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', '', '', ?, 0)`),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', '', '', ?, 0, ?, ?)`),
 		a.ID, a.Kind, a.Request, a.IdempotencyKey, a.Amount, a.AppID, a.UserID, a.PayeeName, a.PayeeEmail, a.Method,
-		a.MakerID, a.MakerEmail, a.Status, sqldb.Micros(now))
+		a.MakerID, a.MakerEmail, a.Status, sqldb.Micros(now), a.PayeeKey, string(heldFor))
 	if sqldb.IsUniqueViolation(err) {
 		*a, err = scanApproval(s.db.QueryRowContext(ctx,
 			s.db.Rebind(`SELECT `+approvalColumns+` FROM approvals WHERE idempotency_key = ?`), a.IdempotencyKey))

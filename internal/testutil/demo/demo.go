@@ -115,7 +115,7 @@ func Start(ctx context.Context, dir string, log *slog.Logger) (d *Demo, err erro
 		return d, err
 	}
 	if _, err := handlers.Register(handlers.Config{Web: srv, Store: d.Store, Payouts: d.API, AppID: d.AppID,
-		Now: time.Now, Password: password, Logger: log, Approvals: handlers.DefaultApprovalPolicy()}); err != nil {
+		Now: time.Now, Password: password, Logger: log, Approvals: dashstore.DefaultApprovalPolicy()}); err != nil {
 		dashLn.Close()
 		return d, err
 	}

@@ -1,0 +1,189 @@
+package dashstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+)
+
+// testPolicy holds one request above $1,000.00, a payee past $3,000.00 and an operator past
+// $5,000.00 in 24 hours.
+var testPolicy = dashstore.ApprovalPolicy{On: true, Above: 1000_00, Window: 24 * time.Hour, PayeeLimit: 3000_00,
+	OperatorLimit: 5000_00}
+
+func flow(key, payee, operator string, amount payouts.Money) dashstore.Outflow {
+	return dashstore.Outflow{Key: key, Kind: "payout", Payee: payee, OperatorID: operator, Amount: amount}
+}
+
+func admit(t *testing.T, s *dashstore.Store, now time.Time, flows ...dashstore.Outflow) []dashstore.HoldReason {
+	t.Helper()
+	reasons, err := s.AdmitOutflows(context.Background(), testPolicy, flows, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reasons
+}
+
+// TestApprovalTotals: splitting a sum into requests under the threshold cannot pass a limit of
+// the window, on both engines.
+func TestApprovalTotals(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, s *dashstore.Store) {
+		t.Run("payouts just under the threshold to one payee: the one past the limit waits", func(t *testing.T) {
+			for i := range 3 {
+				if r := admit(t, s, t0.Add(time.Duration(i)*time.Hour), flow(fmt.Sprint("p", i), "ada", "op1", 999_99)); r != nil {
+					t.Fatalf("payout %d of $999.99 held: %+v", i+1, r)
+				}
+			}
+			r := admit(t, s, t0.Add(3*time.Hour), flow("p3", "ada", "op1", 999_99))
+			want := dashstore.HoldReason{Rule: dashstore.HoldPayee, Who: "ada", Sent: 2999_97, Adding: 999_99, Limit: 3000_00, Window: 24 * time.Hour}
+			if len(r) != 1 || r[0] != want {
+				t.Fatalf("the fourth payout: reasons %+v, want %+v", r, want)
+			}
+			// Held, it counts nothing: a small one still fits under the limit.
+			if r := admit(t, s, t0.Add(3*time.Hour), flow("p4", "ada", "op1", 3)); r != nil {
+				t.Errorf("3 cents more, to exactly the limit: held %+v", r)
+			}
+			// A day after the first, it has left the window.
+			if r := admit(t, s, t0.Add(24*time.Hour+time.Second), flow("p5", "ada", "op1", 999_99)); r != nil {
+				t.Errorf("once the first left the window: held %+v", r)
+			}
+		})
+
+		t.Run("a form sent again counts once", func(t *testing.T) {
+			for range 5 {
+				if r := admit(t, s, t0, flow("same", "bob", "op2", 2000_00/2)); r != nil {
+					t.Fatalf("held %+v", r)
+				}
+			}
+			if r := admit(t, s, t0, flow("other", "bob", "op2", 1000_00)); r != nil {
+				t.Errorf("$2,000.00 after $1,000.00 sent five times: held %+v", r)
+			}
+		})
+
+		t.Run("an operator's total over many payees", func(t *testing.T) {
+			for i := range 5 {
+				if r := admit(t, s, t0, flow(fmt.Sprint("o", i), fmt.Sprint("payee", i), "op3", 1000_00)); r != nil {
+					t.Fatalf("payout %d held: %+v", i+1, r)
+				}
+			}
+			r := admit(t, s, t0, flow("o5", "payee5", "op3", 1))
+			if len(r) != 1 || r[0].Rule != dashstore.HoldOperator || r[0].Who != "op3" || r[0].Sent != 5000_00 {
+				t.Errorf("a cent past the operator's limit: reasons %+v", r)
+			}
+		})
+
+		t.Run("one request above the threshold, and a bulk file's rows to one payee", func(t *testing.T) {
+			r := admit(t, s, t0, flow("big", "cy", "op4", 1000_01))
+			if len(r) != 1 || r[0].Rule != dashstore.HoldRequest || r[0].Adding != 1000_01 {
+				t.Errorf("$1,000.01: reasons %+v", r)
+			}
+			var rows []dashstore.Outflow
+			for i := range 4 {
+				rows = append(rows, flow(dashstore.BulkOutflowKey("job", i+1), "dee", "op4", 200_00))
+			}
+			if r := admit(t, s, t0, rows...); r != nil {
+				t.Fatalf("four rows of $200.00: held %+v", r)
+			}
+			for i := range 2 {
+				if r := admit(t, s, t0, flow(fmt.Sprint("dee", i), "dee", "op4", 999_99)); r != nil {
+					t.Fatalf("payout %d held: %+v", i+1, r)
+				}
+			}
+			rows = []dashstore.Outflow{flow(dashstore.BulkOutflowKey("job2", 1), "eve", "op4", 10_00),
+				flow(dashstore.BulkOutflowKey("job2", 2), "dee", "op4", 150_00), flow(dashstore.BulkOutflowKey("job2", 3), "dee", "op4", 150_00)}
+			r = admit(t, s, t0, rows...)
+			if len(r) != 1 || r[0].Rule != dashstore.HoldPayee || r[0].Who != "dee" || r[0].Sent != 2799_98 || r[0].Adding != 300_00 {
+				t.Errorf("a file adding $300.00 to $2,799.98 sent: reasons %+v", r)
+			}
+		})
+
+		t.Run("a refused request stops counting", func(t *testing.T) {
+			if r := admit(t, s, t0, flow("refused", "fay", "op5", 1000_00)); r != nil {
+				t.Fatal(r)
+			}
+			if err := s.ReleaseOutflows(context.Background(), "refused"); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				if r := admit(t, s, t0, flow(fmt.Sprint("fay", i), "fay", "op5", 1000_00)); r != nil {
+					t.Fatalf("after the release, payout %d held: %+v", i+1, r)
+				}
+			}
+		})
+
+		t.Run("an approved request counts whatever the limits", func(t *testing.T) {
+			if err := s.RecordOutflows(context.Background(), []dashstore.Outflow{flow("approved", "gus", "op6", 5000_00)}, t0); err != nil {
+				t.Fatal(err)
+			}
+			if r := admit(t, s, t0, flow("after", "gus", "op7", 1)); len(r) != 1 || r[0].Sent != 5000_00 {
+				t.Errorf("a cent after an approved $5,000.00: reasons %+v", r)
+			}
+		})
+
+		t.Run("requests sent at once pass the limit together no more than one by one", func(t *testing.T) {
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			passed := 0
+			for i := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r, err := s.AdmitOutflows(context.Background(), testPolicy, []dashstore.Outflow{
+						flow(fmt.Sprint("race", i), "hal", fmt.Sprint("racer", i), 999_99)}, t0)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if r == nil {
+						mu.Lock()
+						passed++
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			if passed != 3 {
+				t.Errorf("%d of 8 payouts of $999.99 at once went out, want 3 ($3,000.00 a payee)", passed)
+			}
+		})
+
+		t.Run("an approval keeps the totals that held it", func(t *testing.T) {
+			maker := mustCreate(t, s, "totals-maker@example.com", dashstore.RoleOperations)
+			a := newApproval("22222222-2222-4222-8222-222222222222", maker)
+			a.PayeeKey = "ada"
+			a.HeldFor = []dashstore.HoldReason{{Rule: dashstore.HoldPayee, Who: "ada", Sent: 4500_00, Adding: 100_00, Limit: 3000_00, Window: 24 * time.Hour}}
+			if _, err := s.CreateApproval(context.Background(), a, t0); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Approval(context.Background(), a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.PayeeKey != "ada" || len(got.HeldFor) != 1 || got.HeldFor[0] != a.HeldFor[0] {
+				t.Errorf("read back %q %+v, want %q %+v", got.PayeeKey, got.HeldFor, a.PayeeKey, a.HeldFor)
+			}
+		})
+	})
+}
+
+func TestPayeeContactKey(t *testing.T) {
+	tests := []struct {
+		name, email, country, phone, want string
+	}{
+		{"phone first, digits only", "A@x.com", "+1", "(555) 555-0101", "phone:+15555550101"},
+		{"email, case and spacing aside", " Ada@Example.COM ", "1", "", "email:ada@example.com"},
+		{"nobody", "", "1", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := dashstore.PayeeContactKey(tt.email, tt.country, tt.phone); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
