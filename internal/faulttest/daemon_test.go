@@ -22,8 +22,8 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// payoutdBin is the payoutd binary TestMain builds once for every test of the package.
-var payoutdBin string
+// payoutdBin and dashboardBin are the binaries TestMain builds once for every test of the package.
+var payoutdBin, dashboardBin string
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
@@ -34,12 +34,14 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	payoutdBin = filepath.Join(dir, "payoutd")
-	build := exec.Command("go", "build", "-o", payoutdBin, "github.com/disburse/disburse/cmd/payoutd")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "faulttest: building payoutd:", err)
-		return 1
+	payoutdBin, dashboardBin = filepath.Join(dir, "payoutd"), filepath.Join(dir, "dashboard")
+	for bin, pkg := range map[string]string{payoutdBin: "payoutd", dashboardBin: "dashboard"} {
+		build := exec.Command("go", "build", "-o", bin, "github.com/disburse/disburse/cmd/"+pkg)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "faulttest: building "+pkg+":", err)
+			return 1
+		}
 	}
 	return pgtest.Main(m)
 }
