@@ -255,4 +255,3 @@ func (p *dashboardProc) kill() {
 	p.cmd.Wait()
 	p.done = true
 }
-
