@@ -51,7 +51,10 @@ func (h *Handlers) renderBulkUpload(c *fiber.Ctx, status int, problem string) er
 	if err != nil {
 		return err
 	}
-	p := pages.BulkUploadProps{Problem: problem, MaxRows: bulkMaxRows, MaxMB: bulkMaxBytes >> 20, Jobs: jobs}
+	p := pages.BulkUploadProps{Problem: problem, MaxRows: bulkMaxRows, MaxMB: bulkMaxBytes >> 20}
+	for _, j := range jobs {
+		p.Jobs = append(p.Jobs, bulkJobItem(j))
+	}
 	return h.web.Render(c, status, web.Page{Title: "Bulk payouts", Content: pages.BulkUpload(p)})
 }
 
@@ -123,15 +126,15 @@ func (h *Handlers) bulkJob(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error {
-	p, err := h.bulkProps(c.UserContext(), c.Params("id"))
+	p, job, rows, err := h.bulkProps(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
 	}
 	p.Problem = problem
-	if err := h.bulkRetryPlan(c.UserContext(), &p); err != nil {
+	if err := h.bulkRetryPlan(c.UserContext(), &p, job, rows); err != nil {
 		return err
 	}
-	if p.Job.Status == dashstore.BulkPreviewed {
+	if job.Status == dashstore.BulkPreviewed {
 		app, err := h.payouts.GetApp(c.UserContext(), h.appID)
 		if err != nil {
 			return err
@@ -144,7 +147,7 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 
 // bulkProgress is a running job's progress alone, which its page polls until the job is done.
 func (h *Handlers) bulkProgress(c *fiber.Ctx) error {
-	p, err := h.bulkProps(c.UserContext(), c.Params("id"))
+	p, _, _, err := h.bulkProps(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -152,48 +155,73 @@ func (h *Handlers) bulkProgress(c *fiber.Ctx) error {
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Bulk payout progress", Content: progress, Fragment: progress})
 }
 
-func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps, error) {
+func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps, dashstore.BulkJob, []dashstore.BulkRow, error) {
 	// The lease is read before the job: a run marks its job done as it lets go of the lease, in
 	// one statement (ReleaseBulkJob), so a job read after its lease is gone is read as it ended.
 	// Read the other way round, a job read just before its run ended looked cut off.
 	lease, err := h.store.BulkJobLease(ctx, h.appID, id)
 	if err != nil {
-		return pages.BulkJobProps{}, err
+		return pages.BulkJobProps{}, dashstore.BulkJob{}, nil, err
 	}
 	job, err := h.store.BulkJob(ctx, h.appID, id)
 	if err != nil {
-		return pages.BulkJobProps{}, err
+		return pages.BulkJobProps{}, dashstore.BulkJob{}, nil, err
 	}
 	rows, err := h.store.BulkRows(ctx, job.ID)
 	if err != nil {
-		return pages.BulkJobProps{}, err
+		return pages.BulkJobProps{}, dashstore.BulkJob{}, nil, err
 	}
 	// A job the database says is running that no dashboard process holds was cut off (its
 	// process died or stopped on an error): the page offers to resume it instead of waiting for
 	// another process to take it over.
-	p := pages.BulkJobProps{Job: job, Summary: summarizeBulk(rows),
+	p := pages.BulkJobProps{Job: bulkJobItem(job), Summary: summarizeBulk(rows),
 		Stalled: job.Status == dashstore.BulkRunning && !lease.Held(h.now())}
 	for _, r := range rows {
 		if r.Problem != "" || r.Outcome == dashstore.BulkFailed || r.Outcome == dashstore.BulkUnsettled {
-			p.NotPaid = append(p.NotPaid, r)
+			p.NotPaid = append(p.NotPaid, pages.BulkRowNotPaid{Row: r.Row, UserRef: r.UserRef,
+				Outcome: bulkOutcomeLabel(r), Reason: bulkReason(r)})
 		}
 	}
-	return p, nil
+	return p, job, rows, nil
+}
+
+// bulkJobItem is a job as its pages name it.
+func bulkJobItem(j dashstore.BulkJob) pages.BulkJobItem {
+	return pages.BulkJobItem{ID: j.ID, FileName: j.FileName, Status: pages.BulkStatus(j.Status), Created: j.Created}
+}
+
+// bulkOutcomeLabel names how a row that was not paid ended, or will.
+func bulkOutcomeLabel(r dashstore.BulkRow) string {
+	switch r.Outcome {
+	case dashstore.BulkFailed:
+		return "Failed"
+	case dashstore.BulkUnsettled:
+		return "Still running"
+	}
+	return "Skipped"
+}
+
+// bulkReason is why a row was not paid: its problem before the run, or the failure.
+func bulkReason(r dashstore.BulkRow) string {
+	if r.Problem != "" {
+		return r.Problem
+	}
+	return r.Error
 }
 
 // bulkRetryPlan says, for each failed row of a finished job, whether the service's preflight
 // still refuses it (and why) or it would now be sent: what "Retry the failed rows" will do.
-func (h *Handlers) bulkRetryPlan(ctx context.Context, p *pages.BulkJobProps) error {
-	if p.Job.Status != dashstore.BulkDone || p.Summary.Failed == 0 {
+func (h *Handlers) bulkRetryPlan(ctx context.Context, p *pages.BulkJobProps, job dashstore.BulkJob, rows []dashstore.BulkRow) error {
+	if job.Status != dashstore.BulkDone || p.Summary.Failed == 0 {
 		return nil
 	}
 	var failed []dashstore.BulkRow
-	for _, r := range p.NotPaid {
+	for _, r := range rows {
 		if r.Problem == "" && r.Outcome == dashstore.BulkFailed {
 			failed = append(failed, r)
 		}
 	}
-	problems, err := h.bulkPreflight(ctx, p.Job.FileHash, failed)
+	problems, err := h.bulkPreflight(ctx, job.FileHash, failed)
 	if err != nil {
 		return err
 	}
@@ -208,7 +236,7 @@ func (h *Handlers) bulkRetryPlan(ctx context.Context, p *pages.BulkJobProps) err
 // row's idempotency key is the same each time.
 func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	p, err := h.bulkProps(ctx, c.Params("id"))
+	p, job, jobRows, err := h.bulkProps(ctx, c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -220,21 +248,17 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 	// A job confirmed before (resumed, or its failed rows retried) was approved or below the
 	// threshold then; a new one above it waits for a second operator.
 	op := h.operatorOf(c)
-	if p.Job.Status == dashstore.BulkPreviewed {
-		rows, err := h.store.BulkRows(ctx, p.Job.ID)
-		if err != nil {
-			return err
-		}
+	if job.Status == dashstore.BulkPreviewed {
 		key := p.Job.ID
 		held, err := h.holdByPolicy(c, heldRequest{kind: kindBulk, amount: payouts.Money(p.Summary.Total - p.Summary.PaidAmount),
 			key: &key, payees: fmt.Sprintf("%d rows of %s", p.Summary.Good, p.Job.FileName),
 			method: "as each row of the file says", request: bulkApproval{JobID: p.Job.ID},
-			flows: bulkOutflows(p.Job.ID, rows, op.ID)})
+			flows: bulkOutflows(p.Job.ID, jobRows, op.ID)})
 		if held || err != nil {
 			return err
 		}
 	}
-	if err := h.bulkRetryPlan(ctx, &p); err != nil {
+	if err := h.bulkRetryPlan(ctx, &p, job, jobRows); err != nil {
 		return err
 	}
 	if err := h.startBulkJob(ctx, p.Job.ID, op); err != nil {

@@ -43,6 +43,7 @@ var rules = []rule{
 	{pkg: "webhook", only: []string{"service", "payouts"}},
 	{pkg: "dashstore", only: []string{"payouts", "sqldb"}},
 	{pkg: "client", only: []string{"payouts"}},
+	{pkg: "views", only: []string{"payouts"}}, // view models, never storage records
 	{pkg: "api", only: []string{"service", "payouts", "views", "ledger", "static", "httpserve"}},
 	{pkg: "hosted", only: []string{"service", "payouts", "views", "ledger", "static"}},
 	{pkg: "web", never: []string{"service", "store", "api", "hosted"}},
