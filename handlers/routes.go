@@ -18,7 +18,7 @@ var Nav = []web.NavItem{
 	{Label: "Sandbox inbox", Href: "/sandbox/inbox", Perm: web.PermUsersWrite},
 	{Label: "Bulk payouts", Href: "/bulk", Perm: web.PermMoneyMove},
 	{Label: "App wallet", Href: "/app", Perm: web.PermAppRead},
-	{Label: "Webhooks", Href: "/webhooks", Perm: web.PermWebhooksManage},
+	{Label: "Webhooks", Href: "/webhooks", Perm: web.PermWebhooksRead},
 	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage},
 	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead},
 }
@@ -107,9 +107,10 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/payout-requests/:id", Perm: web.PermAppRead, Handler: h.payoutRequest},
 		{Method: post, Path: "/payout-requests/:id/review", Perm: web.PermAppRead, Handler: h.reviewPayoutRequest},
 
-		{Method: get, Path: "/webhooks", Perm: web.PermWebhooksManage, Handler: h.webhooks},
+		// Managers read endpoints and their attempts; only those who manage them change them.
+		{Method: get, Path: "/webhooks", Perm: web.PermWebhooksRead, Handler: h.webhooks},
 		{Method: post, Path: "/webhooks", Perm: web.PermWebhooksManage, Handler: h.createWebhook},
-		{Method: get, Path: "/webhooks/:id", Perm: web.PermWebhooksManage, Handler: h.webhook},
+		{Method: get, Path: "/webhooks/:id", Perm: web.PermWebhooksRead, Handler: h.webhook},
 		{Method: post, Path: "/webhooks/:id/enabled", Perm: web.PermWebhooksManage, Handler: h.setWebhookEnabled},
 		{Method: post, Path: "/webhooks/:id/rotate", Perm: web.PermWebhooksManage, Handler: h.rotateWebhook},
 		{Method: post, Path: "/webhooks/:id/test", Perm: web.PermWebhooksManage, Handler: h.testWebhook},

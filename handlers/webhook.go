@@ -30,7 +30,7 @@ func (h *Handlers) renderWebhooks(c *fiber.Ctx, status int, form components.Form
 	if err != nil {
 		return err
 	}
-	p := pages.WebhooksProps{Endpoints: list.Data, Form: form, Created: created}
+	p := pages.WebhooksProps{Endpoints: list.Data, Form: form, Created: created, CanManage: h.can(c, web.PermWebhooksManage)}
 	return h.web.Render(c, status, web.Page{Title: "Webhooks", Content: pages.Webhooks(p)})
 }
 
@@ -80,7 +80,8 @@ func (h *Handlers) renderWebhook(c *fiber.Ctx, status int, form components.Form,
 	if err != nil {
 		return err
 	}
-	p := pages.WebhookProps{Endpoint: *e, Attempts: attempts.Data, Form: form, NewSecret: newSecret}
+	p := pages.WebhookProps{Endpoint: *e, Attempts: attempts.Data, Form: form, NewSecret: newSecret,
+		CanManage: h.can(c, web.PermWebhooksManage)}
 	return h.web.Render(c, status, web.Page{Title: "Webhook", Content: pages.Webhook(p)})
 }
 

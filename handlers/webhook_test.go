@@ -115,6 +115,41 @@ func TestWebhooksDashboard(t *testing.T) {
 		wantBody(t, admin.get("/webhooks/"+ep.ID), created.ID, "200", "succeeded")
 	})
 
+	t.Run("managers read endpoints and attempts, and change nothing", func(t *testing.T) {
+		manager, _ := h.signedIn(dashstore.RoleManager)
+		for _, page := range []string{"/webhooks", "/webhooks/" + ep.ID} {
+			res := manager.get(page)
+			wantStatus(t, res, http.StatusOK)
+			wantBody(t, res, ep.URL, `data-testid="webhooks-read-only"`)
+			if strings.Contains(res.body, secret) || strings.Contains(res.body, `method="post" action="/webhooks`) {
+				t.Errorf("%s shows a manager the secret or a form that changes webhooks", page)
+			}
+		}
+		wantBody(t, manager.get("/webhooks/"+ep.ID), created.ID, "succeeded")
+		before := len(h.auditActions("webhook", ep.ID))
+		for _, action := range []struct {
+			path string
+			form url.Values
+		}{
+			{"/webhooks", url.Values{"url": {receiverURL + "/manager"}}},
+			{"/webhooks/" + ep.ID + "/enabled", url.Values{"enabled": {"false"}}},
+			{"/webhooks/" + ep.ID + "/rotate", nil},
+			{"/webhooks/" + ep.ID + "/test", nil},
+			{"/webhooks/" + ep.ID + "/resend", url.Values{"event_id": {created.ID}}},
+		} {
+			wantStatus(t, manager.post(action.path, action.form), http.StatusForbidden)
+		}
+		if e, _ := h.payouts.GetWebhookEndpoint(t.Context(), ep.ID); !e.Enabled {
+			t.Error("a manager disabled the endpoint")
+		}
+		if list, _ := h.payouts.ListWebhookEndpoints(t.Context()); len(list.Data) != 1 {
+			t.Errorf("%d endpoints after a manager's tries, want 1", len(list.Data))
+		}
+		if after := len(h.auditActions("webhook", ep.ID)); after != before {
+			t.Errorf("a manager's tries left %d audit entries, want %d", after, before)
+		}
+	})
+
 	t.Run("a resend from the dashboard arrives", func(t *testing.T) {
 		wantRedirect(t, admin.post("/webhooks/"+ep.ID+"/resend", url.Values{"event_id": {created.ID}}), "/webhooks/"+ep.ID)
 		if again := next(t, got, payouts.EventUserCreated, secret); again.ID != created.ID {

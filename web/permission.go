@@ -25,24 +25,25 @@ const (
 	PermExport          Permission = "export"           // CSV exports
 	PermAuditRead       Permission = "audit.read"       // the audit log
 	PermOperatorsManage Permission = "operators.manage" // add, change role, disable, reset operators
-	PermWebhooksManage  Permission = "webhooks.manage"  // webhook endpoints, their deliveries, resends
+	PermWebhooksRead    Permission = "webhooks.read"    // see webhook endpoints and their delivery attempts, never secrets
+	PermWebhooksManage  Permission = "webhooks.manage"  // add, enable, disable, rotate, test, resend
 )
 
 // rolePermissions is the whole access policy. Admins may do everything; other roles only what
 // is listed here.
 var rolePermissions = map[dashstore.Role][]Permission{
 	dashstore.RoleOperations: {PermUsersRead, PermUsersWrite, PermMoneyMove, PermAppRead, PermTransfersRead,
-		PermLinksRead, PermLinksWrite, PermLinksCancel, PermFlowsRead, PermFlowsWrite, PermWebhooksManage},
+		PermLinksRead, PermLinksWrite, PermLinksCancel, PermFlowsRead, PermFlowsWrite, PermWebhooksRead, PermWebhooksManage},
 	dashstore.RoleSupport: {PermUsersRead, PermLinksRead, PermLinksCancel},
 	dashstore.RoleManager: {PermUsersRead, PermAppRead, PermTransfersRead, PermLinksRead, PermFlowsRead,
-		PermExport, PermAuditRead},
+		PermExport, PermAuditRead, PermWebhooksRead},
 }
 
 var knownPermissions = map[Permission]bool{
 	PermPublic: true, PermSignedIn: true, PermUsersRead: true, PermUsersWrite: true, PermMoneyMove: true,
 	PermAppRead: true, PermTransfersRead: true, PermLinksRead: true, PermLinksWrite: true,
 	PermLinksCancel: true, PermFlowsRead: true, PermFlowsWrite: true, PermExport: true,
-	PermAuditRead: true, PermOperatorsManage: true, PermWebhooksManage: true,
+	PermAuditRead: true, PermOperatorsManage: true, PermWebhooksRead: true, PermWebhooksManage: true,
 }
 
 // Can reports whether an operator with role may use a route that needs p.
