@@ -161,7 +161,7 @@ func (s *Service) tenants(ctx context.Context, list func(context.Context) ([]App
 }
 
 // wallet reads an account's balance as a Wallet; an account not made yet is empty.
-func (s *Service) wallet(ctx context.Context, q Queries, appID string, kind ledger.Kind, ref string) (payouts.Wallet, error) {
+func (s *Service) wallet(ctx context.Context, q Reads, appID string, kind ledger.Kind, ref string) (payouts.Wallet, error) {
 	a, err := q.FindAccount(ctx, appID, kind, ref)
 	if errors.Is(err, ErrNoRecord) {
 		return payouts.Wallet{}, nil

@@ -53,7 +53,7 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 
 // appBankMethod is the app's ACH account as the payout method a rail is handed. Its id is the
 // app's: an app has one bank account.
-func (s *Service) appBankMethod(ctx context.Context, q Queries, appID string) (*PayoutMethodRecord, error) {
+func (s *Service) appBankMethod(ctx context.Context, q Reads, appID string) (*PayoutMethodRecord, error) {
 	a, err := q.GetApp(ctx, appID)
 	if err != nil {
 		return nil, orNotFound(err, "app")
@@ -68,7 +68,7 @@ func (s *Service) appBankMethod(ctx context.Context, q Queries, appID string) (*
 
 // railMethod is where a payout goes: the user's saved method, or for an app's withdrawal (no
 // user) the app's ACH account.
-func (s *Service) railMethod(ctx context.Context, q Queries, t *TransferRecord) (*PayoutMethodRecord, error) {
+func (s *Service) railMethod(ctx context.Context, q Reads, t *TransferRecord) (*PayoutMethodRecord, error) {
 	if t.UserID == nil {
 		return s.appBankMethod(ctx, q, t.AppID)
 	}

@@ -100,15 +100,15 @@ func (s *Service) reaches1099(user *UserRecord, year int, total payouts.Money) b
 // countPayment is recordPayment through a book: a dry book counts the payment in its memory
 // (reading the year's total once per user), so the run's later requests meet the threshold as
 // the real ones would.
-func (s *Service) countPayment(ctx context.Context, q Queries, b *book, user *UserRecord, amount payouts.Money) error {
+func (s *Service) countPayment(ctx context.Context, b *book, user *UserRecord, amount payouts.Money) error {
 	if b.dry == nil {
-		return s.recordPayment(ctx, q, user, amount)
+		return s.recordPayment(ctx, b.q, user, amount)
 	}
 	year := s.now().Year()
 	total, ok := b.dry.yearly[user.ID]
 	if !ok {
 		var err error
-		if total, err = q.YearlyPayments(ctx, user.AppID, user.ID, year); err != nil {
+		if total, err = b.reads.YearlyPayments(ctx, user.AppID, user.ID, year); err != nil {
 			return err
 		}
 	}

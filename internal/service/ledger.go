@@ -12,7 +12,8 @@ import (
 // bound to the open transaction. It resolves accounts (creating them on first use), names them
 // for the transaction lines, and applies postings with the no-overdraft guard.
 type book struct {
-	q       Queries
+	q       Queries // nil for a dry book, which writes nothing
+	reads   Reads   // q, or what a dry book reads through
 	appID   string
 	appName string
 	now     func() payouts.Time
@@ -25,11 +26,21 @@ type book struct {
 }
 
 func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, error) {
-	app, err := q.GetApp(ctx, appID)
+	b, err := s.readBook(ctx, q, appID)
+	if err != nil {
+		return nil, err
+	}
+	b.q = q
+	return b, nil
+}
+
+// readBook is a book that can only read, through r: a dry book's start.
+func (s *Service) readBook(ctx context.Context, r Reads, appID string) (*book, error) {
+	app, err := r.GetApp(ctx, appID)
 	if err != nil {
 		return nil, orNotFound(err, "app")
 	}
-	return &book{q: q, appID: appID, appName: app.Name, kinds: map[int64]ledger.Kind{}, users: map[string]*UserRecord{},
+	return &book{reads: r, appID: appID, appName: app.Name, kinds: map[int64]ledger.Kind{}, users: map[string]*UserRecord{},
 		now: func() payouts.Time { return payouts.NewTime(s.now()) }}, nil
 }
 
@@ -44,7 +55,7 @@ func (s *Service) appBook(ctx context.Context, q Queries, appID string) (*book, 
 }
 
 // bookUser reads a user of the book's app once per book.
-func (s *Service) bookUser(ctx context.Context, q Queries, b *book, id string) (*UserRecord, error) {
+func (s *Service) bookUser(ctx context.Context, q Reads, b *book, id string) (*UserRecord, error) {
 	if u, ok := b.users[id]; ok {
 		return u, nil
 	}

@@ -120,7 +120,7 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePa
 	if err := q.CreateTransfer(ctx, p.t); err != nil {
 		return nil, err
 	}
-	postings, err := s.bookPayout(ctx, q, b, p, o)
+	postings, err := s.bookPayout(ctx, b, p, o)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ type plannedPayout struct {
 // lines; the wallets' balances are the ledger's guard's to decide, when the lines are booked
 // (bookPayout). refusals are every rule it breaks, in the order the real request meets them: it
 // answers the first, a preflight names them all. err is a failure to read.
-func (s *Service) planPayout(ctx context.Context, q Queries, b *book, o payoutOrder) (_ *plannedPayout, refusals []refusal, err error) {
+func (s *Service) planPayout(ctx context.Context, q Reads, b *book, o payoutOrder) (_ *plannedPayout, refusals []refusal, err error) {
 	user := o.user
 	if needsW9(user) {
 		refusals = append(refusals, refusal{payouts.PTaxFormMissing, payouts.Errorf(payouts.EUserInfoMissing,
@@ -210,13 +210,13 @@ func (s *Service) planPayout(ctx context.Context, q Queries, b *book, o payoutOr
 
 // bookPayout books a planned payout's lines, guarded against overdraft, and counts a funded
 // payout towards the user's 1099 threshold; on a dry book, in the book's memory alone.
-func (s *Service) bookPayout(ctx context.Context, q Queries, b *book, p *plannedPayout, o payoutOrder) ([]ledger.Posting, error) {
+func (s *Service) bookPayout(ctx context.Context, b *book, p *plannedPayout, o payoutOrder) ([]ledger.Posting, error) {
 	postings, err := b.move(ctx, p.t.ID, p.lines, nil)
 	if err != nil {
 		return nil, err
 	}
 	if o.fund && !o.taxExempt {
-		if err := s.countPayment(ctx, q, b, o.user, o.amount); err != nil {
+		if err := s.countPayment(ctx, b, o.user, o.amount); err != nil {
 			return nil, err
 		}
 	}
@@ -225,7 +225,7 @@ func (s *Service) bookPayout(ctx context.Context, q Queries, b *book, p *planned
 
 // payoutMethod picks the saved method a payout goes to: the one named by accountID, the user's
 // default for platform "default", or the newest of the platform.
-func (s *Service) payoutMethod(ctx context.Context, q Queries, user *UserRecord, platform payouts.Platform, accountID string) (*PayoutMethodRecord, error) {
+func (s *Service) payoutMethod(ctx context.Context, q Reads, user *UserRecord, platform payouts.Platform, accountID string) (*PayoutMethodRecord, error) {
 	methods, err := q.ListPayoutMethods(ctx, user.AppID, user.ID)
 	if err != nil {
 		return nil, err

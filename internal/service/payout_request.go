@@ -57,7 +57,7 @@ func (s *Service) GetPayoutRequest(ctx context.Context, appID, id string) (*payo
 	return s.payoutRequestOf(ctx, s.store, r)
 }
 
-func (s *Service) payoutRequestOf(ctx context.Context, q Queries, r *PayoutRequestRecord) (*payouts.PayoutRequest, error) {
+func (s *Service) payoutRequestOf(ctx context.Context, q Reads, r *PayoutRequestRecord) (*payouts.PayoutRequest, error) {
 	out := r.PayoutRequest
 	if r.UserID != nil {
 		u, err := q.GetUser(ctx, r.AppID, *r.UserID)

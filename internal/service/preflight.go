@@ -35,7 +35,7 @@ func (d *dryRun) account(ctx context.Context, b *book, kind ledger.Kind, ref, na
 	if p, ok := d.accounts[key]; ok {
 		return p, nil
 	}
-	a, err := b.q.FindAccount(ctx, b.appID, kind, ref)
+	a, err := b.reads.FindAccount(ctx, b.appID, kind, ref)
 	var id, available int64
 	switch {
 	case err == nil:
@@ -83,7 +83,7 @@ func (s *Service) PreflightBatch(ctx context.Context, appID string, req payouts.
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	b, err := s.book(ctx, s.store, appID)
+	b, err := s.readBook(ctx, s.store, appID)
 	if err != nil {
 		return nil, err
 	}
@@ -126,11 +126,11 @@ func (s *Service) preflightPayout(ctx context.Context, b *book, req payouts.Crea
 		return refusalsOf(r), false, err
 	}
 	o := payoutOrderOf(user, req)
-	p, refusals, err := s.planPayout(ctx, b.q, b, o)
+	p, refusals, err := s.planPayout(ctx, b.reads, b, o)
 	if len(refusals) > 0 || err != nil {
 		return refusals, false, err
 	}
-	_, err = s.bookPayout(ctx, b.q, b, p, o)
+	_, err = s.bookPayout(ctx, b, p, o)
 	if r := bookRefusal(err); r != nil {
 		return []refusal{*r}, false, nil
 	}
@@ -146,7 +146,7 @@ func (s *Service) preflightTransfer(ctx context.Context, b *book, req payouts.Cr
 	if r != nil || err != nil {
 		return refusalsOf(r), err
 	}
-	_, err = s.bookBalanceTransfer(ctx, b.q, b, "", user, req)
+	_, err = s.bookBalanceTransfer(ctx, b, "", user, req)
 	if r := bookRefusal(err); r != nil {
 		return []refusal{*r}, nil
 	}
@@ -156,7 +156,7 @@ func (s *Service) preflightTransfer(ctx context.Context, b *book, req payouts.Cr
 // preflightUser reads the user a request names through the dry book, once per run; no such user
 // in the app is the request's refusal, as the real request answers 404.
 func (s *Service) preflightUser(ctx context.Context, b *book, id string) (*UserRecord, *refusal, error) {
-	user, err := s.bookUser(ctx, b.q, b, id)
+	user, err := s.bookUser(ctx, b.reads, b, id)
 	var e *payouts.Error
 	if errors.As(err, &e) && e.Code == payouts.ENotFound {
 		return nil, &refusal{payouts.PUserNotFound, e}, nil

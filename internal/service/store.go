@@ -8,11 +8,11 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// Store is what the service needs of a database. Reads run outside any transaction; InTx runs
-// fn in one write transaction that takes the write lock at its start (SQLite) or row locks as it
+// Store is what the service needs of a database. Its Reads run outside any transaction; every
+// write runs inside InTx, which runs fn in one write transaction that takes the write lock at its start (SQLite) or row locks as it
 // goes (PostgreSQL), so a money movement is all or nothing.
 type Store interface {
-	Queries
+	Reads
 	InTx(ctx context.Context, fn func(q Queries) error) error
 	// InTxWith is InTx for a write that says beforehand what it will read and claim. A wrapper
 	// of a Store implements both, InTx as InTxWith with no Intent.
@@ -30,138 +30,187 @@ type Intent struct {
 	KeyToClaim  *IdempotencyRecord // claimed with Queries.ClaimIdempotencyKey
 }
 
-// Queries are the statements of the store. A row that does not exist, or belongs to another app,
-// is ErrNoRecord; an overdraft refused by ApplyDeltas is ErrOverdraft. Each takes the app id so
-// that one app can never read or touch another's rows.
+// Queries are the statements of one write transaction (Store.InTx): everything the store
+// reads and writes. A row that does not exist, or belongs to another app, is ErrNoRecord; an
+// overdraft refused by ApplyDeltas is ErrOverdraft. Each takes the app id so that one app can
+// never read or touch another's rows. Writes exist only here: outside a transaction a Store
+// offers its Reads alone.
 type Queries interface {
-	// Apps
-	CreateApp(ctx context.Context, a *AppRecord) error
+	Reads
+	Writes
+	// Savepoint runs fn, which writes through the same Queries, so that its writes are undone
+	// alone when it fails, leaving the transaction around it usable.
+	Savepoint(ctx context.Context, fn func() error) error
+	// HoldInserts runs fn with its inserts of transfers and postings held back and written, a
+	// few hundred rows per statement, when fn ends: a batch's chunk costs a round trip per few
+	// hundred transfers instead of three per transfer. A statement on those tables inside fn
+	// writes them first; a savepoint rolled back drops what it held.
+	HoldInserts(ctx context.Context, fn func() error) error
+}
+
+// Reads are the statements that change nothing, one interface per noun. Inside a transaction
+// they see its writes (and on PostgreSQL GetUser and FindAccount lock the rows they read).
+type Reads interface {
+	AppReads
+	LedgerReads
+	UserReads
+	TransferReads
+	RequestReads
+	EventReads
+}
+
+// Writes are the statements that change rows, one interface per noun; only a transaction's
+// Queries have them.
+type Writes interface {
+	AppWrites
+	LedgerWrites
+	UserWrites
+	TransferWrites
+	RequestWrites
+	EventWrites
+	KeyWrites
+}
+
+// AppReads read apps and organizations.
+type AppReads interface {
 	GetApp(ctx context.Context, id string) (*AppRecord, error)
 	AppByClientID(ctx context.Context, clientID string) (*AppRecord, error)
 	ListApps(ctx context.Context) ([]AppRecord, error)
 	ListOrganizations(ctx context.Context) ([]AppRecord, error)
 	ListOrganizationApps(ctx context.Context, orgID string, page payouts.Page) ([]AppRecord, bool, error)
-	UpdateApp(ctx context.Context, a *AppRecord) error
 	// AppMetrics counts an app's users and sums what left it on rails.
 	AppMetrics(ctx context.Context, appID string) (users int, moneyOut payouts.Money, err error)
+	// Organization transfers: orgID is the organization's id.
+	GetOrganizationTransfer(ctx context.Context, orgID, id string) (*OrganizationTransferRecord, error)
+	ListOrganizationTransfers(ctx context.Context, orgID string, page payouts.Page) ([]OrganizationTransferRecord, bool, error)
+}
 
-	// Ledger
-	EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
+// AppWrites write apps and organizations.
+type AppWrites interface {
+	CreateApp(ctx context.Context, a *AppRecord) error
+	UpdateApp(ctx context.Context, a *AppRecord) error
+	CreateOrganizationTransfer(ctx context.Context, t *OrganizationTransferRecord) error
+}
+
+// LedgerReads read accounts and postings.
+type LedgerReads interface {
 	FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
+	PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error)
+	LedgerSnapshot(ctx context.Context, appID string) ([]ledger.Account, []ledger.Posting, error)
+	GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error)
+	ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error)
+	SummarizeTransactions(ctx context.Context, appID string, f payouts.TransactionFilter) (payouts.Summary, error)
+}
+
+// LedgerWrites move money: accounts, their balances and postings.
+type LedgerWrites interface {
+	EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
 	ApplyDeltas(ctx context.Context, deltas []ledger.Delta) error
 	InsertPosting(ctx context.Context, p *ledger.Posting) error
 	SetPostingState(ctx context.Context, id int64, from, to ledger.State) error
-	PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error)
-	LedgerSnapshot(ctx context.Context, appID string) ([]ledger.Account, []ledger.Posting, error)
+}
 
-	// Users
-	CreateUser(ctx context.Context, u *UserRecord) error
+// UserReads read users and what belongs to them.
+type UserReads interface {
 	GetUser(ctx context.Context, appID, id string) (*UserRecord, error)
 	ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) ([]UserRecord, bool, error)
-	UpdateUser(ctx context.Context, u *UserRecord) error
 	FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (*UserRecord, error)
-	DeleteUser(ctx context.Context, appID, id string, at time.Time) error
-
-	// Verification tokens
-	SaveVerification(ctx context.Context, v *VerificationRecord) error
 	GetVerification(ctx context.Context, appID, userID string) (*VerificationRecord, error)
-	DeleteVerification(ctx context.Context, appID, userID string) error
-
-	// Payout methods
-	SavePayoutMethod(ctx context.Context, m *PayoutMethodRecord) error
 	ListPayoutMethods(ctx context.Context, appID, userID string) ([]PayoutMethodRecord, error)
-	SetDefaultPayoutMethod(ctx context.Context, appID, userID, methodID string) error
-
-	// Compliance
-	SaveTaxForm(ctx context.Context, f *TaxFormRecord) error
-	AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error)
 	// YearlyPayments reads what AddYearlyPayments added up, 0 for none.
 	YearlyPayments(ctx context.Context, appID, userID string, year int) (payouts.Money, error)
+	// LookUpIDs finds the ids of users, payout links, transfers and flows whose short id is text or that begin with it.
+	LookUpIDs(ctx context.Context, appID, text string, limit int) (payouts.IDLookup, error)
+}
 
-	// Transfers and transactions
-	CreateTransfer(ctx context.Context, t *TransferRecord) error
+// UserWrites write users, their verification tokens, payout methods and tax records.
+type UserWrites interface {
+	CreateUser(ctx context.Context, u *UserRecord) error
+	UpdateUser(ctx context.Context, u *UserRecord) error
+	DeleteUser(ctx context.Context, appID, id string, at time.Time) error
+	SaveVerification(ctx context.Context, v *VerificationRecord) error
+	DeleteVerification(ctx context.Context, appID, userID string) error
+	SavePayoutMethod(ctx context.Context, m *PayoutMethodRecord) error
+	SetDefaultPayoutMethod(ctx context.Context, appID, userID, methodID string) error
+	SaveTaxForm(ctx context.Context, f *TaxFormRecord) error
+	AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error)
+}
+
+// TransferReads read transfers and transfer batches. GetTransferBatch reads the items too;
+// lists do not.
+type TransferReads interface {
 	GetTransfer(ctx context.Context, appID, id string) (*TransferRecord, error)
-	UpdateTransfer(ctx context.Context, t *TransferRecord, from payouts.TransferStatus) error
-	// UpdateClaimedPayout writes t's rail state, external id, settle time and lease if t is still
-	// pending in rail state from with t.Attempts (still the caller's claim), else ErrNoRecord.
-	UpdateClaimedPayout(ctx context.Context, t *TransferRecord, from RailState) error
 	TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error)
 	TransferHistories(ctx context.Context, appID string, ids []string) (map[string][]payouts.StatusChange, error)
 	DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error)
 	CountTransfers(ctx context.Context, appID string, f payouts.TransferFilter, since time.Time) (int, error)
+	ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) ([]TransferRecord, bool, error)
+	// SummarizeTransfers counts the rows a list filter matches and sums the money they moved.
+	SummarizeTransfers(ctx context.Context, appID string, f payouts.TransferFilter) (payouts.Summary, error)
+	GetTransferBatch(ctx context.Context, appID, id string) (*TransferBatchRecord, error)
+	ListTransferBatches(ctx context.Context, appID string, page payouts.Page) ([]TransferBatchRecord, bool, error)
+}
+
+// TransferWrites write transfers and transfer batches, and claim the ones due for work.
+type TransferWrites interface {
+	CreateTransfer(ctx context.Context, t *TransferRecord) error
+	UpdateTransfer(ctx context.Context, t *TransferRecord, from payouts.TransferStatus) error
+	// UpdateClaimedPayout writes t's rail state, external id, settle time and lease if t is still
+	// pending in rail state from with t.Attempts (still the caller's claim), else ErrNoRecord.
+	UpdateClaimedPayout(ctx context.Context, t *TransferRecord, from RailState) error
 	// ClaimDuePayouts locks and returns up to limit pending payouts whose settle time has come,
 	// longest due first, skipping those another worker holds.
 	ClaimDuePayouts(ctx context.Context, now time.Time, limit int) ([]TransferRecord, error)
-	ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) ([]TransferRecord, bool, error)
-	GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error)
-	ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error)
-	// Summaries count the rows a list filter matches and sum the money they moved.
-	SummarizeTransfers(ctx context.Context, appID string, f payouts.TransferFilter) (payouts.Summary, error)
-	SummarizeTransactions(ctx context.Context, appID string, f payouts.TransactionFilter) (payouts.Summary, error)
-
-	// Payout links
-	CreatePayoutLink(ctx context.Context, l *PayoutLinkRecord) error
-	GetPayoutLink(ctx context.Context, appID, id string) (*PayoutLinkRecord, error)
-	PayoutLinkByID(ctx context.Context, id string) (*PayoutLinkRecord, error)
-	UpdatePayoutLink(ctx context.Context, l *PayoutLinkRecord, from payouts.PayoutLinkStatus) error
-	ListPayoutLinks(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutLinkFilter) ([]PayoutLinkRecord, bool, error)
-	ClaimDueDelivery(ctx context.Context, now time.Time) (*PayoutLinkRecord, error)
-
-	// Flows
-	CreateFlow(ctx context.Context, f *FlowRecord) error
-	GetFlow(ctx context.Context, appID, id string) (*FlowRecord, error)
-	FlowByID(ctx context.Context, id string) (*FlowRecord, error)
-	UpdateFlow(ctx context.Context, f *FlowRecord) error
-	ListFlows(ctx context.Context, appID string, page payouts.Page, f payouts.FlowFilter) ([]FlowRecord, bool, error)
-
-	// LookUpIDs finds the ids of users, payout links, transfers and flows whose short id is text or that begin with it.
-	LookUpIDs(ctx context.Context, appID, text string, limit int) (payouts.IDLookup, error)
-
-	// Sandbox inbox
-	SaveMessage(ctx context.Context, m *MessageRecord) error
-	ListMessages(ctx context.Context, appID string, beforeID int64, limit int) ([]MessageRecord, error)
-
-	// Organization transfers: orgID is the organization's id.
-	CreateOrganizationTransfer(ctx context.Context, t *OrganizationTransferRecord) error
-	GetOrganizationTransfer(ctx context.Context, orgID, id string) (*OrganizationTransferRecord, error)
-	ListOrganizationTransfers(ctx context.Context, orgID string, page payouts.Page) ([]OrganizationTransferRecord, bool, error)
-
-	// Payout requests
-	CreatePayoutRequest(ctx context.Context, r *PayoutRequestRecord) error
-	GetPayoutRequest(ctx context.Context, appID, id string) (*PayoutRequestRecord, error)
-	UpdatePayoutRequest(ctx context.Context, r *PayoutRequestRecord, from payouts.PayoutRequestStatus) error
-	ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) ([]PayoutRequestRecord, bool, error)
-	CountPayoutRequests(ctx context.Context, appID string, f payouts.PayoutRequestFilter) (int64, error)
-
-	// Transfer batches. GetTransferBatch reads the items too; lists do not.
 	CreateTransferBatch(ctx context.Context, b *TransferBatchRecord) error
-	GetTransferBatch(ctx context.Context, appID, id string) (*TransferBatchRecord, error)
-	ListTransferBatches(ctx context.Context, appID string, page payouts.Page) ([]TransferBatchRecord, bool, error)
 	// ClaimPendingBatch locks and returns the oldest pending batch with its items, skipping
 	// batches other workers hold; none is ErrNoRecord.
 	ClaimPendingBatch(ctx context.Context) (*TransferBatchRecord, error)
 	// SetBatchItemOutcomes records what items of a batch made: a transfer, or an error.
 	SetBatchItemOutcomes(ctx context.Context, batchID string, outcomes []BatchItemOutcome) error
 	FinishTransferBatch(ctx context.Context, b *TransferBatchRecord) error
-	// Savepoint runs fn, which writes through the same Queries, so that its writes are undone
-	// alone when it fails, leaving the transaction around it usable. Only valid inside InTx.
-	Savepoint(ctx context.Context, fn func() error) error
-	// HoldInserts runs fn with its inserts of transfers and
-	// postings held back and written, a few hundred rows per statement, when fn ends: a batch's
-	// chunk costs a round trip per few hundred transfers instead of three per transfer. A
-	// statement on those tables inside fn writes them first; a savepoint rolled back drops what
-	// it held. Only valid inside InTx.
-	HoldInserts(ctx context.Context, fn func() error) error
+}
 
-	// Events and webhooks
+// RequestReads read payout links, flows and payout requests.
+type RequestReads interface {
+	GetPayoutLink(ctx context.Context, appID, id string) (*PayoutLinkRecord, error)
+	PayoutLinkByID(ctx context.Context, id string) (*PayoutLinkRecord, error)
+	ListPayoutLinks(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutLinkFilter) ([]PayoutLinkRecord, bool, error)
+	GetFlow(ctx context.Context, appID, id string) (*FlowRecord, error)
+	FlowByID(ctx context.Context, id string) (*FlowRecord, error)
+	ListFlows(ctx context.Context, appID string, page payouts.Page, f payouts.FlowFilter) ([]FlowRecord, bool, error)
+	GetPayoutRequest(ctx context.Context, appID, id string) (*PayoutRequestRecord, error)
+	ListPayoutRequests(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutRequestFilter) ([]PayoutRequestRecord, bool, error)
+	CountPayoutRequests(ctx context.Context, appID string, f payouts.PayoutRequestFilter) (int64, error)
+}
+
+// RequestWrites write payout links, flows and payout requests.
+type RequestWrites interface {
+	CreatePayoutLink(ctx context.Context, l *PayoutLinkRecord) error
+	UpdatePayoutLink(ctx context.Context, l *PayoutLinkRecord, from payouts.PayoutLinkStatus) error
+	ClaimDueDelivery(ctx context.Context, now time.Time) (*PayoutLinkRecord, error)
+	CreateFlow(ctx context.Context, f *FlowRecord) error
+	UpdateFlow(ctx context.Context, f *FlowRecord) error
+	CreatePayoutRequest(ctx context.Context, r *PayoutRequestRecord) error
+	UpdatePayoutRequest(ctx context.Context, r *PayoutRequestRecord, from payouts.PayoutRequestStatus) error
+}
+
+// EventReads read events, webhooks and the sandbox inbox.
+type EventReads interface {
+	GetEvent(ctx context.Context, appID, id string) (*EventRecord, error)
+	ListEvents(ctx context.Context, appID string, page payouts.Page, f payouts.EventFilter) ([]EventRecord, bool, error)
+	GetWebhookEndpoint(ctx context.Context, appID, id string) (*WebhookEndpointRecord, error)
+	ListWebhookEndpoints(ctx context.Context, appID string) ([]WebhookEndpointRecord, error)
+	ListWebhookAttempts(ctx context.Context, appID, endpointID, eventID string, page payouts.Page) ([]WebhookAttemptRecord, bool, error)
+	CountPendingWebhookDeliveries(ctx context.Context) (int, error)
+	ListMessages(ctx context.Context, appID string, beforeID int64, limit int) ([]MessageRecord, error)
+}
+
+// EventWrites write events, webhooks and their deliveries, and the sandbox inbox.
+type EventWrites interface {
 	// InsertEvents writes events in one round trip per few hundred and sets their seqs, which
 	// follow the order given.
 	InsertEvents(ctx context.Context, events []*EventRecord) error
-	GetEvent(ctx context.Context, appID, id string) (*EventRecord, error)
-	ListEvents(ctx context.Context, appID string, page payouts.Page, f payouts.EventFilter) ([]EventRecord, bool, error)
 	CreateWebhookEndpoint(ctx context.Context, e *WebhookEndpointRecord) error
-	GetWebhookEndpoint(ctx context.Context, appID, id string) (*WebhookEndpointRecord, error)
-	ListWebhookEndpoints(ctx context.Context, appID string) ([]WebhookEndpointRecord, error)
 	UpdateWebhookEndpoint(ctx context.Context, e *WebhookEndpointRecord) error
 	DeleteWebhookEndpoint(ctx context.Context, appID, id string) error
 	ClearWebhookFailures(ctx context.Context, endpointID string) error
@@ -173,10 +222,11 @@ type Queries interface {
 	ClaimDueWebhookDeliveries(ctx context.Context, now, until time.Time, max int) ([]WebhookDeliveryRecord, error)
 	FinishWebhookDelivery(ctx context.Context, d *WebhookDeliveryRecord, a *WebhookAttemptRecord) error
 	RequeueFailedWebhookDeliveries(ctx context.Context, endpointID string, since, at time.Time) (int, error)
-	ListWebhookAttempts(ctx context.Context, appID, endpointID, eventID string, page payouts.Page) ([]WebhookAttemptRecord, bool, error)
-	CountPendingWebhookDeliveries(ctx context.Context) (int, error)
+	SaveMessage(ctx context.Context, m *MessageRecord) error
+}
 
-	// Idempotency
+// KeyWrites claim idempotency keys and count rates.
+type KeyWrites interface {
 	ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRecord) (*IdempotencyRecord, error)
 	FinishIdempotencyKey(ctx context.Context, appID, key, resourceID string) error
 	// FinishIdempotencyKeys records, in one round trip, the resource of each of keys.
@@ -187,7 +237,6 @@ type Queries interface {
 	ReleaseIdempotencyKey(ctx context.Context, appID, key string) error
 	ReleaseIdempotencyKeys(ctx context.Context, appID string, keys []string) error
 	PurgeIdempotencyKeys(ctx context.Context, before time.Time) (int64, error)
-
 	// Rate counts (RateLimiter): events per key in fixed windows, shared by every process on
 	// the database. CountRate counts one event of key at now and returns its window's count and
 	// end, starting a window of per when none is open; PurgeRateCounts deletes the windows ended

@@ -78,7 +78,7 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id st
 	if err := q.CreateTransfer(ctx, t); err != nil {
 		return nil, err
 	}
-	postings, err := s.bookBalanceTransfer(ctx, q, b, t.ID, user, req)
+	postings, err := s.bookBalanceTransfer(ctx, b, t.ID, user, req)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id st
 
 // bookBalanceTransfer books a balance transfer's line, guarded against overdraft, and counts
 // money paid to the user towards their 1099 threshold; on a dry book, in its memory alone.
-func (s *Service) bookBalanceTransfer(ctx context.Context, q Queries, b *book, transferID string, user *UserRecord,
+func (s *Service) bookBalanceTransfer(ctx context.Context, b *book, transferID string, user *UserRecord,
 	req payouts.CreateTransferRequest) ([]ledger.Posting, error) {
 	app, wallet, err := b.appAndUser(ctx, &user.User)
 	if err != nil {
@@ -103,7 +103,7 @@ func (s *Service) bookBalanceTransfer(ctx context.Context, q Queries, b *book, t
 		return nil, err
 	}
 	if req.Amount < 0 && !req.TaxExempt {
-		if err := s.countPayment(ctx, q, b, user, amount); err != nil {
+		if err := s.countPayment(ctx, b, user, amount); err != nil {
 			return nil, err
 		}
 	}
@@ -182,7 +182,7 @@ func (s *Service) withTransactions(ctx context.Context, appID string, recs []Tra
 }
 
 // withLines sets the ledger lines of the app's transfers ts, read through q in one query.
-func withLines(ctx context.Context, q Queries, appID string, ts []payouts.Transfer) ([]payouts.Transfer, error) {
+func withLines(ctx context.Context, q Reads, appID string, ts []payouts.Transfer) ([]payouts.Transfer, error) {
 	ids := make([]string, len(ts))
 	for i := range ts {
 		ids[i] = ts[i].ID

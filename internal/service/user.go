@@ -58,7 +58,7 @@ func (s *Service) GetUser(ctx context.Context, appID, id string) (*payouts.User,
 	return &rec.User, nil
 }
 
-func (s *Service) getUser(ctx context.Context, q Queries, appID, id string) (*UserRecord, error) {
+func (s *Service) getUser(ctx context.Context, q Reads, appID, id string) (*UserRecord, error) {
 	if !payouts.ValidID(id) {
 		return nil, notFound("user")
 	}

@@ -110,7 +110,7 @@ func (s *Service) CreateWebhookEndpoint(ctx context.Context, appID string, req p
 	return &out, nil
 }
 
-func (s *Service) getEndpoint(ctx context.Context, q Queries, appID, id string) (*WebhookEndpointRecord, error) {
+func (s *Service) getEndpoint(ctx context.Context, q Reads, appID, id string) (*WebhookEndpointRecord, error) {
 	if !payouts.ValidID(id) {
 		return nil, notFound("webhook endpoint")
 	}

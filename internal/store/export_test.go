@@ -8,7 +8,7 @@ import (
 
 // UsersReadAhead returns the ids of the users q's batch holds read ahead, sorted.
 func UsersReadAhead(q service.Queries) []string {
-	r := q.(*Queries).batchReads()
+	r := q.(txQueries).batchReads()
 	if r == nil {
 		return nil
 	}
@@ -23,7 +23,7 @@ func UsersReadAhead(q service.Queries) []string {
 // KeysClaimedAhead returns the idempotency keys q's batch claimed ahead that no job took yet,
 // sorted.
 func KeysClaimedAhead(q service.Queries) []string {
-	qq := q.(*Queries)
+	qq := q.(txQueries)
 	if qq.batch == nil || qq.batchState().keys == nil {
 		return nil
 	}

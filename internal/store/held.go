@@ -39,7 +39,8 @@ func (h *held) tables() []*rowSet {
 // writes them when fn ends, so that a batch's chunk makes them in a few statements. A savepoint
 // rolled back drops what it held; a statement on those tables inside fn writes what is held
 // first.
-func (q *Queries) HoldInserts(ctx context.Context, fn func() error) error {
+func (t txQueries) HoldInserts(ctx context.Context, fn func() error) error {
+	q := t.Queries
 	if q.held == nil {
 		q.held = &held{}
 		defer func() { q.held = nil }()

@@ -33,7 +33,7 @@ func TestHoldInserts(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		appID, bank, wallet := fundedWallet(t, st, 0)
-		addPayments := func(q service.Queries, user string, amount int) (payouts.Money, error) {
+		addPayments := func(q service.UserWrites, user string, amount int) (payouts.Money, error) {
 			return q.AddYearlyPayments(ctx, appID, user, 2026, payouts.Money(amount))
 		}
 		want := map[string]payouts.Money{payee(0): 1000}

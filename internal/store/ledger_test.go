@@ -36,10 +36,10 @@ func TestApplyDeltasAllOrNone(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				apply := func(q service.Queries) error { return q.ApplyDeltas(ctx, tc.deltas) }
+				apply := func(q service.LedgerWrites) error { return q.ApplyDeltas(ctx, tc.deltas) }
 				var err error
 				if tc.inTx {
-					err = st.InTx(ctx, apply)
+					err = st.InTx(ctx, func(q service.Queries) error { return apply(q) })
 				} else {
 					err = apply(st)
 				}

@@ -85,12 +85,16 @@ func (s *Store) InTxWith(ctx context.Context, intent service.Intent, fn func(q s
 	return s.db.InBatch(ctx, intent, func(tx *sql.Tx, b *sqldb.Batch) error {
 		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent}
 		q.holdForBatch()
-		if err := fn(q); err != nil {
+		if err := fn(txQueries{q}); err != nil {
 			return err
 		}
 		return q.failed
 	})
 }
+
+// txQueries are the Queries of a write transaction, with what only makes sense inside one
+// (Savepoint, HoldInserts): the Store, outside any, has no such methods.
+type txQueries struct{ *Queries }
 
 // prepare readies a statement: the engine's placeholders, a prepared statement where the engine
 // has them cached (nil otherwise), and, in a write transaction, a context the caller cannot
@@ -281,10 +285,8 @@ func wrap(errp *error, format string, args ...any) {
 // held (HoldInserts), costs no round trip. A savepoint that is not nested in another is left
 // open and released when the next one is sent, in the same round trip; the transaction's end
 // releases the last.
-func (q *Queries) Savepoint(ctx context.Context, fn func() error) error {
-	if q.tx == nil {
-		return errors.New("store: Savepoint outside a transaction")
-	}
+func (t txQueries) Savepoint(ctx context.Context, fn func() error) error {
+	q := t.Queries
 	// The batch's deferred ledger deltas and held rows roll back with the savepoint.
 	undo, undoHeld := q.netting().mark(), q.held.mark()
 	q.savepoints++
