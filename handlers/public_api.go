@@ -5,7 +5,6 @@ import (
 	"iter"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -77,21 +76,12 @@ func notOffered(what string) string {
 	return what + ": not available on this API (only disburse's Payout Service offers it)."
 }
 
-// containsFold reports whether s contains sub, ignoring case.
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
-}
-
-// userMatches is the users list's filter, done here: a status, and part of a name, email or
-// phone number.
+// userMatches is the users list's filter, done here: a status, and a search read as the
+// service reads it (payouts.SearchTerms), so that both backends find the same users.
 func userMatches(f payouts.UserFilter) func(payouts.User) bool {
+	terms := payouts.SearchTerms(f.Search)
 	return func(u payouts.User) bool {
-		if f.Status != "" && u.Status != f.Status {
-			return false
-		}
-		q := f.Search
-		return q == "" || containsFold(u.FirstName+" "+u.LastName, q) || containsFold(u.Email, q) ||
-			containsFold(u.PhoneNumber.CountryCode+u.PhoneNumber.PhoneNumber, strings.TrimPrefix(q, "+"))
+		return (f.Status == "" || u.Status == f.Status) && payouts.MatchesSearch(payouts.UserSearchText(u), terms)
 	}
 }
 
@@ -114,13 +104,13 @@ func transferMatches(f payouts.TransferFilter) func(payouts.Transfer) bool {
 	}
 }
 
-// linkMatches is the payout links list's filter, done here.
+// linkMatches is the payout links list's filter, done here, its search read as the service
+// reads it.
 func linkMatches(f payouts.PayoutLinkFilter) func(payouts.PayoutLink) bool {
+	terms := payouts.SearchTerms(f.Search)
 	return func(l payouts.PayoutLink) bool {
-		p, q := l.Payee, f.Search
 		return (f.Status == "" || l.Status == f.Status) && (f.Amount == 0 || l.Amount == f.Amount) &&
-			(q == "" || containsFold(p.FirstName+" "+p.LastName, q) || containsFold(p.Email, q) ||
-				containsFold(p.CountryCode+p.PhoneNumber, strings.TrimPrefix(q, "+")))
+			payouts.MatchesSearch(payouts.PayoutLinkSearchText(l.Payee, l.Memo), terms)
 	}
 }
 

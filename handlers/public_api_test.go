@@ -152,6 +152,8 @@ func TestFilteredViewsOnBothBackends(t *testing.T) {
 				{"a user's transactions", "/transactions?user_id=" + ada.ID, transactionPaths(ada, true), transactionPaths(bob, false), true},
 				{"user search", "/users?q=" + url.QueryEscape("ada.lovelace"), []string{`href="/users/` + ada.ID + `"`},
 					[]string{`href="/users/` + bob.ID + `"`}, true},
+				{"user search, names in any order", "/users?q=" + url.QueryEscape("lovelace ada"), []string{`href="/users/` + ada.ID + `"`},
+					[]string{`href="/users/` + bob.ID + `"`}, true},
 				{"transfers by type", "/transfers?type=payout", transferPaths(*adaPayout), transferPaths(bobBalance...), true},
 				{"flows by user, in search", "/search?q=" + url.QueryEscape(ada.Email), []string{`href="/flows/` + adaFlow.ID + `"`},
 					[]string{`href="/flows/` + bobFlow.ID + `"`}, true},

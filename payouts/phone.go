@@ -2,6 +2,9 @@ package payouts
 
 import "strings"
 
+// phonePunctuation is what people type between the digits of a phone number.
+const phonePunctuation = " \u00a0()-./"
+
 // NormalizePhone returns a phone number as people type it in the form the API stores: the
 // country code's digits and the national number's digits. It drops the punctuation of the usual
 // formats ("(415) 513-2552", "415.513.2552", "415 513 2552"); a number written "+CC ..." brings
@@ -17,7 +20,7 @@ func NormalizePhone(countryCode, number string) (string, string) {
 		}
 	}
 	number = strings.Map(func(r rune) rune {
-		if strings.ContainsRune(" \u00a0()-./", r) {
+		if strings.ContainsRune(phonePunctuation, r) {
 			return -1
 		}
 		return r

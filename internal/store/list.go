@@ -96,6 +96,20 @@ func (q *Queries) seqCursorOf(table, ownerColumn, owner string) func(context.Con
 	}
 }
 
+// search narrows the list to the rows whose search column (payouts.UserSearchText,
+// payouts.PayoutLinkSearchText) holds every term of the search q, in any order, a phone number
+// by its digits too: payouts.SearchTerms is the one reading of a search.
+func (l *listQuery) search(column, q string) {
+	like := column + ` LIKE ? ESCAPE '\'`
+	for _, t := range payouts.SearchTerms(q) {
+		if t.Digits == "" {
+			l.filter(like, likePattern(t.Text))
+		} else {
+			l.filter("("+like+" OR "+like+")", likePattern(t.Text), likePattern(t.Digits))
+		}
+	}
+}
+
 // likePattern makes a case-insensitive substring pattern of s, with LIKE's wildcards escaped.
 func likePattern(s string) string {
 	s = strings.ToLower(s)

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"github.com/disburse/disburse/internal/service"
@@ -49,8 +48,7 @@ func scanLink(row interface{ Scan(...any) error }) (service.PayoutLinkRecord, er
 func (q *Queries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord) (err error) {
 	defer wrap(&err, "create payout link %s", l.ID)
 	p := l.Payee
-	search := strings.ToLower(strings.Join([]string{p.FirstName, p.LastName, p.FirstName + " " + p.LastName,
-		p.Email, p.CountryCode + p.PhoneNumber, l.Memo}, "\n"))
+	search := payouts.PayoutLinkSearchText(p, l.Memo)
 	return q.queryRowTouching(ctx, touchingNone, `INSERT INTO payout_links (id, app_id, amount, status, payee_first_name, payee_last_name,
 		payee_email, payee_country, payee_phone, delivery_method, delivery_message, tax_exempt, force_compliance,
 		user_id, claimed_user_id, flow_id, transfer_id, memo, metadata, fee_party, search, created, updated)
@@ -109,7 +107,7 @@ func (q *Queries) ListPayoutLinks(ctx context.Context, appID string, page payout
 		l.filter("status = ?", f.Status)
 	}
 	if f.Search != "" {
-		l.filter(`search LIKE ? ESCAPE '\'`, likePattern(f.Search))
+		l.search("search", f.Search)
 	}
 	if f.Amount != 0 {
 		l.filter("amount = ?", int64(f.Amount)) // through payout_links_amount

@@ -179,6 +179,70 @@ func TestUsers(t *testing.T) {
 	})
 }
 
+// TestSearch finds users and payout links by phone in any common format and by name in any
+// order, the same on both engines.
+func TestSearch(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		people := []payouts.Payee{
+			{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", CountryCode: "1", PhoneNumber: "4155132552"},
+			{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com", CountryCode: "1", PhoneNumber: "2125550199"},
+		}
+		for i, p := range people {
+			if err := st.CreateUser(ctx, &service.UserRecord{AppID: appID, User: payouts.User{ID: userID(i + 1), FirstName: p.FirstName,
+				LastName: p.LastName, Email: p.Email, PhoneNumber: payouts.Phone{CountryCode: p.CountryCode, PhoneNumber: p.PhoneNumber},
+				Status: payouts.UserUnverified, Created: payouts.NewTime(t0)}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.CreatePayoutLink(ctx, &service.PayoutLinkRecord{AppID: appID, Updated: t0, PayoutLink: payouts.PayoutLink{
+				ID: fmt.Sprintf("20000000-0000-4000-8000-%012d", i+1), Amount: 1_00, Status: payouts.LinkSent, Payee: p,
+				Delivery: payouts.Delivery{Method: payouts.DeliveryLink}, Created: payouts.NewTime(t0)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			search string
+			want   string // the first name found, "" for none
+		}{
+			{"(415) 513-2552", "Ada"},
+			{"415-513-2552", "Ada"},
+			{"513-2552", "Ada"},
+			{"+1 415 513 2552", "Ada"},
+			{"lovelace ada", "Ada"},
+			{"HOPPER grace", "Grace"},
+			{"lovelace grace", ""},
+			{"(415) 513-2553", ""},
+			{"50%", ""},
+		} {
+			t.Run(tc.search, func(t *testing.T) {
+				users, _, err := st.ListUsers(ctx, appID, payouts.Page{Limit: 10}, payouts.UserFilter{Search: tc.search})
+				if err != nil {
+					t.Fatal(err)
+				}
+				links, _, err := st.ListPayoutLinks(ctx, appID, payouts.Page{Limit: 10}, payouts.PayoutLinkFilter{Search: tc.search})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var gotUsers, gotLinks []string
+				for _, u := range users {
+					gotUsers = append(gotUsers, u.FirstName)
+				}
+				for _, l := range links {
+					gotLinks = append(gotLinks, l.Payee.FirstName)
+				}
+				want := []string{tc.want}
+				if tc.want == "" {
+					want = nil
+				}
+				if fmt.Sprint(gotUsers) != fmt.Sprint(want) || fmt.Sprint(gotLinks) != fmt.Sprint(want) {
+					t.Errorf("search %q found users %v and links of %v, want %v", tc.search, gotUsers, gotLinks, want)
+				}
+			})
+		}
+	})
+}
+
 // TestPagination walks a list both ways: no gap, no duplicate, has_more right at both ends.
 func TestPagination(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {

@@ -68,19 +68,6 @@ func scanUserWallet(row interface{ Scan(...any) error }) (service.UserRecord, *l
 	return u, &a, nil
 }
 
-// searchText is what a user search matches: name, email and phone, lower-cased.
-func searchText(u *payouts.User) string {
-	return strings.ToLower(strings.Join([]string{u.FirstName, u.LastName, u.FirstName + " " + u.LastName,
-		u.Email, u.PhoneNumber.CountryCode + u.PhoneNumber.PhoneNumber, deref(u.Username)}, "\n"))
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 // CreateUser inserts a user. A taken email or username answers the API's conflict error.
 func (q *Queries) CreateUser(ctx context.Context, u *service.UserRecord) (err error) {
 	defer wrap(&err, "create user")
@@ -106,7 +93,7 @@ func (q *Queries) CreateUser(ctx context.Context, u *service.UserRecord) (err er
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		u.ID, u.AppID, u.FirstName, u.LastName, u.Email, strings.ToLower(u.Email), u.PhoneNumber.CountryCode,
 		u.PhoneNumber.PhoneNumber, sqlNullPtr(u.Username), usernameKey, u.Status, u.Verified,
-		metadataValue(u.Metadata), searchText(&u.User), sqldb.Micros(u.Created.Time)).Scan(&u.Seq)
+		metadataValue(u.Metadata), payouts.UserSearchText(u.User), sqldb.Micros(u.Created.Time)).Scan(&u.Seq)
 	if sqldb.IsUniqueViolation(err) {
 		return emailTaken() // a concurrent create won the race for the same key
 	}
@@ -211,7 +198,7 @@ func (q *Queries) ListUsers(ctx context.Context, appID string, page payouts.Page
 		l.filter("u.status = ?", f.Status)
 	}
 	if f.Search != "" {
-		l.filter(`u.search LIKE ? ESCAPE '\'`, likePattern(f.Search))
+		l.search("u.search", f.Search)
 	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.UserRecord, error) { return scanUser(r) })
 }
