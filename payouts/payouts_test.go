@@ -98,7 +98,8 @@ func TestStatusTransitions(t *testing.T) {
 	}{
 		{TransferCreated, TransferPending, true}, {TransferPending, TransferCompleted, true},
 		{TransferPending, TransferFailed, true}, {TransferFlagged, TransferPending, true},
-		{TransferCompleted, TransferFailed, false}, {TransferFailed, TransferPending, false},
+		{TransferCompleted, TransferFailed, true}, {TransferFailed, TransferPending, false},
+		{TransferCompleted, TransferPending, false}, {TransferFailed, TransferCompleted, false},
 	}
 	for _, tc := range tests {
 		if got := tc.from.CanBecome(tc.to); got != tc.ok {

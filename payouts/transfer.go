@@ -1,7 +1,8 @@
 package payouts
 
 // TransferStatus is where a transfer stands. Balance transfers complete at once; payouts move
-// created -> pending -> completed | failed; flagged holds a flagged user's transfer for review.
+// created -> pending -> completed | failed; flagged holds a flagged user's transfer for review; a
+// completed payout its rail returned later becomes failed.
 type TransferStatus string
 
 const (
@@ -15,7 +16,10 @@ const (
 var transferTransitions = map[TransferStatus][]TransferStatus{
 	TransferCreated: {TransferPending, TransferCompleted, TransferFailed, TransferFlagged},
 	TransferPending: {TransferCompleted, TransferFailed},
-	TransferFlagged: {TransferPending, TransferFailed}, // released to the rail, or rejected
+	// A completed payout its rail returned later (unclaimed, reversed, an ACH return) fails,
+	// its money given back.
+	TransferCompleted: {TransferFailed},
+	TransferFlagged:   {TransferPending, TransferFailed}, // released to the rail, or rejected
 }
 
 // Valid reports whether s is a known transfer status.
@@ -34,7 +38,8 @@ func (s TransferStatus) CanBecome(next TransferStatus) bool {
 	return false
 }
 
-// Final reports whether s is an end state.
+// Final reports whether s is an end state: nothing moves a completed transfer on but its rail
+// returning the money.
 func (s TransferStatus) Final() bool { return s == TransferCompleted || s == TransferFailed }
 
 // TransferType says what a transfer did.

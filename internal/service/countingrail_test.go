@@ -34,6 +34,10 @@ type countingRail struct {
 	die      context.CancelFunc
 	gates    []chan struct{} // of the held calls to come, in turn
 	entered  chan struct{}   // a held call has reached the rail
+	// outcomes answer the next Outcome calls, in turn (settled when none is left); while
+	// outcomeGate is set, each Outcome call tells entered and waits for it to be closed.
+	outcomes    []service.RailOutcome
+	outcomeGate chan struct{}
 }
 
 const settleDelay = 5 * time.Second
@@ -110,7 +114,31 @@ func (r *countingRail) Submit(ctx context.Context, key string, p service.RailPay
 }
 
 func (r *countingRail) Outcome(context.Context, service.RailPayout, string) (service.RailOutcome, error) {
-	return service.RailOutcome{Settled: true}, nil
+	r.mu.Lock()
+	out, gate := service.RailOutcome{Settled: true}, r.outcomeGate
+	if len(r.outcomes) > 0 {
+		out, r.outcomes = r.outcomes[0], r.outcomes[1:]
+	}
+	r.mu.Unlock()
+	if gate != nil {
+		r.entered <- struct{}{}
+		<-gate
+	}
+	return out, nil
+}
+
+// thenOutcomes queues the answers of the next Outcome calls.
+func (r *countingRail) thenOutcomes(outs ...service.RailOutcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.outcomes = append(r.outcomes, outs...)
+}
+
+// holdOutcomes makes every Outcome call wait for gate to be closed.
+func (r *countingRail) holdOutcomes(gate chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.outcomeGate = gate
 }
 
 // submissions returns the accepted submissions and the calls that reached the rail for key.

@@ -34,12 +34,28 @@ type RailReceipt struct {
 	SettleAt   time.Time
 }
 
-// RailOutcome is the end of a payout on a rail, or a time to ask again.
+// RailOutcome is the end of a payout on a rail, or a time to ask again. At most one of Settled,
+// Failed and Returned is set.
 type RailOutcome struct {
 	Settled bool
 	Failed  bool
-	Reason  string
-	RetryAt time.Time // neither settled nor failed yet
+	// Returned is money that came back after the rail took the payout, settled or not yet:
+	// unclaimed, returned, reversed, an ACH return. The payout ends failed as if it had never
+	// gone (settlement.go), once however often the rail says so.
+	Returned bool
+	Reason   string    // why it failed or came back, as the payout's failure reason
+	RetryAt  time.Time // neither settled, failed nor returned yet
+}
+
+// news reports whether the outcome ends the payout or changes how it ended.
+func (o RailOutcome) news() bool { return o.Settled || o.Failed || o.Returned }
+
+// RailReport is what a rail's notification (a provider's webhook, verified by the rail) says
+// became of one payout: our transfer id, the rail's id for it, and its outcome.
+type RailReport struct {
+	TransferID string
+	ExternalID string
+	Outcome    RailOutcome
 }
 
 // RailRejection is a rail refusing a payout outright.

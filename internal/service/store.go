@@ -140,6 +140,9 @@ type UserWrites interface {
 // lists do not.
 type TransferReads interface {
 	GetTransfer(ctx context.Context, appID, id string) (*TransferRecord, error)
+	// GetPayoutOnRail reads a payout on platform by its id alone, whatever its app: a rail's
+	// notification names our transfer id, never our app.
+	GetPayoutOnRail(ctx context.Context, platform payouts.Platform, id string) (*TransferRecord, error)
 	TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error)
 	TransferHistories(ctx context.Context, appID string, ids []string) (map[string][]payouts.StatusChange, error)
 	DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error)

@@ -74,8 +74,23 @@ func transferValues(t *service.TransferRecord) []any {
 // checked here, as GetUser does, so that PostgreSQL uses the id index before its first ANALYZE.
 func (q *Queries) GetTransfer(ctx context.Context, appID, id string) (_ *service.TransferRecord, err error) {
 	defer wrap(&err, "get transfer %s", id)
+	return q.transferWhere(ctx, id, func(t *service.TransferRecord) bool { return t.AppID == appID })
+}
+
+// GetPayoutOnRail reads a payout on platform by its id alone, whatever its app: a rail's
+// notification names our transfer id, never our app.
+func (q *Queries) GetPayoutOnRail(ctx context.Context, platform payouts.Platform, id string) (_ *service.TransferRecord, err error) {
+	defer wrap(&err, "get payout %s on %s", id, platform)
+	return q.transferWhere(ctx, id, func(t *service.TransferRecord) bool {
+		return t.Type == payouts.TransferPayout && t.ExternalData.Platform == platform
+	})
+}
+
+// transferWhere reads (and on PostgreSQL locks) the transfer id, which is ErrNoRecord unless
+// ours says it is the one asked for.
+func (q *Queries) transferWhere(ctx context.Context, id string, ours func(*service.TransferRecord) bool) (*service.TransferRecord, error) {
 	t, err := scanTransfer(q.queryRowTouching(ctx, reading(transfersTable), `SELECT `+transferColumns+` FROM transfers WHERE id = ?`+q.lockRow(""), id))
-	if err == nil && t.AppID != appID {
+	if err == nil && !ours(&t) {
 		err = service.ErrNoRecord
 	}
 	if err != nil {
