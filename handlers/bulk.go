@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"strconv"
 	"time"
 
@@ -35,6 +36,8 @@ type bulkStore interface {
 	SetBulkOutcomes(ctx context.Context, jobID string, rows []dashstore.BulkRow) error
 	DeleteBulkJob(ctx context.Context, appID, id string) error
 	BulkJobs(ctx context.Context, appID string, limit int) ([]dashstore.BulkJob, error)
+	BulkRepeats(ctx context.Context, job dashstore.BulkJob, window time.Duration) ([]dashstore.BulkRepeat, error)
+	ConfirmBulkRepeats(ctx context.Context, appID, id string, by dashstore.Operator, now time.Time) (bool, error)
 }
 
 // bulkUploadLimit is the request body the upload route reads: twice the file limit, so that a
@@ -131,6 +134,7 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 		return err
 	}
 	p.Problem = problem
+	p.Uploader = job.OperatorID == h.operatorOf(c).ID
 	if err := h.bulkRetryPlan(c.UserContext(), &p, job, rows); err != nil {
 		return err
 	}
@@ -163,11 +167,7 @@ func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps
 	if err != nil {
 		return pages.BulkJobProps{}, dashstore.BulkJob{}, nil, err
 	}
-	job, err := h.store.BulkJob(ctx, h.appID, id)
-	if err != nil {
-		return pages.BulkJobProps{}, dashstore.BulkJob{}, nil, err
-	}
-	rows, err := h.store.BulkRows(ctx, job.ID)
+	job, rows, repeats, err := h.bulkRowsOf(ctx, id)
 	if err != nil {
 		return pages.BulkJobProps{}, dashstore.BulkJob{}, nil, err
 	}
@@ -175,7 +175,14 @@ func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps
 	// process died or stopped on an error): the page offers to resume it instead of waiting for
 	// another process to take it over.
 	p := pages.BulkJobProps{Job: bulkJobItem(job), Summary: summarizeBulk(rows),
-		Stalled: job.Status == dashstore.BulkRunning && !lease.Held(h.now())}
+		Stalled:            job.Status == dashstore.BulkRunning && !lease.Held(h.now()),
+		RepeatWindow:       windowText(h.bulkRepeatWindow),
+		RepeatsConfirmedBy: job.RepeatsConfirmedEmail, RepeatsConfirmed: job.RepeatsConfirmed}
+	for _, rep := range repeats {
+		r := rows[slices.IndexFunc(rows, func(r dashstore.BulkRow) bool { return r.Row == rep.Row })]
+		p.Repeats = append(p.Repeats, pages.BulkRepeatRow{Row: rep.Row, UserRef: r.UserRef, Amount: payouts.Money(r.Amount),
+			EarlierJobID: rep.EarlierJobID, EarlierFile: rep.EarlierFile, EarlierRow: rep.EarlierRow, Earlier: rep.Earlier})
+	}
 	for _, r := range rows {
 		if r.Problem != "" || r.Outcome == dashstore.BulkFailed || r.Outcome == dashstore.BulkUnsettled {
 			p.NotPaid = append(p.NotPaid, pages.BulkRowNotPaid{Row: r.Row, UserRef: r.UserRef,
@@ -183,6 +190,68 @@ func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps
 		}
 	}
 	return p, job, rows, nil
+}
+
+// bulkRowsOf reads the app's job id and its rows, and the rows that repeat an earlier job's
+// (dashstore.BulkRepeats, within the repeat window). Until a second operator confirms paying
+// them again, each repeated row not yet sent carries the repeat as its problem here (the store
+// keeps the row as it was), so it is counted, listed, left out of the approval totals and
+// skipped by a run like any row with a problem.
+func (h *Handlers) bulkRowsOf(ctx context.Context, id string) (dashstore.BulkJob, []dashstore.BulkRow, []dashstore.BulkRepeat, error) {
+	job, err := h.store.BulkJob(ctx, h.appID, id)
+	if err != nil {
+		return dashstore.BulkJob{}, nil, nil, err
+	}
+	rows, err := h.store.BulkRows(ctx, job.ID)
+	if err != nil {
+		return dashstore.BulkJob{}, nil, nil, err
+	}
+	repeats, err := h.store.BulkRepeats(ctx, job, h.bulkRepeatWindow)
+	if err != nil || job.RepeatsConfirmedBy != "" {
+		return job, rows, repeats, err
+	}
+	byRow := make(map[int]dashstore.BulkRepeat, len(repeats))
+	for _, rep := range repeats {
+		byRow[rep.Row] = rep
+	}
+	for i := range rows {
+		r := &rows[i]
+		rep, repeated := byRow[r.Row]
+		if repeated && r.Problem == "" && (r.Outcome == "" || r.Outcome == dashstore.BulkSkipped) {
+			r.Problem = fmt.Sprintf("Repeats row %d of %s, uploaded %s: not paid unless another operator confirms paying it again.",
+				rep.EarlierRow, rep.EarlierFile, rep.Earlier.UTC().Format("2 Jan 2006 15:04 UTC"))
+		}
+	}
+	return job, rows, repeats, nil
+}
+
+// confirmBulkRepeats records that a second operator confirmed paying a job's repeated rows again,
+// before the job runs. Its uploader never can, from this session or any other: the check is on
+// who they are (in the store's update too), not on the page they came from.
+func (h *Handlers) confirmBulkRepeats(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	job, _, repeats, err := h.bulkRowsOf(ctx, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	op := h.operatorOf(c)
+	switch {
+	case op.ID == job.OperatorID:
+		return fiber.NewError(fiber.StatusForbidden, "You uploaded this file: another operator who may move money must confirm paying its repeated rows again.")
+	case len(repeats) == 0:
+		return h.renderBulkJob(c, fiber.StatusUnprocessableEntity, "No row of this file repeats an earlier file's: there is nothing to confirm.")
+	}
+	confirmed, err := h.store.ConfirmBulkRepeats(ctx, h.appID, job.ID, op, h.now())
+	if err != nil {
+		return err
+	}
+	if !confirmed {
+		// The job page shows a problem only before the job runs: this one ran, or is running.
+		return fiber.NewError(fiber.StatusUnprocessableEntity, "This bulk payout was confirmed already: its repeated rows are not paid. Upload them again in a file of their own to pay them.")
+	}
+	h.audit(c, "bulk.confirm_repeats", "bulk", job.ID, fmt.Sprintf("%s: %d rows repeating earlier files confirmed to be paid again", job.FileName, len(repeats)))
+	web.Flash(c, web.FlashSuccess, fmt.Sprintf("Confirmed: the %d repeated rows are paid with the others when the file is confirmed.", len(repeats)))
+	return web.Redirect(c, paths.Bulk(job.ID))
 }
 
 // bulkJobItem is a job as its pages name it.
@@ -243,6 +312,9 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 	// Whether the wallet covers each row is the service's to say: the preview showed its
 	// preflight, and the run asks it again before sending anything.
 	if p.Summary.Good == 0 {
+		if len(p.Repeats) > 0 && p.RepeatsConfirmedBy == "" {
+			return h.renderBulkJob(c, fiber.StatusUnprocessableEntity, "Every row that could be paid repeats an earlier file's: another operator must confirm paying them again first.")
+		}
 		return h.renderBulkJob(c, fiber.StatusUnprocessableEntity, "No row can be paid: fix the file and upload it again.")
 	}
 	// A job confirmed before (resumed, or its failed rows retried) was approved or below the
@@ -303,7 +375,7 @@ func (h *Handlers) approvedBulkOutflows(ctx context.Context, a dashstore.Approva
 	if err := json.Unmarshal([]byte(a.Request), &r); err != nil {
 		return nil, err
 	}
-	rows, err := h.store.BulkRows(ctx, r.JobID)
+	_, rows, _, err := h.bulkRowsOf(ctx, r.JobID)
 	if err != nil {
 		return nil, err
 	}

@@ -21,10 +21,6 @@ const bulkPayoutChunk = 100
 // another process, or this one, holds is left to run; one whose process died is run again, and
 // the rows' idempotency keys keep it from paying twice.
 func (h *Handlers) startBulkJob(ctx context.Context, jobID string, by dashstore.Operator) error {
-	job, err := h.store.BulkJob(ctx, h.appID, jobID)
-	if err != nil {
-		return err
-	}
 	now := h.now()
 	claimed, err := h.store.ClaimBulkJob(ctx, h.appID, jobID, h.instance, by, now, now.Add(h.bulkLease))
 	if err != nil || !claimed {
@@ -45,7 +41,7 @@ func (h *Handlers) startBulkJob(ctx context.Context, jobID string, by dashstore.
 			}
 		}()
 		go h.renewBulkLease(run, stop, jobID)
-		err := h.runBulkJob(run, job, by)
+		err := h.runBulkJob(run, jobID, by)
 		if err != nil {
 			h.log.Error("bulk payout job stopped", "job", jobID, "err", err)
 			return
@@ -107,11 +103,14 @@ func (h *Handlers) TakeOverBulkJobs(ctx context.Context) {
 }
 
 // runBulkJob pays every good row not yet paid: wallet rows as transfer batches of up to 1,000,
-// payout rows one call each, bulkParallel at a time. Rows with a problem are recorded as skipped.
+// payout rows one call each, bulkParallel at a time. Rows with a problem, and rows repeating an
+// earlier file's that no second operator confirmed, are recorded as skipped.
 // Outcomes are recorded chunk by chunk, so the progress bar moves and a crash loses little; the
 // caller marks the job done.
-func (h *Handlers) runBulkJob(ctx context.Context, job dashstore.BulkJob, by dashstore.Operator) error {
-	rows, err := h.store.BulkRows(ctx, job.ID)
+func (h *Handlers) runBulkJob(ctx context.Context, jobID string, by dashstore.Operator) error {
+	// Read once the job is claimed: its repeats can no longer be confirmed, so what is read here
+	// is what the run may pay.
+	job, rows, _, err := h.bulkRowsOf(ctx, jobID)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,8 @@ func inParallel(limit, n int, fn func(i int)) {
 
 // resolveBulkRows finds the user each good row names, once per distinct user id or email, puts
 // a problem on the rows whose user is unknown or that repeat an earlier row, and then on those
-// the service's preflight would refuse, in its words. Only a failing service is an error.
+// the service's preflight would refuse, in its words; the rows left good get their fingerprint.
+// Only a failing service is an error.
 func (h *Handlers) resolveBulkRows(ctx context.Context, fileHash string, rows []dashstore.BulkRow) error {
 	refs := map[string]*bulkUser{}
 	var order []string
@@ -95,6 +96,9 @@ func (h *Handlers) resolveBulkRows(ctx context.Context, fileHash string, rows []
 	for i := range rows {
 		if p, ok := problems[rows[i].Row]; ok {
 			rows[i].Problem = p
+		}
+		if rows[i].Problem == "" {
+			rows[i].Fingerprint = bulkFingerprint(rows[i])
 		}
 	}
 	return nil

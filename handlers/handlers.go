@@ -67,7 +67,15 @@ type Config struct {
 	// name, process id and a random suffix).
 	BulkLease time.Duration
 	Instance  string
+	// BulkRepeatWindow is how far back a bulk file's rows are compared with earlier files' rows:
+	// a row that pays what a row of a file uploaded within it paid waits for a second operator
+	// (default DefaultBulkRepeatWindow).
+	BulkRepeatWindow time.Duration
 }
+
+// DefaultBulkRepeatWindow is how far back bulk rows are compared when not told; the dashboard's
+// flag takes its default from it.
+const DefaultBulkRepeatWindow = 30 * 24 * time.Hour
 
 // DefaultBulkLease is how long a bulk job's lease runs when not told; the dashboard's flag takes
 // its default from it.
@@ -91,8 +99,10 @@ type Handlers struct {
 	bulkLease time.Duration
 	bulkWait  time.Duration
 	bulkPoll  time.Duration
-	policy    dashstore.ApprovalPolicy
-	kinds     map[string]approvalKind // what an approval can hold (approvalKinds)
+	// bulkRepeatWindow is how far back a bulk file's rows are compared with earlier files'.
+	bulkRepeatWindow time.Duration
+	policy           dashstore.ApprovalPolicy
+	kinds            map[string]approvalKind // what an approval can hold (approvalKinds)
 }
 
 // Register adds every route of routes.go to cfg.Web and returns the handlers, whose
@@ -119,13 +129,16 @@ func Register(cfg Config) (*Handlers, error) {
 	if cfg.BulkLease <= 0 {
 		cfg.BulkLease = DefaultBulkLease
 	}
+	if cfg.BulkRepeatWindow <= 0 {
+		cfg.BulkRepeatWindow = DefaultBulkRepeatWindow
+	}
 	if cfg.Instance == "" {
 		host, _ := os.Hostname()
 		cfg.Instance = fmt.Sprintf("%s/%d/%s", host, os.Getpid(), rand.Text()[:8])
 	}
 	h := &Handlers{web: cfg.Web, store: cfg.Store, payouts: cfg.Payouts, appID: cfg.AppID, now: cfg.Now,
 		password: cfg.Password, log: cfg.Logger, policy: cfg.Approvals, bulkWait: cfg.BulkBatchWait, bulkPoll: cfg.BulkPoll,
-		bulkLease: cfg.BulkLease, instance: cfg.Instance}
+		bulkLease: cfg.BulkLease, instance: cfg.Instance, bulkRepeatWindow: cfg.BulkRepeatWindow}
 	h.kinds = h.approvalKinds()
 	return h, cfg.Web.Register(h.routes())
 }

@@ -85,6 +85,9 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/bulk/:id/result.csv", Perm: web.PermMoneyMove, Handler: h.bulkResult},
 		{Method: post, Path: "/bulk/:id/confirm", Perm: web.PermMoneyMove, Handler: h.confirmBulk},
 		{Method: post, Path: "/bulk/:id/cancel", Perm: web.PermMoneyMove, Handler: h.cancelBulk},
+		// Who may confirm a file's repeated rows (anyone who may move money but its uploader) is
+		// checked by the handler.
+		{Method: post, Path: "/bulk/:id/repeats", Perm: web.PermMoneyMove, Handler: h.confirmBulkRepeats},
 
 		{Method: get, Path: "/app", Perm: web.PermAppRead, Handler: h.app},
 		{Method: post, Path: "/app/deposits", Perm: web.PermMoneyMove, Handler: h.deposit},

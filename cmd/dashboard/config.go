@@ -50,6 +50,8 @@ type config struct {
 	// BulkLease is how long a bulk payout stays this process's after it last renewed its hold;
 	// then another dashboard on the same database takes it over.
 	BulkLease time.Duration
+	// BulkRepeatWindow is how far back a bulk file's rows are compared with earlier files' rows.
+	BulkRepeatWindow time.Duration
 }
 
 const defaultAddr = "127.0.0.1:8080"
@@ -58,7 +60,7 @@ const defaultAddr = "127.0.0.1:8080"
 func parseConfig(args []string, getenv func(string) string, output io.Writer) (config, error) {
 	env := cli.Env(getenv)
 	var c config
-	var trusted, encryptionKey, secure, threshold, approvers, bulkWait, bulkLease, window, payeeLimit, operatorLimit string
+	var trusted, encryptionKey, secure, threshold, approvers, bulkWait, bulkLease, bulkRepeats, window, payeeLimit, operatorLimit string
 	approvals := dashstore.DefaultApprovalPolicy()
 	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
 	fs.SetOutput(output)
@@ -104,6 +106,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"how long a bulk payout waits for a transfer batch to finish before leaving its rows as still running, to check again later (DISBURSE_BULK_BATCH_WAIT)")
 	fs.StringVar(&bulkLease, "bulk-lease", env("DISBURSE_BULK_LEASE", handlers.DefaultBulkLease.String()),
 		"how long a running bulk payout stays this dashboard's after it last renewed its hold; then another dashboard on the same database takes it over (DISBURSE_BULK_LEASE)")
+	fs.StringVar(&bulkRepeats, "bulk-repeat-window", env("DISBURSE_BULK_REPEAT_WINDOW", handlers.DefaultBulkRepeatWindow.String()),
+		"how far back a bulk payout file's rows are compared with earlier files' rows: a row paying what one of those paid waits for a second operator to confirm it (DISBURSE_BULK_REPEAT_WINDOW)")
 	fs.StringVar(&c.LogFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"), "log format: text or json (DISBURSE_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, cli.UsageError{Err: err}
@@ -213,6 +217,11 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		bad("--bulk-lease %q: want a positive duration like 30s", bulkLease)
 	} else {
 		c.BulkLease = d
+	}
+	if d, err := time.ParseDuration(bulkRepeats); err != nil || d <= 0 {
+		bad("--bulk-repeat-window %q: want a positive duration like 720h", bulkRepeats)
+	} else {
+		c.BulkRepeatWindow = d
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("--log-format %q: want text or json", c.LogFormat)

@@ -145,7 +145,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	h, err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payoutsClient, AppID: creds.AppID,
 		Now: now, Password: cfg.Password, Logger: log, Approvals: cfg.Approvals, BulkBatchWait: cfg.BulkBatchWait,
-		BulkLease: cfg.BulkLease})
+		BulkLease: cfg.BulkLease, BulkRepeatWindow: cfg.BulkRepeatWindow})
 	if err != nil {
 		return err
 	}

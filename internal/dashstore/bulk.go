@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -42,6 +43,10 @@ type BulkJob struct {
 	Status     BulkStatus
 	Created    time.Time
 	Updated    time.Time
+	// RepeatsConfirmedBy is the operator, never the uploader, who confirmed paying the rows that
+	// repeat an earlier job's (BulkRepeats); empty until one does.
+	RepeatsConfirmedBy, RepeatsConfirmedEmail string
+	RepeatsConfirmed                          time.Time
 }
 
 // BulkRow is one row of a job's file as the dashboard read it, with its outcome once run.
@@ -57,9 +62,12 @@ type BulkRow struct {
 	TransferID string
 	Error      string
 	BatchID    string // the transfer batch an unsettled row waits in
+	// Fingerprint is a hash of what the row pays, the same for the same row however its file
+	// spelled it; empty for a row with a problem. BulkRepeats matches rows by it.
+	Fingerprint string
 }
 
-// A job's rows are stored bulkRowsPerInsert to a statement, of 11 values each: well inside
+// A job's rows are stored bulkRowsPerInsert to a statement, of 12 values each: well inside
 // sqldb.MaxParams. On SQLite, a hundred to a prepared statement beat both one row to a
 // statement and larger chunks (BenchmarkCreateBulkJob).
 const bulkRowsPerInsert = 100
@@ -81,10 +89,10 @@ func (s *Store) CreateBulkJob(ctx context.Context, job *BulkJob, rows []BulkRow)
 			return err
 		}
 		return sqldb.InsertRows(s.db.Dialect, len(rows), bulkRowsPerInsert, `INSERT INTO bulk_rows (job_id, row_num, user_ref, user_id,
-			amount, memo, method, problem, outcome, transfer_id, error)`, func(i int) []any {
+			amount, memo, method, problem, outcome, transfer_id, error, fingerprint)`, func(i int) []any {
 			r := rows[i]
 			return []any{job.ID, r.Row, r.UserRef, r.UserID, r.Amount, r.Memo, r.Method, r.Problem, r.Outcome,
-				r.TransferID, r.Error}
+				r.TransferID, r.Error, r.Fingerprint}
 		}, "", func(query string, args []any) error {
 			query = s.db.Rebind(query)
 			// On SQLite InsertRows makes a few texts (whole chunks, then powers of two), so each is
@@ -104,7 +112,8 @@ func (s *Store) CreateBulkJob(ctx context.Context, job *BulkJob, rows []BulkRow)
 	return err == nil, err
 }
 
-const bulkJobColumns = `id, app_id, file_hash, file_name, operator_id, status, created_at, updated_at`
+const bulkJobColumns = `id, app_id, file_hash, file_name, operator_id, status, created_at, updated_at,
+	repeats_confirmed_by, repeats_confirmed_email, repeats_confirmed_at`
 
 // BulkJob returns the app's job with id; another app's job is not found.
 func (s *Store) BulkJob(ctx context.Context, appID, id string) (BulkJob, error) {
@@ -127,9 +136,13 @@ func (s *Store) bulkJob(ctx context.Context, q string, args ...any) (BulkJob, er
 // scanBulkJob reads the bulkJobColumns of a row.
 func scanBulkJob(row interface{ Scan(...any) error }) (BulkJob, error) {
 	var j BulkJob
-	var created, updated int64
-	err := row.Scan(&j.ID, &j.AppID, &j.FileHash, &j.FileName, &j.OperatorID, &j.Status, &created, &updated)
+	var created, updated, confirmed int64
+	err := row.Scan(&j.ID, &j.AppID, &j.FileHash, &j.FileName, &j.OperatorID, &j.Status, &created, &updated,
+		&j.RepeatsConfirmedBy, &j.RepeatsConfirmedEmail, &confirmed)
 	j.Created, j.Updated = sqldb.FromMicros(created), sqldb.FromMicros(updated)
+	if confirmed != 0 {
+		j.RepeatsConfirmed = sqldb.FromMicros(confirmed)
+	}
 	return j, err
 }
 
@@ -143,14 +156,14 @@ func (s *Store) SetBulkStatus(ctx context.Context, id string, status BulkStatus,
 // BulkRows returns every row of a job in file order.
 func (s *Store) BulkRows(ctx context.Context, jobID string) ([]BulkRow, error) {
 	rows, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT row_num, user_ref, user_id, amount, memo, method, problem,
-		outcome, transfer_id, error, batch_id FROM bulk_rows WHERE job_id = ? ORDER BY row_num`), jobID)
+		outcome, transfer_id, error, batch_id, fingerprint FROM bulk_rows WHERE job_id = ? ORDER BY row_num`), jobID)
 	if err != nil {
 		return nil, err
 	}
 	return sqldb.All(rows, func(rows *sql.Rows) (BulkRow, error) {
 		var r BulkRow
 		err := rows.Scan(&r.Row, &r.UserRef, &r.UserID, &r.Amount, &r.Memo, &r.Method, &r.Problem, &r.Outcome,
-			&r.TransferID, &r.Error, &r.BatchID)
+			&r.TransferID, &r.Error, &r.BatchID, &r.Fingerprint)
 		return r, err
 	})
 }
@@ -200,4 +213,60 @@ func (s *Store) BulkJobs(ctx context.Context, appID string, limit int) ([]BulkJo
 		return nil, err
 	}
 	return sqldb.All(rows, func(rows *sql.Rows) (BulkJob, error) { return scanBulkJob(rows) })
+}
+
+// BulkRepeat is a row of a job that pays what a row of an earlier job of the app pays.
+type BulkRepeat struct {
+	Row          int // the row of the job asked about
+	EarlierJobID string
+	EarlierFile  string
+	EarlierRow   int
+	Earlier      time.Time // when the earlier job was uploaded
+}
+
+// BulkRepeats returns the rows of job whose fingerprint a row of an earlier job of its app has,
+// one per row (the earliest match), in row order. Earlier means uploaded before job (by time,
+// then id, so of two jobs uploaded at once on two dashboards the second is the repeat) and no
+// more than window before it. A row on either side with a problem is no repeat, nor is an
+// earlier row that was skipped: neither was ever sent. A job canceled before it ran is gone
+// with its rows, so it makes no repeats.
+func (s *Store) BulkRepeats(ctx context.Context, job BulkJob, window time.Duration) ([]BulkRepeat, error) {
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT r.row_num, ej.id, ej.file_name, e.row_num, ej.created_at
+		FROM bulk_rows r
+		JOIN bulk_rows e ON e.fingerprint = r.fingerprint AND e.job_id <> r.job_id
+		JOIN bulk_jobs ej ON ej.id = e.job_id
+		WHERE r.job_id = ? AND r.fingerprint <> '' AND r.problem = ''
+			AND e.problem = '' AND e.outcome <> ?
+			AND ej.app_id = ? AND ej.created_at >= ? AND (ej.created_at < ? OR (ej.created_at = ? AND ej.id < ?))
+		ORDER BY r.row_num, ej.created_at, ej.id, e.row_num`), job.ID, BulkSkipped, job.AppID,
+		sqldb.Micros(job.Created.Add(-window)), sqldb.Micros(job.Created), sqldb.Micros(job.Created), job.ID)
+	if err != nil {
+		return nil, err
+	}
+	all, err := sqldb.All(rows, func(rows *sql.Rows) (BulkRepeat, error) {
+		var r BulkRepeat
+		var earlier int64
+		err := rows.Scan(&r.Row, &r.EarlierJobID, &r.EarlierFile, &r.EarlierRow, &earlier)
+		r.Earlier = sqldb.FromMicros(earlier)
+		return r, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Ordered by row, earliest match first: keep each row's first.
+	return slices.CompactFunc(all, func(a, b BulkRepeat) bool { return a.Row == b.Row }), nil
+}
+
+// ConfirmBulkRepeats records that by confirmed paying the repeated rows of the app's job id
+// again. Only while the job has not run (it is still previewed: what a run skipped stays
+// skipped) and never by the operator who uploaded it; false when either refuses it.
+func (s *Store) ConfirmBulkRepeats(ctx context.Context, appID, id string, by Operator, now time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE bulk_jobs SET repeats_confirmed_by = ?, repeats_confirmed_email = ?,
+		repeats_confirmed_at = ?, updated_at = ? WHERE app_id = ? AND id = ? AND status = ? AND operator_id <> ?`),
+		by.ID, by.Email, sqldb.Micros(now), sqldb.Micros(now), appID, id, BulkPreviewed, by.ID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/payouts"
@@ -148,4 +149,77 @@ func BenchmarkCreateBulkJob(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestBulkRepeats: a job's rows whose fingerprint an earlier job of the app within the window
+// has are its repeats, named with that job and row; rows that were never sent (a problem, a
+// skip) make none, nor do another app's jobs, later jobs or jobs older than the window. Only
+// another operator than the uploader confirms paying them, and only before the job runs.
+func TestBulkRepeats(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, s *dashstore.Store) {
+		ctx := context.Background()
+		const window = 30 * 24 * time.Hour
+		create := func(app, hash string, at time.Time, rows ...dashstore.BulkRow) dashstore.BulkJob {
+			t.Helper()
+			job := dashstore.BulkJob{AppID: app, FileHash: hash, FileName: hash + ".csv", OperatorID: "op1",
+				Status: dashstore.BulkPreviewed, Created: at}
+			if _, err := s.CreateBulkJob(ctx, &job, rows); err != nil {
+				t.Fatal(err)
+			}
+			return job
+		}
+		row := func(n int, fingerprint, problem string) dashstore.BulkRow {
+			return dashstore.BulkRow{Row: n, UserRef: "u", UserID: "u", Amount: 1_00, Method: "wallet",
+				Problem: problem, Fingerprint: fingerprint}
+		}
+		create("app1", "too-old", t0.Add(-window-time.Second), row(1, "f4", ""))
+		first := create("app1", "first", t0, row(1, "f1", ""), row(2, "f2", "no user"), row(3, "f3", ""), row(4, "f5", ""))
+		if err := s.SetBulkOutcomes(ctx, first.ID, []dashstore.BulkRow{{Row: 4, Outcome: dashstore.BulkSkipped}}); err != nil {
+			t.Fatal(err)
+		}
+		create("app2", "other-app", t0, row(1, "f3", ""))
+		later := t0.Add(window - time.Second)
+		second := create("app1", "second", later, row(1, "f0", ""), row(2, "f3", ""), row(3, "f1", ""),
+			row(4, "f2", ""), row(5, "f4", ""), row(6, "f5", ""), row(7, "f1", "a problem"))
+		got, err := s.BulkRepeats(ctx, second, window)
+		want := []dashstore.BulkRepeat{
+			{Row: 2, EarlierJobID: first.ID, EarlierFile: "first.csv", EarlierRow: 3, Earlier: t0},
+			{Row: 3, EarlierJobID: first.ID, EarlierFile: "first.csv", EarlierRow: 1, Earlier: t0},
+		}
+		if err != nil || !slices.EqualFunc(got, want, func(a, b dashstore.BulkRepeat) bool {
+			return a.Row == b.Row && a.EarlierJobID == b.EarlierJobID && a.EarlierFile == b.EarlierFile &&
+				a.EarlierRow == b.EarlierRow && a.Earlier.Equal(b.Earlier)
+		}) {
+			t.Errorf("BulkRepeats = %+v, %v; want %+v", got, err, want)
+		}
+		if got, err := s.BulkRepeats(ctx, first, window); err != nil || len(got) != 0 {
+			t.Errorf("the first job repeats %+v, %v; want nothing (the later job does not count)", got, err)
+		}
+
+		steps := []struct {
+			name string
+			app  string
+			by   dashstore.Operator
+			want bool
+		}{
+			{"the uploader cannot confirm", "app1", dashstore.Operator{ID: "op1", Email: "up@example.com"}, false},
+			{"nor another app's operator", "app2", dashstore.Operator{ID: "op2", Email: "two@example.com"}, false},
+			{"another operator confirms", "app1", dashstore.Operator{ID: "op2", Email: "two@example.com"}, true},
+		}
+		for _, st := range steps {
+			if ok, err := s.ConfirmBulkRepeats(ctx, st.app, second.ID, st.by, later); err != nil || ok != st.want {
+				t.Errorf("%s: %v, %v", st.name, ok, err)
+			}
+		}
+		if j, err := s.BulkJob(ctx, "app1", second.ID); err != nil || j.RepeatsConfirmedBy != "op2" ||
+			j.RepeatsConfirmedEmail != "two@example.com" || !j.RepeatsConfirmed.Equal(later) {
+			t.Errorf("confirmed job %+v, %v", j, err)
+		}
+		if err := s.SetBulkStatus(ctx, first.ID, dashstore.BulkRunning, later); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.ConfirmBulkRepeats(ctx, "app1", first.ID, dashstore.Operator{ID: "op2"}, later); err != nil || ok {
+			t.Errorf("confirming a job that runs: %v, %v; want refused", ok, err)
+		}
+	})
 }

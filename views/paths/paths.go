@@ -96,5 +96,6 @@ func BulkNew() string                { return "/bulk" }
 func Bulk(id string) string          { return "/bulk/" + url.PathEscape(id) }
 func BulkConfirm(id string) string   { return Bulk(id) + "/confirm" }
 func BulkCancel(id string) string    { return Bulk(id) + "/cancel" }
+func BulkRepeats(id string) string   { return Bulk(id) + "/repeats" }
 func BulkProgress(id string) string  { return Bulk(id) + "/progress" }
 func BulkResultCSV(id string) string { return Bulk(id) + "/result.csv" }
