@@ -119,28 +119,7 @@ func (h *Handlers) listFilterOf(c *fiber.Ctx, extra ...string) listFilter {
 		}
 	}
 	f.userID = h.userOfFilter(c, &f.form)
-	loc, err := time.LoadLocation(f.form.Value("tz"))
-	if err != nil {
-		loc = time.UTC
-	}
-	day := func(field string) time.Time {
-		v := f.form.Value(field)
-		if v == "" {
-			return time.Time{}
-		}
-		d, err := time.ParseInLocation(time.DateOnly, v, loc)
-		if err != nil {
-			addProblem(&f.form, field, "enter a date like 2026-03-31")
-		}
-		return d
-	}
-	f.rng.CreatedFrom = day("from")
-	if to := day("to"); !to.IsZero() {
-		f.rng.CreatedTo = to.AddDate(0, 0, 1)
-	}
-	if !f.rng.CreatedFrom.IsZero() && !f.rng.CreatedTo.IsZero() && !f.rng.CreatedTo.After(f.rng.CreatedFrom) {
-		addProblem(&f.form, "to", "choose a day on or after the first day")
-	}
+	f.rng.CreatedFrom, f.rng.CreatedTo = dayRangeOf(&f.form)
 	for field, bound := range map[string]*payouts.Money{"min": &f.rng.AmountMin, "max": &f.rng.AmountMax} {
 		if f.form.Value(field) != "" {
 			if m, ok := amountOf(&f.form, field); ok && m < 0 {
@@ -163,6 +142,35 @@ func (h *Handlers) listFilterOf(c *fiber.Ctx, extra ...string) listFilter {
 	f.start, _ = strconv.Atoi(c.Query("start"))
 	f.start = max(f.start, 0)
 	return f
+}
+
+// dayRangeOf reads a filter's "from" and "to" days in the browser's zone (tz, which
+// static/js/app.js fills; UTC without script): from the first instant of "from" to the end of
+// "to", the last day included. Zero is no bound; a day it cannot read is a problem on its field.
+func dayRangeOf(form *components.Form) (from, to time.Time) {
+	loc, err := time.LoadLocation(form.Value("tz"))
+	if err != nil {
+		loc = time.UTC
+	}
+	day := func(field string) time.Time {
+		v := form.Value(field)
+		if v == "" {
+			return time.Time{}
+		}
+		d, err := time.ParseInLocation(time.DateOnly, v, loc)
+		if err != nil {
+			addProblem(form, field, "enter a date like 2026-03-31")
+		}
+		return d
+	}
+	from = day("from")
+	if last := day("to"); !last.IsZero() {
+		to = last.AddDate(0, 0, 1)
+	}
+	if !from.IsZero() && !to.IsZero() && !to.After(from) {
+		addProblem(form, "to", "choose a day on or after the first day")
+	}
+	return from, to
 }
 
 // userOfFilter finds the user a list is narrowed to, or puts the problem on the form's user field.
@@ -213,9 +221,13 @@ func (f listFilter) narrows() bool {
 
 // problem is the filter's problems in one sentence, for the export, which has no form to show
 // them on.
-func (f listFilter) problem() string {
+func (f listFilter) problem() string { return formProblems(f.form) }
+
+// formProblems is a filter form's problems in one sentence, for an export or a page that has
+// no field to show them on.
+func formProblems(form components.Form) string {
 	var out []string
-	for field, p := range f.form.Errors {
+	for field, p := range form.Errors {
 		out = append(out, field+": "+p)
 	}
 	slices.Sort(out)

@@ -101,6 +101,7 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/operators/:id/password", Perm: web.PermOperatorsManage, Handler: h.resetOperatorPassword},
 
 		{Method: get, Path: "/audit", Perm: web.PermAuditRead, Handler: h.auditLog},
+		{Method: get, Path: "/audit/export", Perm: web.PermAuditRead, Handler: h.exportAudit},
 
 		// Who may decide is the approval policy's roles, checked by the handlers: a maker sees
 		// their own request, and everyone who reads the app sees the queue.

@@ -1,7 +1,9 @@
 package handlers_test
 
 import (
+	"encoding/csv"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -93,7 +95,14 @@ func TestAuditLogFilters(t *testing.T) {
 	page := admin.get("/audit")
 	wantStatus(t, page, http.StatusOK)
 	wantBody(t, page, `role="search"`, `name="operator"`, `value="`+opsOp.ID+`"`, `name="object_type"`, `value="payout_link"`,
-		`name="object_id"`, `href="/audit?operator=`+adminOp.ID+`"`)
+		`name="action"`, `value="transfer.create"`, `name="user"`, `name="from"`, `name="to"`, `href="/audit?operator=`+adminOp.ID+`"`,
+		// Times read absolute, in the operator's zone once the script runs, with the relative time beside them.
+		`<time datetime="2026-03-02T09:00:00Z" data-local`, "2026-03-02 09:00", "just now",
+		// Objects read by name, with their kind and short id as secondary text.
+		`>Ann Audited</a>`, `>Bob Audited</a>`)
+	if strings.Contains(page.body, `>user `+ann.ID[:8]) {
+		t.Error("the object column names a user by id")
+	}
 
 	count := func(res response) int { return strings.Count(res.body, `data-action="`) }
 	for _, tc := range []struct {
@@ -107,6 +116,23 @@ func TestAuditLogFilters(t *testing.T) {
 		{"object_type=app", 1},
 		{"object_type=user&object_id=" + ann.ID, 2},
 		{"operator=" + opsOp.ID + "&object_type=user&object_id=" + ann.ID, 1},
+		{"action=transfer.create", 3},
+		{"action=app.deposit&operator=" + opsOp.ID, 0},
+		{"user_id=" + ann.ID, 2},
+		{"user=" + url.QueryEscape(ann.Email), 2},
+		{"user_id=" + bob.ID + "&action=transfer.create", 1},
+		{"from=2026-03-02&to=2026-03-02&tz=UTC", 4},
+		{"to=2026-03-01&tz=UTC", 0},
+		// 09:00 UTC is March 2nd, 23:00 at UTC+14 and in California the same day,
+		{"from=2026-03-03&tz=Pacific/Kiritimati", 0},
+		{"to=2026-03-02&tz=Pacific/Kiritimati", 4},
+		// and still March 1st in Honolulu.
+		{"from=2026-03-02&tz=Pacific/Honolulu", 0},
+		{"to=2026-03-01&tz=Pacific/Honolulu", 4},
+		{"from=2026-03-02&to=2026-03-02&tz=America/Los_Angeles", 4},
+		// A filter that cannot be read lists nothing rather than everything.
+		{"from=yesterday", 0},
+		{"user=ann", 0},
 	} {
 		res := admin.htmxGet("/audit?" + tc.query)
 		wantStatus(t, res, http.StatusOK)
@@ -115,4 +141,56 @@ func TestAuditLogFilters(t *testing.T) {
 		}
 	}
 	wantBody(t, admin.get("/audit?object_type=flow"), "Nothing matches", "Show everything")
+	wantBody(t, admin.get("/audit?from=yesterday"), "a date like 2026-03-31")
+	wantBody(t, admin.get("/audit?action=transfer.create&user_id="+ann.ID), `href="/audit/export?action=transfer.create&amp;user_id=`+ann.ID+`"`)
+}
+
+func TestAuditExport(t *testing.T) {
+	h := newHarness(t)
+	admin, adminOp := h.signedIn(dashstore.RoleAdmin)
+	manager, managerOp := h.signedIn(dashstore.RoleManager)
+	support, _ := h.signedIn(dashstore.RoleSupport)
+	// A name a spreadsheet would run as a formula, to check the guard.
+	ann, err := h.payouts.CreateUser(t.Context(), payouts.CreateUserRequest{FirstName: "=HYPERLINK(1)", LastName: "Audited",
+		Email: "formula@example.com", CountryCode: "1", PhoneNumber: "5550100777"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.deposit(100_00)
+	for range 3 {
+		admin.post("/users/"+ann.ID+"/transfers", map[string][]string{"direction": {"to_user"}, "amount": {"1"}})
+	}
+	admin.post("/app/deposits", map[string][]string{"amount": {"3"}})
+
+	wantStatus(t, support.get("/audit/export"), http.StatusForbidden)
+	wantStatus(t, manager.get("/audit/export?from=yesterday"), http.StatusBadRequest)
+
+	res := manager.get("/audit/export?action=transfer.create")
+	wantStatus(t, res, http.StatusOK)
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
+		t.Fatalf("content type %q", ct)
+	}
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(res.body, "\ufeff"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rows[0], ",") != "created_utc,operator_name,operator_email,action,action_label,object_type,object_id,object_name,detail,ip" {
+		t.Errorf("header %v", rows[0])
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want the header and 3 transfers: %v", len(rows), rows)
+	}
+	for _, row := range rows[1:] {
+		want := []string{"2026-03-02T09:00:00Z", adminOp.Name, adminOp.Email, "transfer.create", "Moved money", "user", ann.ID,
+			"'=HYPERLINK(1) Audited"}
+		if strings.Join(row[:8], "|") != strings.Join(want, "|") {
+			t.Errorf("row %v, want it to start %v", row, want)
+		}
+	}
+	// The export is itself in the log, with who asked and for what.
+	entries, _, err := h.store.AuditLog(t.Context(), dashstore.AuditFilter{Action: "audit.export", Limit: 10})
+	if err != nil || len(entries) != 1 || entries[0].OperatorID != managerOp.ID || !strings.Contains(entries[0].Detail, "action=transfer.create") {
+		t.Fatalf("export's audit entries %+v, %v", entries, err)
+	}
+	wantBody(t, manager.get("/audit"), "Exported the audit log")
 }

@@ -36,11 +36,14 @@ func (s *Store) AddAudit(ctx context.Context, e *AuditEntry) error {
 
 // AuditFilter narrows and pages the audit log, newest first.
 type AuditFilter struct {
-	OperatorID string
-	ObjectType string
-	ObjectID   string
-	Before     int64 // entries with a smaller id only (the next, older page); 0 = the newest
-	Limit      int   // 1..100; 0 = payouts.DefaultLimit
+	OperatorID  string
+	Action      string
+	ObjectType  string
+	ObjectID    string
+	CreatedFrom time.Time // entries at or after it; zero = no bound
+	CreatedTo   time.Time // entries before it; zero = no bound
+	Before      int64     // entries with a smaller id only (the next, older page); 0 = the newest
+	Limit       int       // 1..100; 0 = payouts.DefaultLimit
 }
 
 // AuditLog returns one page of the audit log and whether older entries remain. The id cursor
@@ -56,11 +59,20 @@ func (s *Store) AuditLog(ctx context.Context, f AuditFilter) ([]AuditEntry, bool
 	if f.OperatorID != "" {
 		add("operator_id = ?", f.OperatorID)
 	}
+	if f.Action != "" {
+		add("action = ?", f.Action)
+	}
 	if f.ObjectType != "" {
 		add("object_type = ?", f.ObjectType)
 	}
 	if f.ObjectID != "" {
 		add("object_id = ?", f.ObjectID)
+	}
+	if !f.CreatedFrom.IsZero() {
+		add("created_at >= ?", sqldb.Micros(f.CreatedFrom))
+	}
+	if !f.CreatedTo.IsZero() {
+		add("created_at < ?", sqldb.Micros(f.CreatedTo))
 	}
 	if f.Before > 0 {
 		add("id < ?", f.Before)

@@ -264,6 +264,11 @@ func TestAuditLog(t *testing.T) {
 			{"by operator", dashstore.AuditFilter{OperatorID: "op-b", Limit: 100}, 5},
 			{"by object", dashstore.AuditFilter{ObjectType: "user", ObjectID: "u1", Limit: 100}, 20},
 			{"by type", dashstore.AuditFilter{ObjectType: "operator", Limit: 100}, 5},
+			{"by action", dashstore.AuditFilter{Action: "operator.disable", Limit: 100}, 5},
+			{"from a time on", dashstore.AuditFilter{CreatedFrom: t0.Add(20 * time.Second), Limit: 100}, 5},
+			{"before a time", dashstore.AuditFilter{CreatedTo: t0.Add(20 * time.Second), Limit: 100}, 20},
+			{"between, by action", dashstore.AuditFilter{Action: "user.create", CreatedFrom: t0.Add(5 * time.Second),
+				CreatedTo: t0.Add(15 * time.Second), Limit: 100}, 8},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				entries, more, err := s.AuditLog(ctx, tc.f)
