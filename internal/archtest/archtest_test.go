@@ -40,6 +40,7 @@ var rules = []rule{
 	{pkg: "service", only: []string{"payouts", "ledger"}},
 	{pkg: "store", only: []string{"service", "payouts", "ledger", "sqldb"}},
 	{pkg: "sandbox", only: []string{"service", "payouts"}},
+	{pkg: "rails", only: []string{"service", "payouts"}},
 	{pkg: "webhook", only: []string{"service", "payouts"}},
 	{pkg: "dashstore", only: []string{"payouts", "sqldb"}},
 	{pkg: "client", only: []string{"payouts"}},

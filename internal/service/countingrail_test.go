@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/disburse/disburse/internal/rails/stripe/stripetest"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/payouts"
 )
@@ -24,8 +25,15 @@ const (
 // countingRail keeps what a real rail's idempotency keeps: one receipt per key, however often
 // it is called with it. It settles every payout after settleDelay, and its Submit steps (next,
 // in turn; accept when none is left) can make the worker calling it die, by cancelling die.
+// With inner set, the calls that reach the rail go on to inner, a real rail in front of its
+// provider's double, whose idempotency alone then keeps a payout paid once.
 type countingRail struct {
 	clock service.Clock
+	inner service.Rail
+	// payout is the request a test's payouts are made from; fee the app pays for each.
+	payout payouts.CreatePayoutRequest
+	fee    payouts.Money
+	double *stripetest.Server // the Stripe double behind inner, if that is the rail
 
 	mu       sync.Mutex
 	receipts map[string]service.RailReceipt // accepted submissions by idempotency key
@@ -93,14 +101,25 @@ func (r *countingRail) Submit(ctx context.Context, key string, p service.RailPay
 		return service.RailReceipt{}, ctx.Err()
 	}
 	r.calls[key]++
-	receipt, ok := r.receipts[key]
-	if !ok {
-		receipt = service.RailReceipt{ExternalID: "cr_" + key, SettleAt: r.clock.Now().Add(settleDelay)}
-		r.receipts[key] = receipt
-	}
 	var gate chan struct{}
 	if step == hold {
 		gate, r.gates = r.gates[0], r.gates[1:]
+	}
+	receipt, ok := r.receipts[key]
+	if r.inner != nil {
+		r.mu.Unlock()
+		var err error
+		if receipt, err = r.inner.Submit(ctx, key, p); err != nil {
+			return receipt, err
+		}
+		r.mu.Lock()
+		if first, ok := r.receipts[key]; ok && first.ExternalID != receipt.ExternalID {
+			receipt.ExternalID += " (the first was " + first.ExternalID + ")" // the provider paid twice
+		}
+		r.receipts[key] = receipt
+	} else if !ok {
+		receipt = service.RailReceipt{ExternalID: "cr_" + key, SettleAt: r.clock.Now().Add(settleDelay)}
+		r.receipts[key] = receipt
 	}
 	r.mu.Unlock()
 	switch step {
@@ -113,7 +132,10 @@ func (r *countingRail) Submit(ctx context.Context, key string, p service.RailPay
 	return receipt, nil
 }
 
-func (r *countingRail) Outcome(context.Context, service.RailPayout, string) (service.RailOutcome, error) {
+func (r *countingRail) Outcome(ctx context.Context, p service.RailPayout, externalID string) (service.RailOutcome, error) {
+	if r.inner != nil {
+		return r.inner.Outcome(ctx, p, externalID)
+	}
 	r.mu.Lock()
 	out, gate := service.RailOutcome{Settled: true}, r.outcomeGate
 	if len(r.outcomes) > 0 {
@@ -139,6 +161,13 @@ func (r *countingRail) holdOutcomes(gate chan struct{}) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.outcomeGate = gate
+}
+
+// receipt is the receipt the rail gave for key.
+func (r *countingRail) receipt(key string) service.RailReceipt {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.receipts[key]
 }
 
 // submissions returns the accepted submissions and the calls that reached the rail for key.

@@ -26,6 +26,9 @@ type RailPayout struct {
 	UserID     string
 	Amount     payouts.Money
 	Method     PayoutMethodRecord
+	// AccountNumber is the bank account number of an ACH method, opened from its sealed copy
+	// for Submit alone (a rail paying a bank account must send it); empty otherwise.
+	AccountNumber string
 }
 
 // RailReceipt is the rail's acknowledgement: its id for the payout and when to ask again.
@@ -62,6 +65,25 @@ type RailReport struct {
 type RailRejection struct{ Reason string }
 
 func (r *RailRejection) Error() string { return "rail rejected the payout: " + r.Reason }
+
+// RailItems is a rail that can list the payments it made, for reconciliation.
+type RailItems interface {
+	// Items returns the payments the rail created from from up to to.
+	Items(ctx context.Context, from, to time.Time) ([]RailItem, error)
+}
+
+// RailItem is one payment as the provider keeps it.
+type RailItem struct {
+	ExternalID string
+	// TransferID and AppID name our payout as the provider recorded it (the metadata we sent);
+	// empty for a payment made outside disburse.
+	TransferID string
+	AppID      string
+	Amount     payouts.Money
+	// Status is the provider's, in our words: pending, completed, or failed (returned too).
+	Status  payouts.TransferStatus
+	Created time.Time
+}
 
 // Screener decides whether a payout is held for review (flagged) before it reaches its rail. A
 // user flagged by compliance is always held; the screener adds the provider's own rules (the

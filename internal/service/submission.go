@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -199,6 +200,9 @@ func (s *Service) callRail(ctx context.Context, c *railCall) {
 	rail := s.cfg.Rails[c.method.Platform]
 	p := s.railPayout(c.t, c.method)
 	if c.t.RailState == RailSubmitting {
+		if p.AccountNumber, c.err = s.accountNumber(c.method); c.err != nil {
+			return
+		}
 		c.receipt, c.err = rail.Submit(ctx, c.t.ID, p)
 		return
 	}
@@ -272,6 +276,23 @@ func (s *Service) stillPending(c *railCall) *TransferRecord {
 // its call carried the same idempotency key, so what it records stands for both.
 func (s *Service) leaseLost(id string) {
 	s.log.Warn("rail answer dropped: the payout's lease was lost", "transfer", id)
+}
+
+// accountNumber opens the account number of a bank method, sealed for its user or, for an app's
+// own account, for the app (payout_method.go, app_details.go); other methods have none.
+func (s *Service) accountNumber(m *PayoutMethodRecord) (string, error) {
+	if m.SealedAccount == nil {
+		return "", nil
+	}
+	aad := "account:" + m.UserID
+	if m.UserID == "" {
+		aad = "bank:" + m.AppID
+	}
+	plain, err := s.open(m.SealedAccount, aad)
+	if err != nil {
+		return "", fmt.Errorf("open the account number of method %s: %w", m.ID, err)
+	}
+	return string(plain), nil
 }
 
 func (s *Service) railPayout(t *TransferRecord, method *PayoutMethodRecord) RailPayout {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/disburse/disburse/internal/rails/stripe"
+	"github.com/disburse/disburse/internal/rails/stripe/stripetest"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
 	"github.com/disburse/disburse/payouts"
@@ -26,13 +28,49 @@ const (
 	pastRetry = 31 * time.Second
 )
 
+// railCase is a rail the crash-point tests run against: the counting rail alone (PayPal), or in
+// front of the Stripe ACH rail talking to its double, where Stripe's Idempotency-Key is all that
+// keeps a payout paid once.
+type railCase struct {
+	name   string
+	method payouts.AddPayoutMethodRequest
+	fee    payouts.Money
+	stripe bool
+}
+
+var railCases = []railCase{
+	{"counting", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"}, paypalFee, false},
+	{"stripe", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH, RoutingNumber: "110000000",
+		AccountNumber: "000123456789", AccountType: payouts.AccountChecking}, 0, true},
+}
+
 // newRailEnv is an env paying out through a countingRail, with a PayPal method for its user.
 func newRailEnv(t *testing.T, dsn string) (*env, *countingRail) {
+	t.Helper()
+	return newRailEnvFor(t, dsn, railCases[0])
+}
+
+// newRailEnvFor is an env paying out through rc's rail, with rc's method for its user. The
+// Stripe double posts a payment settleDelay after it was made.
+func newRailEnvFor(t *testing.T, dsn string, rc railCase) (*env, *countingRail) {
 	t.Helper()
 	rail := newCountingRail()
 	e := newEnvOn(t, dsn, rail.rails(), deposit)
 	rail.clock = e.clock // the env's clock is made with the env
-	e.addMethod(t, e.user.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"})
+	if rc.stripe {
+		rail.double = stripetest.New(t, "", e.clock.Now)
+		rail.double.PostAfter = settleDelay
+		inner, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123",
+			URL: rail.double.URL, Poll: settleDelay, Clock: e.clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rail.inner = inner
+	}
+	m := e.addMethod(t, e.user.ID, rc.method)
+	rail.payout = payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: payoutAmount, Platform: rc.method.Platform,
+		AccountID: m.ID, Fund: true}
+	rail.fee = rc.fee
 	return e, rail
 }
 
@@ -41,8 +79,9 @@ func newRailEnv(t *testing.T, dsn string) (*env, *countingRail) {
 func createPayout(t *testing.T, e *env, rail *countingRail, key string) *payouts.Transfer {
 	t.Helper()
 	rail.then(unreachable)
-	tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: payoutAmount,
-		Platform: payouts.PlatformPayPal, Fund: true, IdempotencyKey: key})
+	req := rail.payout
+	req.IdempotencyKey = key
+	tr, err := e.svc.CreatePayout(e.ctx, e.app, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +112,11 @@ func checkPaidOnce(t *testing.T, e *env, rail *countingRail, ids []string) {
 	}
 	for _, id := range ids {
 		tr := e.transfer(t, id)
-		if tr.Status != payouts.TransferCompleted || tr.ExternalData.ExternalID != "cr_"+id {
-			t.Errorf("payout %s is %s with external id %q", id, tr.Status, tr.ExternalData.ExternalID)
+		if tr.Status != payouts.TransferCompleted || tr.ExternalData.ExternalID != rail.receipt(id).ExternalID {
+			t.Errorf("payout %s is %s with external id %q, want %q", id, tr.Status, tr.ExternalData.ExternalID, rail.receipt(id).ExternalID)
+		}
+		if rail.double != nil && rail.double.Creations(id) != 1 {
+			t.Errorf("Stripe made %d payments for payout %s, want 1", rail.double.Creations(id), id)
 		}
 		completed := 0
 		for _, c := range tr.StatusHistory {
@@ -88,7 +130,7 @@ func checkPaidOnce(t *testing.T, e *env, rail *countingRail, ids []string) {
 	}
 	e.checkLedger(t)
 	app, user := e.wallets(t, e.user.ID)
-	if want := payouts.Money(deposit - len(ids)*(payoutAmount+paypalFee)); app.Amount != want || app.Reserved() != 0 {
+	if want := deposit - payouts.Money(len(ids))*(payoutAmount+rail.fee); app.Amount != want || app.Reserved() != 0 {
 		t.Errorf("app wallet %+v, want %v and nothing reserved", app, want)
 	}
 	if user.Amount != 0 {
@@ -108,48 +150,51 @@ func TestSubmissionCrashPoints(t *testing.T) {
 		{"after the record", accept, true, 1},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			pgtest.EachEngine(t, func(t *testing.T, dsn string) {
-				e, rail := newRailEnv(t, dsn)
-				key := "6f1c2a3b-4d5e-4f60-8a71-92b3c4d5e6f7"
-				tr := createPayout(t, e, rail, key)
+		for _, rc := range railCases {
+			t.Run(tt.name+"/"+rc.name, func(t *testing.T) {
+				pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+					e, rail := newRailEnvFor(t, dsn, rc)
+					key := "6f1c2a3b-4d5e-4f60-8a71-92b3c4d5e6f7"
+					tr := createPayout(t, e, rail, key)
 
-				e.clock.Advance(pastRetry)
-				ctx, die := context.WithCancel(e.ctx)
-				rail.die = die
-				rail.then(tt.crash)
-				_, err := e.svc.SettleDue(ctx, 100)
-				die()
-				if (err != nil) == tt.recorded {
-					t.Fatalf("the worker's step returned %v; a crash should end it with an error", err)
-				}
+					e.clock.Advance(pastRetry)
+					ctx, die := context.WithCancel(e.ctx)
+					rail.die = die
+					rail.then(tt.crash)
+					_, err := e.svc.SettleDue(ctx, 100)
+					die()
+					if (err != nil) == tt.recorded {
+						t.Fatalf("the worker's step returned %v; a crash should end it with an error", err)
+					}
 
-				e.open(t) // the process died; a new one takes over the database
-				if got := e.transfer(t, tr.ID); (got.ExternalData.ExternalID != "") != tt.recorded {
-					t.Fatalf("after the crash the payout's external id is %q, recorded want %v", got.ExternalData.ExternalID, tt.recorded)
-				}
-				// The client retries its request: the same payout, not a second one, and no
-				// rail call while the dead worker's lease lasts.
-				again := createPayoutReplay(t, e, key)
-				if again.ID != tr.ID {
-					t.Fatalf("the retried request made payout %s, want %s", again.ID, tr.ID)
-				}
-				settleAll(t, e)
+					e.open(t) // the process died; a new one takes over the database
+					if got := e.transfer(t, tr.ID); (got.ExternalData.ExternalID != "") != tt.recorded {
+						t.Fatalf("after the crash the payout's external id is %q, recorded want %v", got.ExternalData.ExternalID, tt.recorded)
+					}
+					// The client retries its request: the same payout, not a second one, and no
+					// rail call while the dead worker's lease lasts.
+					again := createPayoutReplay(t, e, rail, key)
+					if again.ID != tr.ID {
+						t.Fatalf("the retried request made payout %s, want %s", again.ID, tr.ID)
+					}
+					settleAll(t, e)
 
-				if _, calls := rail.submissions(tr.ID); calls != tt.wantCalls {
-					t.Errorf("%d Submit calls reached the rail, want %d", calls, tt.wantCalls)
-				}
-				checkPaidOnce(t, e, rail, []string{tr.ID})
+					if _, calls := rail.submissions(tr.ID); calls != tt.wantCalls {
+						t.Errorf("%d Submit calls reached the rail, want %d", calls, tt.wantCalls)
+					}
+					checkPaidOnce(t, e, rail, []string{tr.ID})
+				})
 			})
-		})
+		}
 	}
 }
 
 // createPayoutReplay repeats createPayout's request with its idempotency key.
-func createPayoutReplay(t *testing.T, e *env, key string) *payouts.Transfer {
+func createPayoutReplay(t *testing.T, e *env, rail *countingRail, key string) *payouts.Transfer {
 	t.Helper()
-	tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: payoutAmount,
-		Platform: payouts.PlatformPayPal, Fund: true, IdempotencyKey: key})
+	req := rail.payout
+	req.IdempotencyKey = key
+	tr, err := e.svc.CreatePayout(e.ctx, e.app, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,34 +338,37 @@ func TestSubmissionRequestCrashPoints(t *testing.T) {
 		{"before the rail call", crashBefore, 1},
 		{"after the rail call, before the record", crashAfter, 2},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			pgtest.EachEngine(t, func(t *testing.T, dsn string) {
-				e, rail := newRailEnv(t, dsn)
-				key := "0c6d0e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f"
-				ctx, die := context.WithCancel(e.ctx)
-				rail.die = die
-				rail.then(tt.crash)
-				e.svc.CreatePayout(ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: payoutAmount,
-					Platform: payouts.PlatformPayPal, Fund: true, IdempotencyKey: key}) // dies on its way out
-				die()
+		for _, rc := range railCases {
+			t.Run(tt.name+"/"+rc.name, func(t *testing.T) {
+				pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+					e, rail := newRailEnvFor(t, dsn, rc)
+					key := "0c6d0e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f"
+					ctx, die := context.WithCancel(e.ctx)
+					rail.die = die
+					rail.then(tt.crash)
+					req := rail.payout
+					req.IdempotencyKey = key
+					e.svc.CreatePayout(ctx, e.app, req) // dies on its way out
+					die()
 
-				e.open(t) // the process died; a new one takes over the database
-				e.clock.Advance(pastRetry)
-				if _, err := e.svc.SettleDue(e.ctx, 100); err != nil {
-					t.Fatal(err)
-				}
-				tr := createPayoutReplay(t, e, key)
-				if _, calls := rail.submissions(tr.ID); calls != tt.wantCalls-1 || tr.Status != payouts.TransferPending {
-					t.Fatalf("while the dead request's lease lasts: %d rail calls, payout %s; want only the dead request's (%d) and pending",
-						calls, tr.Status, tt.wantCalls-1)
-				}
-				settleAll(t, e)
+					e.open(t) // the process died; a new one takes over the database
+					e.clock.Advance(pastRetry)
+					if _, err := e.svc.SettleDue(e.ctx, 100); err != nil {
+						t.Fatal(err)
+					}
+					tr := createPayoutReplay(t, e, rail, key)
+					if _, calls := rail.submissions(tr.ID); calls != tt.wantCalls-1 || tr.Status != payouts.TransferPending {
+						t.Fatalf("while the dead request's lease lasts: %d rail calls, payout %s; want only the dead request's (%d) and pending",
+							calls, tr.Status, tt.wantCalls-1)
+					}
+					settleAll(t, e)
 
-				if _, calls := rail.submissions(tr.ID); calls != tt.wantCalls {
-					t.Errorf("%d Submit calls reached the rail, want %d", calls, tt.wantCalls)
-				}
-				checkPaidOnce(t, e, rail, []string{tr.ID})
+					if _, calls := rail.submissions(tr.ID); calls != tt.wantCalls {
+						t.Errorf("%d Submit calls reached the rail, want %d", calls, tt.wantCalls)
+					}
+					checkPaidOnce(t, e, rail, []string{tr.ID})
+				})
 			})
-		})
+		}
 	}
 }
