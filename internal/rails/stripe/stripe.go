@@ -126,8 +126,9 @@ func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.Rail
 	return service.RailReceipt{ExternalID: op.ID, SettleAt: r.askAgain(op)}, nil
 }
 
-// Outcome reads the OutboundPayment: posted settles the payout; failed, canceled and returned
-// fail it (its reservations released); processing is asked again later.
+// Outcome reads the OutboundPayment: posted settles the payout; failed and canceled fail it;
+// returned (an ACH return, before or after it posted) gives the money back once (settlement.go);
+// processing is asked again later.
 func (r *Rail) Outcome(ctx context.Context, _ service.RailPayout, externalID string) (service.RailOutcome, error) {
 	op, err := r.client.V1TreasuryOutboundPayments.Retrieve(ctx, externalID, nil)
 	if err != nil {
@@ -146,7 +147,7 @@ func (r *Rail) outcome(op *stripeapi.TreasuryOutboundPayment) service.RailOutcom
 	case stripeapi.TreasuryOutboundPaymentStatusCanceled:
 		return service.RailOutcome{Failed: true, Reason: "the ACH payment was canceled at Stripe"}
 	case stripeapi.TreasuryOutboundPaymentStatusReturned:
-		return service.RailOutcome{Failed: true, Reason: ReturnReason(op.ReturnedDetails)}
+		return service.RailOutcome{Returned: true, Reason: ReturnReason(op.ReturnedDetails)}
 	}
 	return service.RailOutcome{RetryAt: r.askAgain(op)}
 }

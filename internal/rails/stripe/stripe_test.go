@@ -153,8 +153,8 @@ func TestSubmitRecorded(t *testing.T) {
 	}
 }
 
-// TestOutcomeRecorded replays a retrieve in each status: posted settles, failed and returned
-// fail (a return naming its NACHA code), processing is asked again.
+// TestOutcomeRecorded replays a retrieve in each status: posted settles, failed fails, returned
+// gives the money back (its reason naming the NACHA code), processing is asked again.
 func TestOutcomeRecorded(t *testing.T) {
 	clock := testclock.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
 	tests := []struct {
@@ -163,7 +163,7 @@ func TestOutcomeRecorded(t *testing.T) {
 	}{
 		{"outbound_payment_posted.json", service.RailOutcome{Settled: true}},
 		{"outbound_payment_failed.json", service.RailOutcome{Failed: true, Reason: "Stripe could not send the ACH payment"}},
-		{"outbound_payment_returned.json", service.RailOutcome{Failed: true, Reason: "the receiving bank returned the ACH payment: no such account (R03)"}},
+		{"outbound_payment_returned.json", service.RailOutcome{Returned: true, Reason: "the receiving bank returned the ACH payment: no such account (R03)"}},
 		{"outbound_payment_processing.json", service.RailOutcome{RetryAt: time.Unix(1795737600, 0)}},
 	}
 	for _, tt := range tests {
@@ -175,7 +175,7 @@ func TestOutcomeRecorded(t *testing.T) {
 			}
 			rail := newRail(t, serveRecorded(t, check, recorded{200, tt.file}), clock)
 			got, err := rail.Outcome(context.Background(), achPayout(), "obp_1Pgc7BB7WZ01zgkWxD3fB2p")
-			if err != nil || got.Settled != tt.want.Settled || got.Failed != tt.want.Failed || got.Reason != tt.want.Reason ||
+			if err != nil || got.Settled != tt.want.Settled || got.Failed != tt.want.Failed || got.Returned != tt.want.Returned || got.Reason != tt.want.Reason ||
 				!got.RetryAt.Equal(tt.want.RetryAt) {
 				t.Errorf("Outcome = %+v, %v; want %+v", got, err, tt.want)
 			}
