@@ -47,6 +47,16 @@ const (
 	EventPayoutRequestUpdated    EventType = "payout_request.updated"
 	EventFlowUpdated             EventType = "flow.updated" // the payee completed a step
 	EventUserPayoutMethodUpdated EventType = "user.updated.payout_method"
+	// EventTransferUpdated is every status a transfer (a payout too) takes after it is made.
+	EventTransferUpdated EventType = "transfer.updated"
+	// EventAppUpdated is an app's own details changing: its ACH account, its business compliance,
+	// the organization it joins.
+	EventAppUpdated EventType = "app.updated"
+	// EventUserBackgroundCheckUpdated is the user's background check done in a flow's step.
+	EventUserBackgroundCheckUpdated EventType = "user.updated.background_check"
+	// EventUserIDVerified is the user's identity verified in a flow's step ("ide" is the public
+	// API's spelling).
+	EventUserIDVerified EventType = "user.updated.ide_verified"
 )
 
 // EventTypes are every event the service writes, in the order a form lists them.
@@ -58,7 +68,7 @@ var EventTypes = []EventType{
 	EventPayoutRequestApproved, EventPayoutRequestRejected, EventUserCreated, EventUserVerified, EventUserComplianceUpdated,
 	EventWebhookEndpointDisabled, EventWebhookTest,
 	EventPayoutLinkSent, EventPayoutLinkUpdated, EventPayoutLinkPaidOut, EventPayoutRequestUpdated, EventFlowUpdated,
-	EventUserPayoutMethodUpdated,
+	EventUserPayoutMethodUpdated, EventTransferUpdated, EventAppUpdated, EventUserBackgroundCheckUpdated, EventUserIDVerified,
 }
 
 // Valid reports whether t is an event type the service writes.

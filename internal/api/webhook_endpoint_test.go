@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
@@ -117,18 +118,40 @@ func TestEventsOfEachChange(t *testing.T) {
 	if _, err := env.Service.CompleteFlowStep(ctx, flow.ID, user.ID, payouts.StepRedirect); err != nil {
 		t.Fatal(err)
 	}
+	// The payee verifies their identity and consents to the background check in a flow's steps.
+	checks, err := env.Service.CreateFlow(ctx, env.AppID, payouts.CreateFlowRequest{UserID: user.ID,
+		Steps: []payouts.Step{{Name: payouts.StepIDVerification}, {Name: payouts.StepBackgroundCheck}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Service.VerifyIdentity(ctx, env.AppID, user.ID, "6789", "1990-04-01"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Service.CompleteFlowStep(ctx, checks.ID, user.ID, payouts.StepIDVerification); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Service.ConsentToBackgroundCheck(ctx, checks.ID, user.ID, service.BackgroundCheckConsent{Consent: true, Name: "Ada Lovelace"}); err != nil {
+		t.Fatal(err)
+	}
+	call{method: "PUT", path: "/v2/apps/" + env.AppID + "/ach-account", body: map[string]any{"account_number": "123456789",
+		"routing_number": "021000021", "account_type": "checking"}, status: 200}.do(t, env)
 
 	tests := []struct {
 		object string
 		want   []payouts.EventType // oldest first
 	}{
-		{user.ID, []payouts.EventType{payouts.EventUserCreated, payouts.EventUserComplianceUpdated, payouts.EventUserPayoutMethodUpdated}},
-		{tr.ID, []payouts.EventType{payouts.EventTransferCreated, payouts.EventTransferCompleted}},
+		{user.ID, []payouts.EventType{payouts.EventUserCreated, payouts.EventUserComplianceUpdated, payouts.EventUserPayoutMethodUpdated,
+			payouts.EventUserComplianceUpdated, payouts.EventUserIDVerified, payouts.EventUserBackgroundCheckUpdated}},
+		// Made completed at once: a status after its first, so an update in the public API's words.
+		{tr.ID, []payouts.EventType{payouts.EventTransferCreated, payouts.EventTransferCompleted, payouts.EventTransferUpdated}},
 		// A link whose payee holds it as it is made (delivery by link) is delivered, and sent
 		// in the public API's words, at once; each change of status is also an update.
 		{link.ID, []payouts.EventType{payouts.EventPayoutLinkCreated, payouts.EventPayoutLinkDelivered, payouts.EventPayoutLinkSent,
 			payouts.EventPayoutLinkUpdated, payouts.EventPayoutLinkCanceled, payouts.EventPayoutLinkUpdated}},
 		{flow.ID, []payouts.EventType{payouts.EventFlowUpdated, payouts.EventFlowCompleted}},
+		{checks.ID, []payouts.EventType{payouts.EventFlowUpdated, payouts.EventFlowUpdated, payouts.EventFlowCompleted}},
+		// Its ACH account saved; its wallet moving (the deposit) is told by the transfer's events.
+		{env.AppID, []payouts.EventType{payouts.EventAppUpdated}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.want[0]), func(t *testing.T) {

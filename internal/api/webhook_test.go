@@ -203,8 +203,10 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		for _, e := range list.Data {
 			types = append(types, e.Type)
 		}
-		// The public API's name for a payout's end, transfer.completed, follows ours.
-		want := []payouts.EventType{payouts.EventTransferCompleted, payouts.EventPayoutCompleted, payouts.EventPayoutCreated}
+		// The public API's names follow ours: transfer.updated for each status after the first
+		// (made pending, then completed), and transfer.completed for a payout's end.
+		want := []payouts.EventType{payouts.EventTransferUpdated, payouts.EventTransferCompleted, payouts.EventPayoutCompleted,
+			payouts.EventTransferUpdated, payouts.EventPayoutCreated}
 		if !slices.Equal(types, want) {
 			t.Errorf("events of the payout %v, want %v (newest first)", types, want)
 		}

@@ -119,16 +119,16 @@ func (s *Service) GetApp(ctx context.Context, appID, id string) (*payouts.App, e
 	if err != nil {
 		return nil, orNotFound(err, "app")
 	}
-	return s.appOf(ctx, rec)
+	return s.appOf(ctx, s.store, rec)
 }
 
-// appOf reads an app's wallet and metrics.
-func (s *Service) appOf(ctx context.Context, rec *AppRecord) (*payouts.App, error) {
-	w, err := s.wallet(ctx, s.store, rec.ID, ledger.AppWallet, "")
+// appOf reads an app's wallet and metrics through q.
+func (s *Service) appOf(ctx context.Context, q Reads, rec *AppRecord) (*payouts.App, error) {
+	w, err := s.wallet(ctx, q, rec.ID, ledger.AppWallet, "")
 	if err != nil {
 		return nil, err
 	}
-	users, out, err := s.store.AppMetrics(ctx, rec.ID)
+	users, out, err := q.AppMetrics(ctx, rec.ID)
 	if err != nil {
 		return nil, err
 	}

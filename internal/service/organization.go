@@ -46,7 +46,7 @@ func (s *Service) ListOrganizationApps(ctx context.Context, orgID string, page p
 	}
 	out := &payouts.List[payouts.App]{HasMore: more, Data: make([]payouts.App, len(recs))}
 	for i := range recs {
-		app, err := s.appOf(ctx, &recs[i])
+		app, err := s.appOf(ctx, s.store, &recs[i])
 		if err != nil {
 			return nil, err
 		}

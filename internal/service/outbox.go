@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
@@ -90,22 +91,22 @@ func (r *recorder) transferChanged(t *TransferRecord, status payouts.TransferSta
 		r.undo = append(r.undo, transferUndo{id: t.ID, was: was, existed: existed})
 	}
 	r.transfers[t.ID] = t.Transfer
-	typ := transferEvent(t, status)
-	if typ == "" {
-		return
-	}
 	appID, id := t.AppID, t.ID
 	object := func(context.Context, Queries) (any, error) { return r.objects[id], nil }
-	r.note(typ, appID, id, object)
-	if t.Type != payouts.TransferPayout {
+	if typ := transferEvent(t, status); typ != "" {
+		r.note(typ, appID, id, object)
+	}
+	if status == "" || status == payouts.TransferCreated {
 		return
 	}
-	// The public API names a payout's end as a transfer's, and a link's payout completing as
-	// the link paid out.
-	if status == payouts.TransferCompleted || status == payouts.TransferFailed {
+	// The public API counts payouts as transfers: it names a payout's end as a transfer's, says
+	// transfer.updated of every status a transfer takes after it is made, and a link's payout
+	// completing is the link paid out.
+	if t.Type == payouts.TransferPayout && (status == payouts.TransferCompleted || status == payouts.TransferFailed) {
 		r.note(payouts.EventType("transfer."+string(status)), appID, id, object)
 	}
-	if status == payouts.TransferCompleted && t.PayoutLinkID != nil {
+	r.note(payouts.EventTransferUpdated, appID, id, object)
+	if t.Type == payouts.TransferPayout && status == payouts.TransferCompleted && t.PayoutLinkID != nil {
 		r.linkNoted(payouts.EventPayoutLinkPaidOut, appID, *t.PayoutLinkID)
 	}
 }
@@ -301,6 +302,29 @@ func (r *recorder) UpdateUser(ctx context.Context, u *UserRecord) error {
 	if u.Compliance != before.Compliance {
 		r.note(payouts.EventUserComplianceUpdated, u.AppID, u.ID, userObject(u.AppID, u.ID))
 	}
+	if u.Compliance.IDVerified && !before.Compliance.IDVerified {
+		r.note(payouts.EventUserIDVerified, u.AppID, u.ID, userObject(u.AppID, u.ID))
+	}
+	return nil
+}
+
+// UpdateApp notes an app's own details changing (its ACH account, its business compliance, the
+// organization it joins); its wallet and metrics move with transfers, whose events say so.
+func (r *recorder) UpdateApp(ctx context.Context, a *AppRecord) error {
+	if err := r.Queries.UpdateApp(ctx, a); err != nil {
+		return err
+	}
+	if a.Kind != KindApp {
+		return nil
+	}
+	s, id := r.s, a.ID
+	r.note(payouts.EventAppUpdated, id, id, func(ctx context.Context, q Queries) (any, error) {
+		rec, err := q.GetApp(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return s.appOf(ctx, q, rec)
+	})
 	return nil
 }
 
@@ -330,6 +354,11 @@ func (r *recorder) UpdateFlow(ctx context.Context, f *FlowRecord) error {
 	}
 	if len(f.CompletedSteps) > len(before.CompletedSteps) {
 		r.note(payouts.EventFlowUpdated, appID, id, flow) // the public API's name for a step done
+	}
+	// The flow's background check step is the user's background check: done, it is the user's.
+	if f.UserID != nil && slices.Contains(f.CompletedSteps, payouts.StepBackgroundCheck) &&
+		!slices.Contains(before.CompletedSteps, payouts.StepBackgroundCheck) {
+		r.note(payouts.EventUserBackgroundCheckUpdated, appID, *f.UserID, userObject(appID, *f.UserID))
 	}
 	if f.Done() && !before.Done() {
 		r.note(payouts.EventFlowCompleted, appID, id, flow)

@@ -46,8 +46,8 @@ func TestCreateAnswersWhatIsStored(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(events.Data) != 2 {
-				t.Errorf("%d events of the transfer, want created and completed", len(events.Data))
+			if len(events.Data) != 3 {
+				t.Errorf("%d events of the transfer, want created, completed and the public API's transfer.updated", len(events.Data))
 			}
 			for _, ev := range events.Data {
 				if got, want := string(ev.Data), asJSON(t, read); got != want {
