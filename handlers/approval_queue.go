@@ -139,7 +139,25 @@ func (h *Handlers) renderPayoutRequest(c *fiber.Ctx, status int, decision compon
 	if err != nil {
 		return err
 	}
+	cannot, err := h.cannotReviewPayoutRequests(c.UserContext())
+	if err != nil {
+		return err
+	}
+	if cannot != "" {
+		return h.web.Render(c, status, web.Page{Title: "Approval", Content: pages.ApprovalDetail(pages.ApprovalProps{
+			Item: payoutRequestItem(*r), CannotDecide: cannot})})
+	}
 	return h.renderDecision(c, status, payoutRequestItem(*r), "", decision)
+}
+
+// cannotReviewPayoutRequests is the line that says why payout requests cannot be approved or
+// rejected here, when the service lacks our review route (the public API has none), else "".
+func (h *Handlers) cannotReviewPayoutRequests(ctx context.Context) (string, error) {
+	offered, err := h.offers(ctx, payouts.ExtPayoutRequestReview)
+	if err != nil || offered {
+		return "", err
+	}
+	return notOffered("Approving or rejecting a payout request") + " Decide it on the Dots dashboard.", nil
 }
 
 // reviewPayoutRequest approves or rejects a payout request from the API, under the same role rule
@@ -147,6 +165,12 @@ func (h *Handlers) renderPayoutRequest(c *fiber.Ctx, status int, decision compon
 func (h *Handlers) reviewPayoutRequest(c *fiber.Ctx) error {
 	if err := h.mayDecide(h.operatorOf(c), ""); err != nil {
 		return err
+	}
+	if cannot, err := h.cannotReviewPayoutRequests(c.UserContext()); err != nil || cannot != "" {
+		if err != nil {
+			return err
+		}
+		return h.renderPayoutRequest(c, fiber.StatusConflict, components.Form{})
 	}
 	form, action, reason, err := decisionOf(c)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,9 +224,17 @@ func TestApprovalRules(t *testing.T) {
 }
 
 // TestApprovalPayoutRequests: a payout request made through the API waits in the same queue,
-// marked as such, under the same role rule.
+// marked as such, under the same role rule. On the public API, which cannot review it, the page
+// shows it without the approve and reject forms, says so in one line, and a forged decision
+// changes nothing.
 func TestApprovalPayoutRequests(t *testing.T) {
-	h := newHarness(t)
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testApprovalPayoutRequests(t, b.public) })
+	}
+}
+
+func testApprovalPayoutRequests(t *testing.T, public bool) {
+	h := newHarnessWith(t, harnessSetup{public: public})
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	u := h.fundedUser("Api", "Asker", 100_00)
@@ -235,7 +244,31 @@ func TestApprovalPayoutRequests(t *testing.T) {
 	wantBody(t, manager.get("/approvals"), paths.PayoutRequest(r.ID), "API", "Api Asker")
 	wantBody(t, manager.get("/overview"), "2 waiting")
 	page := manager.get(paths.PayoutRequest(r.ID))
+	if public {
+		wantBody(t, page, "From the API", "from the API", "api.asker@example.com", apiNote,
+			"Approving or rejecting a payout request: not available on this API")
+		for _, form := range []string{`id="approve"`, `id="reject"`} {
+			if strings.Contains(page.body, form) {
+				t.Errorf("the page offers %s on an API that cannot review", form)
+			}
+		}
+		res := manager.post(paths.PayoutRequestReview(r.ID), decide("approve", ""))
+		wantStatus(t, res, http.StatusConflict)
+		wantBody(t, res, apiNote)
+		got, err := h.payouts.GetPayoutRequest(t.Context(), r.ID)
+		if err != nil || got.Status != payouts.RequestCreated || h.payoutsOf(u) != 0 || len(h.auditActions("payout_request", r.ID)) != 0 {
+			t.Errorf("a decision posted anyway: request %+v (%v), %d payouts, audit %+v; want nothing done",
+				got, err, h.payoutsOf(u), h.auditActions("payout_request", r.ID))
+		}
+		if refused := h.public.Refused(); slices.ContainsFunc(refused, func(r string) bool { return strings.HasSuffix(r, "/review") }) {
+			t.Errorf("the dashboard asked the public API for a review: %v", refused)
+		}
+		return
+	}
 	wantBody(t, page, "From the API", "from the API", `id="approve"`, "api.asker@example.com")
+	if strings.Contains(page.body, apiNote) {
+		t.Error("our service can review, yet the page says it cannot")
+	}
 	if strings.Contains(ops.get(paths.PayoutRequest(r.ID)).body, `id="approve"`) {
 		t.Error("operations sees the Approve button")
 	}
