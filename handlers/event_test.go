@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -54,6 +55,55 @@ func TestObjectEventsCheckTheKind(t *testing.T) {
 					}
 				}
 			}
+		})
+	}
+}
+
+// The app's events page lists every object's events, narrows them by type and user, and on the
+// public API, which has no events list, says so instead.
+func TestEventsPage(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public})
+			manager, _ := h.signedIn(dashstore.RoleManager)
+			support, _ := h.signedIn(dashstore.RoleSupport)
+			ann, bob := h.createUser("Ann", "Events"), h.createUser("Bob", "Events")
+			h.deposit(10_00)
+			link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 5_00, UserID: ann.ID})
+
+			wantStatus(t, support.get("/events"), http.StatusForbidden)
+			if b.public {
+				res := manager.get("/events")
+				wantStatus(t, res, http.StatusOK)
+				wantBody(t, res, apiNote, "not available on this API")
+				return
+			}
+			count := func(res response) int { return strings.Count(res.body, `data-event-type="`) }
+			page := manager.get("/events")
+			wantStatus(t, page, http.StatusOK)
+			wantBody(t, page, `name="type"`, `value="payout_link.created"`, `name="user"`, `href="/users/`+ann.ID+`"`,
+				`href="/payout-links/`+link.ID+`"`, `href="/events?object_id=`+bob.ID+`"`, `data-local`)
+			for _, tc := range []struct {
+				query string
+				want  int
+			}{
+				{"type=user.created", 2},
+				{"type=payout_link.created", 1},
+				{"user_id=" + bob.ID, 1},
+				{"user=" + url.QueryEscape(bob.Email), 1},
+				{"object_id=" + link.ID + "&type=payout_link.created", 1},
+				{"type=user.created&object_id=" + link.ID, 0},
+				// A filter that cannot be read lists nothing rather than everything.
+				{"type=user.exploded", 0},
+				{"user=bob", 0},
+			} {
+				res := manager.htmxGet("/events?" + tc.query)
+				wantStatus(t, res, http.StatusOK)
+				if got := count(res); got != tc.want {
+					t.Errorf("events?%s: %d events, want %d", tc.query, got, tc.want)
+				}
+			}
+			wantBody(t, manager.get("/events?type=user.exploded"), "choose an event type from the list")
 		})
 	}
 }

@@ -18,6 +18,7 @@ var Nav = []web.NavItem{
 	{Label: "Sandbox inbox", Href: "/sandbox/inbox", Perm: web.PermUsersWrite},
 	{Label: "Bulk payouts", Href: "/bulk", Perm: web.PermMoneyMove},
 	{Label: "App wallet", Href: "/app", Perm: web.PermAppRead},
+	{Label: "Events", Href: "/events", Perm: web.PermEventsRead},
 	{Label: "Webhooks", Href: "/webhooks", Perm: web.PermWebhooksRead},
 	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage},
 	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead},
@@ -119,6 +120,8 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/webhooks/:id/rotate", Perm: web.PermWebhooksManage, Handler: h.rotateWebhook},
 		{Method: post, Path: "/webhooks/:id/test", Perm: web.PermWebhooksManage, Handler: h.testWebhook},
 		{Method: post, Path: "/webhooks/:id/resend", Perm: web.PermWebhooksManage, Handler: h.resendWebhooks},
+
+		{Method: get, Path: "/events", Perm: web.PermEventsRead, Handler: h.events},
 
 		// The events of an object, for its page, with the permission that shows the object, once
 		// the id is found as the kind the path names.

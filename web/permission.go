@@ -27,16 +27,18 @@ const (
 	PermOperatorsManage Permission = "operators.manage" // add, change role, disable, reset operators
 	PermWebhooksRead    Permission = "webhooks.read"    // see webhook endpoints and their delivery attempts, never secrets
 	PermWebhooksManage  Permission = "webhooks.manage"  // add, enable, disable, rotate, test, resend
+	PermEventsRead      Permission = "events.read"      // the app's events, across every object
 )
 
 // rolePermissions is the whole access policy. Admins may do everything; other roles only what
 // is listed here.
 var rolePermissions = map[dashstore.Role][]Permission{
 	dashstore.RoleOperations: {PermUsersRead, PermUsersWrite, PermMoneyMove, PermAppRead, PermTransfersRead,
-		PermLinksRead, PermLinksWrite, PermLinksCancel, PermFlowsRead, PermFlowsWrite, PermWebhooksRead, PermWebhooksManage},
+		PermLinksRead, PermLinksWrite, PermLinksCancel, PermFlowsRead, PermFlowsWrite, PermWebhooksRead, PermWebhooksManage,
+		PermEventsRead},
 	dashstore.RoleSupport: {PermUsersRead, PermLinksRead, PermLinksCancel},
 	dashstore.RoleManager: {PermUsersRead, PermAppRead, PermTransfersRead, PermLinksRead, PermFlowsRead,
-		PermExport, PermAuditRead, PermWebhooksRead},
+		PermExport, PermAuditRead, PermWebhooksRead, PermEventsRead},
 }
 
 var knownPermissions = map[Permission]bool{
@@ -44,6 +46,7 @@ var knownPermissions = map[Permission]bool{
 	PermAppRead: true, PermTransfersRead: true, PermLinksRead: true, PermLinksWrite: true,
 	PermLinksCancel: true, PermFlowsRead: true, PermFlowsWrite: true, PermExport: true,
 	PermAuditRead: true, PermOperatorsManage: true, PermWebhooksRead: true, PermWebhooksManage: true,
+	PermEventsRead: true,
 }
 
 // Can reports whether an operator with role may use a route that needs p.

@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/web"
+)
+
+// eventsShown is how many events a page of the events list holds.
+const eventsShown = 50
+
+// events lists the app's events, newest first, across every object: narrowed to a type, to the
+// events of a user (picked in the user search box) or of one object (from an object's link). It
+// needs the service's events extension; the public API has none, and the page says so.
+func (h *Handlers) events(c *fiber.Ctx) error {
+	if done, err := h.unavailable(c, payouts.ExtEvents, "Events", "The app's events"); done || err != nil {
+		return err
+	}
+	form := components.Form{Values: map[string]string{}}
+	for _, name := range []string{"type", "object_id", "user", "user_id"} {
+		if v := strings.TrimSpace(c.Query(name)); v != "" {
+			form.Values[name] = v
+		}
+	}
+	filter := payouts.EventFilter{Type: payouts.EventType(form.Value("type")), ObjectID: form.Value("object_id")}
+	if filter.Type != "" && !filter.Type.Valid() {
+		addProblem(&form, "type", "choose an event type from the list")
+	}
+	if userID := h.userOfFilter(c, &form); userID != "" {
+		filter.ObjectID = userID
+	}
+	p := pages.EventsProps{Filter: form, Types: options("Any event", payouts.EventTypes, func(t payouts.EventType) string { return string(t) }),
+		UserSearch: components.UserSearchProps{Text: form.Value("user"), UserID: form.Value("user_id"), Error: form.Error("user"),
+			SuggestURL: "/users/suggest"},
+		Filtered: len(form.Values) > 0, Problem: formProblems(form)}
+	render := func() error {
+		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: pages.Events(p), Fragment: pages.EventsTable(p)})
+	}
+	if p.Problem != "" {
+		// A filter that cannot be read lists nothing rather than more than was asked for.
+		return render()
+	}
+	page := pageOf(c, eventsShown)
+	list, err := h.payouts.ListEvents(c.UserContext(), page, filter)
+	if err != nil {
+		return err
+	}
+	for _, e := range list.Data {
+		kind := eventObjectType(e.Type)
+		p.Events = append(p.Events, pages.EventRow{ID: e.ID, Type: string(e.Type), Created: e.Created.Time,
+			ObjectID: e.ObjectID, ObjectType: kind, ObjectURL: objectURL(kind, e.ObjectID)})
+	}
+	if n := len(list.Data); n > 0 {
+		query := url.Values{}
+		for k, v := range form.Values {
+			query.Set(k, v)
+		}
+		p.Pages = pageLinks("/events", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#events-table")
+	}
+	return render()
+}
+
+// eventObjectType is the kind of object an event of type t is about, as the audit log names
+// kinds: the noun before the dot; a payout is a transfer.
+func eventObjectType(t payouts.EventType) string {
+	noun, _, _ := strings.Cut(string(t), ".")
+	switch noun {
+	case "payout":
+		return "transfer"
+	case "webhook_endpoint":
+		return "webhook"
+	case "transfer", "payout_link", "flow", "payout_request", "user":
+		return noun
+	}
+	return ""
+}
