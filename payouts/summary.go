@@ -39,17 +39,7 @@ const (
 func ParseRange(get func(string) string) (Range, error) {
 	var r Range
 	p := Problems{}
-	instant := func(key string) time.Time {
-		v := strings.TrimSpace(get(key))
-		if v == "" {
-			return time.Time{}
-		}
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			p.Add(key, "must be an RFC 3339 instant, like 2026-01-31T00:00:00Z")
-		}
-		return t.UTC()
-	}
+	instant := func(key string) time.Time { return parseInstant(p, key, get(key)) }
 	cents := func(key string) Money {
 		v := strings.TrimSpace(get(key))
 		if v == "" {
@@ -64,6 +54,20 @@ func ParseRange(get func(string) string) (Range, error) {
 	r.CreatedFrom, r.CreatedTo = instant(QueryCreatedFrom), instant(QueryCreatedTo)
 	r.AmountMin, r.AmountMax = cents(QueryAmountMin), cents(QueryAmountMax)
 	return r, p.Err()
+}
+
+// parseInstant reads the query parameter key, whose value is v, as an RFC 3339 instant, in UTC;
+// empty is the zero time, anything else unreadable a problem on key.
+func parseInstant(p Problems, key, v string) time.Time {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		p.Add(key, "must be an RFC 3339 instant, like 2026-01-31T00:00:00Z")
+	}
+	return t.UTC()
 }
 
 // Check records the problems of a range on p: negative or too large amounts, a minimum above the

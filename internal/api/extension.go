@@ -15,6 +15,7 @@ func (h *handler) extensions(c *fiber.Ctx) error {
 		payouts.ExtSummaries, payouts.ExtUserFilters, payouts.ExtTransferFilters, payouts.ExtTransactionFilters,
 		payouts.ExtPayoutLinkFilters, payouts.ExtFlowFilters, payouts.ExtPayoutRequestQueue,
 		payouts.ExtTransferReview, payouts.ExtPayoutRequestReview, payouts.ExtPreflight, payouts.ExtAppsEnvelope,
+		payouts.ExtStatements,
 	}}
 	if h.svc.Sandbox() {
 		x.Extensions = append(x.Extensions, payouts.ExtSandboxMessages)

@@ -79,6 +79,8 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Get("/transactions/summary", app, h.summarizeTransactions)
 	v2.Get("/transactions/:transaction_id", app, h.getTransaction)
 
+	v2.Get("/statement", app, h.statement)
+
 	if h.svc.Sandbox() {
 		v2.Get("/sandbox/messages", app, h.listSandboxMessages)
 	}

@@ -75,6 +75,9 @@ type Posting struct {
 	DestinationName string
 	Metadata        json.RawMessage
 	Created         time.Time
+	// Posted is when the posting was posted: when it was made, or when its reservation was
+	// committed; zero while pending and for a voided one.
+	Posted time.Time
 }
 
 // Op is what to do with a posting.

@@ -1,6 +1,8 @@
 package payoutd
 
 import (
+	"time"
+
 	"context"
 	"errors"
 
@@ -43,9 +45,9 @@ func (q *postingWatch) InsertPosting(ctx context.Context, p *ledger.Posting) err
 	return q.Queries.InsertPosting(ctx, p)
 }
 
-func (q *postingWatch) SetPostingState(ctx context.Context, id int64, from, to ledger.State) error {
+func (q *postingWatch) SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) error {
 	q.moved = true
-	return q.Queries.SetPostingState(ctx, id, from, to)
+	return q.Queries.SetPostingState(ctx, id, from, to, at)
 }
 
 // errWorkerStopped is the readiness failure of a server whose payout worker is not running.

@@ -142,6 +142,7 @@ func insufficientFunds() *payouts.Error {
 // move writes the lines of transferID and settles the given pending postings (commit or void),
 // all guarded against overdraft, and returns the new postings.
 func (b *book) move(ctx context.Context, transferID string, lines []line, settle []ledger.Change) ([]ledger.Posting, error) {
+	now := b.now().Time
 	recs := make([]ledger.Posting, len(lines))
 	changes := make([]ledger.Change, 0, len(lines)+len(settle))
 	for i, l := range lines {
@@ -152,11 +153,13 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 		recs[i] = ledger.Posting{TransferID: transferID, Debit: l.from.account, Credit: l.to.account,
 			Amount: int64(l.amount), Type: string(l.typ),
 			AppID: b.appID, UserID: userID, SourceName: l.from.name, DestinationName: l.to.name,
-			Metadata: l.metadata, Created: b.now().Time,
+			Metadata: l.metadata, Created: now,
 		}
 		op := ledger.OpPost
 		if l.pending {
 			op = ledger.OpReserve
+		} else {
+			recs[i].Posted = now
 		}
 		changes = append(changes, ledger.Change{Op: op, Posting: &recs[i]})
 	}
@@ -182,7 +185,7 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 		}
 	}
 	for _, c := range settle {
-		if err := b.q.SetPostingState(ctx, c.Posting.ID, ledger.Pending, c.Posting.State); err != nil {
+		if err := b.q.SetPostingState(ctx, c.Posting.ID, ledger.Pending, c.Posting.State, now); err != nil {
 			return nil, err
 		}
 	}

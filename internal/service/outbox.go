@@ -1,6 +1,8 @@
 package service
 
 import (
+	"time"
+
 	"context"
 	"encoding/json"
 	"slices"
@@ -207,9 +209,9 @@ func (r *recorder) InsertPosting(ctx context.Context, p *ledger.Posting) error {
 	return nil
 }
 
-func (r *recorder) SetPostingState(ctx context.Context, id int64, from, to ledger.State) error {
+func (r *recorder) SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) error {
 	clear(r.fresh) // which transfer the posting is of is not known here: read them all back
-	return r.Queries.SetPostingState(ctx, id, from, to)
+	return r.Queries.SetPostingState(ctx, id, from, to, at)
 }
 
 var linkEvents = map[payouts.PayoutLinkStatus]payouts.EventType{

@@ -100,6 +100,9 @@ type LedgerReads interface {
 	GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error)
 	ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error)
 	SummarizeTransactions(ctx context.Context, appID string, f payouts.TransactionFilter) (payouts.Summary, error)
+	// Statement reads the balance of an account of the app as of from and, oldest first, at most
+	// limit of the lines posted to it in [from, to).
+	Statement(ctx context.Context, appID string, account int64, from, to time.Time, limit int) (opening int64, lines []ledger.Posting, err error)
 }
 
 // LedgerWrites move money: accounts, their balances and postings.
@@ -107,7 +110,9 @@ type LedgerWrites interface {
 	EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
 	ApplyDeltas(ctx context.Context, deltas []ledger.Delta) error
 	InsertPosting(ctx context.Context, p *ledger.Posting) error
-	SetPostingState(ctx context.Context, id int64, from, to ledger.State) error
+	// SetPostingState settles a pending posting at the instant at: one moved to posted is dated
+	// posted at it, which statements read.
+	SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) error
 }
 
 // UserReads read users and what belongs to them.

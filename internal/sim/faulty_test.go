@@ -88,8 +88,8 @@ func (q faultyQueries) InsertPosting(ctx context.Context, p *ledger.Posting) err
 	return q.exec(func() error { return q.Queries.InsertPosting(ctx, p) })
 }
 
-func (q faultyQueries) SetPostingState(ctx context.Context, id int64, from, to ledger.State) error {
-	return q.exec(func() error { return q.Queries.SetPostingState(ctx, id, from, to) })
+func (q faultyQueries) SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) error {
+	return q.exec(func() error { return q.Queries.SetPostingState(ctx, id, from, to, at) })
 }
 
 func (q faultyQueries) PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error) {

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"time"
+
 	"cmp"
 	"context"
 	"database/sql"
@@ -153,18 +155,22 @@ func distinctAccounts(deltas []ledger.Delta) bool {
 }
 
 const postingColumns = `id, app_id, transfer_id, debit_account, credit_account, amount, state, type, user_id,
-	source_name, destination_name, metadata, created`
+	source_name, destination_name, metadata, created, posted`
 
 func scanPosting(row interface{ Scan(...any) error }) (ledger.Posting, error) {
 	var p ledger.Posting
 	var userID, md sql.NullString
 	var created int64
+	var posted sql.NullInt64
 	err := row.Scan(&p.ID, &p.AppID, &p.TransferID, &p.Debit, &p.Credit, &p.Amount, &p.State, &p.Type, &userID,
-		&p.SourceName, &p.DestinationName, &md, &created)
+		&p.SourceName, &p.DestinationName, &md, &created, &posted)
 	if err != nil {
 		return p, noRecord(err)
 	}
 	p.UserID, p.Metadata, p.Created = userID.String, metadataOf(md), sqldb.FromMicros(created)
+	if posted.Valid {
+		p.Posted = sqldb.FromMicros(posted.Int64)
+	}
 	return p, nil
 }
 
@@ -196,13 +202,13 @@ func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err err
 		q.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
 		return nil
 	}
-	return q.queryRowTouching(ctx, writing(postingsTable), insertPosting+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+	return q.queryRowTouching(ctx, writing(postingsTable), insertPosting+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		postingValues(p)...).Scan(&p.ID)
 }
 
 const (
 	postingInsertColumns = `app_id, transfer_id, debit_account, credit_account, amount, state, type, user_id,
-	source_name, destination_name, metadata, created`
+	source_name, destination_name, metadata, created, posted`
 	insertPosting       = `INSERT INTO postings (` + postingInsertColumns + `)`
 	insertPostingWithID = `INSERT INTO postings (id, ` + postingInsertColumns + `)`
 )
@@ -258,14 +264,27 @@ const maxPostingIDsReserved = 1024
 
 func postingValues(p *ledger.Posting) []any {
 	return []any{p.AppID, p.TransferID, p.Debit, p.Credit, p.Amount, p.State, p.Type, nullString(p.UserID),
-		p.SourceName, p.DestinationName, metadataValue(p.Metadata), sqldb.Micros(p.Created)}
+		p.SourceName, p.DestinationName, metadataValue(p.Metadata), sqldb.Micros(p.Created), postedValue(p.Posted)}
 }
 
-// SetPostingState moves a posting from one state to another; a posting not in from is
-// ErrNoRecord, so a reservation can be settled once only.
-func (q *Queries) SetPostingState(ctx context.Context, id int64, from, to ledger.State) (err error) {
+// postedValue is a posting's posted time as stored: NULL while it is not posted.
+func postedValue(at time.Time) any {
+	if at.IsZero() {
+		return nil
+	}
+	return sqldb.Micros(at)
+}
+
+// SetPostingState moves a posting from one state to another at the instant at, the posting's
+// posted time when it becomes posted; a posting not in from is ErrNoRecord, so a reservation can
+// be settled once only.
+func (q *Queries) SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) (err error) {
 	defer wrap(&err, "set posting %d %s -> %s", id, from, to)
-	return q.execOne(ctx, writing(postingsTable), `UPDATE postings SET state = ? WHERE id = ? AND state = ?`, to, id, from)
+	var posted any
+	if to == ledger.Posted {
+		posted = sqldb.Micros(at)
+	}
+	return q.execOne(ctx, writing(postingsTable), `UPDATE postings SET state = ?, posted = ? WHERE id = ? AND state = ?`, to, posted, id, from)
 }
 
 // PostingsOfTransfers reads the postings of the given transfers, oldest first. They are looked up
