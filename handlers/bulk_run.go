@@ -58,10 +58,14 @@ func (h *Handlers) resolveBulkRows(ctx context.Context, fileHash string, rows []
 			order = append(order, ref)
 		}
 	}
+	byEmail, err := h.bulkUsersByEmail(ctx, order)
+	if err != nil {
+		return err
+	}
 	var failed error
 	var mu sync.Mutex
 	inParallel(bulkParallel, len(order), func(i int) {
-		if err := h.findBulkUser(ctx, order[i], refs[order[i]]); err != nil {
+		if err := h.findBulkUser(ctx, order[i], refs[order[i]], byEmail); err != nil {
 			mu.Lock()
 			failed = errors.Join(failed, err)
 			mu.Unlock()
@@ -153,23 +157,64 @@ type bulkUser struct {
 	problem string
 }
 
-// findBulkUser looks ref (a user id or an email) up in the service.
-func (h *Handlers) findBulkUser(ctx context.Context, ref string, out *bulkUser) error {
+// usersByEmail is the newest users of a service that cannot search them (the public API has no
+// search on GET /v2/users), by email in lower case: read once for a whole file, at most scanRows.
+type usersByEmail struct {
+	users scanned[payouts.User]
+	index map[string][]*payouts.User
+}
+
+// bulkUsersByEmail reads the users a file's emails are found among when the service cannot
+// search users; nil when it can, or when the file names nobody by email.
+func (h *Handlers) bulkUsersByEmail(ctx context.Context, refs []string) (*usersByEmail, error) {
+	if !slices.ContainsFunc(refs, func(ref string) bool { return strings.Contains(ref, "@") }) {
+		return nil, nil
+	}
+	if offered, err := h.offers(ctx, payouts.ExtUserFilters); offered || err != nil {
+		return nil, err
+	}
+	s, err := scanNewest(h.payouts.AllUsers(ctx, payouts.UserFilter{}), func(payouts.User) bool { return true }, scanRows)
+	if err != nil {
+		return nil, err
+	}
+	b := &usersByEmail{users: s, index: map[string][]*payouts.User{}}
+	for i := range s.rows {
+		email := strings.ToLower(s.rows[i].Email)
+		b.index[email] = append(b.index[email], &s.rows[i])
+	}
+	return b, nil
+}
+
+// findBulkUser looks ref (a user id or an email) up in the service; an email among byEmail's
+// users when the service cannot search them.
+func (h *Handlers) findBulkUser(ctx context.Context, ref string, out *bulkUser, byEmail *usersByEmail) error {
 	var u *payouts.User
 	switch {
 	case strings.Contains(ref, "@"):
-		list, err := h.payouts.ListUsers(ctx, payouts.Page{Limit: payouts.MaxLimit}, payouts.UserFilter{Search: ref})
-		if err != nil {
-			return err
-		}
-		for i := range list.Data {
-			if strings.EqualFold(list.Data[i].Email, ref) {
-				if u != nil {
-					out.problem = "More than one user has the email " + ref + ": use the user id."
-					return nil
-				}
-				u = &list.Data[i]
+		var found []*payouts.User
+		if byEmail != nil {
+			found = byEmail.index[strings.ToLower(ref)]
+		} else {
+			list, err := h.payouts.ListUsers(ctx, payouts.Page{Limit: payouts.MaxLimit}, payouts.UserFilter{Search: ref})
+			if err != nil {
+				return err
 			}
+			for i := range list.Data {
+				if strings.EqualFold(list.Data[i].Email, ref) {
+					found = append(found, &list.Data[i])
+				}
+			}
+		}
+		if len(found) > 1 {
+			out.problem = "More than one user has the email " + ref + ": use the user id."
+			return nil
+		}
+		if len(found) == 1 {
+			u = found[0]
+		} else if byEmail != nil && !byEmail.users.whole {
+			out.problem = "No user " + ref + " among the newest " + strconv.Itoa(byEmail.users.read) +
+				" users (this API cannot search users by email): use the user id."
+			return nil
 		}
 	case payouts.ValidID(ref):
 		found, err := h.payouts.GetUser(ctx, ref)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -303,5 +304,52 @@ func TestBulkPayoutResumesAfterRestart(t *testing.T) {
 	a.waitBulk(id)
 	if got := h.walletOf(ada.ID); got != 4_00 {
 		t.Errorf("Ada's wallet %v, want $4.00", got)
+	}
+}
+
+// TestBulkPayeesOnBothBackends: a file's payees named by email are found on our service by its
+// search, and on the public API, which cannot search users, among its newest 500 users, read
+// once: two payees' rows do not mix, and a payee older than those is a row problem that says
+// so, not "no such user".
+func TestBulkPayeesOnBothBackends(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public})
+			ctx := context.Background()
+			old := h.createUser("Olive", "Oldest")
+			for i := range 500 {
+				if _, err := h.env.Service.CreateUser(ctx, h.env.AppID, payouts.CreateUserRequest{FirstName: "Filler", LastName: strconv.Itoa(i),
+					Email: "filler" + strconv.Itoa(i) + "@example.com", CountryCode: "1", PhoneNumber: "5551" + strconv.Itoa(100000+i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")
+			h.deposit(100_00)
+			a, _ := h.signedIn(dashstore.RoleOperations)
+			id := a.uploadBulk("user,amount,memo,method\n" + ada.Email + ",3.00,,wallet\n" + strings.ToUpper(bob.Email) +
+				",4.00,,wallet\n" + ada.Email + ",5.00,second,wallet\n" + old.Email + ",1.00,,wallet\n")
+			page := a.get("/bulk/" + id)
+			wantStatus(t, page, http.StatusOK)
+			good, problem := "3", "No user "+old.Email+" among the newest 500 users (this API cannot search users by email): use the user id."
+			if !b.public {
+				good, problem = "4", ""
+			}
+			wantBody(t, page, `data-testid="bulk-good">`+good+`<`, problem)
+			wantRedirect(t, a.post("/bulk/"+id+"/confirm", nil), "/bulk/"+id)
+			a.waitBulk(id)
+			for _, w := range []struct {
+				who  *payouts.User
+				want payouts.Money
+			}{{ada, 8_00}, {bob, 4_00}, {old, map[bool]payouts.Money{false: 1_00, true: 0}[b.public]}} {
+				if got := h.walletOf(w.who.ID); got != w.want {
+					t.Errorf("%s's wallet %v, want %v", w.who.FirstName, got, w.want)
+				}
+			}
+			if b.public {
+				if stripped := h.public.Stripped(); len(stripped) > 0 {
+					t.Errorf("the dashboard sent the public API parameters it ignores: %v", stripped)
+				}
+			}
+		})
 	}
 }
