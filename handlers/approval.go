@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -253,18 +254,22 @@ func (h *Handlers) renderApproval(c *fiber.Ctx, status int, decision components.
 		return err
 	}
 	item := h.approvalItem(c.UserContext(), a)
-	if err := h.checkHeldPayout(c, a, &item); err != nil {
+	if err := h.checkHeld(c, a, &item); err != nil {
 		return err
 	}
 	return h.renderDecision(c, status, item, a.MakerID, decision)
 }
 
-// checkHeldPayout asks the service's preflight about a payout waiting for approval, so that an
-// approver sees what would refuse it before approving. Only those who may pay or approve ask.
-func (h *Handlers) checkHeldPayout(c *fiber.Ctx, a dashstore.Approval, item *pages.ApprovalItem) error {
-	if a.Kind != kindPayout || a.Status != dashstore.ApprovalPending ||
+// checkHeld asks the service's preflight about a payout or a bulk file waiting for approval, so
+// that an approver sees what would refuse it before approving. Only those who may pay or approve
+// ask.
+func (h *Handlers) checkHeld(c *fiber.Ctx, a dashstore.Approval, item *pages.ApprovalItem) error {
+	if (a.Kind != kindPayout && a.Kind != kindBulk) || a.Status != dashstore.ApprovalPending ||
 		(!h.can(c, web.PermMoneyMove) && !slices.Contains(h.policy.Approvers, h.operatorOf(c).Role)) {
 		return nil
+	}
+	if a.Kind == kindBulk {
+		return h.checkHeldBulk(c.UserContext(), a, item)
 	}
 	var req payouts.CreatePayoutRequest
 	if err := json.Unmarshal([]byte(a.Request), &req); err != nil {
@@ -280,6 +285,34 @@ func (h *Handlers) checkHeldPayout(c *fiber.Ctx, a dashstore.Approval, item *pag
 	}
 	for _, n := range pf.Notices {
 		item.Notices = append(item.Notices, n.Message)
+	}
+	return nil
+}
+
+// checkHeldBulk asks the service's preflight about the rows a held bulk file would send (its
+// good rows not paid), as a run sends them, and lists those it would refuse with why.
+func (h *Handlers) checkHeldBulk(ctx context.Context, a dashstore.Approval, item *pages.ApprovalItem) error {
+	if ok, err := h.offers(ctx, payouts.ExtPreflight); !ok || err != nil {
+		return err
+	}
+	var r bulkApproval
+	if err := json.Unmarshal([]byte(a.Request), &r); err != nil {
+		return err
+	}
+	job, rows, _, err := h.bulkRowsOf(ctx, r.JobID)
+	if err != nil {
+		return err
+	}
+	toSend := slices.DeleteFunc(rows, func(r dashstore.BulkRow) bool { return r.Problem != "" || r.Outcome == dashstore.BulkPaid })
+	problems, err := h.bulkPreflight(ctx, job.FileHash, toSend)
+	if err != nil {
+		return err
+	}
+	item.Checked, item.Bulk = true, true
+	for _, r := range toSend {
+		if p, refused := problems[r.Row]; refused {
+			item.Refusals = append(item.Refusals, fmt.Sprintf("Row %d (%s): %s", r.Row, r.UserRef, p))
+		}
 	}
 	return nil
 }

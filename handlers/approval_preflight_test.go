@@ -60,3 +60,42 @@ func TestApprovalShowsPreflight(t *testing.T) {
 		}
 	})
 }
+
+// TestApprovalShowsBulkPreflight: a held bulk file's approval page shows, row by row, what the
+// service's preflight would refuse now, to those who may pay or approve.
+func TestApprovalShowsBulkPreflight(t *testing.T) {
+	h := newHarnessWith(t, harnessSetup{handlers: func(c *handlers.Config) {
+		c.Approvals.Approvers = []dashstore.Role{dashstore.RoleAdmin}
+	}})
+	h.deposit(10_000_00)
+	ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")
+	ops, _ := h.signedIn(dashstore.RoleOperations)
+	admin, _ := h.signedIn(dashstore.RoleAdmin)
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	id := ops.uploadBulk("user,amount\n" + ada.Email + ",600.00\n" + bob.Email + ",500.00\n")
+	a := h.approvalOf(ops.post("/bulk/"+id+"/confirm", nil))
+	wantBody(t, admin.get(paths.Approval(a.ID)), `data-testid="approval-checks"`, "find nothing that would refuse a row of the file now")
+
+	if _, err := h.payouts.DeleteUser(t.Context(), bob.ID); err != nil { // gone while the file waits
+		t.Fatal(err)
+	}
+	for _, who := range []struct {
+		name  string
+		agent *agent
+	}{{"the approver", admin}, {"the maker, who may pay", ops}} {
+		t.Run(who.name, func(t *testing.T) {
+			page := who.agent.get(paths.Approval(a.ID))
+			wantBody(t, page, "The service would refuse these rows of the file now", "Row 2 ("+bob.Email+")")
+			if strings.Contains(page.body, "Row 1 (") {
+				t.Error("a row the service accepts is listed as refused")
+			}
+		})
+	}
+	t.Run("a role that may neither pay nor approve", func(t *testing.T) {
+		page := manager.get(paths.Approval(a.ID))
+		wantStatus(t, page, http.StatusOK)
+		if strings.Contains(page.body, "approval-checks") {
+			t.Error("the preflight is shown to a role that may not pay")
+		}
+	})
+}
