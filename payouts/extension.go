@@ -26,6 +26,7 @@ const (
 	ExtPreflight           Extension = "preflight"             // POST /v2/payouts/preflight, /preflight-batch
 	ExtAppsEnvelope        Extension = "apps-envelope"         // GET /v2/apps?envelope=true: {has_more, data}
 	ExtStatements          Extension = "statements"            // GET /v2/statement: a wallet over a period
+	ExtReconciliation      Extension = "reconciliation"        // GET /v2/reconciliation
 )
 
 // Extensions is the answer of GET /v2/extensions: the names of the extensions the server offers.

@@ -74,6 +74,7 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Get("/flows/:flow_id", app, h.getFlow)
 
 	v2.Get("/id-lookup", app, h.idLookup)
+	v2.Get("/reconciliation", app, h.reconcile)
 
 	v2.Get("/transactions", app, h.listTransactions)
 	v2.Get("/transactions/summary", app, h.summarizeTransactions)

@@ -36,6 +36,7 @@ type Server struct {
 	byKey    map[string]string // idempotency key -> payment id
 	payments map[string]*stripeapi.TreasuryOutboundPayment
 	order    []string // payment ids in creation order
+	made     int      // payments ever made, for their ids
 	creates  map[string]int
 }
 
@@ -81,6 +82,21 @@ func (s *Server) Move(id string, status stripeapi.TreasuryOutboundPaymentStatus,
 	}
 }
 
+// Edit changes a payment as Stripe's records might differ from ours (an amount, a status).
+func (s *Server) Edit(id string, edit func(*stripeapi.TreasuryOutboundPayment)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	edit(s.payments[id])
+}
+
+// Drop forgets a payment, as if Stripe had never made it.
+func (s *Server) Drop(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.payments, id)
+	s.order = slices.DeleteFunc(s.order, func(o string) bool { return o == id })
+}
+
 // Add records a payment made outside disburse (no metadata of ours), for reconciliation.
 func (s *Server) Add(amount int64, status stripeapi.TreasuryOutboundPaymentStatus, created time.Time) string {
 	s.mu.Lock()
@@ -90,7 +106,8 @@ func (s *Server) Add(amount int64, status stripeapi.TreasuryOutboundPaymentStatu
 }
 
 func (s *Server) add(p *stripeapi.TreasuryOutboundPayment) string {
-	p.ID = "obp_test_" + strconv.Itoa(len(s.order)+1)
+	s.made++
+	p.ID = "obp_test_" + strconv.Itoa(s.made)
 	p.Object = "treasury.outbound_payment"
 	s.payments[p.ID] = p
 	s.order = append(s.order, p.ID)

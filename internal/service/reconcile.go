@@ -1,0 +1,129 @@
+package service
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/disburse/disburse/payouts"
+)
+
+// reconcileSlack widens the day on both sides when the two lists are read, so that a payout we
+// made just before midnight and the provider stamped just after still finds its item. Only a
+// pair or an unmatched row created within the day itself is reported.
+const reconcileSlack = time.Hour
+
+// Reconcile matches our payouts on a rail for a day (UTC) against the items the provider lists
+// for it, by our transfer id in the provider's metadata, and lists every difference: ours only,
+// theirs only, amount differs, status differs. With appID it covers that app's payouts and the
+// items that name that app; with appID empty every app's payouts and every item, those made
+// outside disburse too (the operator's command).
+func (s *Service) Reconcile(ctx context.Context, appID string, req payouts.ReconcileRequest) (*payouts.Reconciliation, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	lister, ok := s.cfg.Rails[req.Platform].(RailItems)
+	if !ok {
+		return nil, payouts.Errorf(payouts.EInvalidInput, "The %s rail cannot list its payments; it cannot be reconciled.", req.Platform.Label())
+	}
+	day := req.Start()
+	from, to := day.Add(-reconcileSlack), day.Add(24*time.Hour+reconcileSlack)
+	inDay := func(t time.Time) bool { return !t.Before(day) && t.Before(day.Add(24*time.Hour)) }
+
+	ours, err := s.payoutsOnRail(ctx, appID, req.Platform, from, to)
+	if err != nil {
+		return nil, err
+	}
+	items, err := lister.Items(ctx, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("list the %s rail's payments: %w", req.Platform, err)
+	}
+	theirs := map[string]RailItem{}
+	var unnamed []RailItem
+	for _, it := range items {
+		switch {
+		case appID != "" && it.AppID != appID:
+		case it.TransferID == "":
+			unnamed = append(unnamed, it)
+		default:
+			theirs[it.TransferID] = it
+		}
+	}
+	out := &payouts.Reconciliation{Platform: req.Platform, Day: req.Day, Differences: []payouts.ReconciliationDifference{}}
+	for _, t := range ours {
+		it, found := theirs[t.ID]
+		delete(theirs, t.ID)
+		if !inDay(t.Created.Time) && (!found || !inDay(it.Created)) {
+			continue
+		}
+		d := payouts.ReconciliationDifference{TransferID: t.ID, ExternalID: t.ExternalData.ExternalID,
+			OurAmount: t.Amount, OurStatus: t.Status}
+		switch {
+		case !found:
+			d.Kind = payouts.DiffOursOnly
+		case it.Amount != t.Amount:
+			d.Kind, d.ExternalID, d.TheirAmount, d.TheirStatus = payouts.DiffAmountDiffers, it.ExternalID, it.Amount, it.Status
+		case it.Status != t.Status:
+			d.Kind, d.ExternalID, d.TheirAmount, d.TheirStatus = payouts.DiffStatusDiffers, it.ExternalID, it.Amount, it.Status
+		default:
+			out.Matched++
+			continue
+		}
+		out.Differences = append(out.Differences, d)
+	}
+	for _, it := range append(slices.Collect(maps.Values(theirs)), unnamed...) {
+		if inDay(it.Created) {
+			out.Differences = append(out.Differences, payouts.ReconciliationDifference{Kind: payouts.DiffTheirsOnly,
+				TransferID: it.TransferID, ExternalID: it.ExternalID, TheirAmount: it.Amount, TheirStatus: it.Status})
+		}
+	}
+	slices.SortFunc(out.Differences, func(a, b payouts.ReconciliationDifference) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.TransferID, b.TransferID), cmp.Compare(a.ExternalID, b.ExternalID))
+	})
+	return out, nil
+}
+
+// payoutsOnRail returns the payouts to platform created from from up to to: appID's, or every
+// app's when appID is empty. It reads each app's payouts newest first down to from, so a recent
+// day costs a few pages. Payouts held for review or refused before they reached the rail have no
+// rail id and are left out: the provider never saw them.
+func (s *Service) payoutsOnRail(ctx context.Context, appID string, platform payouts.Platform, from, to time.Time) ([]TransferRecord, error) {
+	apps := []string{appID}
+	if appID == "" {
+		recs, err := s.store.ListApps(ctx)
+		if err != nil {
+			return nil, err
+		}
+		apps = apps[:0]
+		for _, a := range recs {
+			apps = append(apps, a.ID)
+		}
+	}
+	var out []TransferRecord
+	for _, app := range apps {
+		page := payouts.Page{Limit: payouts.MaxLimit}
+	pages:
+		for {
+			recs, more, err := s.store.ListTransfers(ctx, app, page, payouts.TransferFilter{Type: payouts.TransferPayout})
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range recs {
+				if t.Created.Before(from) {
+					break pages
+				}
+				if t.Created.Before(to) && t.ExternalData.Platform == platform && t.ExternalData.ExternalID != "" {
+					out = append(out, t)
+				}
+			}
+			if !more || len(recs) == 0 {
+				break
+			}
+			page.StartingAfter = recs[len(recs)-1].ID
+		}
+	}
+	return out, nil
+}
