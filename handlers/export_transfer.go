@@ -15,6 +15,9 @@ func (h *Handlers) exportTransfers(c *fiber.Ctx) error {
 		func(t payouts.Transfer) *string { return t.UserID }, transferCSVHeader, transferCSVRecord)
 }
 
+// transactionVoided is a transaction's status once its reservation was released.
+const transactionVoided = "voided"
+
 var transferCSVHeader = []string{"id", "created_utc", "completed_utc", "type", "direction", "amount", "fee",
 	"payee_name", "payee_email", "payout_method", "status", "user_id", "payout_link_id", "failure_reason", "metadata"}
 
@@ -43,11 +46,12 @@ func transferDirection(t payouts.Transfer) string {
 	return "out"
 }
 
-// transferFee is what the transfer's fee lines took.
+// transferFee is what the transfer's fee lines took or hold: a voided fee (a failed payout's)
+// took nothing.
 func transferFee(t payouts.Transfer) payouts.Money {
 	var fee payouts.Money
 	for _, tx := range t.Transactions {
-		if tx.Type == payouts.TransactionFee {
+		if tx.Type == payouts.TransactionFee && tx.Status != transactionVoided {
 			fee += tx.Amount
 		}
 	}

@@ -18,17 +18,28 @@ import (
 // more rows is summed exactly.
 const summarySample = 10_000
 
-// SummarizeTransfers counts the app's transfers that f matches and sums what they moved in and
-// out of the app's wallet: refills and balance transfers from users in, payouts and balance
-// transfers to users out.
+// SummarizeTransfers counts the app's transfers that f matches and sums what their posted lines
+// moved into and out of the app's wallet (the definition of Service.Statement): a deposit and
+// money a user sends back are in; money moved to a user, a funded payout's funding and a fee the
+// app pays are out, once each; a payout from a user's own wallet moves none of the app's money;
+// a voided reservation counts nowhere.
 func (q *Queries) SummarizeTransfers(ctx context.Context, appID string, f payouts.TransferFilter) (_ payouts.Summary, err error) {
 	defer wrap(&err, "summarize transfers")
+	wallet, err := q.appWalletID(ctx, appID)
+	if err != nil {
+		return payouts.Summary{}, err
+	}
 	var scope, match listQuery
 	scope.scope(appID, f.Range)
 	transferMatch(&match, f)
-	return q.summarize(ctx, summaryQuery{table: "transfers", columns: "user_id, type, status, amount, created", scope: scope, match: match,
-		in:  `type = 'refill' OR (type = 'balance' AND amount > 0)`,
-		out: `type = 'payout' OR (type = 'balance' AND amount < 0)`,
+	// Each transfer's lines are found by the (app_id, transfer_id, id) index.
+	walletSum := func(side string) string {
+		return `(SELECT COALESCE(SUM(p.amount), 0) FROM postings p WHERE p.app_id = transfers.app_id
+			AND p.transfer_id = transfers.id AND p.state = 'posted' AND p.` + side + ` = ` + wallet + `)`
+	}
+	return q.summarize(ctx, summaryQuery{table: "transfers", columns: "user_id, type, status, amount, created, " +
+		walletSum("credit_account") + " AS wallet_in, " + walletSum("debit_account") + " AS wallet_out",
+		scope: scope, match: match, in: `wallet_in`, out: `wallet_out`,
 		// The user index bounds an exact count of one user's rows. (Type and status select large
 		// shares of the rows, which the sample estimates well.)
 		indexed: f.UserID != ""})
@@ -39,24 +50,35 @@ func (q *Queries) SummarizeTransfers(ctx context.Context, appID string, f payout
 // neither sum.
 func (q *Queries) SummarizeTransactions(ctx context.Context, appID string, f payouts.TransactionFilter) (_ payouts.Summary, err error) {
 	defer wrap(&err, "summarize transactions")
-	var wallet int64 // an app without a wallet yet has no lines in or out: no account has id 0
-	err = q.queryRow(ctx, `SELECT id FROM ledger_accounts WHERE app_id = ? AND kind = ? AND ref = ''`,
-		appID, ledger.AppWallet).Scan(&wallet)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	wallet, err := q.appWalletID(ctx, appID)
+	if err != nil {
 		return payouts.Summary{}, err
 	}
 	var scope, match listQuery
 	scope.scope(appID, f.Range)
 	transactionMatch(&match, f)
-	id := strconv.FormatInt(wallet, 10)
-	return q.summarize(ctx, summaryQuery{table: "postings", columns: "user_id, debit_account, credit_account, amount, created",
+	return q.summarize(ctx, summaryQuery{table: "postings", columns: "user_id, debit_account, credit_account, amount, created, state",
 		scope: scope, match: match,
-		in: `credit_account = ` + id, out: `debit_account = ` + id, indexed: f.UserID != ""})
+		in:      `CASE WHEN credit_account = ` + wallet + ` AND state = 'posted' THEN amount ELSE 0 END`,
+		out:     `CASE WHEN debit_account = ` + wallet + ` AND state = 'posted' THEN amount ELSE 0 END`,
+		indexed: f.UserID != ""})
+}
+
+// appWalletID is the id of the app's wallet account, written for a query; an app without a
+// wallet yet has none, and "0" names no account.
+func (q *Queries) appWalletID(ctx context.Context, appID string) (string, error) {
+	var wallet int64
+	err := q.queryRow(ctx, `SELECT id FROM ledger_accounts WHERE app_id = ? AND kind = ? AND ref = ''`,
+		appID, ledger.AppWallet).Scan(&wallet)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	return strconv.FormatInt(wallet, 10), nil
 }
 
 // summaryQuery is what a summary reads: the rows of table within scope (an app and a creation
-// range, served by an index on (app_id, created)) that match; in and out say which rows' amounts
-// count as money in and money out. indexed says an index bounds the rows match selects.
+// range, served by an index on (app_id, created)) that match; in and out are what each row moved
+// into and out of the app's wallet, in cents. indexed says an index bounds the rows match selects.
 type summaryQuery struct {
 	table        string
 	columns      string // the columns the conditions read, all in the table's summary index
@@ -106,10 +128,10 @@ func (q *Queries) summarize(ctx context.Context, sq summaryQuery) (payouts.Summa
 	return payouts.Summary{Count: estimate(count), MoneyIn: payouts.Money(estimate(in)), MoneyOut: payouts.Money(estimate(out))}, nil
 }
 
-// sums are the columns of a summary: the count of rows that match, and the unsigned amounts of
-// those in and of those out.
+// sums are the columns of a summary: the count of rows that match, and what those moved in and
+// out.
 func (sq summaryQuery) sums(match string) string {
 	return `COALESCE(SUM(CASE WHEN ` + match + ` THEN 1 ELSE 0 END), 0),
-		CAST(COALESCE(SUM(CASE WHEN ` + match + ` AND (` + sq.in + `) THEN ABS(amount) ELSE 0 END), 0) AS BIGINT),
-		CAST(COALESCE(SUM(CASE WHEN ` + match + ` AND (` + sq.out + `) THEN ABS(amount) ELSE 0 END), 0) AS BIGINT)`
+		CAST(COALESCE(SUM(CASE WHEN ` + match + ` THEN ` + sq.in + ` ELSE 0 END), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN ` + match + ` THEN ` + sq.out + ` ELSE 0 END), 0) AS BIGINT)`
 }
