@@ -49,6 +49,7 @@ type Batch struct {
 	jobEnd  []func(ok bool)
 	flush   func(ctx context.Context, tx *sql.Tx) error
 	tx      *sql.Tx
+	conn    *sql.Conn // tx's, for a Pipeline
 	// saved is set while the transaction holds a job savepoint (released by the next job's);
 	// savedJob while the running job's was sent. unsaved is a savepoint that could not be sent:
 	// the job's statements then ran outside it, and only the whole batch can be rolled back.
@@ -288,12 +289,17 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 	// The batch outlives any one caller: a caller's cancellation must not abort the others.
 	ctx := context.Background()
 	errs = make([]error, len(jobs))
-	tx, err := w.pool.BeginTx(ctx, nil)
+	conn, err := w.pool.Conn(ctx)
+	if err != nil {
+		return errs, err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return errs, err
 	}
 	single := len(jobs) == 1
-	batch := &Batch{shared: !single, left: len(jobs), intents: make([]any, len(jobs)), tx: tx}
+	batch := &Batch{shared: !single, left: len(jobs), intents: make([]any, len(jobs)), tx: tx, conn: conn}
 	for i, j := range jobs {
 		batch.intents[i] = j.intent
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/payouts"
 )
@@ -106,23 +107,34 @@ func (q *Queries) batchState() *batchState {
 	}
 	st = &batchState{}
 	q.batch.State = st
+	batch := q.batch
 	q.batch.BeforeCommit(func(ctx context.Context, tx *sql.Tx) error {
-		fq := &Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect, held: st.held}
 		if st.lost != nil {
 			return fmt.Errorf("%w: %w", st.lost, sqldb.ErrRetry)
 		}
-		if err := fq.releaseKeysAhead(ctx, st.keys); err != nil {
-			return err
-		}
+		stmts := releaseKeysAhead(st.keys)
 		if st.held != nil {
-			if err := fq.writeHeld(ctx); err != nil {
+			held, err := q.heldStmts(st.held)
+			if err != nil {
 				return err
 			}
+			stmts = append(stmts, held...)
 		}
-		if st.netting == nil {
-			return nil
+		if st.netting != nil {
+			stmts = append(stmts, st.netting.stmts(q.dialect)...)
 		}
-		return st.netting.flush(ctx, fq)
+		// On PostgreSQL the whole batch's writes are one round trip.
+		var err error
+		if q.dialect == sqldb.Postgres {
+			err = batch.Pipeline(ctx, stmts)
+		} else {
+			fq := &Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect}
+			err = fq.run(ctx, touchingNone, stmts)
+		}
+		if errors.Is(err, service.ErrOverdraft) {
+			return fmt.Errorf("store: a concurrent write overdrew an account of the batch: %w", sqldb.ErrRetry)
+		}
+		return err
 	})
 	return st
 }
@@ -217,6 +229,20 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 	h := q.held
 	q.held = nil // the inserts below must run, not be held again
 	defer func() { q.held = h }()
+	stmts, err := q.heldStmts(h)
+	if err != nil {
+		return err
+	}
+	if err := q.run(ctx, writing(heldTables), stmts); err != nil {
+		return err
+	}
+	*h = held{writes: h.writes + 1, inHoldInserts: h.inHoldInserts}
+	return nil
+}
+
+// heldStmts are the statements that write the rows h holds.
+func (q *Queries) heldStmts(h *held) ([]sqldb.Stmt, error) {
+	var stmts []sqldb.Stmt
 	for _, w := range []struct {
 		table        table
 		insert, tail string
@@ -229,10 +255,11 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 		{eventsTable, insertEvent, "", true, &h.events},
 		{deliveriesTable, insertDelivery, "", false, &h.deliveries}, // after the events they name
 	} {
-		if err := q.insertRowSet(ctx, w.table, w.insert, w.tail, w.returnsKey, w.rows); err != nil {
-			return err
+		s, err := q.insertStmts(w.insert, w.tail, w.returnsKey, w.rows)
+		if err != nil {
+			return nil, err
 		}
+		stmts = append(stmts, s...)
 	}
-	*h = held{writes: h.writes + 1, inHoldInserts: h.inHoldInserts}
-	return nil
+	return stmts, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -103,13 +104,17 @@ func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, appID, key string) 
 // ReleaseIdempotencyKeys forgets keys, in one statement per few hundred.
 func (q *Queries) ReleaseIdempotencyKeys(ctx context.Context, appID string, keys []string) (err error) {
 	defer wrap(&err, "release %d idempotency keys", len(keys))
+	return q.run(ctx, touchingNone, releaseKeysStmts(appID, keys))
+}
+
+// releaseKeysStmts are the statements of ReleaseIdempotencyKeys.
+func releaseKeysStmts(appID string, keys []string) []sqldb.Stmt {
+	var stmts []sqldb.Stmt
 	for start := 0; start < len(keys); start += itemsPerInsert {
 		marks, args := appAndIDs(appID, keys[start:min(start+itemsPerInsert, len(keys))])
-		if _, err := q.execTouching(ctx, touchingNone, `DELETE FROM idempotency_keys WHERE app_id = ? AND key IN (`+marks+`)`, args...); err != nil {
-			return err
-		}
+		stmts = append(stmts, sqldb.Stmt{Query: `DELETE FROM idempotency_keys WHERE app_id = ? AND key IN (` + marks + `)`, Args: args})
 	}
-	return nil
+	return stmts
 }
 
 // PurgeIdempotencyKeys forgets keys made before the given time and returns how many.
@@ -236,9 +241,9 @@ func (q *Queries) claimKeysAhead(ctx context.Context, ka *keysAhead) error {
 		})
 }
 
-// releaseKeysAhead gives back, before the batch commits, the keys it claimed ahead that no job
-// kept: their jobs were rolled back, or never claimed them.
-func (q *Queries) releaseKeysAhead(ctx context.Context, ka *keysAhead) error {
+// releaseKeysAhead are the statements that give back, before the batch commits, the keys it
+// claimed ahead that no job kept: their jobs were rolled back, or never claimed them.
+func releaseKeysAhead(ka *keysAhead) []sqldb.Stmt {
 	if ka == nil || ka.lost {
 		return nil
 	}
@@ -249,11 +254,11 @@ func (q *Queries) releaseKeysAhead(ctx context.Context, ka *keysAhead) error {
 	for _, ref := range ka.release {
 		byApp[ref.appID] = append(byApp[ref.appID], ref.key)
 	}
-	for appID, keys := range byApp {
+	var stmts []sqldb.Stmt
+	for _, appID := range slices.Sorted(maps.Keys(byApp)) {
+		keys := byApp[appID]
 		slices.Sort(keys)
-		if err := q.ReleaseIdempotencyKeys(ctx, appID, keys); err != nil {
-			return err
-		}
+		stmts = append(stmts, releaseKeysStmts(appID, keys)...)
 	}
-	return nil
+	return stmts
 }

@@ -81,31 +81,41 @@ func (q *Queries) ApplyDeltas(ctx context.Context, deltas []ledger.Delta) (err e
 // applyDeltas writes the deltas, in the order given (sorted by account, so writers lock accounts
 // in one order).
 func (q *Queries) applyDeltas(ctx context.Context, deltas []ledger.Delta) error {
-	if q.dialect == sqldb.Postgres && len(deltas) > 1 && distinctAccounts(deltas) {
-		return q.applyDeltasAtOnce(ctx, deltas)
+	return q.run(ctx, writing(accountsTable), deltaStmts(q.dialect, deltas))
+}
+
+// deltaStmts are the statements of applyDeltas: one per account, or on PostgreSQL one for all
+// (applyDeltasAtOnce).
+func deltaStmts(d sqldb.Dialect, deltas []ledger.Delta) []sqldb.Stmt {
+	if d == sqldb.Postgres && len(deltas) > 1 && distinctAccounts(deltas) {
+		return []sqldb.Stmt{applyDeltasAtOnce(deltas)}
 	}
-	for _, d := range deltas {
+	stmts := make([]sqldb.Stmt, len(deltas))
+	for i, d := range deltas {
 		args := []any{d.DebitsPosted, d.CreditsPosted, d.DebitsPending, d.CreditsPending, d.Account}
-		stmt := applyDelta
+		query := applyDelta
 		if d.Guard {
-			stmt = applyGuardedDelta
+			query = applyGuardedDelta
 			args = append(args, d.CreditsPosted, d.DebitsPosted, d.DebitsPending)
 		}
-		if err := q.execOne(ctx, writing(accountsTable), stmt, args...); err != nil {
-			if errors.Is(err, service.ErrNoRecord) && d.Guard {
+		stmts[i] = sqldb.Stmt{Query: query, Args: args, Done: func(changed int64) error {
+			switch {
+			case changed > 0:
+				return nil
+			case d.Guard:
 				return service.ErrOverdraft
 			}
-			return fmt.Errorf("account %d: %w", d.Account, err)
-		}
+			return fmt.Errorf("account %d: %w", d.Account, service.ErrNoRecord)
+		}}
 	}
-	return nil
+	return stmts
 }
 
 // applyDeltasAtOnce is applyDeltas in one PostgreSQL statement: a batch's flush is one round
 // trip instead of one per account, so the app wallet, which every batch writes, stays locked
 // for that statement and the commit only. The rows are locked in account order first (the
 // locked CTE, which the update reads before it changes a row), so that writers cannot deadlock.
-func (q *Queries) applyDeltasAtOnce(ctx context.Context, deltas []ledger.Delta) error {
+func applyDeltasAtOnce(deltas []ledger.Delta) sqldb.Stmt {
 	n := len(deltas)
 	ids, dp, cp, dpe, cpe := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	guard := make([]bool, n)
@@ -113,32 +123,30 @@ func (q *Queries) applyDeltasAtOnce(ctx context.Context, deltas []ledger.Delta) 
 		ids[i], dp[i], cp[i], dpe[i], cpe[i], guard[i] = d.Account, d.DebitsPosted, d.CreditsPosted, d.DebitsPending, d.CreditsPending, d.Guard
 	}
 	written := make(map[int64]bool, n)
-	err := q.scanRows(ctx, writing(accountsTable), `WITH d AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::boolean[])
+	return sqldb.Stmt{Query: `WITH d AS (SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::boolean[])
 			AS d (id, dp, cp, dpe, cpe, guard)),
 		locked AS (SELECT id FROM ledger_accounts WHERE id IN (SELECT id FROM d) ORDER BY id FOR NO KEY UPDATE)
 		UPDATE ledger_accounts a SET debits_posted = a.debits_posted + d.dp, credits_posted = a.credits_posted + d.cp,
 			debits_pending = a.debits_pending + d.dpe, credits_pending = a.credits_pending + d.cpe
 		FROM d WHERE a.id = d.id AND a.id IN (SELECT id FROM locked)
 			AND (NOT d.guard OR a.credits_posted + d.cp - a.debits_posted - d.dp - a.debits_pending - d.dpe >= 0)
-		RETURNING a.id`, []any{ids, dp, cp, dpe, cpe, guard}, func(r *sql.Rows) error {
+		RETURNING a.id`, Args: []any{ids, dp, cp, dpe, cpe, guard}, Row: func(scan func(...any) error) error {
 		var id int64
-		err := r.Scan(&id)
+		err := scan(&id)
 		written[id] = true
 		return err
-	})
-	if err != nil {
-		return err
-	}
-	for _, d := range deltas {
-		switch {
-		case written[d.Account]:
-		case d.Guard:
-			return service.ErrOverdraft
-		default:
-			return fmt.Errorf("account %d: %w", d.Account, service.ErrNoRecord)
+	}, Done: func(int64) error {
+		for _, d := range deltas {
+			switch {
+			case written[d.Account]:
+			case d.Guard:
+				return service.ErrOverdraft
+			default:
+				return fmt.Errorf("account %d: %w", d.Account, service.ErrNoRecord)
+			}
 		}
-	}
-	return nil
+		return nil
+	}}
 }
 
 // distinctAccounts reports whether no two deltas name one account: one UPDATE changes a row

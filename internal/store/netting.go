@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -161,16 +160,12 @@ func (n *netting) apply(ctx context.Context, q *Queries, deltas []ledger.Delta) 
 	return nil
 }
 
-// flush writes the net delta of every account the batch moved, in account order (so batches
+// stmts write the net delta of every account the batch moved, in account order (so batches
 // of several writers lock rows in one order), each guarded if any of its deltas was.
-func (n *netting) flush(ctx context.Context, q *Queries) error {
+func (n *netting) stmts(d sqldb.Dialect) []sqldb.Stmt {
 	deltas := slices.Collect(maps.Values(n.kept))
 	slices.SortFunc(deltas, func(a, b ledger.Delta) int { return cmp.Compare(a.Account, b.Account) })
-	err := q.applyDeltas(ctx, deltas)
-	if errors.Is(err, service.ErrOverdraft) {
-		return fmt.Errorf("store: a concurrent write overdrew an account of the batch: %w", sqldb.ErrRetry)
-	}
-	return err
+	return deltaStmts(d, deltas)
 }
 
 func sum(a, b ledger.Delta) ledger.Delta {

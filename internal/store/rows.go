@@ -61,34 +61,76 @@ func (r *rowSet) truncate(n int) { r.values, r.setKey = r.values[:n], r.setKey[:
 // the order of its VALUES on both engines, but RETURNING lists them in no promised order: they
 // are sorted.
 func (q *Queries) insertRowSet(ctx context.Context, t table, insert, tail string, returnsKey bool, rows *rowSet) error {
+	stmts, err := q.insertStmts(insert, tail, returnsKey, rows)
+	if err != nil {
+		return err
+	}
+	return q.run(ctx, writing(t), stmts)
+}
+
+// insertStmts are the statements of insertRowSet, to run or to send in a pipeline.
+func (q *Queries) insertStmts(insert, tail string, returnsKey bool, rows *rowSet) ([]sqldb.Stmt, error) {
 	if returnsKey {
 		tail += " RETURNING seq"
 	}
+	var stmts []sqldb.Stmt
 	for start := 0; start < len(rows.values); start += itemsPerInsert {
 		end := min(start+itemsPerInsert, len(rows.values))
-		var keys []int64
-		var scan func(*sql.Rows) error
-		if returnsKey {
-			scan = func(r *sql.Rows) error {
-				var key int64
-				err := r.Scan(&key)
-				keys = append(keys, key)
-				return err
-			}
-		}
-		if err := q.insertRows(ctx, writing(t), insert, end-start, func(i int) []any { return rows.values[start+i] }, tail, scan); err != nil {
-			return err
+		err := sqldb.InsertRows(q.dialect, end-start, itemsPerInsert, insert, func(i int) []any { return rows.values[start+i] }, tail,
+			func(query string, args []any) error {
+				stmts = append(stmts, sqldb.Stmt{Query: query, Args: args})
+				return nil
+			})
+		if err != nil {
+			return nil, err
 		}
 		if !returnsKey {
 			continue
 		}
-		if len(keys) != end-start {
-			return fmt.Errorf("insert returned %d keys for %d rows", len(keys), end-start)
+		// The chunk's statements return its keys, which are given in order when the last ran.
+		var keys []int64
+		for i := len(stmts) - 1; i >= 0 && stmts[i].Row == nil; i-- {
+			stmts[i].Row = func(scan func(...any) error) error {
+				var key int64
+				err := scan(&key)
+				keys = append(keys, key)
+				return err
+			}
 		}
-		slices.Sort(keys)
-		for i, set := range rows.setKey[start:end] {
-			if set != nil {
-				set(keys[i])
+		stmts[len(stmts)-1].Done = func(int64) error {
+			if len(keys) != end-start {
+				return fmt.Errorf("insert returned %d keys for %d rows", len(keys), end-start)
+			}
+			slices.Sort(keys)
+			for i, set := range rows.setKey[start:end] {
+				if set != nil {
+					set(keys[i])
+				}
+			}
+			return nil
+		}
+	}
+	return stmts, nil
+}
+
+// run runs stmts one after another, each said to touch t.
+func (q *Queries) run(ctx context.Context, t touching, stmts []sqldb.Stmt) error {
+	for _, s := range stmts {
+		var n int64
+		if s.Row == nil {
+			res, err := q.execTouching(ctx, t, s.Query, s.Args...)
+			if err != nil {
+				return err
+			}
+			if n, err = res.RowsAffected(); err != nil {
+				return err
+			}
+		} else if err := q.scanRows(ctx, t, s.Query, s.Args, func(r *sql.Rows) error { n++; return s.Row(r.Scan) }); err != nil {
+			return err
+		}
+		if s.Done != nil {
+			if err := s.Done(n); err != nil {
+				return err
 			}
 		}
 	}
