@@ -13,9 +13,17 @@ import (
 
 // TestBrowserPayoutWaitsForApproval: in Chromium, an operator sends a payout above the threshold
 // and it waits; a manager, in another browser, approves it; the payee is paid once and the queue
-// is empty.
+// is empty. On the public API the approval runs without the service's preflight, which only our
+// service offers.
 func TestBrowserPayoutWaitsForApproval(t *testing.T) {
-	h := newHarness(t)
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			browserPayoutWaitsForApproval(t, newHarnessWith(t, harnessSetup{public: b.public}))
+		})
+	}
+}
+
+func browserPayoutWaitsForApproval(t *testing.T, h *harness) {
 	maker, makerPassword := h.addOperator("maker@example.com", dashstore.RoleOperations)
 	checker, checkerPassword := h.addOperator("checker@example.com", dashstore.RoleManager)
 	u := h.largePayee("Bea", "Bigpayout", 5000_00)

@@ -17,6 +17,8 @@ import (
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/testutil/browser"
+	"github.com/disburse/disburse/internal/testutil/dotsdouble"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/web"
 )
@@ -33,9 +35,45 @@ type journey struct {
 	api    *client.Client
 	appID  string
 	tab    context.Context
+	public bool // the dashboard talks to the public-API double, not our service
 }
 
 var serviceAPI = regexp.MustCompile(`Payout Service API at (http://\S+)/api`)
+
+// journeyBackends are the services a journey runs against: the embedded Payout Service, and a
+// strict stand-in for the public Dots API in front of a Payout Service, as on a Dots account.
+var journeyBackends = []struct {
+	name   string
+	public bool
+}{{"payoutd", false}, {"public API", true}}
+
+// startJourneyOn starts the product for a journey: as startJourney does, or, with public, the
+// dashboard alone with --api-url pointed at the public-API double in front of a Payout Service,
+// as the README's "Use with a Dots account" starts it.
+func startJourneyOn(t *testing.T, public bool) *journey {
+	t.Helper()
+	if !public {
+		return startJourney(t)
+	}
+	env := servicetest.Start(t)
+	apiURL, _ := dotsdouble.Start(t, env.URL)
+	dashDB := filepath.Join(t.TempDir(), "dashboard.db")
+	base, _, _ := start(t, []string{"--addr", "127.0.0.1:0", "--dashboard-db", dashDB, "--api-url", apiURL,
+		"--api-client-id", env.ClientID, "--api-key", env.APIKey, "--app-id", env.AppID}, nil)
+	store, err := dashstore.Open(context.Background(), dashDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	api, err := client.New(env.URL, client.WithCredentials(env.ClientID, env.APIKey), client.WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &journey{t: t, base: base, hosted: strings.TrimSuffix(env.URL, "/api"), store: store, api: api, appID: env.AppID,
+		tab: browser.New(t), public: true}
+}
 
 func startJourney(t *testing.T) *journey {
 	t.Helper()
@@ -152,6 +190,17 @@ func flash(message string) chromedp.Action[chromedp.Void] {
 	return chromedp.WaitVisible(chromedp.Search(`//*[@data-dismissable]/p[normalize-space()="` + message + `"]`))
 }
 
+// saysFilteredHere checks that the page says it filtered the list itself exactly when the
+// dashboard talks to the public API, which cannot filter it.
+func (j *journey) saysFilteredHere() {
+	j.t.Helper()
+	said, err := chromedp.Run(j.tab, chromedp.Evaluate[bool](
+		`Array.from(document.querySelectorAll('[data-testid="api-note"]')).some(n => n.innerText.startsWith('Filtered here'))`))
+	if err != nil || said != j.public {
+		j.t.Errorf("the page says it filtered the list itself: %v (%v), want %v", said, err, j.public)
+	}
+}
+
 func (j *journey) noConsoleErrors() {
 	j.t.Helper()
 	if errs := browser.ConsoleErrors(j.tab); len(errs) > 0 {
@@ -160,9 +209,15 @@ func (j *journey) noConsoleErrors() {
 }
 
 // Support finds a payout link by the payee's email and cancels it with a reason; the link then
-// shows canceled, the money is back, and the audit log has the reason.
+// shows canceled, the money is back, and the audit log has the reason. On the public API, which
+// cannot search or filter links, the dashboard filters them itself and the list says so.
 func TestBrowserSupportCancelsPayoutLink(t *testing.T) {
-	j := startJourney(t)
+	for _, b := range journeyBackends {
+		t.Run(b.name, func(t *testing.T) { supportCancelsPayoutLink(t, startJourneyOn(t, b.public)) })
+	}
+}
+
+func supportCancelsPayoutLink(t *testing.T, j *journey) {
 	ctx := context.Background()
 	if _, err := j.api.Deposit(ctx, j.appID, payouts.DepositRequest{Amount: 500_00}); err != nil {
 		t.Fatal(err)
@@ -193,6 +248,7 @@ func TestBrowserSupportCancelsPayoutLink(t *testing.T) {
 	j.run(chromedp.Poll[chromedp.Void](`location.search.includes('q=casey.cancel%40example.com')`,
 		chromedp.WithPollingTimeout(20*time.Second)))
 	j.waitRows("#payout-links-table", []string{target.ID})
+	j.saysFilteredHere()
 	j.run(
 		chromedp.Click(chromedp.CSS(`#payout-links-table a[href="/payout-links/`+target.ID+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS("#cancel-link textarea")),
@@ -221,6 +277,7 @@ func TestBrowserSupportCancelsPayoutLink(t *testing.T) {
 			s.dispatchEvent(new Event('change', {bubbles: true})); return true })()`),
 	)
 	j.waitRows("#payout-links-table", []string{target.ID})
+	j.saysFilteredHere()
 	if loc, _ := chromedp.Run(j.tab, chromedp.Location()); !strings.Contains(loc, "status=canceled") {
 		t.Errorf("the status filter is not in the address bar: %s", loc)
 	}
