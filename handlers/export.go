@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -84,13 +85,17 @@ func exportWithPayees[F, T any](h *Handlers, c *fiber.Ctx, noun string, filterOf
 
 // csvText guards a text cell against formula injection: a spreadsheet runs a cell that starts
 // with = + - @ (or a tab or carriage return, which some read past) as a formula, so such a cell
-// gets a leading quote and is read as text.
+// gets a leading quote and is read as text. A plain signed number ("-12.50") runs nothing and is
+// left as it is, so a reader sees no quote where the value is a number.
 func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) && !plainSignedNumber.MatchString(s) {
 		return "'" + s
 	}
 	return s
 }
+
+// plainSignedNumber is a sign, digits and at most one decimal point between digits.
+var plainSignedNumber = regexp.MustCompile(`^[+-][0-9]+(\.[0-9]+)?$`)
 
 // csvTime writes a time in RFC 3339, in UTC.
 func csvTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
