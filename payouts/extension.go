@@ -27,6 +27,7 @@ const (
 	ExtAppsEnvelope        Extension = "apps-envelope"         // GET /v2/apps?envelope=true: {has_more, data}
 	ExtStatements          Extension = "statements"            // GET /v2/statement: a wallet over a period
 	ExtReconciliation      Extension = "reconciliation"        // GET /v2/reconciliation
+	ExtRails               Extension = "rails"                 // GET /v2/rails: the rail of each platform
 )
 
 // Extensions is the answer of GET /v2/extensions: the names of the extensions the server offers.

@@ -43,12 +43,16 @@ type flags struct {
 	dbLockTimeout, dbStatementTimeout  string
 	metricsAddr                        string
 	ledgerCheckInterval, retention     string
+	rails                              string
+	// getenv reads the providers' credentials, which are never flags (they would show in ps).
+	getenv func(string) string
 }
 
 // register adds the flags every subcommand shares (the database, its key and logging); serve
 // adds the HTTP ones. Defaults come from DISBURSE_* variables, so a flag given wins over them.
 func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve bool) {
 	env := cli.Env(getenv)
+	f.getenv = getenv
 	fs.StringVar(&f.db, "db", env("DISBURSE_DB", payoutd.DefaultDB),
 		"SQLite file path or postgres:// URL (DISBURSE_DB)")
 	fs.StringVar(&f.encryptionKey, "encryption-key", env("DISBURSE_ENCRYPTION_KEY", ""),
@@ -87,6 +91,8 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"how long sandbox PayPal, Venmo and Cash App payouts take to settle (DISBURSE_SANDBOX_DELAY)")
 	fs.StringVar(&f.sandboxACHDelay, "sandbox-ach-delay", env("DISBURSE_SANDBOX_ACH_DELAY", "20s"),
 		"how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)")
+	fs.StringVar(&f.rails, "rails", env("DISBURSE_RAILS", ""),
+		"the rail of each platform, e.g. paypal=paypal,venmo=paypal; unlisted platforms stay on the sandbox; paypal reads PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID and PAYPAL_API_BASE; cash_app has no public payouts API (DISBURSE_RAILS)")
 	fs.StringVar(&f.railLease, "rail-lease", env("DISBURSE_RAIL_LEASE", "1m"),
 		"how long a worker owns a payout it is handing to a rail before another worker may take it over (DISBURSE_RAIL_LEASE)")
 	fs.StringVar(&f.webhookLease, "webhook-lease", env("DISBURSE_WEBHOOK_LEASE", "1m"),
@@ -139,6 +145,13 @@ func (f *flags) config() (config, error) {
 		}
 		year, _ := strconv.Atoi(y)
 		cfg.service.Thresholds1099[year] = amount
+	}
+	if f.rails != "" {
+		providers, err := parseRails(f.rails, f.getenv)
+		if err != nil {
+			bad("--rails: %v", err)
+		}
+		cfg.service.Providers = providers
 	}
 	switch f.sandboxInbox {
 	case "on", "":

@@ -259,6 +259,27 @@ func TestParseConfig(t *testing.T) {
 				t.Errorf("trusted proxies %q, frame ancestors %q", s.TrustedProxies, s.FrameAncestors)
 			}
 		}},
+		{"sandbox rails by default", nil, nil, func(t *testing.T, c config) {
+			if len(c.service.Providers) != 0 {
+				t.Errorf("providers %+v, want none", c.service.Providers)
+			}
+		}},
+		{"PayPal and Venmo through PayPal", []string{"--rails", "paypal=paypal, venmo=paypal,ach=sandbox,cash_app=sandbox"},
+			map[string]string{"PAYPAL_CLIENT_ID": "id", "PAYPAL_CLIENT_SECRET": "secret"}, func(t *testing.T, c config) {
+				p := c.service.Providers
+				if len(p) != 1 || p[0].Name != "paypal" || len(p[0].Rails) != 2 || p[0].Rails["paypal"] == nil ||
+					p[0].Rails["venmo"] == nil || p[0].Webhook == nil {
+					t.Errorf("providers %+v, want paypal serving paypal and venmo", p)
+				}
+			}},
+		{"only PayPal through PayPal", nil, map[string]string{"DISBURSE_RAILS": "paypal=paypal,venmo=sandbox",
+			"PAYPAL_CLIENT_ID": "id", "PAYPAL_CLIENT_SECRET": "secret", "PAYPAL_API_BASE": "https://api-m.paypal.com"},
+			func(t *testing.T, c config) {
+				p := c.service.Providers
+				if len(p) != 1 || len(p[0].Rails) != 1 || p[0].Rails["paypal"] == nil {
+					t.Errorf("providers %+v, want paypal serving paypal alone", p)
+				}
+			}},
 		{"flags win over the environment", []string{"--addr", "127.0.0.1:7000", "--db", "x.db", "--body-limit", "4096"},
 			map[string]string{"DISBURSE_API_ADDR": "0.0.0.0:9000", "DISBURSE_DB": "y.db", "DISBURSE_BODY_LIMIT": "1"},
 			func(t *testing.T, c config) {
@@ -308,6 +329,14 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"unknown flag", []string{"--port", "80"}, nil},
 		{"stray argument", []string{"serve"}, nil},
 		{"empty database", []string{"--db", " "}, nil},
+		{"Cash App through PayPal", []string{"--rails", "cash_app=paypal"}, paypalCredentials},
+		{"ACH through PayPal", []string{"--rails", "ach=paypal"}, paypalCredentials},
+		{"unknown rail", []string{"--rails", "paypal=zelle"}, paypalCredentials},
+		{"unknown platform", []string{"--rails", "zelle=paypal"}, paypalCredentials},
+		{"rail without platform", []string{"--rails", "paypal"}, paypalCredentials},
+		{"PayPal without credentials", []string{"--rails", "paypal=paypal"}, nil},
+		{"PayPal at a base that is no URL", []string{"--rails", "paypal=paypal"},
+			map[string]string{"PAYPAL_CLIENT_ID": "id", "PAYPAL_CLIENT_SECRET": "s3cr3t-never-shown", "PAYPAL_API_BASE": "api-m.paypal.com"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -318,9 +347,15 @@ func TestParseConfigRefuses(t *testing.T) {
 			if cli.ExitCode(err) != 2 {
 				t.Errorf("exit code %d for %v, want 2 (usage)", cli.ExitCode(err), err)
 			}
+			if strings.Contains(err.Error(), "s3cr3t") {
+				t.Errorf("the error shows a secret: %v", err)
+			}
 		})
 	}
 }
+
+// paypalCredentials are a PayPal app's, so that a refusal is the --rails value's fault alone.
+var paypalCredentials = map[string]string{"PAYPAL_CLIENT_ID": "id", "PAYPAL_CLIENT_SECRET": "s3cr3t"}
 
 func TestRunRefuses(t *testing.T) {
 	tests := []struct {

@@ -9,6 +9,11 @@ import "github.com/gofiber/fiber/v2"
 // one of its apps (Api-App-Id); org is an organization's credentials; pathApp lets an
 // organization act as the app of an /apps/{app_id} path.
 func (h *handler) routes(r fiber.Router) {
+	// A payout provider's notifications carry no API key: the provider's own verification
+	// (the rail's RailWebhook) is their proof. Listed before the group, so its authentication
+	// never runs for them.
+	r.Post("/v2/rail-webhooks/:provider", h.railWebhook)
+
 	v2 := r.Group("/v2", h.authenticate)
 	app, org, pathApp := h.requireApp, h.requireOrganization, h.pathApp
 
@@ -75,6 +80,7 @@ func (h *handler) routes(r fiber.Router) {
 
 	v2.Get("/id-lookup", app, h.idLookup)
 	v2.Get("/reconciliation", app, h.reconcile)
+	v2.Get("/rails", app, h.listRails)
 
 	v2.Get("/transactions", app, h.listTransactions)
 	v2.Get("/transactions/summary", app, h.summarizeTransactions)

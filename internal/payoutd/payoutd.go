@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -84,6 +85,9 @@ type Config struct {
 	// SandboxDelay and SandboxACHDelay are how long sandbox payouts take to settle (defaults 5s
 	// and 20s).
 	SandboxDelay, SandboxACHDelay time.Duration
+	// Providers are the real payout providers (a PayPal account, ...), each serving some
+	// platforms in place of the sandbox; a platform none serves stays on the sandbox.
+	Providers []RailProvider
 	// RailLease is how long a worker owns a payout it is submitting (default one minute).
 	RailLease time.Duration
 	// WebhookLease is how long a worker holds the webhook deliveries it is sending (default one
@@ -138,6 +142,38 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
+// SandboxRail is the rail name of a platform no provider serves.
+const SandboxRail = "sandbox"
+
+// RailProvider is one real payout provider, built by cmd/payoutd from its credentials: its name
+// (the --rails value that chose it), its rail for each platform it serves, and the receiver of its
+// notifications (nil when it sends none).
+type RailProvider struct {
+	Name    string
+	Rails   map[payouts.Platform]service.Rail
+	Webhook service.RailWebhook
+}
+
+// wireProviders puts each provider's rails in place of the sandbox's on its platforms and names
+// the rail of every platform.
+func wireProviders(cfg service.Config, providers []RailProvider) service.Config {
+	rails := make(map[payouts.Platform]service.Rail, len(cfg.Rails))
+	maps.Copy(rails, cfg.Rails)
+	cfg.Rails, cfg.RailNames, cfg.RailWebhooks = rails, map[payouts.Platform]string{}, map[string]service.RailWebhook{}
+	for _, p := range payouts.Platforms {
+		cfg.RailNames[p] = SandboxRail
+	}
+	for _, pr := range providers {
+		for p, r := range pr.Rails {
+			cfg.Rails[p], cfg.RailNames[p] = r, pr.Name
+		}
+		if pr.Webhook != nil {
+			cfg.RailWebhooks[pr.Name] = pr.Webhook
+		}
+	}
+	return cfg
+}
+
 // Server is a running Payout Service: its store, its service and its HTTP app.
 type Server struct {
 	cfg     Config
@@ -173,11 +209,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 }
 
 func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, error) {
-	// No real rail, gateway or identity provider is configured yet: the sandbox stands in for
-	// all of them.
-	svcCfg := sandbox.Wire(service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
+	// The sandbox stands in for every rail no provider serves, and for the screener, the
+	// identity check and (unless a test sets one) the notifier.
+	svcCfg := wireProviders(sandbox.Wire(service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
 		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease, Sandbox: !cfg.HideSandboxInbox,
-		WebhookLease: cfg.WebhookLease}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay)
+		WebhookLease: cfg.WebhookLease}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay), cfg.Providers)
 	notifier := cfg.Notifier
 	if notifier == nil {
 		notifier = sandbox.Inbox{Store: st, Key: key, Clock: cfg.Clock}

@@ -62,6 +62,10 @@ type Config struct {
 	Rails    map[payouts.Platform]Rail
 	Screener Screener
 	Identity IdentityVerifier
+	// RailNames names the rail serving each platform, as configured (sandbox, paypal, ...), and
+	// RailWebhooks receive the notifications of each provider named there that sends them.
+	RailNames    map[payouts.Platform]string
+	RailWebhooks map[string]RailWebhook
 	// Sandbox is sandbox mode: the app's staff may read the messages the sandbox notifier kept,
 	// and a flow may redirect to http://localhost.
 	Sandbox bool

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/disburse/disburse/internal/cli"
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/rails/paypal"
+	"github.com/disburse/disburse/payouts"
+)
+
+// railProvider is a payout provider --rails may name: the platforms it can pay on and how it is
+// built from its credentials in the environment, which it never logs.
+type railProvider struct {
+	platforms []payouts.Platform
+	build     func(getenv func(string) string) (payoutd.RailProvider, error)
+}
+
+// railProviders are the providers by their --rails name; adding one is an entry here. Cash App
+// has no public payouts API, so no provider pays on it and it stays on the sandbox.
+func railProviders() map[string]railProvider {
+	return map[string]railProvider{
+		"paypal": {platforms: paypal.Platforms, build: buildPayPal},
+	}
+}
+
+// buildPayPal is a PayPal REST app from PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID
+// and PAYPAL_API_BASE (default PayPal's sandbox; live is paypal.LiveBase).
+func buildPayPal(getenv func(string) string) (payoutd.RailProvider, error) {
+	base := getenv("PAYPAL_API_BASE")
+	if base == "" {
+		base = paypal.SandboxBase
+	}
+	c, err := paypal.New(paypal.Config{BaseURL: base, ClientID: getenv("PAYPAL_CLIENT_ID"),
+		ClientSecret: getenv("PAYPAL_CLIENT_SECRET"), WebhookID: getenv("PAYPAL_WEBHOOK_ID")})
+	if err != nil {
+		return payoutd.RailProvider{}, fmt.Errorf("%w (PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_API_BASE)", err)
+	}
+	return payoutd.RailProvider{Name: "paypal", Rails: c.Rails(), Webhook: c}, nil
+}
+
+// parseRails reads "platform=rail,..." (rail: sandbox or a provider's name) and builds each
+// provider named once, with the rails of the platforms it was named for.
+func parseRails(spec string, getenv func(string) string) ([]payoutd.RailProvider, error) {
+	chosen := map[string][]payouts.Platform{}
+	var order []string
+	for _, pair := range cli.List(spec) {
+		k, name, ok := strings.Cut(pair, "=")
+		platform, name := payouts.Platform(strings.TrimSpace(k)), strings.TrimSpace(name)
+		if !ok || !platform.Valid() {
+			return nil, fmt.Errorf("%q: want platform=rail with a platform of paypal, venmo, cash_app, ach", pair)
+		}
+		if name == payoutd.SandboxRail {
+			continue
+		}
+		provider, known := railProviders()[name]
+		switch {
+		case !known:
+			return nil, fmt.Errorf("%q: unknown rail %q; want sandbox or one of %s", pair, name, strings.Join(providerNames(), ", "))
+		case platform == payouts.PlatformCashApp:
+			return nil, fmt.Errorf("%q: Cash App has no public payouts API; cash_app stays on the sandbox", pair)
+		case !slices.Contains(provider.platforms, platform):
+			return nil, fmt.Errorf("%q: %s cannot pay on %s", pair, name, platform)
+		}
+		if _, seen := chosen[name]; !seen {
+			order = append(order, name)
+		}
+		chosen[name] = append(chosen[name], platform)
+	}
+	var providers []payoutd.RailProvider
+	var problems []error
+	for _, name := range order {
+		pr, err := railProviders()[name].build(getenv)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		for p := range pr.Rails {
+			if !slices.Contains(chosen[name], p) {
+				delete(pr.Rails, p)
+			}
+		}
+		providers = append(providers, pr)
+	}
+	return providers, errors.Join(problems...)
+}
+
+func providerNames() []string {
+	var names []string
+	for n := range railProviders() {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,296 @@
+package paypal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/testutil/testclock"
+	"github.com/disburse/disburse/payouts"
+)
+
+// exchange is one recorded request and response of the public reference: the request the client
+// must send (method, path, headers, the JSON body of a testdata file) and the answer it gets.
+type exchange struct {
+	method, path string
+	header       map[string]string // headers the request must carry
+	basicAuth    bool              // the client credentials, as HTTP Basic
+	requestFile  string            // testdata file the JSON body must equal; "" for none
+	status       int
+	responseFile string
+}
+
+// recorded serves the exchanges in order, failing t on any request that differs from its record.
+func recorded(t *testing.T, exchanges ...exchange) *httptest.Server {
+	t.Helper()
+	next := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if next >= len(exchanges) {
+			t.Errorf("unexpected request %s %s", r.Method, r.URL.Path)
+			http.Error(w, "{}", http.StatusInternalServerError)
+			return
+		}
+		x := exchanges[next]
+		next++
+		if r.Method != x.method || r.URL.Path != x.path {
+			t.Errorf("request %d is %s %s, want %s %s", next, r.Method, r.URL.Path, x.method, x.path)
+		}
+		for k, v := range x.header {
+			if got := r.Header.Get(k); got != v {
+				t.Errorf("%s %s: header %s = %q, want %q", x.method, x.path, k, got, v)
+			}
+		}
+		if x.basicAuth {
+			if id, secret, ok := r.BasicAuth(); !ok || id != "client" || secret != "secret" {
+				t.Errorf("%s: no client credentials", x.path)
+			}
+		}
+		body, _ := io.ReadAll(r.Body)
+		if x.requestFile != "" {
+			assertJSON(t, x.requestFile, body)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(x.status)
+		w.Write(testdata(t, x.responseFile))
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		if next != len(exchanges) {
+			t.Errorf("%d of %d recorded requests were made", next, len(exchanges))
+		}
+	})
+	return srv
+}
+
+func testdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// assertJSON checks that body is the JSON of testdata file name, whatever its spacing and order.
+func assertJSON(t *testing.T, name string, body []byte) {
+	t.Helper()
+	var got, want any
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("body is not JSON: %s", body)
+	}
+	if err := json.Unmarshal(testdata(t, name), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("body\n%s\nwant the JSON of %s", body, name)
+	}
+}
+
+var tokenExchange = exchange{method: "POST", path: "/v1/oauth2/token", basicAuth: true,
+	header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, status: 200, responseFile: "token.response.json"}
+
+const bearer = "Bearer A21AAFEpH4PsADK7qSS7pSRsgzfENtu-Q1ysgEDVDESseMHBYXVJYE8ovjj68elIDy8nF26AwPhfXTIeWAZHSLIsQkSYz9ifg"
+
+func newClient(t *testing.T, srv *httptest.Server, clock *testclock.Clock) *Client {
+	t.Helper()
+	c, err := New(Config{BaseURL: srv.URL, ClientID: "client", ClientSecret: "secret", WebhookID: "1JE4291016473214C",
+		HTTP: srv.Client(), Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func payout(id string, platform payouts.Platform, amount payouts.Money, email, phone string) service.RailPayout {
+	return service.RailPayout{TransferID: id, Amount: amount, Method: service.PayoutMethodRecord{
+		PayoutMethod: payouts.PayoutMethod{Platform: platform, Email: email, PhoneNumber: phone}}}
+}
+
+// TestSubmitRecorded submits a PayPal and a Venmo payout: one token for both (cached), each a
+// batch of one item whose sender_item_id is our transfer id and whose sender_batch_id and
+// PayPal-Request-Id come from the idempotency key; then a poll of the batch settles the first.
+// Once the token's lifetime has passed, a new one is asked for.
+func TestSubmitRecorded(t *testing.T) {
+	const first, second = "0196c0de-1111-7000-8000-00000000aaaa", "0196c0de-2222-7000-8000-00000000bbbb"
+	create := func(key, file string) exchange {
+		return exchange{method: "POST", path: "/v1/payments/payouts", status: 201, requestFile: file, responseFile: "create_payout.response.json",
+			header: map[string]string{"Authorization": bearer, "Content-Type": "application/json", "PayPal-Request-Id": key}}
+	}
+	srv := recorded(t, tokenExchange,
+		create(first, "create_payout.paypal.request.json"),
+		create(second, "create_payout.venmo.request.json"),
+		exchange{method: "GET", path: "/v1/payments/payouts/5UXD2E8A7EBQJ", status: 200, responseFile: "get_payout_batch.response.json",
+			header: map[string]string{"Authorization": bearer}},
+		tokenExchange,
+		exchange{method: "GET", path: "/v1/payments/payouts/5UXD2E8A7EBQJ", status: 200, responseFile: "get_payout_batch.response.json",
+			header: map[string]string{"Authorization": bearer}},
+	)
+	clock := testclock.New(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC))
+	rails := newClient(t, srv, clock).Rails()
+	ctx := context.Background()
+	paid := payout(first, payouts.PlatformPayPal, 987, "receiver@example.com", "")
+	receipt, err := rails[payouts.PlatformPayPal].Submit(ctx, first, paid)
+	if err != nil || receipt.ExternalID != "5UXD2E8A7EBQJ" || !receipt.SettleAt.After(clock.Now()) {
+		t.Fatalf("Submit = %+v, %v; want the batch id and a time to ask", receipt, err)
+	}
+	if _, err := rails[payouts.PlatformVenmo].Submit(ctx, second, payout(second, payouts.PlatformVenmo, 532, "", "4082341234")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := rails[payouts.PlatformPayPal].Outcome(ctx, paid, receipt.ExternalID); err != nil || !out.Settled {
+		t.Fatalf("Outcome = %+v, %v; want settled", out, err)
+	}
+	clock.Advance(31668 * time.Second)
+	if out, err := rails[payouts.PlatformPayPal].Outcome(ctx, paid, receipt.ExternalID); err != nil || !out.Settled {
+		t.Fatalf("Outcome with a new token = %+v, %v; want settled", out, err)
+	}
+}
+
+// TestSubmitRefused: a validation error rejects the payout for good; a duplicate sender_batch_id
+// (the batch was made, its first answer forgotten) is an error to retry, never a rejection.
+func TestSubmitRefused(t *testing.T) {
+	const key = "0196c0de-1111-7000-8000-00000000aaaa"
+	for _, tc := range []struct {
+		name, file string
+		rejected   bool
+	}{
+		{"validation error", "create_payout.validation_error.response.json", true},
+		{"duplicate batch", "create_payout.duplicate.response.json", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := recorded(t, tokenExchange, exchange{method: "POST", path: "/v1/payments/payouts", status: 400,
+				requestFile: "create_payout.paypal.request.json", responseFile: tc.file})
+			rail := newClient(t, srv, testclock.New(time.Now())).Rails()[payouts.PlatformPayPal]
+			_, err := rail.Submit(context.Background(), key, payout(key, payouts.PlatformPayPal, 987, "receiver@example.com", ""))
+			var rejection *service.RailRejection
+			if err == nil || errors.As(err, &rejection) != tc.rejected {
+				t.Fatalf("Submit error %v; rejected want %v", err, tc.rejected)
+			}
+		})
+	}
+}
+
+// TestOutcomeOfStatuses maps every item status of the reference.
+func TestOutcomeOfStatuses(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		status                    string
+		settled, failed, returned bool
+	}{
+		{"SUCCESS", true, false, false}, {"PENDING", false, false, false}, {"UNCLAIMED", false, false, false},
+		{"ONHOLD", false, false, false}, {"RETURNED", false, false, true}, {"REFUNDED", false, false, true},
+		{"REVERSED", false, false, true}, {"BLOCKED", false, true, false}, {"FAILED", false, true, false},
+		{"DENIED", false, true, false}, {"SOMETHING_NEW", false, false, false},
+	} {
+		t.Run(tc.status, func(t *testing.T) {
+			out := outcomeOf(item{TransactionStatus: tc.status}, now)
+			if out.Settled != tc.settled || out.Failed != tc.failed || out.Returned != tc.returned {
+				t.Fatalf("%s -> %+v", tc.status, out)
+			}
+			if !tc.settled && !tc.failed && !tc.returned && !out.RetryAt.After(now) {
+				t.Errorf("%s waits with no time to ask again", tc.status)
+			}
+			if (tc.failed || tc.returned) && out.Reason == "" {
+				t.Errorf("%s has no reason", tc.status)
+			}
+		})
+	}
+}
+
+// webhookHeader is the header of the recorded notification.
+func webhookHeader(sig string) http.Header {
+	h := http.Header{}
+	h.Set("Paypal-Auth-Algo", "SHA256withRSA")
+	h.Set("Paypal-Cert-Url", "https://api-m.sandbox.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-1d93a270")
+	h.Set("Paypal-Transmission-Id", "69cd13f0-d67a-11e5-baa3-778b53f4ae55")
+	h.Set("Paypal-Transmission-Sig", sig)
+	h.Set("Paypal-Transmission-Time", "2026-04-01T12:00:01Z")
+	return h
+}
+
+// TestNotificationRecorded verifies the recorded RETURNED notification with PayPal (the
+// verification request carries the headers, our webhook id and the event as sent) and reports
+// the item's return; PayPal's FAILURE, or a header missing (no call made), is unverified.
+func TestNotificationRecorded(t *testing.T) {
+	event := testdata(t, "webhook.item_returned.json")
+	verifyRecorded := string(testdata(t, "verify_webhook_signature.request.json"))
+	sig := func() string {
+		var v struct {
+			Sig string `json:"transmission_sig"`
+		}
+		json.Unmarshal([]byte(verifyRecorded), &v)
+		return v.Sig
+	}()
+	verify := func(response string) exchange {
+		return exchange{method: "POST", path: "/v1/notifications/verify-webhook-signature", status: 200, responseFile: response,
+			header: map[string]string{"Authorization": bearer, "Content-Type": "application/json"}}
+	}
+	t.Run("verified", func(t *testing.T) {
+		var seen []byte
+		x := verify("verify_webhook_signature.success.response.json")
+		srv := recorded(t, tokenExchange, x)
+		inner := srv.Config.Handler
+		srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == x.path {
+				seen, _ = io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(seen))
+			}
+			inner.ServeHTTP(w, r)
+		})
+		notices, err := newClient(t, srv, testclock.New(time.Now())).Notification(context.Background(), webhookHeader(sig), event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sent map[string]json.RawMessage
+		if err := json.Unmarshal(seen, &sent); err != nil {
+			t.Fatalf("verification body: %v", err)
+		}
+		var sentEvent, wantEvent any
+		json.Unmarshal(sent["webhook_event"], &sentEvent)
+		json.Unmarshal(event, &wantEvent)
+		if !reflect.DeepEqual(sentEvent, wantEvent) {
+			t.Error("the verification request does not carry the event as sent")
+		}
+		delete(sent, "webhook_event")
+		rest, _ := json.Marshal(sent)
+		var want map[string]any
+		json.Unmarshal([]byte(verifyRecorded), &want)
+		delete(want, "webhook_event")
+		wantRest, _ := json.Marshal(want)
+		if string(rest) != string(wantRest) {
+			t.Errorf("verification request %s, want %s", rest, wantRest)
+		}
+		if len(notices) != 1 || notices[0].Platform != payouts.PlatformPayPal ||
+			notices[0].Report.TransferID != "0196c0de-1111-7000-8000-00000000aaaa" || notices[0].Report.ExternalID != "5UXD2E8A7EBQJ" ||
+			!notices[0].Report.Outcome.Returned {
+			t.Fatalf("notices %+v, want the item returned", notices)
+		}
+	})
+	t.Run("PayPal says FAILURE", func(t *testing.T) {
+		srv := recorded(t, tokenExchange, verify("verify_webhook_signature.failure.response.json"))
+		_, err := newClient(t, srv, testclock.New(time.Now())).Notification(context.Background(), webhookHeader("forged"), event)
+		var unverified *service.RailUnverified
+		if !errors.As(err, &unverified) {
+			t.Fatalf("error %v, want unverified", err)
+		}
+	})
+	t.Run("a header missing", func(t *testing.T) {
+		srv := recorded(t)
+		h := webhookHeader(sig)
+		h.Del("Paypal-Cert-Url")
+		_, err := newClient(t, srv, testclock.New(time.Now())).Notification(context.Background(), h, event)
+		var unverified *service.RailUnverified
+		if !errors.As(err, &unverified) {
+			t.Fatalf("error %v, want unverified", err)
+		}
+	})
+}
