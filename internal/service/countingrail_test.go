@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/disburse/disburse/internal/rails/paypal/paypaltest"
 	"github.com/disburse/disburse/internal/rails/stripe/stripetest"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/payouts"
@@ -34,6 +35,7 @@ type countingRail struct {
 	payout payouts.CreatePayoutRequest
 	fee    payouts.Money
 	double *stripetest.Server // the Stripe double behind inner, if that is the rail
+	paypal *paypaltest.Server // the PayPal double behind inner, if that is the rail
 
 	mu       sync.Mutex
 	receipts map[string]service.RailReceipt // accepted submissions by idempotency key

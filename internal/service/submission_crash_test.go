@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/disburse/disburse/internal/rails/paypal"
+	"github.com/disburse/disburse/internal/rails/paypal/paypaltest"
 	"github.com/disburse/disburse/internal/rails/stripe"
 	"github.com/disburse/disburse/internal/rails/stripe/stripetest"
 	"github.com/disburse/disburse/internal/service"
@@ -29,19 +31,22 @@ const (
 )
 
 // railCase is a rail the crash-point tests run against: the counting rail alone (PayPal), or in
-// front of the Stripe ACH rail talking to its double, where Stripe's Idempotency-Key is all that
-// keeps a payout paid once.
+// front of a real rail talking to its provider's double (Stripe's ACH, PayPal's Payouts), where
+// the provider's idempotency (Stripe's Idempotency-Key; PayPal's PayPal-Request-Id and
+// sender_batch_id) is all that keeps a payout paid once.
 type railCase struct {
 	name   string
 	method payouts.AddPayoutMethodRequest
 	fee    payouts.Money
 	stripe bool
+	paypal bool
 }
 
 var railCases = []railCase{
-	{"counting", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"}, paypalFee, false},
+	{"counting", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"}, paypalFee, false, false},
 	{"stripe", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH, RoutingNumber: "110000000",
-		AccountNumber: "000123456789", AccountType: payouts.AccountChecking}, 0, true},
+		AccountNumber: "000123456789", AccountType: payouts.AccountChecking}, 0, true, false},
+	{"paypal", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"}, paypalFee, false, true},
 }
 
 // newRailEnv is an env paying out through a countingRail, with a PayPal method for its user.
@@ -66,6 +71,15 @@ func newRailEnvFor(t *testing.T, dsn string, rc railCase) (*env, *countingRail) 
 			t.Fatal(err)
 		}
 		rail.inner = inner
+	}
+	if rc.paypal {
+		rail.paypal = paypaltest.New(t)
+		client, err := paypal.New(paypal.Config{BaseURL: rail.paypal.URL, ClientID: paypaltest.ClientID,
+			ClientSecret: paypaltest.ClientSecret, HTTP: rail.paypal.Client(), Clock: e.clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rail.inner = client.Rails()[payouts.PlatformPayPal]
 	}
 	m := e.addMethod(t, e.user.ID, rc.method)
 	rail.payout = payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: payoutAmount, Platform: rc.method.Platform,
@@ -118,6 +132,9 @@ func checkPaidOnce(t *testing.T, e *env, rail *countingRail, ids []string) {
 		if rail.double != nil && rail.double.Creations(id) != 1 {
 			t.Errorf("Stripe made %d payments for payout %s, want 1", rail.double.Creations(id), id)
 		}
+		if rail.paypal != nil {
+			rail.paypal.Check(t)
+		}
 		completed := 0
 		for _, c := range tr.StatusHistory {
 			if c.Status == payouts.TransferCompleted {
@@ -127,6 +144,9 @@ func checkPaidOnce(t *testing.T, e *env, rail *countingRail, ids []string) {
 		if completed != 1 {
 			t.Errorf("payout %s completed %d times", id, completed)
 		}
+	}
+	if rail.paypal != nil && rail.paypal.Batches() != len(ids) {
+		t.Errorf("PayPal made %d batches, want %d", rail.paypal.Batches(), len(ids))
 	}
 	e.checkLedger(t)
 	app, user := e.wallets(t, e.user.ID)
