@@ -91,8 +91,7 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"how long sandbox PayPal, Venmo and Cash App payouts take to settle (DISBURSE_SANDBOX_DELAY)")
 	fs.StringVar(&f.sandboxACHDelay, "sandbox-ach-delay", env("DISBURSE_SANDBOX_ACH_DELAY", "20s"),
 		"how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)")
-	fs.StringVar(&f.rails, "rails", env("DISBURSE_RAILS", ""),
-		"the rail of each platform, e.g. paypal=paypal,venmo=paypal; unlisted platforms stay on the sandbox; paypal reads PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID and PAYPAL_API_BASE; cash_app has no public payouts API (DISBURSE_RAILS)")
+	f.registerRails(fs, getenv)
 	fs.StringVar(&f.railLease, "rail-lease", env("DISBURSE_RAIL_LEASE", "1m"),
 		"how long a worker owns a payout it is handing to a rail before another worker may take it over (DISBURSE_RAIL_LEASE)")
 	fs.StringVar(&f.webhookLease, "webhook-lease", env("DISBURSE_WEBHOOK_LEASE", "1m"),
@@ -105,6 +104,13 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"how long events, webhook deliveries and their attempts are kept once delivered or given up, in days (90d) or as a duration, or off to keep them all; pruned hourly (DISBURSE_RETENTION)")
 	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
 		"how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)")
+}
+
+// registerRails adds --rails, which serve and reconcile share.
+func (f *flags) registerRails(fs *flag.FlagSet, getenv func(string) string) {
+	env := cli.Env(getenv)
+	fs.StringVar(&f.rails, "rails", env("DISBURSE_RAILS", ""),
+		"the rail of each platform, e.g. paypal=paypal,venmo=paypal,ach=stripe; unlisted platforms stay on the sandbox; paypal reads PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID and PAYPAL_API_BASE; stripe reads STRIPE_API_KEY, STRIPE_FINANCIAL_ACCOUNT, STRIPE_WEBHOOK_SECRET, STRIPE_STATEMENT_DESCRIPTOR and STRIPE_API_BASE; cash_app has no public payouts API (DISBURSE_RAILS)")
 }
 
 // config validates the values and builds the configuration.

@@ -9,6 +9,8 @@ import (
 	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/rails/paypal"
+	"github.com/disburse/disburse/internal/rails/stripe"
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -24,6 +26,7 @@ type railProvider struct {
 func railProviders() map[string]railProvider {
 	return map[string]railProvider{
 		"paypal": {platforms: paypal.Platforms, build: buildPayPal},
+		"stripe": {platforms: []payouts.Platform{payouts.PlatformACH}, build: buildStripe},
 	}
 }
 
@@ -40,6 +43,19 @@ func buildPayPal(getenv func(string) string) (payoutd.RailProvider, error) {
 		return payoutd.RailProvider{}, fmt.Errorf("%w (PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_API_BASE)", err)
 	}
 	return payoutd.RailProvider{Name: "paypal", Rails: c.Rails(), Webhook: c}, nil
+}
+
+// buildStripe is a Stripe Treasury financial account paying US bank accounts by ACH, from
+// STRIPE_API_KEY, STRIPE_FINANCIAL_ACCOUNT, STRIPE_WEBHOOK_SECRET, STRIPE_STATEMENT_DESCRIPTOR
+// and STRIPE_API_BASE (default Stripe's API).
+func buildStripe(getenv func(string) string) (payoutd.RailProvider, error) {
+	rail, err := stripe.New(stripe.Config{APIKey: getenv("STRIPE_API_KEY"), FinancialAccount: getenv("STRIPE_FINANCIAL_ACCOUNT"),
+		WebhookSecret: getenv("STRIPE_WEBHOOK_SECRET"), StatementDescriptor: getenv("STRIPE_STATEMENT_DESCRIPTOR"),
+		URL: getenv("STRIPE_API_BASE")})
+	if err != nil {
+		return payoutd.RailProvider{}, fmt.Errorf("%w (STRIPE_API_KEY, STRIPE_FINANCIAL_ACCOUNT, STRIPE_WEBHOOK_SECRET)", err)
+	}
+	return payoutd.RailProvider{Name: "stripe", Rails: map[payouts.Platform]service.Rail{payouts.PlatformACH: rail}, Webhook: rail}, nil
 }
 
 // parseRails reads "platform=rail,..." (rail: sandbox or a provider's name) and builds each

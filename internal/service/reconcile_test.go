@@ -23,7 +23,7 @@ func TestReconcile(t *testing.T) {
 		e := newEnvOn(t, dsn, rails, deposit)
 		double := stripetest.New(t, "", e.clock.Now)
 		double.PostAfter = settleDelay
-		rail, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123", URL: double.URL,
+		rail, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123", WebhookSecret: whsec, URL: double.URL,
 			Poll: settleDelay, Clock: e.clock})
 		if err != nil {
 			t.Fatal(err)

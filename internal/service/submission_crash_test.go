@@ -28,6 +28,8 @@ const (
 	pastLease = 2 * time.Minute
 	// pastRetry is longer than a payout waits after its rail could not be reached.
 	pastRetry = 31 * time.Second
+	// whsec is the Stripe rail's webhook signing secret in these tests.
+	whsec = "whsec_test_secret"
 )
 
 // railCase is a rail the crash-point tests run against: the counting rail alone (PayPal), or in
@@ -65,7 +67,7 @@ func newRailEnvFor(t *testing.T, dsn string, rc railCase) (*env, *countingRail) 
 	if rc.stripe {
 		rail.double = stripetest.New(t, "", e.clock.Now)
 		rail.double.PostAfter = settleDelay
-		inner, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123",
+		inner, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123", WebhookSecret: whsec,
 			URL: rail.double.URL, Poll: settleDelay, Clock: e.clock})
 		if err != nil {
 			t.Fatal(err)

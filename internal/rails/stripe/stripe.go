@@ -35,6 +35,9 @@ type Config struct {
 	APIKey string
 	// FinancialAccount is the Treasury financial account payouts are paid from (fa_...).
 	FinancialAccount string
+	// WebhookSecret is the signing secret (whsec_...) of the Stripe webhook endpoint that sends
+	// this account's treasury.outbound_payment events to POST /v2/rail-webhooks/stripe.
+	WebhookSecret string
 	// StatementDescriptor is what the payee's bank statement shows (up to 10 characters for
 	// ACH); empty leaves Stripe's default.
 	StatementDescriptor string
@@ -57,8 +60,8 @@ type Rail struct {
 // New returns the rail. stripe-go's own retries are off: a call that fails is the worker's to
 // repeat, with the same idempotency key.
 func New(cfg Config) (*Rail, error) {
-	if cfg.APIKey == "" || cfg.FinancialAccount == "" {
-		return nil, errors.New("stripe rail: an API key and a financial account are required")
+	if cfg.APIKey == "" || cfg.FinancialAccount == "" || cfg.WebhookSecret == "" {
+		return nil, errors.New("stripe rail: an API key, a financial account and a webhook signing secret are required")
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultPoll

@@ -22,7 +22,10 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(stripemock.Main(m)) }
 
-const transferID = "0199a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"
+const (
+	transferID = "0199a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"
+	whsec      = "whsec_test_secret"
+)
 
 // achPayout is a payout of $123.45 to a checking account.
 func achPayout() service.RailPayout {
@@ -33,7 +36,7 @@ func achPayout() service.RailPayout {
 
 func newRail(t *testing.T, url string, clock service.Clock) *stripe.Rail {
 	t.Helper()
-	r, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123", URL: url, Clock: clock})
+	r, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123", WebhookSecret: whsec, URL: url, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
