@@ -82,7 +82,7 @@ func TestCreateUser(t *testing.T) {
 		"country_code": {"1"}, "phone_number": {"+1 (555) 012-3456"}})
 	wantRedirect(t, res, "/users/")
 	page := a.get(res.Header.Get("Location"))
-	wantBody(t, page, "Created Ann Lee.", "Ann Lee", "ann@example.com", "+1 5550123456", "$0.00", "No payout methods")
+	wantBody(t, page, "Created Ann Lee.", "Ann Lee", "ann@example.com", "+1 555-012-3456", "$0.00", "No payout methods")
 
 	entries, _, err := h.store.AuditLog(t.Context(), dashstore.AuditFilter{ObjectType: "user", Limit: 10})
 	if err != nil || len(entries) != 1 || entries[0].Action != "user.create" || entries[0].OperatorID != op.ID {

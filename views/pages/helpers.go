@@ -157,7 +157,7 @@ func PayeeName(p payouts.Payee) string {
 	case p.Email != "":
 		return p.Email
 	case p.PhoneNumber != "":
-		return "+" + p.CountryCode + " " + p.PhoneNumber
+		return payeePhone(p)
 	}
 	return "anyone with the link"
 }
@@ -176,9 +176,14 @@ func payeeContact(p payouts.Payee) string {
 		parts = append(parts, p.Email)
 	}
 	if p.PhoneNumber != "" {
-		parts = append(parts, "+"+p.CountryCode+" "+p.PhoneNumber)
+		parts = append(parts, payeePhone(p))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// payeePhone is a payee's phone number as people read it.
+func payeePhone(p payouts.Payee) string {
+	return components.Phone(payouts.Phone{CountryCode: p.CountryCode, PhoneNumber: p.PhoneNumber})
 }
 
 func deliveryLabel(m payouts.DeliveryMethod) string {
