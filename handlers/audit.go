@@ -111,9 +111,8 @@ func (h *Handlers) auditLog(c *fiber.Ctx) error {
 		Operators:   []components.Option{{Value: "", Label: "Any operator"}},
 		Actions:     options("Any action", pages.AuditActions(), pages.AuditActionLabel),
 		ObjectTypes: options("Any object", auditObjectTypes, pages.ObjectTypeName),
-		UserSearch: components.UserSearchProps{Text: form.Value("user"), UserID: form.Value("user_id"), Error: form.Error("user"),
-			SuggestURL: "/users/suggest"},
-		Filtered: f.Before != 0}
+		UserSearch:  filterPicker(form),
+		Filtered:    f.Before != 0}
 	for name := range form.Values {
 		// The time zone shapes the days and the form always sends it: it narrows nothing.
 		p.Filtered = p.Filtered || name != "tz"

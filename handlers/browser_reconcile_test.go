@@ -59,8 +59,8 @@ func TestBrowserManagerReconcilesAMonth(t *testing.T) {
 		chromedp.Navigate(origin+"/transfers"),
 		counted("8"), // 3 deposits, 2 fundings, Zoë's 3
 		chromedp.SendKeys(chromedp.CSS(`#filter-user`), "garcía"),
-		chromedp.WaitVisible(chromedp.CSS(`#user-suggestions [data-user-id="`+zoe.ID+`"]`)),
-		chromedp.Click(chromedp.CSS(`#user-suggestions [data-user-id="`+zoe.ID+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#filter-user-options [data-value="`+zoe.ID+`"]`)),
+		chromedp.Click(chromedp.CSS(`#filter-user-options [data-value="`+zoe.ID+`"]`)),
 		counted("4"), // her funding and her 3
 		chromedp.SetValue(field("from"), first.Format(time.DateOnly)),
 		chromedp.SetValue(field("to"), last.Format(time.DateOnly)),

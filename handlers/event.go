@@ -36,9 +36,8 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 		filter.ObjectID = userID
 	}
 	p := pages.EventsProps{Filter: form, Types: options("Any event", payouts.EventTypes, func(t payouts.EventType) string { return string(t) }),
-		UserSearch: components.UserSearchProps{Text: form.Value("user"), UserID: form.Value("user_id"), Error: form.Error("user"),
-			SuggestURL: "/users/suggest"},
-		Filtered: len(form.Values) > 0, Problem: formProblems(form)}
+		UserSearch: filterPicker(form),
+		Filtered:   len(form.Values) > 0, Problem: formProblems(form)}
 	render := func() error {
 		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: pages.Events(p), Fragment: pages.EventsTable(p)})
 	}

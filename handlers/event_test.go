@@ -95,7 +95,8 @@ func TestEventsPage(t *testing.T) {
 				{"type=user.created&object_id=" + link.ID, 0},
 				// A filter that cannot be read lists nothing rather than everything.
 				{"type=user.exploded", 0},
-				{"user=bob", 0},
+				{"user=nobody", 0},
+				{"user=bob", 1}, // the one user a name finds
 			} {
 				res := manager.htmxGet("/events?" + tc.query)
 				wantStatus(t, res, http.StatusOK)

@@ -78,26 +78,31 @@ func (h *Handlers) flows(c *fiber.Ctx) error {
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flows", Content: pages.Flows(p), Fragment: pages.FlowsTable(p)})
 }
 
-var flowFields = append([]string{"user_id", "metadata"}, stepFields("steps")...)
+var flowFields = append([]string{"user", "user_id", "metadata"}, stepFields("steps")...)
 
-// newFlow shows the form to create a flow, for a user when ?user= names one.
+// newFlow shows the form to create a flow, for a user chosen by name when ?user= names one.
 func (h *Handlers) newFlow(c *fiber.Ctx) error {
 	form := components.Form{Values: map[string]string{}}
-	if id, problem := userFilterOf(c); id != "" && problem == "" {
-		form.Values["user_id"] = id
+	if err := h.payeeFromPage(c, &form); err != nil {
+		return err
 	}
 	return h.renderNewFlow(c, fiber.StatusOK, form)
 }
 
 func (h *Handlers) renderNewFlow(c *fiber.Ctx, status int, form components.Form) error {
-	p := pages.FlowNewProps{Form: form, Steps: stepChoices()}
+	p := pages.FlowNewProps{Form: form, Steps: stepChoices(),
+		Payee: payeePicker(form, "field-user", "For one of your users", "Type a name, email or phone and choose; leave empty and the payee identifies themselves by phone.")}
 	return h.web.Render(c, status, web.Page{Title: "New flow", Content: pages.FlowNew(p)})
 }
 
 // createFlow makes a hosted flow of the steps picked and opens it.
 func (h *Handlers) createFlow(c *fiber.Ctx) error {
 	form := formOf(c, flowFields...)
-	req := payouts.CreateFlowRequest{Steps: stepsOf(form, "steps"), UserID: strings.TrimSpace(form.Value("user_id"))}
+	userID, err := h.choosePayee(c.UserContext(), &form)
+	if err != nil {
+		return err
+	}
+	req := payouts.CreateFlowRequest{Steps: stepsOf(form, "steps"), UserID: userID}
 	metadataOf(&form, &req.Metadata)
 	if problemsFound(&form, req.Validate) {
 		return h.renderNewFlow(c, fiber.StatusUnprocessableEntity, form)

@@ -26,7 +26,7 @@ func TestCreateFlow(t *testing.T) {
 	for _, step := range payouts.StepNames {
 		wantBody(t, form, `name="steps.`+step+`"`)
 	}
-	wantBody(t, form, `name="redirect_url"`, `name="user_id"`, `value="`+u.ID+`"`, `name="metadata"`)
+	wantBody(t, form, `name="redirect_url"`, `name="user_id"`, `value="`+u.ID+`"`, `value="Flo Flow"`, `name="metadata"`)
 
 	for _, tc := range []struct {
 		name string
@@ -40,7 +40,7 @@ func TestCreateFlow(t *testing.T) {
 		{"bad metadata and no step at once", url.Values{"metadata": {"{oops"}}, []string{"Some fields need attention.",
 			`id="field-steps-error"`, `id="field-metadata-error"`}},
 		{"unknown user", url.Values{"steps.compliance": {"true"}, "user_id": {"00000000-0000-4000-8000-000000000000"}},
-			[]string{`role="alert"`}},
+			[]string{`id="field-user-error"`, "No user has this id."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ops.post("/flows", tc.form)

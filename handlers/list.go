@@ -14,7 +14,6 @@ import (
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
-	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
 )
 
@@ -76,16 +75,6 @@ func options[T ~string](noFilter string, values []T, label func(T) string) []com
 	return out
 }
 
-// userFilterOf reads the ?user= filter of a list: a user id, or empty. Anything else is a
-// problem to show beside the list, not a request to send to the service.
-func userFilterOf(c *fiber.Ctx) (id, problem string) {
-	id = strings.TrimSpace(c.Query("user"))
-	if id != "" && !payouts.ValidID(id) {
-		return id, "That is not a user id. Copy the id from the user's page (it looks like 8-4-4-4-12 hexadecimal digits)."
-	}
-	return id, ""
-}
-
 // Page sizes the reconciliation lists offer; the first is not the default.
 var pageSizes = []int{25, 50, 100}
 
@@ -107,9 +96,9 @@ type listFilter struct {
 // list's own (type, status).
 var listFilterFields = []string{"user", "user_id", "from", "to", "min", "max", "tz", "limit"}
 
-// listFilterOf reads a reconciliation list's filter. The user is the hidden user_id the search
-// box's suggestions set or, without JavaScript, what was typed when it is an id or an exact
-// email. Dates are days in the browser's zone (tz, which static/js/app.js fills; UTC without
+// listFilterOf reads a reconciliation list's filter. The user is the payee picker's
+// (choosePayee): the one chosen from its suggestions or, without JavaScript, the one user what
+// was typed finds. Dates are days in the browser's zone (tz, which static/js/app.js fills; UTC without
 // script); "to" is the last day included.
 func (h *Handlers) listFilterOf(c *fiber.Ctx, extra ...string) listFilter {
 	f := listFilter{form: components.Form{Values: map[string]string{}}}
@@ -173,30 +162,14 @@ func dayRangeOf(form *components.Form) (from, to time.Time) {
 	return from, to
 }
 
-// userOfFilter finds the user a list is narrowed to, or puts the problem on the form's user field.
+// userOfFilter finds the user a list is narrowed to (choosePayee), or puts the problem on the
+// form's user field.
 func (h *Handlers) userOfFilter(c *fiber.Ctx, form *components.Form) string {
-	if id := form.Value("user_id"); payouts.ValidID(id) {
-		return id
+	id, err := h.choosePayee(c.UserContext(), form)
+	if err != nil {
+		addProblem(form, "user", "could not be looked up just now; try again")
 	}
-	typed := form.Value("user")
-	switch {
-	case typed == "":
-		return ""
-	case payouts.ValidID(typed):
-		return typed
-	case strings.Contains(typed, "@"):
-		list, _, err := h.findUsers(c.UserContext(), payouts.Page{Limit: 10}, payouts.UserFilter{Search: typed})
-		if err == nil {
-			for _, u := range list.Data {
-				if strings.EqualFold(u.Email, typed) {
-					form.Values["user_id"] = u.ID
-					return u.ID
-				}
-			}
-		}
-	}
-	addProblem(form, "user", "pick a user from the suggestions, or enter a user's id or exact email")
-	return ""
+	return id
 }
 
 // query is the filter as URL parameters, for the links of the page, its export and its pager.
@@ -259,8 +232,7 @@ func positioned(links components.PageLinks, f listFilter, rows int) components.P
 func (h *Handlers) reconcile(c *fiber.Ctx, path, target string, f listFilter, p *pages.ListProps, load func() (int, bool, error)) (int, error) {
 	noun := strings.TrimPrefix(path, "/")
 	p.Filter = f.form
-	p.UserSearch = components.UserSearchProps{Text: f.form.Value("user"), UserID: f.userID, Error: f.form.Error("user"),
-		SuggestURL: paths.UserSuggestions()}
+	p.UserSearch = filterPicker(f.form)
 	p.PageSizes = make([]components.Option, len(pageSizes))
 	for i, n := range pageSizes {
 		p.PageSizes[i] = components.Option{Value: strconv.Itoa(n), Label: strconv.Itoa(n)}
@@ -371,34 +343,6 @@ func payeesOf[T any](h *Handlers, c *fiber.Ctx, rows []T, userOf func(T) *string
 		out[*id] = components.PayeeProps{ID: *id, Name: u.Name(), Email: u.Email}
 	}
 	return out, nil
-}
-
-// suggestedUsers is how many users a search box offers at once.
-const suggestedUsers = 8
-
-// suggestUsers answers a user search box's typing with the users whose name, email, phone or id
-// match, as the box's suggestion list.
-func (h *Handlers) suggestUsers(c *fiber.Ctx) error {
-	typed := strings.TrimSpace(c.Query("user"))
-	var users []payouts.User
-	switch {
-	case payouts.ValidID(typed):
-		u, err := h.payouts.GetUser(c.UserContext(), typed)
-		if err != nil && payouts.ErrorCode(err) != payouts.ENotFound {
-			return err
-		}
-		if u != nil {
-			users = []payouts.User{*u}
-		}
-	case typed != "":
-		list, _, err := h.findUsers(c.UserContext(), payouts.Page{Limit: suggestedUsers}, payouts.UserFilter{Search: typed})
-		if err != nil {
-			return err
-		}
-		users = list.Data
-	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Users", Content: components.UserSuggestions(users),
-		Fragment: components.UserSuggestions(users)})
 }
 
 // filterOf adapts a reconciliation list's filter reader to the exports', which take the filter,

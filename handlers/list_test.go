@@ -121,8 +121,8 @@ func TestReconciliationBadFilters(t *testing.T) {
 		{"min not an amount", "min=ten", "min", ""},
 		{"min negative", "min=-5", "min", "without a sign"},
 		{"max below min", "min=20&max=10", "max", "no smaller than the minimum"},
-		{"user neither id nor email", "user=zoe", "user", "Pick a user from the suggestions"},
-		{"user an unknown email", "user=nobody%40example.com", "user", "Pick a user from the suggestions"},
+		{"user matching no one", "user=zoe", "user", "No user matches “zoe”"},
+		{"user an unknown email", "user=nobody%40example.com", "user", "No user matches “nobody@example.com”"},
 	} {
 		for _, path := range []string{"/transfers", "/transactions"} {
 			t.Run(path+" "+tc.name, func(t *testing.T) {
@@ -174,11 +174,11 @@ func TestUserSuggestions(t *testing.T) {
 		res := support.htmxGet("/users/suggest?user=" + url.QueryEscape(typed))
 		wantStatus(t, res, http.StatusOK)
 		body := html.UnescapeString(res.body)
-		if !strings.Contains(body, `data-user-id="`+zoe.ID+`"`) || strings.Contains(body, "Bob") {
+		if !strings.Contains(body, `data-value="`+zoe.ID+`"`) || strings.Contains(body, "Bob") {
 			t.Errorf("suggestions for %q: %s", typed, body)
 		}
 	}
-	if res := support.htmxGet("/users/suggest?user=nobody"); strings.Contains(res.body, "data-user-id") {
+	if res := support.htmxGet("/users/suggest?user=nobody"); strings.Contains(res.body, "data-value") {
 		t.Errorf("suggestions for nobody: %s", res.body)
 	}
 	// Support may find users but not read transfers: no lists, so no summaries.

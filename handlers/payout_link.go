@@ -53,21 +53,23 @@ func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 }
 
 // Form field names are the API's field paths, so the service's problems land on the inputs.
-var payoutLinkFields = append([]string{"amount", "user_id", "payee.first_name", "payee.last_name", "payee.email",
+var payoutLinkFields = append([]string{"amount", "user", "user_id", "payee.first_name", "payee.last_name", "payee.email",
 	"payee.country_code", "payee.phone_number", "delivery.method", "delivery.message", "memo", "tax_exempt",
 	"force_collect_compliance_information", "payout_fee_party", "metadata", "idempotency_key"}, stepFields("additional_steps")...)
 
-// newPayoutLink shows the form to issue a payout link, for a user when ?user= names one.
+// newPayoutLink shows the form to issue a payout link, for a user chosen by name when ?user=
+// names one (the user's page links here).
 func (h *Handlers) newPayoutLink(c *fiber.Ctx) error {
 	form := components.Form{Values: map[string]string{"delivery.method": string(payouts.DeliveryLink), "payee.country_code": "1"}}
-	if id, problem := userFilterOf(c); id != "" && problem == "" {
-		form.Values["user_id"] = id
+	if err := h.payeeFromPage(c, &form); err != nil {
+		return err
 	}
 	return h.renderNewPayoutLink(c, fiber.StatusOK, form)
 }
 
 func (h *Handlers) renderNewPayoutLink(c *fiber.Ctx, status int, form components.Form) error {
-	p := pages.PayoutLinkNewProps{Form: form, IdempotencyKey: uuid.NewString(), Steps: stepChoices(payouts.StepPayout)}
+	p := pages.PayoutLinkNewProps{Form: form, IdempotencyKey: uuid.NewString(), Steps: stepChoices(payouts.StepPayout),
+		Payee: payeePicker(form, "field-user", "Pay one of your users", "Type a name, email or phone and choose; leave empty to pay someone new.")}
 	return h.web.Render(c, status, web.Page{Title: "New payout link", Content: pages.PayoutLinkNew(p)})
 }
 
@@ -75,8 +77,12 @@ func (h *Handlers) renderNewPayoutLink(c *fiber.Ctx, status int, form components
 func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 	form := formOf(c, payoutLinkFields...)
 	amount, _ := amountOf(&form, "amount")
+	userID, err := h.choosePayee(c.UserContext(), &form)
+	if err != nil {
+		return err
+	}
 	v := func(name string) string { return strings.TrimSpace(form.Value(name)) }
-	req := payouts.CreatePayoutLinkRequest{Amount: int64(amount), UserID: v("user_id"), Memo: v("memo"),
+	req := payouts.CreatePayoutLinkRequest{Amount: int64(amount), UserID: userID, Memo: v("memo"),
 		TaxExempt: form.Value("tax_exempt") == "true", ForceCollectComplianceInfo: form.Value("force_collect_compliance_information") == "true",
 		PayoutFeeParty: payouts.FeeParty(form.Value("payout_fee_party")), IdempotencyKey: idempotencyKeyOf(form),
 		Delivery:        &payouts.Delivery{Method: payouts.DeliveryMethod(form.Value("delivery.method")), Message: v("delivery.message")},

@@ -75,7 +75,7 @@ func TestCreatePayoutLink(t *testing.T) {
 			wantBody(t, form, `name="additional_steps.`+step+`"`)
 		}
 	}
-	wantBody(t, form, `value="`+u.ID+`"`)
+	wantBody(t, form, `value="`+u.ID+`"`, `value="Uma User"`) // chosen, and shown by name
 
 	for _, tc := range []struct {
 		name   string

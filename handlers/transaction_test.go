@@ -55,13 +55,13 @@ func TestTransactionsListDetailAndExport(t *testing.T) {
 	wantPagesBackAndForth(t, out, back, all, 50)
 
 	res := manager.htmxGet("/transactions?user=" + ann.ID)
-	wantBody(t, res, `href="/transactions/export?user=`+ann.ID+`"`)
+	wantBody(t, res, `href="/transactions/export?user=`, `user_id=`+ann.ID+`"`) // the id typed, chosen
 	if strings.Contains(res.body, "<!doctype html>") {
 		t.Error("the fragment is a whole page")
 	}
 	bad := manager.htmxGet("/transactions?user=not-an-id")
 	wantStatus(t, bad, http.StatusUnprocessableEntity)
-	wantBody(t, bad, `role="search"`, `id="filter-user-error"`, "Pick a user from the suggestions")
+	wantBody(t, bad, `role="search"`, `id="filter-user-error"`, "No user matches")
 
 	t.Run("detail", func(t *testing.T) {
 		tx, err := h.payouts.GetTransaction(t.Context(), mustInt(t, want[0]))

@@ -62,22 +62,112 @@
     });
     root.querySelectorAll("input[data-timezone]").forEach(function (el) { if (!el.value) el.value = zone; });
   }
-  // A user search box: typing forgets the user picked before; picking a suggestion sets the
-  // hidden user_id and the box's text, and submits the filter.
-  function armUserSearch(root) {
-    root.querySelectorAll("[data-user-search]:not([data-armed])").forEach(function (box) {
+  // A combobox ([data-combobox]: a payee picker, the header's search) follows the WAI-ARIA
+  // pattern: its input (role=combobox) controls a listbox that htmx fills as the operator types;
+  // ArrowDown and ArrowUp move through the options (aria-activedescendant), Enter chooses one,
+  // Escape closes the list, and Enter with no option active submits the form with what was
+  // typed, which the server resolves. Choosing an option with data-href opens it; otherwise it
+  // sets the hidden [data-combobox-value] and the text, and, with data-submit-on-choose, submits.
+  function armComboboxes(root) {
+    root.querySelectorAll("[data-combobox]:not([data-armed])").forEach(function (box) {
       box.setAttribute("data-armed", "");
-      var input = box.querySelector("input[type=search]");
-      var hidden = box.querySelector("input[data-user-id]");
-      input.addEventListener("input", function () { hidden.value = ""; });
+      var input = box.querySelector('[role="combobox"]');
+      var hidden = box.querySelector("[data-combobox-value]");
+      if (!input) return;
+      var listID = input.getAttribute("aria-controls");
+      var active = -1;
+      // The header's list comes with each answer, so it is looked up each time.
+      var list = function () { return document.getElementById(listID); };
+      var options = function () {
+        var l = list();
+        return l ? Array.prototype.slice.call(l.querySelectorAll('[role="option"]')) : [];
+      };
+      var isOpen = function () { return input.getAttribute("aria-expanded") === "true"; };
+      var setActive = function (i) {
+        var all = options();
+        active = i;
+        all.forEach(function (o, j) { o.setAttribute("aria-selected", j === i ? "true" : "false"); });
+        if (i >= 0 && all[i]) {
+          input.setAttribute("aria-activedescendant", all[i].id);
+          all[i].scrollIntoView({ block: "nearest" });
+        } else {
+          input.removeAttribute("aria-activedescendant");
+        }
+      };
+      // The popup ([data-combobox-popup]) shows while open and holding something: options, or
+      // the header's "Nothing matches".
+      var popup = box.querySelector("[data-combobox-popup]");
+      var show = function (open) {
+        input.setAttribute("aria-expanded", open && options().length > 0 ? "true" : "false");
+        if (popup) popup.hidden = !open || popup.textContent.trim() === "";
+        if (!open) setActive(-1);
+      };
+      var choose = function (option) {
+        var href = option.getAttribute("data-href");
+        if (href) {
+          window.location.assign(href);
+          return;
+        }
+        if (hidden) hidden.value = option.getAttribute("data-value");
+        input.value = option.getAttribute("data-label");
+        show(false);
+        if (box.hasAttribute("data-submit-on-choose") && input.form) input.form.requestSubmit();
+      };
+      input.addEventListener("input", function () { if (hidden) hidden.value = ""; });
+      input.addEventListener("keydown", function (e) {
+        var all = options();
+        swallowEnter = false;
+        switch (e.key) {
+          case "ArrowDown":
+          case "ArrowUp":
+            if (!all.length) return;
+            e.preventDefault();
+            var down = e.key === "ArrowDown";
+            if (!isOpen()) {
+              show(true);
+              setActive(down ? 0 : all.length - 1);
+            } else {
+              setActive(down ? (active + 1) % all.length : (active <= 0 ? all.length : active) - 1);
+            }
+            return;
+          case "Enter":
+            if (isOpen() && all[active]) {
+              e.preventDefault();
+              swallowEnter = true;
+              choose(all[active]);
+            }
+            return;
+          case "Escape":
+            if (isOpen()) {
+              e.preventDefault();
+              show(false);
+            }
+            return;
+        }
+      });
+      // Enter sent as a separate character event (automation, some IMEs) would still submit the
+      // form after the keydown that chose an option was prevented.
+      var swallowEnter = false;
+      input.addEventListener("keypress", function (e) {
+        if (swallowEnter && e.key === "Enter") e.preventDefault();
+        swallowEnter = false;
+      });
+      input.addEventListener("blur", function () { show(false); });
+      input.addEventListener("focus", function () { show(true); });
+      // Pressing an option must not take the focus from the input, which would close the list.
+      box.addEventListener("mousedown", function (e) {
+        if (e.target.closest('[role="option"]')) e.preventDefault();
+      });
       box.addEventListener("click", function (e) {
-        var option = e.target.closest("[data-user-label]");
-        if (!option) return;
-        hidden.value = option.getAttribute("data-user-id");
-        input.value = option.getAttribute("data-user-label");
-        var list = box.querySelector("#user-suggestions");
-        if (list) list.classList.add("hidden");
-        input.form.requestSubmit();
+        var option = e.target.closest('[role="option"]');
+        if (option) choose(option);
+      });
+      // New options: give each an id for aria-activedescendant, and open the list while the
+      // operator is still in the field.
+      document.addEventListener("htmx:afterSwap", function (e) {
+        if (!e.detail || !box.contains(e.detail.target)) return;
+        options().forEach(function (o, i) { o.id = listID + "-" + i; });
+        show(document.activeElement === input);
       });
     });
   }
@@ -102,7 +192,7 @@
     if (swallowSlash && e.key === "/") e.preventDefault();
     swallowSlash = false;
   }, true);
-  function armAll(root) { arm(root); armCopy(root); armShowFor(root); armTimes(root); armUserSearch(root); }
+  function armAll(root) { arm(root); armCopy(root); armShowFor(root); armTimes(root); armComboboxes(root); }
   document.addEventListener("DOMContentLoaded", function () { armAll(document); });
   document.addEventListener("htmx:load", function (e) { armAll(e.target.parentElement || document); });
 })();

@@ -45,7 +45,7 @@ type AuditProps struct {
 	Operators   []components.Option
 	Actions     []components.Option
 	ObjectTypes []components.Option
-	UserSearch  components.UserSearchProps
+	UserSearch  components.PayeePickerProps
 	Filtered    bool
 	ExportURL   string // the CSV of exactly the filtered entries; empty when there are none
 }
@@ -216,7 +216,7 @@ func Audit(p AuditProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.UserSearch(p.UserSearch).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.PayeePicker(p.UserSearch).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

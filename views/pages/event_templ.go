@@ -32,7 +32,7 @@ type EventsProps struct {
 	// The filter: a type, a user (or one object, from an object's link, kept in Filter).
 	Filter     components.Form
 	Types      []components.Option
-	UserSearch components.UserSearchProps
+	UserSearch components.PayeePickerProps
 	Filtered   bool
 	Problem    string // the filter's problems, when it could not be used
 }
@@ -87,7 +87,7 @@ func Events(p EventsProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.UserSearch(p.UserSearch).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.PayeePicker(p.UserSearch).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

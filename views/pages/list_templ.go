@@ -45,7 +45,7 @@ func ListFilters(action, target string, p ListProps) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = components.UserSearch(p.UserSearch).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.PayeePicker(p.UserSearch).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -453,7 +453,7 @@ type TransfersProps struct {
 // its problems, the user search box, the page size, the summary line and the pager.
 type ListProps struct {
 	Filter     components.Form
-	UserSearch components.UserSearchProps
+	UserSearch components.PayeePickerProps
 	PageSizes  []components.Option
 	PageSize   string // the page size chosen, or the default
 	Problem    string // what is wrong with the filter, above the table
