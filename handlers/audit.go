@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"iter"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -82,15 +81,6 @@ func (h *Handlers) auditFilterOf(c *fiber.Ctx) (dashstore.AuditFilter, component
 	return f, form
 }
 
-// auditQuery is the filter as URL parameters, for the pager and the export.
-func auditQuery(form components.Form) url.Values {
-	q := url.Values{}
-	for k, v := range form.Values {
-		q.Set(k, v)
-	}
-	return q
-}
-
 // auditLog shows the audit log, newest first, narrowed by auditFilterOf.
 func (h *Handlers) auditLog(c *fiber.Ctx) error {
 	f, form := h.auditFilterOf(c)
@@ -139,10 +129,10 @@ func (h *Handlers) auditLog(c *fiber.Ctx) error {
 			Action:       e.Action, ObjectType: e.ObjectType, ObjectID: e.ObjectID, ObjectName: name,
 			ObjectURL: objectURL(e.ObjectType, e.ObjectID), Detail: e.Detail, IP: e.IP})
 	}
-	query := auditQuery(form)
+	query := filterQuery(form)
 	p.Pages.Target = "#audit-table"
 	if more {
-		next := auditQuery(form)
+		next := filterQuery(form)
 		next.Set("before", strconv.FormatInt(entries[len(entries)-1].ID, 10))
 		p.Pages.Next = queryURL("/audit", next)
 	}
@@ -166,7 +156,7 @@ func (h *Handlers) exportAudit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	h.audit(c, "audit.export", "audit", "", "CSV of "+describeQuery(auditQuery(form)))
+	h.audit(c, "audit.export", "audit", "", "CSV of "+describeQuery(filterQuery(form)))
 	names := newObjectNamer(h, ops)
 	return exportCSV(c, h.web, "audit-"+h.now().UTC().Format("20060102-150405")+".csv", auditCSVHeader,
 		func(ctx context.Context) iter.Seq2[dashstore.AuditEntry, error] { return h.allAudit(ctx, f) },

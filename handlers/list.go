@@ -173,13 +173,7 @@ func (h *Handlers) userOfFilter(c *fiber.Ctx, form *components.Form) string {
 }
 
 // query is the filter as URL parameters, for the links of the page, its export and its pager.
-func (f listFilter) query() url.Values {
-	q := url.Values{}
-	for k, v := range f.form.Values {
-		q.Set(k, v)
-	}
-	return q
-}
+func (f listFilter) query() url.Values { return filterQuery(f.form) }
 
 // narrows reports whether the filter narrows the rows. The time zone and page size shape the
 // page but leave every row in, and the form always sends them, even with nothing filled in.

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -104,6 +105,20 @@ func (h *Handlers) choosePayee(ctx context.Context, form *components.Form) (stri
 	addProblem(form, "user", count+" users match “"+text+"”: "+strings.Join(names, ", ")+
 		"; type more of the one you mean, such as the email")
 	return "", nil
+}
+
+// filterQuery is a filter form's values as URL parameters, for its links, pager and export. A
+// payee chosen goes by id alone: the name the picker shows is the id's, and a link that carried
+// both would say the payee twice.
+func filterQuery(form components.Form) url.Values {
+	q := url.Values{}
+	for k, v := range form.Values {
+		q.Set(k, v)
+	}
+	if q.Get("user_id") != "" {
+		q.Del("user")
+	}
+	return q
 }
 
 // choose puts the payee chosen in the picker's fields.

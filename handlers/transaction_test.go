@@ -55,7 +55,7 @@ func TestTransactionsListDetailAndExport(t *testing.T) {
 	wantPagesBackAndForth(t, out, back, all, 50)
 
 	res := manager.htmxGet("/transactions?user=" + ann.ID)
-	wantBody(t, res, `href="/transactions/export?user=`, `user_id=`+ann.ID+`"`) // the id typed, chosen
+	wantBody(t, res, `href="/transactions/export?user_id=`+ann.ID+`"`) // the id typed, chosen
 	if strings.Contains(res.body, "<!doctype html>") {
 		t.Error("the fragment is a whole page")
 	}
@@ -96,7 +96,7 @@ func TestTransactionsListDetailAndExport(t *testing.T) {
 			}
 		}
 		entries := h.auditActions("transactions", "")
-		if len(entries) != 1 || entries[0].Action != "transactions.export" || entries[0].Detail != "CSV of user="+ann.ID {
+		if len(entries) != 1 || entries[0].Action != "transactions.export" || entries[0].Detail != "CSV of user_id="+ann.ID {
 			t.Errorf("audit of the export: %+v", entries)
 		}
 	})

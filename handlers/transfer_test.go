@@ -171,7 +171,7 @@ func TestTransfersListFiltersAndPages(t *testing.T) {
 				t.Fatalf("%s: export links %v", tc.query, export)
 			}
 			u, _ := url.Parse(export[0])
-			if u.Query().Get("user") != tc.filter.UserID || u.Query().Get("type") != string(tc.filter.Type) ||
+			if u.Query().Get("user_id") != tc.filter.UserID || u.Query().Get("type") != string(tc.filter.Type) ||
 				u.Query().Get("status") != string(tc.filter.Status) {
 				t.Errorf("%s: export link %s", tc.query, export[0])
 			}
