@@ -85,7 +85,7 @@ func TestBrowserManagerPagesAndExportsTransactions(t *testing.T) {
 		t.Error("the last page offers an older one")
 	}
 	loc, _ := chromedp.Run(j.tab, chromedp.Location())
-	if !strings.Contains(loc, "user="+mia.ID) || !strings.Contains(loc, "after=") {
+	if !strings.Contains(loc, "user_id="+mia.ID) || !strings.Contains(loc, "after=") {
 		t.Errorf("the address bar %q does not bookmark the page", loc)
 	}
 	for p := len(pages) - 2; p >= 0; p-- {
