@@ -68,6 +68,9 @@ func TestEveryRouteNeedsCredentials(t *testing.T) {
 		{"huge username", basic(strings.Repeat("c", 10_000) + ":" + w.app.APIKey)},
 	}
 	for _, r := range apiRoutes(t, w) {
+		if strings.HasPrefix(r.path, "/v2/rail-webhooks/") {
+			continue // a provider's notification carries the provider's signature, not our key: TestRailWebhook
+		}
 		t.Run(r.method+" "+r.path, func(t *testing.T) {
 			for _, c := range creds {
 				header := map[string]string{"Authorization": c.header}

@@ -43,6 +43,15 @@ func TestWebhooksUnderKills(t *testing.T) {
 				}
 			}))
 			defer rcv.Close()
+			// Events written before the endpoint existed (the app's own, as it was made) are not
+			// its to deliver.
+			before := map[string]bool{}
+			for e, err := range c.AllEvents(ctx, payouts.EventFilter{}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				before[e.ID] = true
+			}
 			ep, err := c.CreateWebhookEndpoint(ctx, payouts.CreateWebhookEndpointRequest{URL: rcv.URL})
 			if err != nil {
 				t.Fatal(err)
@@ -68,7 +77,9 @@ func TestWebhooksUnderKills(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want = append(want, e.ID)
+				if !before[e.ID] {
+					want = append(want, e.ID)
+				}
 			}
 			if len(want) < 100 {
 				t.Fatalf("%d events committed, want at least 100", len(want))
