@@ -129,7 +129,18 @@ func (h *Handlers) flow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flow", Content: pages.FlowDetail(pages.FlowDetailProps{Flow: *f, People: people})})
+	p := pages.FlowDetailProps{Flow: *f, People: people}
+	// A payout link's flow is where the link is claimed: its URL is the link's.
+	if f.PayoutLinkID != nil {
+		l, err := h.payouts.GetPayoutLink(c.UserContext(), *f.PayoutLinkID)
+		if err != nil {
+			return err
+		}
+		l.Link = f.Link
+		p.LinkMasked = h.maskClaimURL(c, l)
+		p.Flow.Link = l.Link
+	}
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flow", Content: pages.FlowDetail(p)})
 }
 
 // flowProgress is the flow's progress alone, which the flow page polls until every step is done.

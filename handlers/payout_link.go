@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -41,6 +42,7 @@ func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.maskClaimURLs(c, list.Data)
 	p := pages.PayoutLinksProps{Links: list.Data, People: people, Search: filter.Search, Status: string(filter.Status),
 		Statuses: options("Any status", linkStatuses, pages.LinkStatusName), CanCreate: h.can(c, web.PermLinksWrite),
 		Filtered: filter.Search != "" || filter.Status != "" || page.StartingAfter != "" || page.EndingBefore != ""}
@@ -95,6 +97,11 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 	metadataOf(&form, &req.Metadata)
 	if problemsFound(&form, req.Validate) {
 		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
+	}
+	if !req.NamesPayee() && !h.holdsBearerLinks(c) {
+		form.Message = "Your role may not issue a payout link that names nobody, which whoever opens it first can claim: " +
+			"choose a user, or give the payee's phone or email."
+		return h.renderNewPayoutLink(c, fiber.StatusForbidden, form)
 	}
 	payeeKey := req.UserID
 	if payeeKey == "" && req.Payee != nil {
@@ -152,7 +159,7 @@ func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.
 	if err != nil {
 		return err
 	}
-	p := pages.PayoutLinkProps{Link: *l, People: people, CanCancel: h.can(c, web.PermLinksCancel), Cancel: cancel,
+	p := pages.PayoutLinkProps{Link: *l, LinkMasked: h.maskClaimURL(c, l), People: people, CanCancel: h.can(c, web.PermLinksCancel), Cancel: cancel,
 		CanReadFlows: h.can(c, web.PermFlowsRead), CanReadTransfers: h.can(c, web.PermTransfersRead), AppName: app.Name}
 	if l.Status == payouts.LinkCanceled {
 		if p.Cancellation, err = h.cancellationOf(c.UserContext(), *l); err != nil {
@@ -216,4 +223,42 @@ func (h *Handlers) cancellationOf(ctx context.Context, l payouts.PayoutLink) (*p
 		return &pages.LinkCancellation{By: who, At: e.Created, Reason: reason}, nil
 	}
 	return nil, nil
+}
+
+// maskClaimURL masks the claim URL of a link that names nobody, which whoever opens it first
+// claims, unless the operator's role may hold such links. It reports
+// whether it did. Every page, list and fragment that holds a link passes it through here.
+func (h *Handlers) maskClaimURL(c *fiber.Ctx, l *payouts.PayoutLink) bool {
+	if l.NamesPayee() || h.holdsBearerLinks(c) {
+		return false
+	}
+	l.Link = maskURL(l.Link)
+	return true
+}
+
+// holdsBearerLinks reports whether the operator's role is one the policy lets issue payout links
+// that name nobody and see their claim URLs (--bearer-link-roles).
+func (h *Handlers) holdsBearerLinks(c *fiber.Ctx) bool {
+	return slices.Contains(h.policy.BearerLinks, h.operatorOf(c).Role)
+}
+
+// maskClaimURLs is maskClaimURL on each link of a list.
+func (h *Handlers) maskClaimURLs(c *fiber.Ctx, links []payouts.PayoutLink) {
+	for i := range links {
+		h.maskClaimURL(c, &links[i])
+	}
+}
+
+// maskURL keeps of a URL its scheme and host and the last 4 characters of the rest: enough to
+// tell two links apart on a call, not enough to open one.
+func maskURL(raw string) string {
+	origin, rest := "", raw
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		origin = u.Scheme + "://" + u.Host
+		rest = strings.TrimPrefix(raw, origin)
+	}
+	if r := []rune(rest); len(r) > 4 {
+		rest = string(r[len(r)-4:])
+	}
+	return origin + "/…" + rest
 }

@@ -41,6 +41,7 @@ func (h *Handlers) search(c *fiber.Ctx) error {
 		if err := h.find(c.UserContext(), q, &p); err != nil {
 			return err
 		}
+		h.maskClaimURLs(c, p.Links)
 	}
 	return h.web.Render(c, status, web.Page{Title: "Search", Content: pages.Search(p), Fragment: pages.SearchSuggestions(p)})
 }

@@ -95,6 +95,15 @@ type PayoutLink struct {
 	ClaimedVia string `json:"claimed_via,omitempty"`
 }
 
+// NamesPayee reports whether the link names its payee: a user, a phone or an email. Only that
+// payee can claim it; a link that names nobody is claimed by whoever verifies a phone on it
+// first, so its URL is as good as the money.
+func (l *PayoutLink) NamesPayee() bool {
+	return l.UserID != nil || l.Payee.namesContact()
+}
+
+func (p Payee) namesContact() bool { return p.Email != "" || p.PhoneNumber != "" }
+
 // CreatePayoutLinkRequest is the body of POST /v2/payout-links.
 type CreatePayoutLinkRequest struct {
 	Amount                     int64     `json:"amount"`
@@ -108,6 +117,12 @@ type CreatePayoutLinkRequest struct {
 	IdempotencyKey             string    `json:"idempotency_key,omitempty"`
 	PayoutFeeParty             FeeParty  `json:"payout_fee_party,omitempty"`
 	AdditionalSteps            []Step    `json:"additional_steps,omitempty"`
+}
+
+// NamesPayee reports whether the link the request makes will name its payee (see
+// PayoutLink.NamesPayee).
+func (r *CreatePayoutLinkRequest) NamesPayee() bool {
+	return r.UserID != "" || r.Payee != nil && r.Payee.namesContact()
 }
 
 // PayoutLinkFilter narrows GET /v2/payout-links.

@@ -60,7 +60,7 @@ const defaultAddr = "127.0.0.1:8080"
 func parseConfig(args []string, getenv func(string) string, output io.Writer) (config, error) {
 	env := cli.Env(getenv)
 	var c config
-	var trusted, encryptionKey, secure, threshold, approvers, bulkWait, bulkLease, bulkRepeats, window, payeeLimit, operatorLimit string
+	var trusted, encryptionKey, secure, threshold, approvers, bearerLinks, bulkWait, bulkLease, bulkRepeats, window, payeeLimit, operatorLimit string
 	approvals := dashstore.DefaultApprovalPolicy()
 	fs := flag.NewFlagSet("dashboard", flag.ContinueOnError)
 	fs.SetOutput(output)
@@ -102,6 +102,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"dollars one operator may send in a window before their next request waits for approval; off = no limit (DISBURSE_APPROVAL_OPERATOR_LIMIT)")
 	fs.StringVar(&approvers, "approver-roles", env("DISBURSE_APPROVER_ROLES", strings.Join(roleNames(approvals.Approvers), ",")),
 		"comma-separated roles that may approve held payouts and API payout requests (DISBURSE_APPROVER_ROLES)")
+	fs.StringVar(&bearerLinks, "bearer-link-roles", env("DISBURSE_BEARER_LINK_ROLES", strings.Join(roleNames(approvals.BearerLinks), ",")),
+		"comma-separated roles that may issue payout links that name nobody and see their URLs, which others see masked (DISBURSE_BEARER_LINK_ROLES)")
 	fs.StringVar(&bulkWait, "bulk-batch-wait", env("DISBURSE_BULK_BATCH_WAIT", handlers.DefaultBulkBatchWait.String()),
 		"how long a bulk payout waits for a transfer batch to finish before leaving its rows as still running, to check again later (DISBURSE_BULK_BATCH_WAIT)")
 	fs.StringVar(&bulkLease, "bulk-lease", env("DISBURSE_BULK_LEASE", handlers.DefaultBulkLease.String()),
@@ -198,15 +200,21 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 			*l.limit = m
 		}
 	}
-	for _, r := range cli.List(approvers) {
-		if role := dashstore.Role(r); role.Valid() {
-			c.Approvals.Approvers = append(c.Approvals.Approvers, role)
-		} else {
-			bad("--approver-roles: %q is not a role (%s)", r, strings.Join(roleNames(dashstore.Roles), ", "))
+	for _, l := range []struct {
+		flag, value string
+		roles       *[]dashstore.Role
+	}{{"--approver-roles", approvers, &c.Approvals.Approvers}, {"--bearer-link-roles", bearerLinks, &c.Approvals.BearerLinks}} {
+		*l.roles = nil
+		for _, r := range cli.List(l.value) {
+			if role := dashstore.Role(r); role.Valid() {
+				*l.roles = append(*l.roles, role)
+			} else {
+				bad("%s: %q is not a role (%s)", l.flag, r, strings.Join(roleNames(dashstore.Roles), ", "))
+			}
 		}
-	}
-	if len(c.Approvals.Approvers) == 0 {
-		bad("--approver-roles is empty: name at least one role")
+		if len(*l.roles) == 0 {
+			bad("%s is empty: name at least one role", l.flag)
+		}
 	}
 	if d, err := time.ParseDuration(bulkWait); err != nil || d <= 0 {
 		bad("--bulk-batch-wait %q: want a positive duration like 10m", bulkWait)

@@ -210,7 +210,7 @@ func TestParseConfig(t *testing.T) {
 			want := dashstore.DefaultApprovalPolicy()
 			if c.Approvals.On != want.On || c.Approvals.Above != want.Above || c.Approvals.Window != want.Window ||
 				c.Approvals.PayeeLimit != want.PayeeLimit || c.Approvals.OperatorLimit != want.OperatorLimit ||
-				!slices.Equal(c.Approvals.Approvers, want.Approvers) {
+				!slices.Equal(c.Approvals.Approvers, want.Approvers) || !slices.Equal(c.Approvals.BearerLinks, want.BearerLinks) {
 				t.Errorf("approvals: %+v, want %+v", c.Approvals, want)
 			}
 		}},
@@ -246,6 +246,13 @@ func TestParseConfig(t *testing.T) {
 		{name: "threshold not an amount", args: []string{"--approval-threshold", "lots"}, wantErr: "--approval-threshold"},
 		{name: "unknown approver role", args: []string{"--approver-roles", "admin,boss"}, wantErr: `"boss" is not a role`},
 		{name: "no approver role", args: []string{"--approver-roles", " , "}, wantErr: "--approver-roles is empty"},
+		{name: "bearer link roles", env: map[string]string{"DISBURSE_BEARER_LINK_ROLES": "admin"}, check: func(t *testing.T, c config) {
+			if !slices.Equal(c.Approvals.BearerLinks, []dashstore.Role{dashstore.RoleAdmin}) {
+				t.Errorf("bearer link roles %v, want admin alone", c.Approvals.BearerLinks)
+			}
+		}},
+		{name: "unknown bearer link role", args: []string{"--bearer-link-roles", "anyone"}, wantErr: `"anyone" is not a role`},
+		{name: "no bearer link role", args: []string{"--bearer-link-roles", ""}, wantErr: "--bearer-link-roles is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := parseConfig(tc.args, func(k string) string { return tc.env[k] }, io.Discard)

@@ -25,14 +25,19 @@ type ApprovalPolicy struct {
 	PayeeLimit    payouts.Money // most sent to one payee in a window; 0: no limit
 	OperatorLimit payouts.Money // most sent by one operator in a window; 0: no limit
 	Approvers     []Role
+	// BearerLinks are the roles that may issue a payout link that names nobody (no user, phone or
+	// email), which whoever opens it first claims, and see such links' claim URLs; every other
+	// role sees them masked.
+	BearerLinks []Role
 }
 
 // DefaultApprovalPolicy is the policy of a dashboard not told otherwise: a request of more than
 // $1,000.00, or one that takes a payee past $3,000.00 or an operator past $25,000.00 in 24 hours,
-// waits for an admin or a manager. The dashboard's flags take their defaults from it.
+// waits for an admin or a manager; admins and operations hold links that name nobody. The
+// dashboard's flags take their defaults from it.
 func DefaultApprovalPolicy() ApprovalPolicy {
 	return ApprovalPolicy{On: true, Above: 1000_00, Window: 24 * time.Hour, PayeeLimit: 3000_00, OperatorLimit: 25_000_00,
-		Approvers: []Role{RoleAdmin, RoleManager}}
+		Approvers: []Role{RoleAdmin, RoleManager}, BearerLinks: []Role{RoleAdmin, RoleOperations}}
 }
 
 // Outflow is money one request sends one payee, as the policy counts it.

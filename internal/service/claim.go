@@ -89,7 +89,7 @@ func namedPayeeMatches(l *PayoutLinkRecord, phone payouts.Phone, email string) e
 // namesPayee reports whether a flow's link names its payee (a user, a phone or an email), so
 // that the flow accepts only that payee's contact.
 func namesPayee(l *PayoutLinkRecord) bool {
-	return l != nil && (l.UserID != nil || l.Payee.PhoneNumber != "" || l.Payee.Email != "")
+	return l != nil && l.NamesPayee()
 }
 
 // payeeContact is where the code that proves a payee goes: the email a link names when it names
