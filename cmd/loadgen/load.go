@@ -267,7 +267,7 @@ func do(ctx context.Context, api *client.Client, w *world, kind string, r *rand.
 // print reports the run.
 func (r result) print(out interface{ Write([]byte) (int, error) }, u procUsage, srv *server) {
 	var all []time.Duration
-	ops, writes := 0, 0
+	ops := 0
 	fmt.Fprintf(out, "\n%-9s %9s %9s %8s %8s %8s\n", "kind", "ok", "ok/s", "p50 ms", "p99 ms", "max ms")
 	for _, k := range kinds {
 		l := r.latency[k]
@@ -275,9 +275,6 @@ func (r result) print(out interface{ Write([]byte) (int, error) }, u procUsage, 
 			continue
 		}
 		ops += len(l)
-		if k != "read" && k != "list" {
-			writes += len(l)
-		}
 		all = append(all, l...)
 		p50, p99, mx := percentiles(l)
 		fmt.Fprintf(out, "%-9s %9d %9.0f %8.1f %8.1f %8.1f\n", k, len(l), float64(len(l))/r.elapsed.Seconds(), p50, p99, mx)
@@ -286,7 +283,7 @@ func (r result) print(out interface{ Write([]byte) (int, error) }, u procUsage, 
 		p50, p99, mx := percentiles(all)
 		fmt.Fprintf(out, "%-9s %9d %9.0f %8.1f %8.1f %8.1f\n", "all", ops, float64(ops)/r.elapsed.Seconds(), p50, p99, mx)
 	}
-	rate := float64(writes) / r.elapsed.Seconds()
+	rate := r.movementRate()
 	fmt.Fprintf(out, "committed money movements: %.0f/s over %s with %d clients\n", rate, r.elapsed.Round(time.Millisecond), r.clients)
 	if srv != nil && srv.rawCommits > 0 {
 		fmt.Fprintf(out, "ratio to the raw commit rate (%.0f/s): %.2f\n", srv.rawCommits, rate/srv.rawCommits)
@@ -307,6 +304,17 @@ func (r result) print(out interface{ Write([]byte) (int, error) }, u procUsage, 
 	for _, k := range slices.Sorted(maps.Keys(r.errs)) {
 		fmt.Fprintf(out, "error: %-50s %d\n", k, r.errs[k])
 	}
+}
+
+// movementRate is the money movements (every kind but reads and lists) acknowledged per second.
+func (r result) movementRate() float64 {
+	writes := 0
+	for k, l := range r.latency {
+		if k != "read" && k != "list" {
+			writes += len(l)
+		}
+	}
+	return float64(writes) / r.elapsed.Seconds()
 }
 
 func percentiles(l []time.Duration) (p50, p99, mx float64) {

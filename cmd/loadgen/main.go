@@ -32,7 +32,7 @@ type config struct {
 	url, clientID, apiKey, appID string
 	db, payoutd, keepDir         string
 	clients, users               int
-	duration, settleWait         time.Duration
+	duration, settleWait, raw    time.Duration
 	mix                          mix
 	fund                         int64
 	skipCheck                    bool
@@ -63,6 +63,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.Int64Var(&c.fund, "fund", 100000, "cents each user starts with")
 	fs.DurationVar(&c.duration, "duration", 20*time.Second, "how long to load")
 	fs.DurationVar(&c.settleWait, "settle-wait", 2*time.Minute, "how long to wait for pending payouts to settle before checking")
+	fs.DurationVar(&c.raw, "raw", 0, "on a PostgreSQL database loadgen starts: run a hand-written one-round-trip transfer with the same clients for this long before and after the load, and print the service's rate as a ratio to it; 0: skip")
 	fs.BoolVar(&c.skipCheck, "skip-check", false, "skip the final ledger and existence checks")
 	mixText := fs.String("mix", "transfer=100", "weights of operations: transfer (both directions), payout, link, read, list (a page deep in the transfers)")
 	if err := fs.Parse(args); err != nil {
@@ -73,10 +74,24 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return c, err
 	}
 	c.mix = m
+	if c.raw > 0 && (c.url != "" || !isPostgres(c.db)) {
+		return c, errors.New("-raw needs -db with a postgres:// URL and no -url")
+	}
 	if c.url != "" && (c.clientID == "" || c.apiKey == "" || c.appID == "") {
 		return c, errors.New("-url needs -client-id, -api-key and -app-id")
 	}
 	return c, nil
+}
+
+// measureRaw runs the hand-written transfer on the database of srv and prints its rates.
+func measureRaw(ctx context.Context, srv *server, cfg config, out io.Writer, when string) (rawRates, error) {
+	rates, err := rawTransferRates(ctx, srv.dsn, srv.creds.AppID, cfg.clients, cfg.users, cfg.raw)
+	if err != nil {
+		return rawRates{}, fmt.Errorf("raw transfers: %w", err)
+	}
+	fmt.Fprintf(out, "raw transfers %s the load (one statement, one round trip and one durable commit each, %d clients, %s each way): "+
+		"%.0f/s between the app and users, %.0f/s between users\n", when, cfg.clients, cfg.raw, rates.viaApp, rates.betweenUsers)
+	return rates, nil
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -114,6 +129,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("setup: %w", err)
 	}
 
+	var rawBefore rawRates
+	if cfg.raw > 0 {
+		if rawBefore, err = measureRaw(ctx, srv, cfg, out, "before"); err != nil {
+			return err
+		}
+	}
+
 	fmt.Fprintf(out, "load: %d clients for %s, mix %s\n", cfg.clients, cfg.duration, cfg.mix)
 	var sampler *sampler
 	if srv != nil {
@@ -125,6 +147,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		usage = sampler.stop()
 	}
 	res.print(out, usage, srv)
+	if cfg.raw > 0 {
+		rawAfter, err := measureRaw(ctx, srv, cfg, out, "after")
+		if err != nil {
+			return err
+		}
+		viaApp, betweenUsers := (rawBefore.viaApp+rawAfter.viaApp)/2, (rawBefore.betweenUsers+rawAfter.betweenUsers)/2
+		fmt.Fprintf(out, "ratio to the raw transfer rates (means of before and after): %.2f of %.0f/s between the app and users, %.2f of %.0f/s between users\n",
+			res.movementRate()/viaApp, viaApp, res.movementRate()/betweenUsers, betweenUsers)
+	}
 
 	if cfg.skipCheck {
 		return nil

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/internal/testutil/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// rawDB is a migrated PostgreSQL database with one app and the raw transfer's tables.
+func rawDB(t *testing.T) (*sql.DB, *rawWorld) {
+	t.Helper()
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	st, err := store.Open(ctx, dsn) // payoutd's schema, which the raw tables copy
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.ExecContext(ctx, `INSERT INTO apps (id, name, client_id, key_hash, created) VALUES ('app1', 'App', 'ck_1', '\x00', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	w, err := makeRawTables(ctx, db, "app1", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, w
+}
+
+// rawCounts is what the raw tables hold: rows of each, and the sum of every account's balance.
+type rawCounts struct {
+	keys, transfers, postings, events int
+	balances                          int64
+}
+
+func countRaw(t *testing.T, db *sql.DB) rawCounts {
+	t.Helper()
+	var c rawCounts
+	err := db.QueryRow(`SELECT (SELECT count(*) FROM loadgen_raw_idempotency_keys), (SELECT count(*) FROM loadgen_raw_transfers),
+		(SELECT count(*) FROM loadgen_raw_postings), (SELECT count(*) FROM loadgen_raw_events),
+		(SELECT sum(credits_posted - debits_posted) FROM loadgen_raw_ledger_accounts)`).
+		Scan(&c.keys, &c.transfers, &c.postings, &c.events, &c.balances)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestRawTransferWritesAllOrNothing: a raw transfer that commits stores its key, transfer,
+// posting and three events and moves the cent; one whose key was taken or whose debit would
+// overdraw stores nothing at all.
+func TestRawTransferWritesAllOrNothing(t *testing.T) {
+	db, w := rawDB(t)
+	ctx := context.Background()
+	start := countRaw(t, db)
+
+	n, err := rawLoad(ctx, db, w, 4, 200*time.Millisecond, w.viaApp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := rawLoad(ctx, db, w, 4, 200*time.Millisecond, w.betweenUsers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rawCounts{keys: n + m, transfers: n + m, postings: n + m, events: 3 * (n + m), balances: start.balances}
+	if got := countRaw(t, db); n == 0 || m == 0 || got != want {
+		t.Fatalf("after %d and %d transfers the tables hold %+v, want %+v", n, m, got, want)
+	}
+
+	var empty int64
+	if err := db.QueryRow(`INSERT INTO loadgen_raw_ledger_accounts (app_id, kind, ref) VALUES ('app1', 'user_wallet', 'empty') RETURNING id`).Scan(&empty); err != nil {
+		t.Fatal(err)
+	}
+	taken := rawMove{debit: w.app, credit: w.users[0].account, user: w.users[0].ref, amount: -1}
+	for _, tc := range []struct {
+		name string
+		move func() error
+	}{
+		{"overdraft", func() error {
+			return rawTransferOnce(ctx, db, w.appID, "k0", rawMove{debit: empty, credit: w.app, user: "empty", amount: 1})
+		}},
+		{"key taken", func() error {
+			if _, err := db.Exec(`INSERT INTO loadgen_raw_idempotency_keys (app_id, key, operation, request_hash, created)
+				VALUES ('app1', 'k1', 'transfer', '', 0)`); err != nil {
+				return err
+			}
+			return rawTransferOnce(ctx, db, w.appID, "k1", taken)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := countRaw(t, db)
+			if tc.name == "key taken" {
+				before.keys++ // the key the test claims itself
+			}
+			if err := tc.move(); err == nil {
+				t.Fatal("the transfer committed")
+			}
+			if got := countRaw(t, db); got != before {
+				t.Fatalf("a failed transfer left %+v, want %+v", got, before)
+			}
+		})
+	}
+}
