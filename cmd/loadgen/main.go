@@ -3,12 +3,15 @@
 // a fresh SQLite or PostgreSQL database. It prints committed operations per second, latency
 // percentiles, errors by kind, the server's peak resident memory, CPU and writes per operation,
 // and the raw commit rate of the same database measured in the same run, so figures read as
-// ratios.
+// ratios. With -raw, on PostgreSQL, it also runs a hand-written one-round-trip transfer on copies
+// of payoutd's tables before and after the load (raw.go), and prints the service's rate as a
+// ratio to it.
 // Finally it checks through the API that no money was created or lost and that every
 // acknowledged operation exists once.
 //
 //	loadgen -clients 64 -duration 20s -mix transfer=100
 //	loadgen -db postgres://localhost/bench -clients 64 -mix transfer=80,payout=10,link=5,read=3,list=2
+//	loadgen -db postgres://localhost/bench -clients 64 -duration 12s -raw 6s
 //	loadgen -url http://127.0.0.1:8081 -client-id ck_... -api-key sk_... -app-id ...
 package main
 
