@@ -77,8 +77,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return c, err
 	}
 	c.mix = m
-	if c.raw > 0 && (c.url != "" || !isPostgres(c.db)) {
-		return c, errors.New("-raw needs -db with a postgres:// URL and no -url")
+	if c.raw > 0 && (c.url != "" || !isPostgres(c.db) || c.users < 2) {
+		return c, errors.New("-raw needs -db with a postgres:// URL, no -url, and -users 2 or more")
 	}
 	if c.url != "" && (c.clientID == "" || c.apiKey == "" || c.appID == "") {
 		return c, errors.New("-url needs -client-id, -api-key and -app-id")
