@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -39,7 +41,56 @@ func (h *Handlers) renderApp(c *fiber.Ctx, status int, form components.Form) err
 			p.Pages = pageLinks("/app", nil, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#deposits")
 		}
 	}
+	if !web.IsHTMX(c) { // the deposits' pages swap their table alone
+		rails, err := h.railsOf(c.UserContext())
+		if err != nil {
+			return err
+		}
+		p.Rails = rails
+	}
 	return h.web.Render(c, status, web.Page{Title: "App wallet", Content: pages.App(p), Fragment: pages.Deposits(p)})
+}
+
+// railsOf says which rail pays out on each platform, where the service offers to say (the
+// extension rails); on the public API the provider runs its rails, and the section says so.
+func (h *Handlers) railsOf(ctx context.Context) (pages.RailsProps, error) {
+	offered, err := h.offers(ctx, payouts.ExtRails)
+	if err != nil {
+		return pages.RailsProps{}, err
+	}
+	if !offered {
+		return pages.RailsProps{Note: "The payouts provider runs the rails: this API does not say which pays out on each platform."}, nil
+	}
+	rails, err := h.payouts.Rails(ctx)
+	if err != nil {
+		return pages.RailsProps{}, err
+	}
+	var p pages.RailsProps
+	for _, r := range rails.Rails {
+		row := pages.PlatformRailProps{Platform: r.Platform.Label(), Rail: railLabel(r.Rail), Sandbox: r.Rail == sandboxRail}
+		if r.Platform == payouts.PlatformCashApp {
+			row.Note = "Cash App has no public payouts API: its payouts stay on the sandbox unless payoutd is configured otherwise."
+		}
+		p.Rails = append(p.Rails, row)
+	}
+	return p, nil
+}
+
+// sandboxRail is how GET /v2/rails names the sandbox's rail.
+const sandboxRail = "sandbox"
+
+// railLabel is a rail's name for people; a provider this dashboard does not know by name is
+// shown as the service names it.
+func railLabel(rail string) string {
+	switch rail {
+	case sandboxRail:
+		return "Sandbox"
+	case "paypal":
+		return "PayPal Payouts"
+	case "stripe":
+		return "Stripe Treasury"
+	}
+	return rail
 }
 
 // deposit funds the app's wallet from its bank.

@@ -65,6 +65,7 @@ type Payouts interface {
 	GetApp(ctx context.Context, appID string) (*payouts.App, error)
 	GetAppStats(ctx context.Context, appID string, days int) (*payouts.AppStats, error)
 	Deposit(ctx context.Context, appID string, req payouts.DepositRequest) (*payouts.Transfer, error)
+	Rails(ctx context.Context) (*payouts.Rails, error)
 
 	SandboxMessages(ctx context.Context, page payouts.Page) (*payouts.List[payouts.SandboxMessage], error)
 
