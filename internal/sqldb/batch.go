@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -85,8 +86,11 @@ func (b *Batch) BeforeStatement(ctx context.Context) error {
 }
 
 // Intents are what the batch's jobs said beforehand they will read and claim (InBatch), in the
-// order they run, for a store to read and claim it for all of them at once.
+// order they run, for a store to read and claim it for all of them at once (DB.OnBatchStart).
 func (b *Batch) Intents() []any { return b.intents }
+
+// Tx is the batch's transaction.
+func (b *Batch) Tx() *sql.Tx { return b.tx }
 
 // Left is how many of the batch's jobs have not yet ended, the one running now included.
 func (b *Batch) Left() int { return b.left }
@@ -120,6 +124,9 @@ type writers struct {
 	// between, when set, runs after each batch's commit, before the next batch is taken: the
 	// one moment no write transaction is open (SQLite's log restart, see DB.restartLog).
 	between func()
+	// start, when set, runs in each shared batch's transaction before its first job
+	// (DB.OnBatchStart).
+	start atomic.Pointer[func(context.Context, *Batch) error]
 }
 
 // maxRuns is how many times a job that keeps failing retryably runs alone before its caller
@@ -302,6 +309,13 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 	batch := &Batch{shared: !single, left: len(jobs), intents: make([]any, len(jobs)), tx: tx, conn: conn}
 	for i, j := range jobs {
 		batch.intents[i] = j.intent
+	}
+	if start := w.start.Load(); start != nil && !single {
+		// Under no job's savepoint: no job's rollback undoes what it did.
+		if err := (*start)(ctx, batch); err != nil {
+			tx.Rollback()
+			return errs, err
+		}
 	}
 	for i, j := range jobs {
 		if errs[i] = j.ctx.Err(); errs[i] != nil {

@@ -159,3 +159,68 @@ func TestCanceledJobOfBatchSkipped(t *testing.T) {
 		t.Errorf("canceled job ran: %v; rows %v, want [1 3]", ranCanceled, keys)
 	}
 }
+
+// TestBatchStart: the batch start runs once in a batch of several jobs, before the first, with
+// every job's intent, and what it writes stays when a job is rolled back; it does not run for a
+// job alone. When it fails, the batch's jobs run each alone and commit.
+func TestBatchStart(t *testing.T) {
+	w := testWriters(t)
+	if _, err := w.pool.Exec(`CREATE TABLE items (k INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (n int) {
+		t.Helper()
+		if err := w.pool.QueryRow(`SELECT count(*) FROM items`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var starts []string
+	var failStart bool
+	start := func(_ context.Context, b *Batch) error {
+		starts = append(starts, fmt.Sprint(b.Intents()...))
+		if failStart {
+			return errors.New("start failed")
+		}
+		_, err := b.Tx().Exec(`INSERT INTO items (k) VALUES (100)`)
+		return err
+	}
+	w.start.Store(&start)
+	ran, rows := "", 0
+	named := func(name string, fail bool) *job {
+		j := newJob(context.Background(), func(tx *sql.Tx, b *Batch) error {
+			ran += name
+			if err := b.BeforeStatement(context.Background()); err != nil {
+				return err
+			}
+			rows++
+			if _, err := tx.Exec(`INSERT INTO items (k) VALUES (?)`, rows); err != nil {
+				return err
+			}
+			if fail {
+				return errChanged
+			}
+			return nil
+		})
+		j.intent = name
+		return j
+	}
+
+	w.runBatch([]*job{named("a", true), named("b", false)})
+	if fmt.Sprint(starts) != "[ab]" || ran != "ab" || count() != 2 {
+		t.Fatalf("a batch of two: starts %q, jobs ran %q, %d rows; want one start with both intents, both jobs, "+
+			"the start's row and b's", starts, ran, count())
+	}
+	starts, ran = nil, ""
+	w.runBatch([]*job{named("c", false)})
+	if len(starts) != 0 || ran != "c" {
+		t.Fatalf("a job alone: starts %q, jobs ran %q; want no start", starts, ran)
+	}
+	starts, ran, failStart = nil, "", true
+	w.runBatch([]*job{named("d", false), named("e", false)})
+	if fmt.Sprint(starts) != "[de]" || ran != "de" || count() != 5 {
+		t.Fatalf("a failed start: starts %q, jobs ran %q, %d rows; want the jobs run alone and committed", starts, ran, count())
+	}
+}
+
+var errChanged = errors.New("changed its mind")

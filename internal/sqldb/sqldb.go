@@ -365,6 +365,12 @@ func (db *DB) InBatch(ctx context.Context, intent any, fn func(*sql.Tx, *Batch) 
 	return db.writers.submit(ctx, true, intent, fn)
 }
 
+// OnBatchStart sets what runs in the transaction of every batch of several jobs before its first
+// job: a store reads there, for all the jobs at once, what their intents (Batch.Intents) said
+// they will read and claim. It runs under no job's savepoint, so no job's rollback undoes it;
+// its error fails the batch, whose jobs then run alone, where it does not run.
+func (db *DB) OnBatchStart(fn func(ctx context.Context, b *Batch) error) { db.writers.start.Store(&fn) }
+
 // IsUniqueViolation reports whether err is a unique or primary key constraint failure.
 func IsUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError

@@ -1,26 +1,128 @@
 package store
 
 import (
+	"context"
+	"errors"
 	"slices"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/sqldb"
+	"github.com/disburse/disburse/payouts"
 )
 
-// batchReads keeps, for one batch's transaction, the app rows and webhook endpoints its jobs
-// read: every transfer of a batch reads its app and the app's endpoints, which hardly ever change.
-// It also keeps the users its jobs said they would read (service.Intent), read for all of
-// them in one statement by the first job that reads a user (readUsersAhead). It is dropped whole
-// by any statement that says it writes a table it copies (touching), by a savepoint rolled back and by a job rolled back (which
-// on PostgreSQL also lets go of the row locks taken inside it), so it never holds what the
-// transaction does not (or no longer) see, or no longer holds locked.
+// minAhead is the fewest users, or idempotency keys, of a batch's jobs that the batch view reads
+// or claims before the jobs run: on PostgreSQL a read ahead of a few rows took 0.3–0.7 ms against
+// 0.03 ms a row read alone (an 8-client payout run, where it cost a tenth of the rate).
+const minAhead = 8
+
+// startBatch builds the batch view before a batch's first job runs (sqldb.DB.OnBatchStart), from
+// what its jobs said they will read and claim (service.Intent): it claims the keys said once in
+// the batch (claimKeysStmts), reads the users said, with their wallets, and the apps of the keys.
+// On PostgreSQL all of it is one round trip (a pipeline); the users' rows are locked as GetUser
+// locks them, but a row another transaction holds is skipped (SKIP LOCKED), for its job to read
+// itself. A deleted user is left out, for its job's own read to refuse. It runs under no job's
+// savepoint: a job rolled back undoes none of it, and gives back only the key it took. Each job
+// then reads through the view (batchReads, takeKeyClaimedAhead).
+func (s *Store) startBatch(ctx context.Context, b *sqldb.Batch) error {
+	var userIDs, appIDs []string
+	said := map[keyRef][]service.IdempotencyRecord{}
+	for _, jobIntent := range b.Intents() {
+		intent, _ := jobIntent.(service.Intent) // nil for a job sent through sqldb.DB.InTx
+		for _, id := range intent.UsersToRead {
+			if payouts.ValidID(id) {
+				userIDs = append(userIDs, id)
+			}
+		}
+		if k := intent.KeyToClaim; k != nil {
+			ref := keyRef{k.AppID, k.Key}
+			said[ref] = append(said[ref], *k)
+			appIDs = append(appIDs, k.AppID)
+		}
+	}
+	var keys []service.IdempotencyRecord
+	for _, ks := range said {
+		if len(ks) == 1 { // a key said by two jobs is left for their own claims
+			keys = append(keys, ks[0])
+		}
+	}
+	slices.Sort(userIDs)
+	userIDs = slices.Compact(userIDs)
+	if len(keys) < minAhead && len(userIDs) < minAhead {
+		return nil
+	}
+	q := &Queries{conn: b.Tx(), db: s.db, tx: b.Tx(), batch: b, dialect: s.db.Dialect}
+	st := q.batchState()
+	st.reads = newBatchReads()
+	var stmts []sqldb.Stmt
+	if len(keys) >= minAhead {
+		st.keys = &keysAhead{claimed: map[keyRef]service.IdempotencyRecord{}}
+		claims, err := claimKeysStmts(q.dialect, keys, st.keys)
+		if err != nil {
+			return err
+		}
+		stmts = append(stmts, claims...)
+	}
+	if len(userIDs) >= minAhead {
+		stmts = append(stmts, q.readUsersStmt(userIDs, st.reads))
+	}
+	if slices.Sort(appIDs); len(appIDs) > 0 {
+		stmts = append(stmts, readAppsStmt(slices.Compact(appIDs), st.reads))
+	}
+	return q.runInBatch(ctx, stmts)
+}
+
+// readUsersStmt reads the users ids with their wallets into the view r.
+func (q *Queries) readUsersStmt(ids []string, r *batchReads) sqldb.Stmt {
+	marks, args := idList(ids)
+	return sqldb.Stmt{Query: userSelect + ` WHERE u.id IN (` + marks + `)` + q.lockRows("u", true), Args: args,
+		Row: func(scan func(...any) error) error {
+			u, wallet, err := scanUserWallet(scanFunc(scan))
+			switch {
+			case errors.Is(err, service.ErrNoRecord): // deleted
+				return nil
+			case err != nil:
+				return err
+			}
+			r.users[u.ID] = userRead{user: u, wallet: wallet}
+			return nil
+		}}
+}
+
+// readAppsStmt reads the apps ids into the view r.
+func readAppsStmt(ids []string, r *batchReads) sqldb.Stmt {
+	marks, args := idList(ids)
+	return sqldb.Stmt{Query: `SELECT ` + appColumns + ` FROM apps WHERE id IN (` + marks + `)`, Args: args,
+		Row: func(scan func(...any) error) error {
+			a, err := scanApp(scanFunc(scan))
+			if err == nil {
+				r.keepApp(a)
+			}
+			return err
+		}}
+}
+
+// scanFunc is a row's Scan as a function, for the scanners written for *sql.Row.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+// batchReads is the batch view: for one batch's transaction, the users its jobs said they would
+// read and the apps of their keys, read before they ran (startBatch), and the app rows and
+// webhook endpoints its jobs read since, once per batch. It is dropped whole by any statement
+// that says it writes a table it copies (touching), by a savepoint rolled back and by a job
+// rolled back, so it never holds what the transaction does not (or no longer) see.
 type batchReads struct {
 	apps      map[string]*service.AppRecord
 	endpoints map[string][]service.WebhookEndpointRecord
 	users     map[string]userRead
 	inJob     bool
-	// usersAhead is set once the batch's users were read ahead, or found not worth reading.
-	usersAhead bool
+}
+
+func newBatchReads() *batchReads {
+	r := &batchReads{}
+	r.drop()
+	return r
 }
 
 // userRead is a user read ahead with its wallet (nil when the user has none yet).
@@ -36,8 +138,7 @@ func (q *Queries) batchReads() *batchReads {
 	}
 	st := q.batchState()
 	if st.reads == nil {
-		st.reads = &batchReads{}
-		st.reads.drop()
+		st.reads = newBatchReads()
 	}
 	r := st.reads
 	if !r.inJob {

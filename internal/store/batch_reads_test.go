@@ -363,3 +363,46 @@ func TestUsersReadAheadSkipsLockedRows(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchViewBuiltBeforeJobs: a shared batch claims the keys and reads the users its jobs said
+// they would claim and read before its first job runs, so every job of it finds them, whether or
+// not it then claims or reads anything; keys no job took are free again once the batch commits.
+func TestBatchViewBuiltBeforeJobs(t *testing.T) {
+	const jobs = 24 // so that one of PostgreSQL's two writers' batches has at least 12
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		var users []*service.UserRecord
+		for n := range jobs {
+			users = append(users, newUser(t, st, appID, n, fmt.Sprintf("u%d@example.com", n)))
+		}
+		said := func(i int) *service.IdempotencyRecord {
+			return &service.IdempotencyRecord{AppID: appID, Key: fmt.Sprintf("40000000-0000-4000-8000-%012d", i),
+				Operation: "transfer", RequestHash: fmt.Sprint("hash ", i), Created: t0}
+		}
+		time.AfterFunc(100*time.Millisecond, holdWriters(t, st))
+		keysSeen, usersSeen := make([]int, jobs), make([]int, jobs)
+		errs := inParallel(jobs, func(i int) error {
+			intent := service.Intent{UsersToRead: []string{users[i].ID}, KeyToClaim: said(i)}
+			return st.InTxWith(ctx, intent, func(q service.Queries) error {
+				keysSeen[i], usersSeen[i] = len(store.KeysClaimedAhead(q)), len(store.UsersReadAhead(q))
+				return nil
+			})
+		})
+		found := false
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("job %d: %v", i, err)
+			}
+			found = found || (keysSeen[i] >= 8 && usersSeen[i] >= 8)
+		}
+		if !found {
+			t.Errorf("no job found its batch's keys claimed and users read before it ran: keys %v, users %v", keysSeen, usersSeen)
+		}
+		for i := range jobs {
+			if prior, err := st.ClaimIdempotencyKey(ctx, said(i)); err != nil || prior != nil {
+				t.Errorf("job %d's key after the batch: %+v, %v; want it free", i, prior, err)
+			}
+		}
+	})
+}

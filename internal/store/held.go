@@ -84,6 +84,16 @@ func (q *Queries) holdForBatch() {
 	})
 }
 
+// runInBatch runs stmts in the batch's transaction outside any job: on PostgreSQL in one round
+// trip (a pipeline), on SQLite one after another.
+func (q *Queries) runInBatch(ctx context.Context, stmts []sqldb.Stmt) error {
+	if q.dialect == sqldb.Postgres {
+		return q.batch.Pipeline(ctx, stmts)
+	}
+	tx := q.batch.Tx()
+	return (&Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect}).run(ctx, touchingNone, stmts)
+}
+
 // batchState is what the store keeps for a batch of jobs (sqldb.Batch.State): its netted ledger
 // deltas and its held rows, both written before the commit.
 type batchState struct {
@@ -107,8 +117,7 @@ func (q *Queries) batchState() *batchState {
 	}
 	st = &batchState{}
 	q.batch.State = st
-	batch := q.batch
-	q.batch.BeforeCommit(func(ctx context.Context, tx *sql.Tx) error {
+	q.batch.BeforeCommit(func(ctx context.Context, _ *sql.Tx) error {
 		if st.lost != nil {
 			return fmt.Errorf("%w: %w", st.lost, sqldb.ErrRetry)
 		}
@@ -124,13 +133,7 @@ func (q *Queries) batchState() *batchState {
 			stmts = append(stmts, st.netting.stmts(q.dialect)...)
 		}
 		// On PostgreSQL the whole batch's writes are one round trip.
-		var err error
-		if q.dialect == sqldb.Postgres {
-			err = batch.Pipeline(ctx, stmts)
-		} else {
-			fq := &Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect}
-			err = fq.run(ctx, touchingNone, stmts)
-		}
+		err := q.runInBatch(ctx, stmts)
 		if errors.Is(err, service.ErrOverdraft) {
 			return fmt.Errorf("store: a concurrent write overdrew an account of the batch: %w", sqldb.ErrRetry)
 		}

@@ -127,43 +127,36 @@ func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (_
 	return res.RowsAffected()
 }
 
-// keysAhead are the idempotency keys a batch claimed for its jobs in one statement
-// (claimKeysAhead), each job's as it said it would claim it (service.Intent).
+// keysAhead are the idempotency keys the batch claimed for its jobs before they ran (the batch
+// view, startBatch), each job's as it said it would claim it (service.Intent).
 type keysAhead struct {
 	claimed map[keyRef]service.IdempotencyRecord // claimed, and not yet taken by their job
 	release []keyRef                             // taken by a job that was then rolled back
-	// lost is set when the job that claimed them was rolled back, and the claims with it.
-	lost bool
 }
 
 type keyRef struct{ appID, key string }
 
 // takeKeyClaimedAhead answers a job's claim of the key it said it would claim from the batch's
-// claims; the first claim of the batch claims the keys of all its jobs. It reports whether the
-// key was claimed for this job: then the job holds it, claimed as it said (unfinished, or
-// finished with the resource it named). A job rolled back gives its key back at the batch's end
-// (releaseKeysAhead), as does one that never claims it. Inside a savepoint of the job nothing is
-// claimed or taken: the savepoint's rollback would undo the claims and leave them counted.
+// claims. It reports whether the key was claimed for this job: then the job holds it, claimed as
+// it said (unfinished, or finished with the resource it named). A job rolled back gives its key
+// back at the batch's end (releaseKeysAhead), as does one that never claims it. Inside a
+// savepoint of the job nothing is taken: the savepoint's rollback would leave it counted.
 func (q *Queries) takeKeyClaimedAhead(ctx context.Context, k *service.IdempotencyRecord) (bool, error) {
 	if q.batch == nil || q.savepoints > 0 {
 		return false, nil
 	}
-	st := q.batchState()
-	if st.keys == nil {
-		st.keys = &keysAhead{}
-		if err := q.claimKeysAhead(ctx, st.keys); err != nil {
-			return false, err
-		}
+	ka, ref := q.batchState().keys, keyRef{k.AppID, k.Key}
+	if ka == nil {
+		return false, nil
 	}
-	ka, ref := st.keys, keyRef{k.AppID, k.Key}
 	claim, ok := ka.claimed[ref]
-	if said := q.intent.KeyToClaim; ka.lost || !ok || said == nil || said.AppID != k.AppID || said.Key != k.Key {
+	if said := q.intent.KeyToClaim; !ok || said == nil || said.AppID != k.AppID || said.Key != k.Key {
 		return false, nil // not this job's: its claim finds the key under way (ClaimIdempotencyKey)
 	}
 	delete(ka.claimed, ref)
 	// From here the key is this job's to give back if it is rolled back.
 	q.batch.OnJobEnd(func(ok bool) {
-		if !ok && !ka.lost {
+		if !ok {
 			ka.release = append(ka.release, ref)
 		}
 	})
@@ -183,68 +176,47 @@ func (q *Queries) claimedAheadFor(appID, key string) bool {
 		return false
 	}
 	ka := q.batchState().keys
-	if ka == nil || ka.lost {
+	if ka == nil {
 		return false
 	}
 	_, ok := ka.claimed[keyRef{appID, key}]
 	return ok
 }
 
-// claimKeysAhead claims, in one statement, the keys the batch's jobs said they would claim,
-// when there are at least minAhead of them: a key said by two jobs is left for their own claims,
-// and one already taken is left for its job to find. It runs in the job that claims first; if
-// that job is rolled back the claims are too.
-func (q *Queries) claimKeysAhead(ctx context.Context, ka *keysAhead) error {
-	said := map[keyRef][]service.IdempotencyRecord{}
-	for _, jobIntent := range q.batch.Intents() {
-		intent, _ := jobIntent.(service.Intent) // nil for a job sent through sqldb.DB.InTx
-		if k := intent.KeyToClaim; k != nil {
-			ref := keyRef{k.AppID, k.Key}
-			said[ref] = append(said[ref], *k)
-		}
-	}
-	var keys []service.IdempotencyRecord
-	for _, ks := range said {
-		if len(ks) == 1 {
-			keys = append(keys, ks[0])
-		}
-	}
-	if len(keys) < minAhead {
-		return nil
-	}
-	// In one order, so that two batches claiming the same keys on PostgreSQL wait for each other
-	// rather than deadlock.
+// claimKeysStmts are the statements that claim keys, the free ones, for the batch view (ka):
+// in key order, so that two PostgreSQL batches claiming the same keys wait for each other rather
+// than deadlock. A key already taken is left for its job's own claim to find.
+func claimKeysStmts(d sqldb.Dialect, keys []service.IdempotencyRecord, ka *keysAhead) ([]sqldb.Stmt, error) {
 	slices.SortFunc(keys, func(a, b service.IdempotencyRecord) int {
 		return cmp.Or(cmp.Compare(a.AppID, b.AppID), cmp.Compare(a.Key, b.Key))
-	})
-	ka.claimed = map[keyRef]service.IdempotencyRecord{}
-	q.batch.OnJobEnd(func(ok bool) {
-		if !ok {
-			ka.lost, ka.claimed, ka.release = true, nil, nil
-		}
 	})
 	byRef := map[keyRef]service.IdempotencyRecord{}
 	for _, k := range keys {
 		byRef[keyRef{k.AppID, k.Key}] = k
 	}
-	return q.insertRows(ctx, touchingNone, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)`, len(keys),
+	var stmts []sqldb.Stmt
+	err := sqldb.InsertRows(d, len(keys), itemsPerInsert, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)`,
 		func(i int) []any {
 			k := keys[i]
 			return []any{k.AppID, k.Key, k.Operation, k.RequestHash, nullString(k.ResourceID), sqldb.Micros(k.Created)}
-		}, `ON CONFLICT (app_id, key) DO NOTHING RETURNING app_id, key`, func(r *sql.Rows) error {
-			var ref keyRef
-			if err := r.Scan(&ref.appID, &ref.key); err != nil {
-				return err
-			}
-			ka.claimed[ref] = byRef[ref]
+		}, `ON CONFLICT (app_id, key) DO NOTHING RETURNING app_id, key`, func(query string, args []any) error {
+			stmts = append(stmts, sqldb.Stmt{Query: query, Args: args, Row: func(scan func(...any) error) error {
+				var ref keyRef
+				if err := scan(&ref.appID, &ref.key); err != nil {
+					return err
+				}
+				ka.claimed[ref] = byRef[ref]
+				return nil
+			}})
 			return nil
 		})
+	return stmts, err
 }
 
 // releaseKeysAhead are the statements that give back, before the batch commits, the keys it
 // claimed ahead that no job kept: their jobs were rolled back, or never claimed them.
 func releaseKeysAhead(ka *keysAhead) []sqldb.Stmt {
-	if ka == nil || ka.lost {
+	if ka == nil {
 		return nil
 	}
 	byApp := map[string][]string{}

@@ -65,7 +65,9 @@ func OpenWith(ctx context.Context, dsn string, timeouts sqldb.Timeouts) (*Store,
 		db.Close()
 		return nil, err
 	}
-	return &Store{Queries: &Queries{conn: db.DB, db: db, dialect: db.Dialect}, db: db}, nil
+	s := &Store{Queries: &Queries{conn: db.DB, db: db, dialect: db.Dialect}, db: db}
+	db.OnBatchStart(s.startBatch)
+	return s, nil
 }
 
 // Close closes the database.
@@ -80,7 +82,7 @@ func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) erro
 }
 
 // InTxWith is InTx for a job that says beforehand which users it reads and which key it claims:
-// the batch reads and claims those of all its jobs at once (readUsersAhead, claimKeysAhead).
+// the batch reads and claims those of all its jobs at once, before they run (startBatch).
 func (s *Store) InTxWith(ctx context.Context, intent service.Intent, fn func(q service.Queries) error) error {
 	return s.db.InBatch(ctx, intent, func(tx *sql.Tx, b *sqldb.Batch) error {
 		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent}

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -118,9 +116,6 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.Use
 	// table's first ANALYZE PostgreSQL's planner cannot tell the id index from an (app_id, ...)
 	// one, and takes the partial indexes on deleted_at IS NULL for tiny; either way it may read
 	// every user of the app to find one.
-	if err := q.readUsersAhead(ctx); err != nil {
-		return nil, err
-	}
 	u, wallet, ok := q.batchReads().user(appID, id)
 	if !ok {
 		read, readWallet, err := scanUserWallet(q.queryRowTouching(ctx, readingUsers, userSelect+` WHERE u.id = ?`+q.lockRow("u"), id))
@@ -139,53 +134,6 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.Use
 		n.wallet(u)
 	}
 	return u, nil
-}
-
-// minAhead is the fewest users a batch reads ahead, and the fewest idempotency keys it claims
-// ahead (claimKeysAhead).
-const minAhead = 8
-
-// readUsersAhead reads, the first time a job of a batch reads a user, every user the batch's jobs
-// said they would read (service.Intent) in one statement, so that each job's GetUser
-// costs no statement of its own: a round trip per job less on PostgreSQL. There it locks
-// the rows as GetUser does, skipping those another transaction holds: their jobs read them
-// themselves (and fail at once, as they would have). A deleted user is left out, for its job's
-// own read to refuse.
-//
-// A read ahead of a few users costs more than their reads one by one (on PostgreSQL 0.3 to 0.7
-// ms against 0.03 ms each, in a 8-client payout run, where it cost a tenth of the rate), so it
-// runs only for minAhead users or more.
-func (q *Queries) readUsersAhead(ctx context.Context) error {
-	r := q.batchReads()
-	if r == nil || r.usersAhead {
-		return nil
-	}
-	r.usersAhead = true
-	var ids []string
-	for _, said := range q.batch.Intents() {
-		intent, _ := said.(service.Intent) // nil for a job sent through sqldb.DB.InTx
-		for _, id := range intent.UsersToRead {
-			if payouts.ValidID(id) {
-				ids = append(ids, id)
-			}
-		}
-	}
-	slices.Sort(ids)
-	if ids = slices.Compact(ids); len(ids) < minAhead {
-		return nil
-	}
-	marks, args := idList(ids)
-	return q.scanRows(ctx, readingUsers, userSelect+` WHERE u.id IN (`+marks+`)`+q.lockRows("u", true), args, func(rows *sql.Rows) error {
-		u, wallet, err := scanUserWallet(rows)
-		switch {
-		case errors.Is(err, service.ErrNoRecord): // deleted
-			return nil
-		case err != nil:
-			return err
-		}
-		r.users[u.ID] = userRead{user: u, wallet: wallet}
-		return nil
-	})
 }
 
 // ListUsers reads a page of the app's users, newest first.
