@@ -40,6 +40,7 @@ type Payouts interface {
 
 	ListTransactions(ctx context.Context, page payouts.Page, filter payouts.TransactionFilter) (*payouts.List[payouts.Transaction], error)
 	SummarizeTransactions(ctx context.Context, filter payouts.TransactionFilter) (*payouts.Summary, error)
+	Statement(ctx context.Context, r payouts.StatementRequest) (*payouts.Statement, error)
 	AllTransactions(ctx context.Context, filter payouts.TransactionFilter) iter.Seq2[payouts.Transaction, error]
 	GetTransaction(ctx context.Context, id int64) (*payouts.Transaction, error)
 

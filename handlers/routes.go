@@ -13,6 +13,7 @@ var Nav = []web.NavItem{
 	{Label: "Users", Href: "/users", Perm: web.PermUsersRead},
 	{Label: "Transfers", Href: "/transfers", Perm: web.PermTransfersRead},
 	{Label: "Transactions", Href: "/transactions", Perm: web.PermTransfersRead},
+	{Label: "Statement", Href: "/statement", Perm: web.PermTransfersRead},
 	{Label: "Payout links", Href: "/payout-links", Perm: web.PermLinksRead},
 	{Label: "Flows", Href: "/flows", Perm: web.PermFlowsRead},
 	{Label: "Sandbox inbox", Href: "/sandbox/inbox", Perm: web.PermUsersWrite},
@@ -63,6 +64,11 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/transactions", Perm: web.PermTransfersRead, Handler: h.transactions},
 		{Method: get, Path: "/transactions/export", Perm: web.PermExport, Handler: h.exportTransactions},
 		{Method: get, Path: "/transactions/:id", Perm: web.PermTransfersRead, Handler: h.transaction},
+
+		// A statement is the same ledger lines the transactions list shows, so whoever reads
+		// transaction histories reads statements (support does not).
+		{Method: get, Path: "/statement", Perm: web.PermTransfersRead, Handler: h.statement},
+		{Method: get, Path: "/statement/export", Perm: web.PermExport, Handler: h.exportStatement},
 
 		{Method: get, Path: "/payout-links", Perm: web.PermLinksRead, Handler: h.payoutLinks},
 		{Method: get, Path: "/payout-links/new", Perm: web.PermLinksWrite, Handler: h.newPayoutLink},

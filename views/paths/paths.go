@@ -47,6 +47,11 @@ func Transactions(f payouts.TransactionFilter) string {
 	return withQuery("/transactions", url.Values{"user": {f.UserID}})
 }
 
+// Statement is the statement of userID's wallet, or of the app's when userID is empty.
+func Statement(userID string) string {
+	return withQuery("/statement", url.Values{"user_id": {userID}})
+}
+
 func Transaction(id int64) string { return "/transactions/" + strconv.FormatInt(id, 10) }
 
 func PayoutLink(id string) string       { return "/payout-links/" + url.PathEscape(id) }
