@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,12 +47,13 @@ type rawCounts struct {
 	balances                          int64
 }
 
-func countRaw(t *testing.T, db *sql.DB) rawCounts {
+// countRaw counts the raw tables, whose names begin with prefix.
+func countRaw(t *testing.T, db *sql.DB, prefix string) rawCounts {
 	t.Helper()
 	var c rawCounts
-	err := db.QueryRow(`SELECT (SELECT count(*) FROM loadgen_raw_idempotency_keys), (SELECT count(*) FROM loadgen_raw_transfers),
-		(SELECT count(*) FROM loadgen_raw_postings), (SELECT count(*) FROM loadgen_raw_events),
-		(SELECT sum(credits_posted - debits_posted) FROM loadgen_raw_ledger_accounts)`).
+	err := db.QueryRow(strings.ReplaceAll(`SELECT (SELECT count(*) FROM PREFIXidempotency_keys), (SELECT count(*) FROM PREFIXtransfers),
+		(SELECT count(*) FROM PREFIXpostings), (SELECT count(*) FROM PREFIXevents),
+		(SELECT sum(credits_posted - debits_posted) FROM PREFIXledger_accounts)`, "PREFIX", prefix)).
 		Scan(&c.keys, &c.transfers, &c.postings, &c.events, &c.balances)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +67,7 @@ func countRaw(t *testing.T, db *sql.DB) rawCounts {
 func TestRawTransferWritesAllOrNothing(t *testing.T) {
 	db, w := rawDB(t)
 	ctx := context.Background()
-	start := countRaw(t, db)
+	start := countRaw(t, db, "loadgen_raw_")
 
 	n, err := rawLoad(ctx, db, w, 4, 200*time.Millisecond, w.viaApp)
 	if err != nil {
@@ -74,7 +78,7 @@ func TestRawTransferWritesAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := rawCounts{keys: n + m, transfers: n + m, postings: n + m, events: 3 * (n + m), balances: start.balances}
-	if got := countRaw(t, db); n == 0 || m == 0 || got != want {
+	if got := countRaw(t, db, "loadgen_raw_"); n == 0 || m == 0 || got != want {
 		t.Fatalf("after %d and %d transfers the tables hold %+v, want %+v", n, m, got, want)
 	}
 
@@ -99,16 +103,77 @@ func TestRawTransferWritesAllOrNothing(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := countRaw(t, db)
+			before := countRaw(t, db, "loadgen_raw_")
 			if tc.name == "key taken" {
 				before.keys++ // the key the test claims itself
 			}
 			if err := tc.move(); err == nil {
 				t.Fatal("the transfer committed")
 			}
-			if got := countRaw(t, db); got != before {
+			if got := countRaw(t, db, "loadgen_raw_"); got != before {
 				t.Fatalf("a failed transfer left %+v, want %+v", got, before)
 			}
 		})
+	}
+}
+
+// TestRawSQLiteGroupCommitWritesAllOrNothing: the SQLite baseline's transfers that commit store
+// their key, transfer, posting and three events and move the cent; one whose debit would
+// overdraw, in the same batch as others, stores nothing, and the others commit.
+func TestRawSQLiteGroupCommitWritesAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "raw.db")
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	w, err := makeRawSQLiteWorld(ctx, db, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := countRaw(t, db, "")
+	n, err := rawSQLiteLoad(ctx, db, w, 4, 200*time.Millisecond, w.viaApp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := rawSQLiteLoad(ctx, db, w, 4, 200*time.Millisecond, w.betweenUsers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rawCounts{keys: n + m, transfers: n + m, postings: n + m, events: 3 * (n + m), balances: start.balances}
+	if got := countRaw(t, db, ""); n == 0 || m == 0 || got != want {
+		t.Fatalf("after %d and %d transfers the tables hold %+v, want %+v", n, m, got, want)
+	}
+
+	var empty int64
+	if err := db.QueryRow(`INSERT INTO ledger_accounts (app_id, kind, ref) VALUES (?, 'user_wallet', 'empty') RETURNING id`, w.appID).Scan(&empty); err != nil {
+		t.Fatal(err)
+	}
+	good := rawMove{debit: w.app, credit: w.users[0].account, user: w.users[0].ref, amount: -1}
+	batch := []*rawSQLiteJob{
+		{key: "k1", move: good},
+		{key: "k2", move: rawMove{debit: empty, credit: w.app, user: "empty", amount: 1}},
+		{key: "k1", move: good}, // its key taken by the first
+		{key: "k3", move: good},
+	}
+	errs, err := rawSQLiteBatch(ctx, db, w.appID, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, wantRefused := range []bool{false, true, true, false} {
+		if errors.Is(errs[i], errRawRefused) != wantRefused {
+			t.Errorf("transfer %d: %v, want refused %v", i, errs[i], wantRefused)
+		}
+	}
+	want = rawCounts{keys: want.keys + 2, transfers: want.transfers + 2, postings: want.postings + 2, events: want.events + 6, balances: want.balances}
+	if got := countRaw(t, db, ""); got != want {
+		t.Fatalf("after a batch of two good transfers and two refused the tables hold %+v, want %+v", got, want)
 	}
 }

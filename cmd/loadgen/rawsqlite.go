@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/internal/store"
+)
+
+// On SQLite the baseline is a hand-written durable group commit: the clients hand their
+// transfers to one writer goroutine, which takes every one waiting (up to 128), runs each under
+// a savepoint in one transaction (the same rows and guard as the PostgreSQL statement: the key
+// claimed, the debit guarded, the credit, the transfer, its posting and its three events) and
+// commits them with one flush (synchronous=FULL, WAL). It writes a scratch database beside the
+// service's, with payoutd's schema (its migrations), removed afterwards.
+
+// rawSQLiteJob is a transfer waiting for the raw writer, answered on done.
+type rawSQLiteJob struct {
+	key  string
+	move rawMove
+	done chan error
+}
+
+// rawSQLiteRates runs the raw group commit on a scratch database beside the SQLite file dsn
+// from clients goroutines at once, for d each way.
+func rawSQLiteRates(ctx context.Context, dsn string, clients, users int, d time.Duration) (rawRates, error) {
+	scratch := fmt.Sprintf("%s.raw-%d", dsn, time.Now().UnixNano())
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		defer os.Remove(scratch + suffix)
+	}
+	st, err := store.Open(ctx, scratch) // payoutd's tables, indexes and triggers
+	if err != nil {
+		return rawRates{}, err
+	}
+	st.Close()
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)", "temp_store(MEMORY)", "busy_timeout(5000)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+scratch+"?"+q.Encode())
+	if err != nil {
+		return rawRates{}, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	w, err := makeRawSQLiteWorld(ctx, db, users)
+	if err != nil {
+		return rawRates{}, err
+	}
+	viaApp, err := rawSQLiteLoad(ctx, db, w, clients, d, w.viaApp)
+	if err != nil {
+		return rawRates{}, err
+	}
+	betweenUsers, err := rawSQLiteLoad(ctx, db, w, clients, d, w.betweenUsers)
+	return rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds()}, err
+}
+
+// makeRawSQLiteWorld makes an app and funds its wallet and users' wallets.
+func makeRawSQLiteWorld(ctx context.Context, db *sql.DB, users int) (*rawWorld, error) {
+	w := &rawWorld{appID: uuid.NewString()}
+	if _, err := db.ExecContext(ctx, `INSERT INTO apps (id, name, client_id, key_hash, created) VALUES (?, 'raw', ?, x'00', 0)`,
+		w.appID, "ck_raw_"+w.appID); err != nil {
+		return nil, err
+	}
+	if err := db.QueryRowContext(ctx, `INSERT INTO ledger_accounts (app_id, kind, ref, credits_posted)
+		VALUES (?, 'app_wallet', '', 1000000000000) RETURNING id`, w.appID).Scan(&w.app); err != nil {
+		return nil, err
+	}
+	for n := range users {
+		u := rawUser{ref: fmt.Sprintf("user-%d", n+1)}
+		if err := db.QueryRowContext(ctx, `INSERT INTO ledger_accounts (app_id, kind, ref, credits_posted)
+			VALUES (?, 'user_wallet', ?, 100000) RETURNING id`, w.appID, u.ref).Scan(&u.account); err != nil {
+			return nil, err
+		}
+		w.users = append(w.users, u)
+	}
+	return w, nil
+}
+
+// rawSQLiteLoad runs clients in a closed loop for d, each handing transfers to one writer, and
+// returns how many committed. Any failure ends the run: none is expected.
+func rawSQLiteLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d time.Duration, pick func(*rand.Rand) rawMove) (int, error) {
+	jobs := make(chan *rawSQLiteJob)
+	writerDone := make(chan error, 1)
+	go func() { writerDone <- rawSQLiteWriter(ctx, db, w.appID, jobs) }()
+	var mu sync.Mutex
+	var firstErr error
+	committed := 0
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(c), uint64(time.Now().UnixNano())))
+			n := 0
+			var err error
+			for ctx.Err() == nil && time.Now().Before(deadline) {
+				j := &rawSQLiteJob{key: uuid.NewString(), move: pick(r), done: make(chan error, 1)}
+				jobs <- j
+				if err = <-j.done; err != nil {
+					break
+				}
+				n++
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			committed += n
+			firstErr = cmpErr(firstErr, err)
+		})
+	}
+	wg.Wait()
+	close(jobs)
+	return committed, errors.Join(firstErr, <-writerDone, ctx.Err())
+}
+
+// rawSQLiteWriter commits the jobs it is handed, every one waiting in one transaction, until
+// jobs is closed.
+func rawSQLiteWriter(ctx context.Context, db *sql.DB, appID string, jobs <-chan *rawSQLiteJob) error {
+	batch := make([]*rawSQLiteJob, 0, 128)
+	for j := range jobs {
+		batch = append(batch[:0], j)
+	take:
+		for len(batch) < cap(batch) {
+			select {
+			case j, ok := <-jobs:
+				if !ok {
+					break take
+				}
+				batch = append(batch, j)
+			default:
+				break take
+			}
+		}
+		errs, err := rawSQLiteBatch(ctx, db, appID, batch)
+		for i, j := range batch {
+			j.done <- errors.Join(err, errs[i])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rawSQLiteStatements are a transfer's statements, in the order they run, prepared once per
+// batch.
+var rawSQLiteStatements = []string{
+	`SAVEPOINT transfer`,
+	`INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
+		VALUES (?, ?, 'transfer', ?, ?, ?) ON CONFLICT DO NOTHING`,
+	`UPDATE ledger_accounts SET debits_posted = debits_posted + 1
+		WHERE id = ? AND credits_posted - debits_posted - debits_pending >= 1`,
+	`UPDATE ledger_accounts SET credits_posted = credits_posted + 1 WHERE id = ?`,
+	`INSERT INTO transfers (id, app_id, user_id, status, type, amount, idempotency_key, tax_exempt, created, updated,
+		first_status) VALUES (?, ?, ?, 'completed', 'balance', ?, ?, 1, ?, ?, 'completed')`,
+	`INSERT INTO postings (app_id, transfer_id, debit_account, credit_account, amount, state, type, user_id,
+		source_name, destination_name, created, posted) VALUES (?, ?, ?, ?, 1, 'posted', 'balance', ?, 'Source', 'Destination', ?, ?)`,
+	`INSERT INTO events (id, app_id, type, object_id, data, created) VALUES
+		(?, ?, 'transfer.created', ?, ?, ?), (?, ?, 'transfer.completed', ?, ?, ?), (?, ?, 'transfer.updated', ?, ?, ?)`,
+	`ROLLBACK TO transfer`,
+	`RELEASE transfer`,
+}
+
+const (
+	rawSavepoint = iota
+	rawClaim
+	rawDebit
+	rawCredit
+	rawInsertTransfer
+	rawInsertPosting
+	rawInsertEvents
+	rawRollback
+	rawRelease
+)
+
+// rawSQLiteBatch runs the batch's transfers in one transaction, each under a savepoint that a
+// transfer whose key was taken or whose debit the guard refused is rolled back to, and commits.
+func rawSQLiteBatch(ctx context.Context, db *sql.DB, appID string, batch []*rawSQLiteJob) ([]error, error) {
+	errs := make([]error, len(batch))
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return errs, err
+	}
+	defer tx.Rollback()
+	stmts := make([]*sql.Stmt, len(rawSQLiteStatements))
+	for i, text := range rawSQLiteStatements {
+		if stmts[i], err = tx.PrepareContext(ctx, text); err != nil {
+			return errs, err
+		}
+		defer stmts[i].Close()
+	}
+	for i, j := range batch {
+		if _, err := stmts[rawSavepoint].ExecContext(ctx); err != nil {
+			return errs, err
+		}
+		if errs[i] = rawSQLiteTransfer(ctx, stmts, appID, j.key, j.move); errs[i] != nil {
+			if _, err := stmts[rawRollback].ExecContext(ctx); err != nil {
+				return errs, err
+			}
+		}
+		if _, err := stmts[rawRelease].ExecContext(ctx); err != nil {
+			return errs, err
+		}
+	}
+	return errs, tx.Commit()
+}
+
+var errRawRefused = errors.New("raw transfer refused: key taken or funds short")
+
+// rawSQLiteTransfer writes one transfer's rows in the open transaction, through its prepared
+// statements.
+func rawSQLiteTransfer(ctx context.Context, stmts []*sql.Stmt, appID, key string, m rawMove) error {
+	id := uuid.Must(uuid.NewV7()).String()
+	hash := sha256.Sum256([]byte(key))
+	now := time.Now().UnixMicro()
+	for _, s := range []struct {
+		stmt int
+		args []any
+	}{
+		{rawClaim, []any{appID, key, hex.EncodeToString(hash[:]), id, now}},
+		{rawDebit, []any{m.debit}},
+		{rawCredit, []any{m.credit}},
+		{rawInsertTransfer, []any{id, appID, m.user, m.amount, key, now, now}},
+		{rawInsertPosting, []any{appID, id, m.debit, m.credit, m.user, now, now}},
+		{rawInsertEvents, []any{uuid.Must(uuid.NewV7()).String(), appID, id, rawEventData, now,
+			uuid.Must(uuid.NewV7()).String(), appID, id, rawEventData, now,
+			uuid.Must(uuid.NewV7()).String(), appID, id, rawEventData, now}},
+	} {
+		res, err := stmts[s.stmt].ExecContext(ctx, s.args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(err, errRawRefused)
+		}
+	}
+	return nil
+}
