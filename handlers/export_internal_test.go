@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -43,8 +44,9 @@ func TestTransferCSVRecord(t *testing.T) {
 		want  map[string]string // by header; the columns not named are not this case's concern
 	}{
 		{"app to user", payouts.Transfer{Type: payouts.TransferBalance, Status: payouts.TransferCompleted, Amount: -250_00,
-			UserID: &user, Metadata: payouts.Metadata("null")}, zoe,
-			map[string]string{"type": "App to user", "direction": "out", "amount": "250.00", "fee": "0.00",
+			UserID: &user, Metadata: payouts.Metadata("null"),
+			Transactions: []payouts.Transaction{{Type: payouts.TransactionBalance, Amount: 250_00, Status: "posted", Direction: "out"}}}, zoe,
+			map[string]string{"type": "App to user", "direction": "out", "amount": "250.00", "signed_amount": "-250.00", "fee": "0.00",
 				"payee_name": "Zoë García-López", "payee_email": "zoe@example.com", "status": "Completed",
 				"created_utc": "2026-03-02T14:30:00Z", "completed_utc": "2026-03-02T14:30:00Z", "metadata": "", "payout_method": ""}},
 		{"user to app", payouts.Transfer{Type: payouts.TransferBalance, Status: payouts.TransferCompleted, Amount: 5_00,
@@ -57,11 +59,13 @@ func TestTransferCSVRecord(t *testing.T) {
 			Transactions: []payouts.Transaction{{Type: payouts.TransactionPayout, Amount: 13_13}, {Type: payouts.TransactionFee, Amount: 25}}}, zoe,
 			map[string]string{"type": "Payout to PayPal", "direction": "out", "amount": "13.13", "fee": "0.25",
 				"payout_method": "PayPal", "status": "Pending", "completed_utc": ""}},
-		{"failed payout: its voided fee is no fee", payouts.Transfer{Type: payouts.TransferPayout, Status: payouts.TransferFailed, Amount: 13_13,
-			UserID: &user, ExternalData: payouts.ExternalData{Platform: payouts.PlatformPayPal},
-			Transactions: []payouts.Transaction{{Type: payouts.TransactionPayout, Amount: 13_13, Status: "voided"},
-				{Type: payouts.TransactionFee, Amount: 25, Status: "voided"}}}, zoe,
-			map[string]string{"fee": "0.00", "status": "Failed"}},
+		{"failed payout: its voided fee is no fee, its funding came back", payouts.Transfer{Type: payouts.TransferPayout,
+			Status: payouts.TransferFailed, Amount: 13_13, UserID: &user, ExternalData: payouts.ExternalData{Platform: payouts.PlatformPayPal},
+			Transactions: []payouts.Transaction{{Type: payouts.TransactionBalance, Amount: 13_13, Status: "posted", Direction: "out"},
+				{Type: payouts.TransactionPayout, Amount: 13_13, Status: "voided"},
+				{Type: payouts.TransactionFee, Amount: 25, Status: "voided", Direction: "out"},
+				{Type: payouts.TransactionBalance, Amount: 13_13, Status: "posted", Direction: "in"}}}, zoe,
+			map[string]string{"fee": "0.00", "status": "Failed", "signed_amount": "0.00"}},
 		{"completed payout: when its history says", payouts.Transfer{Type: payouts.TransferPayout, Status: payouts.TransferCompleted,
 			Amount: 13_13, ExternalData: payouts.ExternalData{Platform: payouts.PlatformVenmo},
 			StatusHistory: []payouts.StatusChange{{Status: payouts.TransferPending, At: payouts.NewTime(time.Date(2026, 3, 2, 14, 30, 0, 0, time.UTC))},
@@ -80,7 +84,7 @@ func TestTransferCSVRecord(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.t.Created = created
-			row := transferCSVRecord(tc.t, tc.payee)
+			row := transferCSVRecord(tc.t, tc.payee, true)
 			if len(row) != len(transferCSVHeader) {
 				t.Fatalf("%d cells for %d columns", len(row), len(transferCSVHeader))
 			}
@@ -88,6 +92,10 @@ func TestTransferCSVRecord(t *testing.T) {
 				if want, ok := tc.want[col]; ok && row[i] != want {
 					t.Errorf("%s = %q, want %q", col, row[i], want)
 				}
+			}
+			// The public API does not say which lines are the app's wallet's: no sum is guessed.
+			if got := transferCSVRecord(tc.t, tc.payee, false)[slices.Index(transferCSVHeader, "signed_amount")]; got != "" {
+				t.Errorf("without the extension, signed_amount = %q, want empty", got)
 			}
 		})
 	}

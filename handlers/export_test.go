@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,4 +115,79 @@ func TestTransfersExportForFinance(t *testing.T) {
 			t.Errorf("status %q, want Canceled", got)
 		}
 	})
+}
+
+// TestExportsSumToTheSummary holds both exports to their summaries: the columns they share have
+// the same names in the same places, and a spreadsheet's sum of signed_amount over a history
+// with every kind of movement (a failed funded payout, a pending payout, a canceled link) is
+// the summary's money in less its money out, to the cent.
+func TestExportsSumToTheSummary(t *testing.T) {
+	h := newHarness(t)
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	ctx := context.Background()
+	h.deposit(1_000_00)
+	zoe := h.fundedUser("Zoë", "Pending", 250_00) // $260 more deposited, $250 to her wallet
+	if _, err := h.payouts.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: zoe.ID, Amount: 2_00}); err != nil {
+		t.Fatal(err)
+	}
+	// From her own wallet, the app paying the fee: pending, so nothing of it is posted yet.
+	if _, err := h.payouts.CreatePayout(ctx, payouts.CreatePayoutRequest{UserID: zoe.ID, Amount: 10_00,
+		Platform: payouts.PlatformPayPal, PayoutFeeParty: payouts.FeePartyPlatform}); err != nil {
+		t.Fatal(err)
+	}
+	// A funded payout the rail refuses: its funding comes back and its fee is voided.
+	bea := h.createUser("Bea", "Refused")
+	if _, err := h.payouts.AddPayoutMethod(ctx, bea.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+		Email: "fail@example.com", IsDefault: true}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := h.payouts.CreatePayout(ctx, payouts.CreatePayoutRequest{UserID: bea.ID, Amount: 20_00,
+		Platform: payouts.PlatformPayPal, Fund: true, PayoutFeeParty: payouts.FeePartyPlatform}); err != nil || p.Status != payouts.TransferFailed {
+		t.Fatalf("the refused payout: %+v, %v", p, err)
+	}
+	link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 40_00, Payee: &payouts.Payee{FirstName: "Ann", Email: "ann@example.com"}})
+	if _, err := h.payouts.CancelPayoutLink(ctx, link.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	transfers, err := h.payouts.SummarizeTransfers(ctx, payouts.TransferFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	transactions, err := h.payouts.SummarizeTransactions(ctx, payouts.TransactionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	headers := map[string][]string{}
+	for _, tc := range []struct {
+		export  string
+		summary *payouts.Summary
+	}{{"/transfers/export", transfers}, {"/transactions/export", transactions}} {
+		t.Run(tc.export, func(t *testing.T) {
+			res := manager.get(tc.export)
+			wantStatus(t, res, http.StatusOK)
+			rows := readCSV(t, res.body)
+			headers[tc.export] = rows[0]
+			col := csvColumns(t, rows[0])
+			var net payouts.Money
+			for _, row := range rows[1:] {
+				signed, err := payouts.ParseDollars(row[col["signed_amount"]])
+				if err != nil {
+					t.Fatalf("signed_amount %q: %v", row[col["signed_amount"]], err)
+				}
+				net += signed
+			}
+			if want := tc.summary.MoneyIn - tc.summary.MoneyOut; net != want || !tc.summary.Exact {
+				t.Errorf("signed_amount sums to %s, the summary's net is %s (in %s, out %s)", net, want,
+					tc.summary.MoneyIn, tc.summary.MoneyOut)
+			}
+		})
+	}
+	shared := []string{"id", "created_utc", "type", "status", "direction", "amount", "signed_amount", "user_id",
+		"payee_name", "payee_email"}
+	for export, header := range headers {
+		if len(header) < len(shared) || !slices.Equal(header[:len(shared)], shared) {
+			t.Errorf("%s begins %v, want %v", export, header, shared)
+		}
+	}
 }

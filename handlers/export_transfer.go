@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -11,28 +13,76 @@ import (
 
 // exportTransfers streams every transfer of the list's filter as CSV.
 func (h *Handlers) exportTransfers(c *fiber.Ctx) error {
+	walletKnown, err := h.offers(c.UserContext(), payouts.ExtSummaries)
+	if err != nil {
+		return err
+	}
 	return exportWithPayees(h, c, "transfers", filterOf(h.transferFilterOf), h.allTransfers,
-		func(t payouts.Transfer) *string { return t.UserID }, transferCSVHeader, transferCSVRecord)
+		func(t payouts.Transfer) *string { return t.UserID }, transferCSVHeader,
+		func(t payouts.Transfer, p payee) []string { return transferCSVRecord(t, p, walletKnown) })
 }
 
 // transactionVoided is a transaction's status once its reservation was released.
 const transactionVoided = "voided"
 
-var transferCSVHeader = []string{"id", "created_utc", "completed_utc", "type", "direction", "amount", "fee",
-	"payee_name", "payee_email", "payout_method", "status", "user_id", "payout_link_id", "failure_reason", "metadata"}
+// csvSharedHeader are the first columns of both exports, the same words for the same things:
+// what the row did and where it stands in the list's words, which way its money goes for the
+// app's wallet (in or out; empty for a ledger line between other accounts), the amount unsigned,
+// and signed_amount, what its posted lines moved into (+) or out of (−) the app's wallet: the
+// figure the list's summary sums, so a spreadsheet's sum of the column is the summary's net.
+var csvSharedHeader = []string{"id", "created_utc", "type", "status", "direction", "amount", "signed_amount",
+	"user_id", "payee_name", "payee_email"}
+
+var transferCSVHeader = slices.Concat(csvSharedHeader, []string{"fee", "completed_utc", "payout_method",
+	"payout_link_id", "failure_reason", "metadata"})
 
 // transferCSVRecord is a transfer as a row of the export, in the transfers page's words: the
 // type as the page names it, the amount without the API's sign and the direction apart.
-func transferCSVRecord(t payouts.Transfer, p payee) []string {
-	var method string
+// walletKnown says the backend tells which way each line moves the app's wallet (our
+// extension); without it signed_amount is left empty rather than guessed.
+func transferCSVRecord(t payouts.Transfer, p payee, walletKnown bool) []string {
+	var method, signed string
 	if t.Type == payouts.TransferPayout {
 		method = t.ExternalData.Platform.Label()
 	}
-	return []string{csvText(t.ID), csvTime(t.Created.Time), csvCompleted(t), csvText(pages.TransferLabel(t)),
-		transferDirection(t), pages.TransferAmount(t).Decimal(), transferFee(t).Decimal(), csvText(p.name), csvText(p.email),
-		csvText(method), pages.TransferStatusLabel(t), csvText(deref(t.UserID)), csvText(deref(t.PayoutLinkID)),
-		csvText(t.FailureReason), csvMetadata(t.Metadata)}
+	if walletKnown {
+		var net payouts.Money
+		for _, tx := range t.Transactions {
+			net += transactionSigned(tx)
+		}
+		signed = net.Decimal()
+	}
+	return slices.Concat(csvShared(csvText(t.ID), t.Created.Time, pages.TransferLabel(t), pages.TransferStatusLabel(t),
+		transferDirection(t), pages.TransferAmount(t), signed, t.UserID, p),
+		[]string{transferFee(t).Decimal(), csvCompleted(t), csvText(method), csvText(deref(t.PayoutLinkID)),
+			csvText(t.FailureReason), csvMetadata(t.Metadata)})
 }
+
+// csvShared is the cells of csvSharedHeader.
+func csvShared(id string, created time.Time, typ, status, direction string, amount payouts.Money, signed string,
+	userID *string, p payee) []string {
+	return []string{id, csvTime(created), csvText(typ), csvText(status), direction, amount.Decimal(), signed,
+		csvText(deref(userID)), csvText(p.name), csvText(p.email)}
+}
+
+// transactionSigned is what a ledger line moved into (+) or out of (−) the app's wallet: its
+// amount once posted, by its direction; nothing while pending or once voided, nor for a line
+// between other accounts. The summaries count the same lines (internal/store/summary.go).
+func transactionSigned(t payouts.Transaction) payouts.Money {
+	if t.Status != transactionPosted {
+		return 0
+	}
+	switch t.Direction {
+	case "in":
+		return t.Amount
+	case "out":
+		return -t.Amount
+	}
+	return 0
+}
+
+// transactionPosted is a transaction's status once it moved money for good.
+const transactionPosted = "posted"
 
 // transferDirection says which way the money went, as the app's books see it: in when it came
 // to the app (a deposit, a user paying the app back), out when it went to a user or a payee.
@@ -77,15 +127,27 @@ func csvCompleted(t payouts.Transfer) string {
 
 // exportTransactions streams every transaction of the list's filter as CSV.
 func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
+	walletKnown, err := h.offers(c.UserContext(), payouts.ExtSummaries)
+	if err != nil {
+		return err
+	}
 	return exportWithPayees(h, c, "transactions", filterOf(h.transactionFilterOf), h.allTransactions,
-		func(t payouts.Transaction) *string { return t.UserID }, transactionCSVHeader, transactionCSVRecord)
+		func(t payouts.Transaction) *string { return t.UserID }, transactionCSVHeader,
+		func(t payouts.Transaction, p payee) []string { return transactionCSVRecord(t, p, walletKnown) })
 }
 
-var transactionCSVHeader = []string{"id", "created_utc", "type", "status", "transfer_id", "user_id", "payee_name",
-	"payee_email", "source_name", "destination_name", "amount", "metadata"}
+var transactionCSVHeader = slices.Concat(csvSharedHeader, []string{"transfer_id", "source_name", "destination_name",
+	"metadata"})
 
-func transactionCSVRecord(t payouts.Transaction, p payee) []string {
-	return []string{strconv.FormatInt(t.ID, 10), csvTime(t.Created.Time), csvText(string(t.Type)), csvText(t.Status),
-		csvText(t.TransferID), csvText(deref(t.UserID)), csvText(p.name), csvText(p.email), csvText(t.SourceName),
-		csvText(t.DestinationName), t.Amount.Decimal(), csvMetadata(t.Metadata)}
+// transactionCSVRecord is a ledger line as a row of the export, in the transactions page's
+// words; without walletKnown (the public API) its direction and signed_amount are unknown and
+// left empty.
+func transactionCSVRecord(t payouts.Transaction, p payee, walletKnown bool) []string {
+	var signed string
+	if walletKnown {
+		signed = transactionSigned(t).Decimal()
+	}
+	return append(csvShared(strconv.FormatInt(t.ID, 10), t.Created.Time, pages.TransactionTypeName(t.Type),
+		pages.TransactionStatusName(t.Status), t.Direction, t.Amount, signed, t.UserID, p),
+		csvText(t.TransferID), csvText(t.SourceName), csvText(t.DestinationName), csvMetadata(t.Metadata))
 }

@@ -26,6 +26,10 @@ type Transaction struct {
 	Status string `json:"status,omitempty"`
 	// UserID is ours: the user whose wallet the line touched, if any.
 	UserID *string `json:"user_id,omitempty"`
+	// Direction is ours: "in" when the line credits the app's wallet, "out" when it debits it,
+	// absent when it is between other accounts. A line counts in the summaries' money in or
+	// out by it, once posted.
+	Direction string `json:"direction,omitempty"`
 }
 
 // TransactionFilter narrows GET /v2/transactions. The creation and amount bounds are ours

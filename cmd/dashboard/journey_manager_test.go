@@ -102,14 +102,14 @@ func TestBrowserManagerPagesAndExportsTransactions(t *testing.T) {
 	}
 
 	rows := j.download(`#transactions-table a[data-testid="export"]`)
-	if strings.Join(rows[0], ",") != "id,created_utc,type,status,transfer_id,user_id,payee_name,payee_email,source_name,destination_name,amount,metadata" {
+	if strings.Join(rows[0], ",") != "id,created_utc,type,status,direction,amount,signed_amount,user_id,payee_name,payee_email,transfer_id,source_name,destination_name,metadata" {
 		t.Errorf("header %v", rows[0])
 	}
 	var exported []string
 	for _, r := range rows[1:] {
 		exported = append(exported, r[0])
-		if r[5] != mia.ID || r[6] != mia.FirstName+" "+mia.LastName {
-			t.Errorf("row %s belongs to user %s, %q", r[0], r[5], r[6])
+		if r[7] != mia.ID || r[8] != mia.FirstName+" "+mia.LastName {
+			t.Errorf("row %s belongs to user %s, %q", r[0], r[7], r[8])
 		}
 	}
 	if !slices.Equal(exported, want) {

@@ -78,6 +78,30 @@ type Posting struct {
 	// Posted is when the posting was posted: when it was made, or when its reservation was
 	// committed; zero while pending and for a voided one.
 	Posted time.Time
+	// AppWallet is which way the posting moves the app's wallet: In when it credits it, Out
+	// when it debits it, empty when it is between other accounts. It is not stored: the service
+	// sets it on the postings it makes and on those it reads (the wallet's account is known).
+	AppWallet Direction
+}
+
+// Direction is which way a posting moves the app's wallet.
+type Direction string
+
+const (
+	In  Direction = "in"
+	Out Direction = "out"
+)
+
+// DirectionOf is which way a posting from debit to credit moves the account wallet.
+func DirectionOf(debit, credit, wallet int64) Direction {
+	switch {
+	case wallet == 0:
+	case credit == wallet:
+		return In
+	case debit == wallet:
+		return Out
+	}
+	return ""
 }
 
 // Op is what to do with a posting.

@@ -154,6 +154,7 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 			Amount: int64(l.amount), Type: string(l.typ),
 			AppID: b.appID, UserID: userID, SourceName: l.from.name, DestinationName: l.to.name,
 			Metadata: l.metadata, Created: now,
+			AppWallet: bookDirection(b.kinds[l.from.account], b.kinds[l.to.account]),
 		}
 		op := ledger.OpPost
 		if l.pending {
@@ -212,13 +213,37 @@ func (s *Service) CheckLedger(ctx context.Context, appID string) error {
 	return s.checkOrganizationMirrors(ctx, appID)
 }
 
+// bookDirection is which way a line between accounts of these kinds moves the book's app wallet
+// (the only wallet of its kind a book holds).
+func bookDirection(from, to ledger.Kind) ledger.Direction {
+	switch {
+	case to == ledger.AppWallet:
+		return ledger.In
+	case from == ledger.AppWallet:
+		return ledger.Out
+	}
+	return ""
+}
+
+// withAppWallet sets on postings read back which way each moves the app's wallet.
+func withAppWallet(ctx context.Context, q Reads, appID string, postings []ledger.Posting) error {
+	wallet, err := q.AppWalletID(ctx, appID)
+	if err != nil {
+		return err
+	}
+	for i := range postings {
+		postings[i].AppWallet = ledger.DirectionOf(postings[i].Debit, postings[i].Credit, wallet)
+	}
+	return nil
+}
+
 // transactionOf turns a posting into the API's transaction.
 func transactionOf(p ledger.Posting) payouts.Transaction {
 	t := payouts.Transaction{
 		ID: p.ID, Amount: payouts.Money(p.Amount), Created: payouts.NewTime(p.Created),
 		SourceName: p.SourceName, DestinationName: p.DestinationName,
 		Type: payouts.TransactionType(p.Type), TransferID: p.TransferID, Metadata: p.Metadata,
-		Status: string(p.State),
+		Status: string(p.State), Direction: string(p.AppWallet),
 	}
 	if p.UserID != "" {
 		id := p.UserID

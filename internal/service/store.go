@@ -95,6 +95,8 @@ type AppWrites interface {
 // LedgerReads read accounts and postings.
 type LedgerReads interface {
 	FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
+	// AppWalletID is the id of the app's wallet account, 0 when it has none yet; it locks nothing.
+	AppWalletID(ctx context.Context, appID string) (int64, error)
 	PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error)
 	LedgerSnapshot(ctx context.Context, appID string) ([]ledger.Account, []ledger.Posting, error)
 	GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error)

@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 
+	"github.com/disburse/disburse/internal/ledger"
+
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -12,7 +14,11 @@ func (s *Service) GetTransaction(ctx context.Context, appID string, id int64) (*
 	if err != nil {
 		return nil, orNotFound(err, "transaction")
 	}
-	t := transactionOf(*rec)
+	lines := []ledger.Posting{*rec}
+	if err := withAppWallet(ctx, s.store, appID, lines); err != nil {
+		return nil, err
+	}
+	t := transactionOf(lines[0])
 	return &t, nil
 }
 
@@ -27,6 +33,9 @@ func (s *Service) ListTransactions(ctx context.Context, appID string, page payou
 	recs, more, err := s.store.ListTransactions(ctx, appID, page, f)
 	if err != nil {
 		return nil, cursorError(err, page)
+	}
+	if err := withAppWallet(ctx, s.store, appID, recs); err != nil {
+		return nil, err
 	}
 	out := &payouts.List[payouts.Transaction]{HasMore: more, Data: make([]payouts.Transaction, len(recs))}
 	for i := range recs {

@@ -191,6 +191,9 @@ func withLines(ctx context.Context, q Reads, appID string, ts []payouts.Transfer
 	if err != nil {
 		return nil, err
 	}
+	if err := withAppWallet(ctx, q, appID, postings); err != nil {
+		return nil, err
+	}
 	byTransfer := make(map[string][]payouts.Transaction, len(ts))
 	for _, p := range postings {
 		byTransfer[p.TransferID] = append(byTransfer[p.TransferID], transactionOf(p))

@@ -67,13 +67,20 @@ func (q *Queries) SummarizeTransactions(ctx context.Context, appID string, f pay
 // appWalletID is the id of the app's wallet account, written for a query; an app without a
 // wallet yet has none, and "0" names no account.
 func (q *Queries) appWalletID(ctx context.Context, appID string) (string, error) {
+	wallet, err := q.AppWalletID(ctx, appID)
+	return strconv.FormatInt(wallet, 10), err
+}
+
+// AppWalletID is the id of the app's wallet account, or 0 when the app has none yet. Unlike
+// FindAccount it takes no lock: an account's id never changes.
+func (q *Queries) AppWalletID(ctx context.Context, appID string) (int64, error) {
 	var wallet int64
 	err := q.queryRow(ctx, `SELECT id FROM ledger_accounts WHERE app_id = ? AND kind = ? AND ref = ''`,
 		appID, ledger.AppWallet).Scan(&wallet)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return "", err
+		return 0, err
 	}
-	return strconv.FormatInt(wallet, 10), nil
+	return wallet, nil
 }
 
 // summaryQuery is what a summary reads: the rows of table within scope (an app and a creation

@@ -90,6 +90,33 @@ func TransferTypeName(t payouts.TransferType) string {
 	return string(t)
 }
 
+// TransactionTypeName names what a ledger line did: a line of the same type as a transfer is
+// named as the transfer is (TransferTypeName); a fee and the rest are named for themselves.
+func TransactionTypeName(t payouts.TransactionType) string {
+	switch t {
+	case payouts.TransactionFee:
+		return "Fee"
+	case payouts.TransactionPayment:
+		return "Payment"
+	case payouts.TransactionSurrogate:
+		return "Surrogate"
+	}
+	return TransferTypeName(payouts.TransferType(t))
+}
+
+// TransactionStatusName names where a ledger line stands, as its badge does.
+func TransactionStatusName(s string) string {
+	switch s {
+	case "posted":
+		return "Posted"
+	case "pending":
+		return "Pending"
+	case "voided":
+		return "Voided"
+	}
+	return s
+}
+
 // TransferStatusName names a transfer status.
 func TransferStatusName(s payouts.TransferStatus) string {
 	switch s {
