@@ -44,6 +44,27 @@ func TestContractPreflight(t *testing.T) {
 		t.Fatalf("batch = %+v", batch)
 	}
 
+	// A link to Ada: its claim would pay her past the threshold without a W-9; approving a
+	// payout request to her sends such a link.
+	link, err := c.PreflightPayoutLink(ctx, payouts.CreatePayoutLinkRequest{UserID: ada.ID, Amount: 1_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if link.OK || !link.Has(payouts.PTaxFormMissing) {
+		t.Fatalf("link preflight = %+v, want the W-9 named", link)
+	}
+	r, err := c.CreatePayoutRequest(ctx, payouts.CreatePayoutRequestRequest{UserID: ada.ID, Amount: 1_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approval, err := c.PreflightPayoutRequestApproval(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if approval.OK || !approval.Has(payouts.PTaxFormMissing) {
+		t.Fatalf("approval preflight = %+v, want the W-9 named", approval)
+	}
+
 	_, err = c.PreflightBatch(ctx, payouts.PreflightBatchRequest{})
 	var e *payouts.Error
 	if !errors.As(err, &e) || e.Status != http.StatusBadRequest || e.Code != payouts.EInvalidInput || e.Fields["items"] == "" {

@@ -37,3 +37,24 @@ func (c *Client) PreflightPayout(ctx context.Context, req payouts.CreatePayoutRe
 func (c *Client) PreflightBatch(ctx context.Context, req payouts.PreflightBatchRequest) (*payouts.PreflightBatch, error) {
 	return call[payouts.PreflightBatch](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "payouts", "preflight-batch"}, body: req, retry: true})
 }
+
+// PreflightPayoutLink asks what CreatePayoutLink would make of req and, for a link to a user,
+// what their claim would meet (the 1099 threshold, a payout held for review), without reserving
+// anything: one item of PreflightBatch.
+func (c *Client) PreflightPayoutLink(ctx context.Context, req payouts.CreatePayoutLinkRequest) (*payouts.Preflight, error) {
+	return c.preflightOne(ctx, payouts.PreflightItem{PayoutLink: &req})
+}
+
+// PreflightPayoutRequestApproval asks what approving the payout request id would meet (a payout
+// at once, or a payout link and its claim), without approving it: one item of PreflightBatch.
+func (c *Client) PreflightPayoutRequestApproval(ctx context.Context, id string) (*payouts.Preflight, error) {
+	return c.preflightOne(ctx, payouts.PreflightItem{PayoutRequest: id})
+}
+
+func (c *Client) preflightOne(ctx context.Context, it payouts.PreflightItem) (*payouts.Preflight, error) {
+	batch, err := c.PreflightBatch(ctx, payouts.PreflightBatchRequest{Items: []payouts.PreflightItem{it}})
+	if err != nil {
+		return nil, err
+	}
+	return &batch.Items[0], nil
+}

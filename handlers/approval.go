@@ -260,26 +260,63 @@ func (h *Handlers) renderApproval(c *fiber.Ctx, status int, decision components.
 	return h.renderDecision(c, status, item, a.MakerID, decision)
 }
 
-// checkHeld asks the service's preflight about a payout or a bulk file waiting for approval, so
-// that an approver sees what would refuse it before approving. Only those who may pay or approve
-// ask.
+// checkHeld asks the service's preflight about a request waiting for approval (a payout, a
+// payout link, or a bulk file's rows), so that an approver sees what would refuse it before
+// approving. Only those who may pay or approve ask.
 func (h *Handlers) checkHeld(c *fiber.Ctx, a dashstore.Approval, item *pages.ApprovalItem) error {
-	if (a.Kind != kindPayout && a.Kind != kindBulk) || a.Status != dashstore.ApprovalPending ||
-		(!h.can(c, web.PermMoneyMove) && !slices.Contains(h.policy.Approvers, h.operatorOf(c).Role)) {
+	if a.Status != dashstore.ApprovalPending || !h.seesChecks(c) {
 		return nil
 	}
-	if a.Kind == kindBulk {
+	var ask func(context.Context) (*payouts.Preflight, error)
+	var title string
+	var err error
+	switch a.Kind {
+	case kindBulk:
 		return h.checkHeldBulk(c.UserContext(), a, item)
+	case kindPayout:
+		ask, err = askAbout(a.Request, h.payouts.PreflightPayout)
+		title = "The service would refuse this payout now:"
+	case kindPayoutLink:
+		ask, err = askAbout(a.Request, h.payouts.PreflightPayoutLink)
+		title = "The service would refuse this link or its claim now:"
+	default:
+		return nil
 	}
-	var req payouts.CreatePayoutRequest
-	if err := json.Unmarshal([]byte(a.Request), &req); err != nil {
+	if err != nil {
 		return err
 	}
-	pf, err := h.preflightPayout(c.UserContext(), req)
-	if pf == nil || err != nil {
+	return h.check(c.UserContext(), item, title, ask)
+}
+
+// askAbout reads a held request, stored as JSON, and returns the question of the preflight
+// about it.
+func askAbout[T any](stored string, preflight func(context.Context, T) (*payouts.Preflight, error)) (func(context.Context) (*payouts.Preflight, error), error) {
+	var req T
+	if err := json.Unmarshal([]byte(stored), &req); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (*payouts.Preflight, error) { return preflight(ctx, req) }, nil
+}
+
+// seesChecks reports whether the operator may see what the service's preflight says of a
+// waiting request: those who may pay or approve.
+func (h *Handlers) seesChecks(c *fiber.Ctx) bool {
+	return h.can(c, web.PermMoneyMove) || slices.Contains(h.policy.Approvers, h.operatorOf(c).Role)
+}
+
+// check puts on item what the service's preflight, asked through ask, says of a waiting request:
+// what would refuse it (under title) and its notices; or, when the service has no preflight,
+// that it cannot be checked here.
+func (h *Handlers) check(ctx context.Context, item *pages.ApprovalItem, title string, ask func(context.Context) (*payouts.Preflight, error)) error {
+	pf, err := h.preflight(ctx, ask)
+	if err != nil {
 		return err
 	}
-	item.Checked = true
+	item.Checked, item.RefusalsTitle = true, title
+	if pf == nil {
+		item.ChecksNote = checksNotOffered
+		return nil
+	}
 	for _, p := range pf.Problems {
 		item.Refusals = append(item.Refusals, p.Message)
 	}
@@ -289,10 +326,15 @@ func (h *Handlers) checkHeld(c *fiber.Ctx, a dashstore.Approval, item *pages.App
 	return nil
 }
 
+// checksNotOffered says that the service cannot check a request before it is sent.
+var checksNotOffered = notOffered("Checking it against the service's rules before it is approved")
+
 // checkHeldBulk asks the service's preflight about the rows a held bulk file would send (its
 // good rows not paid), as a run sends them, and lists those it would refuse with why.
 func (h *Handlers) checkHeldBulk(ctx context.Context, a dashstore.Approval, item *pages.ApprovalItem) error {
+	item.Checked, item.Bulk = true, true
 	if ok, err := h.offers(ctx, payouts.ExtPreflight); !ok || err != nil {
+		item.ChecksNote = checksNotOffered
 		return err
 	}
 	var r bulkApproval
@@ -308,7 +350,6 @@ func (h *Handlers) checkHeldBulk(ctx context.Context, a dashstore.Approval, item
 	if err != nil {
 		return err
 	}
-	item.Checked, item.Bulk = true, true
 	for _, r := range toSend {
 		if p, refused := problems[r.Row]; refused {
 			item.Refusals = append(item.Refusals, fmt.Sprintf("Row %d (%s): %s", r.Row, r.UserRef, p))

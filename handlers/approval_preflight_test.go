@@ -10,6 +10,7 @@ import (
 
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/paths"
 )
 
@@ -98,4 +99,72 @@ func TestApprovalShowsBulkPreflight(t *testing.T) {
 			t.Error("the preflight is shown to a role that may not pay")
 		}
 	})
+}
+
+// TestApprovalShowsPayoutRequestPreflight: the page of a payout request from the API shows what
+// approving it would meet now (here the W-9 its payee owes, which the link it sends would meet
+// on its claim) to those who may pay or approve, before they approve. The public API can review
+// no request, and the page says so.
+func TestApprovalShowsPayoutRequestPreflight(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public, handlers: func(c *handlers.Config) {
+				c.Approvals.Approvers = []dashstore.Role{dashstore.RoleAdmin}
+			}})
+			h.deposit(10_000_00)
+			ops, _ := h.signedIn(dashstore.RoleOperations)
+			admin, _ := h.signedIn(dashstore.RoleAdmin)
+			manager, _ := h.signedIn(dashstore.RoleManager)
+			owes := h.payee("Olga", "olga@pay.example", 2_000_00)
+			fine := h.payee("Fay", "fay@pay.example", 0)
+			request := func(u *payouts.User) string {
+				r, err := h.payouts.CreatePayoutRequest(t.Context(), payouts.CreatePayoutRequestRequest{UserID: u.ID, Amount: 15_00})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return paths.PayoutRequest(r.ID)
+			}
+			owed, clear := request(owes), request(fine)
+			if b.public {
+				page := admin.get(owed)
+				wantBody(t, page, "Decide it on the Dots dashboard")
+				if strings.Contains(page.body, "approval-checks") {
+					t.Error("the public API's request shows checks it cannot have")
+				}
+				return
+			}
+			wantBody(t, admin.get(clear), `data-testid="approval-checks"`, "find nothing that would refuse it now")
+			for _, who := range []struct {
+				name  string
+				agent *agent
+			}{{"the approver", admin}, {"an operator who may pay", ops}} {
+				t.Run(who.name, func(t *testing.T) {
+					wantBody(t, who.agent.get(owed), `data-testid="approval-checks"`, "Approving it now would meet these problems:", "collect their W-9")
+				})
+			}
+			t.Run("a role that may neither pay nor approve", func(t *testing.T) {
+				page := manager.get(owed)
+				wantStatus(t, page, http.StatusOK)
+				if strings.Contains(page.body, "approval-checks") || strings.Contains(page.body, "W-9") {
+					t.Error("the preflight is shown to a role that may not pay")
+				}
+			})
+		})
+	}
+}
+
+// TestApprovalShowsPayoutLinkPreflight: a held payout link whose payee's claim became refusable
+// while it waits (their payments this year passed the 1099 threshold) says so on its approval
+// page before anyone approves.
+func TestApprovalShowsPayoutLinkPreflight(t *testing.T) {
+	h := newHarness(t)
+	h.deposit(10_000_00)
+	ops, _ := h.signedIn(dashstore.RoleOperations)
+	admin, _ := h.signedIn(dashstore.RoleAdmin)
+	lou := h.payee("Lou", "lou@pay.example", 0)
+	a := h.approvalOf(ops.post("/payout-links", url.Values{"amount": {"1500.00"}, "user_id": {lou.ID},
+		"delivery.method": {"link"}, "idempotency_key": {uuid.NewString()}}))
+	wantBody(t, admin.get(paths.Approval(a.ID)), `data-testid="approval-checks"`, "find nothing that would refuse it now")
+	h.pay(lou, 600_00) // $600.00 now, and the claim's $1,500.00: past the $2,000.00 threshold
+	wantBody(t, admin.get(paths.Approval(a.ID)), "The service would refuse this link or its claim now:", "collect their W-9")
 }

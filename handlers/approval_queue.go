@@ -147,7 +147,16 @@ func (h *Handlers) renderPayoutRequest(c *fiber.Ctx, status int, decision compon
 		return h.web.Render(c, status, web.Page{Title: "Approval", Content: pages.ApprovalDetail(pages.ApprovalProps{
 			Item: payoutRequestItem(*r), CannotDecide: cannot})})
 	}
-	return h.renderDecision(c, status, payoutRequestItem(*r), "", decision)
+	item := payoutRequestItem(*r)
+	if item.Open && h.seesChecks(c) {
+		err := h.check(c.UserContext(), &item, "Approving it now would meet these problems:", func(ctx context.Context) (*payouts.Preflight, error) {
+			return h.payouts.PreflightPayoutRequestApproval(ctx, r.ID)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return h.renderDecision(c, status, item, "", decision)
 }
 
 // cannotReviewPayoutRequests is the line that says why payout requests cannot be approved or

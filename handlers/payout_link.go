@@ -72,6 +72,13 @@ func (h *Handlers) newPayoutLink(c *fiber.Ctx) error {
 func (h *Handlers) renderNewPayoutLink(c *fiber.Ctx, status int, form components.Form) error {
 	p := pages.PayoutLinkNewProps{Form: form, IdempotencyKey: uuid.NewString(), Steps: stepChoices(payouts.StepPayout),
 		Payee: payeePicker(form, "field-user", "Pay one of your users", "Type a name, email or phone and choose; leave empty to pay someone new.")}
+	offered, err := h.offers(c.UserContext(), payouts.ExtPreflight)
+	if err != nil {
+		return err
+	}
+	if !offered {
+		p.ChecksNote = notOffered("Checking the link and its payee's claim before it is issued")
+	}
 	return h.web.Render(c, status, web.Page{Title: "New payout link", Content: pages.PayoutLinkNew(p)})
 }
 
@@ -102,6 +109,17 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 		form.Message = "Your role may not issue a payout link that names nobody, which whoever opens it first can claim: " +
 			"choose a user, or give the payee's phone or email."
 		return h.renderNewPayoutLink(c, fiber.StatusForbidden, form)
+	}
+	// What the service would refuse, of the link or of its payee's claim (a W-9 the claim's
+	// payout would need), goes to the form, as the service names it; the link is not issued.
+	pf, err := h.preflight(c.UserContext(), func(ctx context.Context) (*payouts.Preflight, error) {
+		return h.payouts.PreflightPayoutLink(ctx, req)
+	})
+	if err != nil {
+		return err
+	}
+	if preflightFailed(pf, &form) {
+		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
 	}
 	payeeKey := req.UserID
 	if payeeKey == "" && req.Payee != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/payouts"
@@ -113,5 +115,49 @@ func TestBearerLinkIssuedOnlyByItsRoles(t *testing.T) {
 	}
 	if n := len(list.Data); n != 3 {
 		t.Errorf("%d links issued, want 3 (two named by operations, one to nobody by the admin)", n)
+	}
+}
+
+// TestPayoutLinkFormPreflight: the new payout link form names what the service would refuse of
+// the link or of its payee's claim (a W-9 the claim's payout would need) and issues nothing,
+// until the link collects the tax form; against the public API, which cannot check, the form
+// says so and the real request decides.
+func TestPayoutLinkFormPreflight(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public})
+			h.deposit(2_020_00) // $20.00 left once Olga is paid
+			ops, _ := h.signedIn(dashstore.RoleOperations)
+			owes := h.payee("Olga", "olga@pay.example", 2_000_00)
+			form := ops.get("/payout-links/new")
+			if got := strings.Contains(form.body, apiNote); got != b.public {
+				t.Errorf("the form's note that it cannot check: %v, want %v", got, b.public)
+			}
+			for _, tc := range []struct {
+				name  string
+				form  url.Values
+				want  []string // on payoutd; the public API issues every one
+				issue bool
+			}{
+				{"a claim that owes a W-9", url.Values{"amount": {"10"}, "user_id": {owes.ID}}, []string{"collect their W-9"}, false},
+				{"more than the app holds", url.Values{"amount": {"50"}, "payee.email": {"al@example.com"}},
+					[]string{"Insufficient funds", `role="alert"`}, false},
+				{"the same claim, its flow collecting the tax form", url.Values{"amount": {"10"}, "user_id": {owes.ID},
+					"force_collect_compliance_information": {"true"}}, nil, true},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					tc.form.Set("delivery.method", "link")
+					tc.form.Set("idempotency_key", uuid.NewString())
+					res := ops.post("/payout-links", tc.form)
+					switch {
+					case tc.issue || b.public && tc.name == "a claim that owes a W-9":
+						wantStatus(t, res, http.StatusSeeOther)
+					default:
+						wantStatus(t, res, http.StatusUnprocessableEntity)
+						wantBody(t, res, tc.want...)
+					}
+				})
+			}
+		})
 	}
 }

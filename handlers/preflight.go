@@ -13,13 +13,18 @@ import (
 // real request's rules without moving money, and shows what it names. Only routes of roles that
 // may pay (or approve) ask it.
 
-// preflightPayout asks the service what it would make of req. A service without the preflight
-// (the public API) has nothing to tell: nil, and the real request decides.
-func (h *Handlers) preflightPayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Preflight, error) {
+// preflight asks the service's preflight through ask. A service without the preflight (the
+// public API) has nothing to tell: nil, and the real request decides.
+func (h *Handlers) preflight(ctx context.Context, ask func(context.Context) (*payouts.Preflight, error)) (*payouts.Preflight, error) {
 	if ok, err := h.offers(ctx, payouts.ExtPreflight); !ok || err != nil {
 		return nil, err
 	}
-	return h.payouts.PreflightPayout(ctx, req)
+	return ask(ctx)
+}
+
+// preflightPayout asks the service what it would make of req; nil without a preflight.
+func (h *Handlers) preflightPayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Preflight, error) {
+	return h.preflight(ctx, func(ctx context.Context) (*payouts.Preflight, error) { return h.payouts.PreflightPayout(ctx, req) })
 }
 
 // preflightItems asks the service about items in order, payouts.MaxPreflightItems to a call,

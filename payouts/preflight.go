@@ -57,11 +57,26 @@ func (p Preflight) Has(code string) bool {
 	return slices.ContainsFunc(p.Problems, func(pr Problem) bool { return pr.Code == code })
 }
 
-// PreflightItem is one request of a batch preflight: a payout, or a balance transfer between the
-// app and a user (as POST /v2/transfers takes it). Exactly one is set.
+// PreflightItem is one request of a batch preflight: a payout, a balance transfer between the
+// app and a user (as POST /v2/transfers takes it), a payout link (as POST /v2/payout-links takes
+// it: its issue, and what its claim would meet when it is to a user), or the approval of a payout
+// request, by id (what POST /v2/payout-requests/{id}/review would send). Exactly one is set.
 type PreflightItem struct {
-	Payout   *CreatePayoutRequest   `json:"payout,omitempty"`
-	Transfer *CreateTransferRequest `json:"transfer,omitempty"`
+	Payout        *CreatePayoutRequest     `json:"payout,omitempty"`
+	Transfer      *CreateTransferRequest   `json:"transfer,omitempty"`
+	PayoutLink    *CreatePayoutLinkRequest `json:"payout_link,omitempty"`
+	PayoutRequest string                   `json:"payout_request,omitempty"`
+}
+
+// set counts the requests the item names.
+func (it PreflightItem) set() int {
+	n := 0
+	for _, set := range []bool{it.Payout != nil, it.Transfer != nil, it.PayoutLink != nil, it.PayoutRequest != ""} {
+		if set {
+			n++
+		}
+	}
+	return n
 }
 
 // PreflightBatchRequest is the body of POST /v2/payouts/preflight-batch: requests checked in
@@ -82,8 +97,8 @@ func (r PreflightBatchRequest) Validate() error {
 		p.Add("items", "must hold at most "+strconv.Itoa(MaxPreflightItems)+" items")
 	}
 	for i, it := range r.Items {
-		if (it.Payout == nil) == (it.Transfer == nil) {
-			p.Add("items["+strconv.Itoa(i)+"]", "must hold either payout or transfer")
+		if it.set() != 1 {
+			p.Add("items["+strconv.Itoa(i)+"]", "must hold one of payout, transfer, payout_link or payout_request")
 		}
 	}
 	return p.Err()

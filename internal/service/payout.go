@@ -298,15 +298,13 @@ func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.Send
 // it paid at once.
 func (s *Service) sendPayout(ctx context.Context, q Queries, appID string, req payouts.SendPayoutRequest,
 	link *PayoutLinkRecord, extra linkExtras) (id string, made *madePayout, err error) {
-	if req.UserID != "" && !req.ForceCollectComplianceInfo && len(req.AdditionalSteps) == 0 {
+	if req.UserID != "" {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
 		if err != nil {
 			return "", nil, err
 		}
-		if _, err := s.payoutMethod(ctx, q, user, payouts.PlatformDefault, ""); err == nil && !needsW9(user) {
-			made, err := s.payout(ctx, q, payoutOrder{user: user, amount: link.Amount, platform: payouts.PlatformDefault,
-				fund: true, feeParty: req.PayoutFeeParty, taxExempt: req.TaxExempt, metadata: link.Metadata,
-				idempotencyKey: req.IdempotencyKey, payoutLinkID: link.ID})
+		if s.paysAtOnce(ctx, q, user, req) {
+			made, err := s.payout(ctx, q, atOnceOrder(user, link, req))
 			if err != nil {
 				return "", nil, err
 			}
@@ -318,6 +316,25 @@ func (s *Service) sendPayout(ctx context.Context, q Queries, appID string, req p
 	}
 	id, err = s.issuePayoutLink(ctx, q, appID, req.UserID, link, extra)
 	return id, nil, err
+}
+
+// paysAtOnce reports whether SendPayout pays user at once rather than sending a payout link: the
+// request asks nothing more of them (no compliance information, no extra steps), they have a
+// default payout method, and they owe no W-9.
+func (s *Service) paysAtOnce(ctx context.Context, q Reads, user *UserRecord, req payouts.SendPayoutRequest) bool {
+	if req.ForceCollectComplianceInfo || len(req.AdditionalSteps) > 0 || needsW9(user) {
+		return false
+	}
+	_, err := s.payoutMethod(ctx, q, user, payouts.PlatformDefault, "")
+	return err == nil
+}
+
+// atOnceOrder is the payout SendPayout makes of req when it pays user at once: to their default
+// method, funded by the app.
+func atOnceOrder(user *UserRecord, link *PayoutLinkRecord, req payouts.SendPayoutRequest) payoutOrder {
+	return payoutOrder{user: user, amount: link.Amount, platform: payouts.PlatformDefault, fund: true,
+		feeParty: req.PayoutFeeParty, taxExempt: req.TaxExempt, metadata: link.Metadata,
+		idempotencyKey: req.IdempotencyKey, payoutLinkID: link.ID}
 }
 
 // recordPaidLink writes the payout link of a payment made at once: issued to the user and

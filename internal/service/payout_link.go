@@ -30,35 +30,26 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 // with its flow, for the user userID when not empty.
 func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID string, link *PayoutLinkRecord, extra linkExtras) (string, error) {
 	link.AppID = appID
+	var user *UserRecord
 	if userID != "" {
-		user, err := s.getUser(ctx, q, appID, userID)
-		if err != nil {
+		var err error
+		if user, err = s.getUser(ctx, q, appID, userID); err != nil {
 			return "", err
 		}
-		link.UserID = &user.ID
-		if link.Payee == (payouts.Payee{}) {
-			link.Payee = payeeOf(&user.User)
-		}
 	}
-	if err := checkDeliveryContact(link); err != nil {
+	if err := addressLink(link, user); err != nil {
 		return "", err
 	}
-	b, app, err := s.appBook(ctx, q, appID)
+	b, err := s.book(ctx, q, appID)
 	if err != nil {
 		return "", err
 	}
-	escrow, err := b.escrow(ctx)
-	if err != nil {
-		return "", err
-	}
-	// The reservation is a balance transfer from the app, pending until the link is claimed
-	// (then it completes to the payee) or cancelled (then it fails and the money returns).
 	t := s.newTransfer(appID, payouts.TransferBalance, -link.Amount, nil)
 	t.Status, t.PayoutLinkID, t.TaxExempt = payouts.TransferPending, &link.ID, link.TaxExempt
 	if err := q.CreateTransfer(ctx, t); err != nil {
 		return "", err
 	}
-	if _, err := b.move(ctx, t.ID, []line{{from: app, to: escrow, amount: link.Amount, typ: payouts.TransactionBalance, pending: true}}, nil); err != nil {
+	if err := b.reserveLink(ctx, t.ID, link.Amount); err != nil {
 		return "", err
 	}
 	steps := []string{payouts.StepPayout}
@@ -81,6 +72,34 @@ func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID 
 		return "", err
 	}
 	return link.ID, nil
+}
+
+// addressLink makes link the user's, when it is issued to one (their name and contact are its
+// payee's unless the request named one), and checks that an sms or email link has somewhere to go.
+func addressLink(link *PayoutLinkRecord, user *UserRecord) error {
+	if user != nil {
+		link.UserID = &user.ID
+		if link.Payee == (payouts.Payee{}) {
+			link.Payee = payeeOf(&user.User)
+		}
+	}
+	return checkDeliveryContact(link)
+}
+
+// reserveLink books a link's reservation, a balance transfer from the app's wallet to escrow,
+// pending until the link is claimed (then it completes to the payee) or canceled (then it fails
+// and the money returns); on a dry book, in the book's memory alone.
+func (b *book) reserveLink(ctx context.Context, transferID string, amount payouts.Money) error {
+	app, err := b.app(ctx)
+	if err != nil {
+		return err
+	}
+	escrow, err := b.escrow(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = b.move(ctx, transferID, []line{{from: app, to: escrow, amount: amount, typ: payouts.TransactionBalance, pending: true}}, nil)
+	return err
 }
 
 // payeeOf is the payee of a link issued to a user who was not named otherwise.

@@ -45,6 +45,16 @@ func linkRequestOf(r payouts.CreatePayoutRequestRequest) *payouts.CreatePayoutLi
 		Metadata: r.Metadata, Memo: r.Memo}
 }
 
+// approvalOf is what approving r sends: SendPayout's request, to its user or its payee.
+func approvalOf(r *PayoutRequestRecord) *payouts.SendPayoutRequest {
+	lr := linkRequestOf(payouts.CreatePayoutRequestRequest{Amount: int64(r.Amount), Payee: &r.Payee,
+		Metadata: r.Metadata, Memo: r.Memo})
+	if r.UserID != nil {
+		lr.UserID, lr.Payee = *r.UserID, nil
+	}
+	return lr
+}
+
 // GetPayoutRequest returns a payout request with its user and payout link, when it has them.
 func (s *Service) GetPayoutRequest(ctx context.Context, appID, id string) (*payouts.PayoutRequest, error) {
 	if !payouts.ValidID(id) {
@@ -139,11 +149,7 @@ func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req
 			r.RejectReason = strings.TrimSpace(req.Reason)
 			return q.UpdatePayoutRequest(ctx, r, payouts.RequestCreated)
 		}
-		lr := linkRequestOf(payouts.CreatePayoutRequestRequest{Amount: int64(r.Amount), Payee: &r.Payee,
-			Metadata: r.Metadata, Memo: r.Memo})
-		if r.UserID != nil {
-			lr.UserID, lr.Payee = *r.UserID, nil
-		}
+		lr := approvalOf(r)
 		link, extra, err := s.validatePayoutLink(lr)
 		if err != nil {
 			return err

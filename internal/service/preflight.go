@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/disburse/disburse/internal/ledger"
@@ -92,10 +93,15 @@ func (s *Service) PreflightBatch(ctx context.Context, appID string, req payouts.
 	for i, it := range req.Items {
 		var refusals []refusal
 		var held bool
-		if it.Payout != nil {
+		switch {
+		case it.Payout != nil:
 			refusals, held, err = s.preflightPayout(ctx, b, *it.Payout)
-		} else {
+		case it.Transfer != nil:
 			refusals, err = s.preflightTransfer(ctx, b, *it.Transfer)
+		case it.PayoutLink != nil:
+			refusals, held, err = s.preflightLink(ctx, b, *it.PayoutLink)
+		default:
+			refusals, held, err = s.preflightApproval(ctx, b, it.PayoutRequest)
 		}
 		if err != nil {
 			return nil, err
@@ -125,7 +131,12 @@ func (s *Service) preflightPayout(ctx context.Context, b *book, req payouts.Crea
 	if r != nil || err != nil {
 		return refusalsOf(r), false, err
 	}
-	o := payoutOrderOf(user, req)
+	return s.preflightOrder(ctx, b, payoutOrderOf(user, req))
+}
+
+// preflightOrder runs a payout's rules, planPayout and bookPayout, which the real payout runs
+// too, on o through the dry book b.
+func (s *Service) preflightOrder(ctx context.Context, b *book, o payoutOrder) (refusals []refusal, held bool, err error) {
 	p, refusals, err := s.planPayout(ctx, b.reads, b, o)
 	if len(refusals) > 0 || err != nil {
 		return refusals, false, err
@@ -135,6 +146,90 @@ func (s *Service) preflightPayout(ctx context.Context, b *book, req payouts.Crea
 		return []refusal{*r}, false, nil
 	}
 	return nil, p.t.Status == payouts.TransferFlagged, err
+}
+
+// preflightLink runs CreatePayoutLink's rules on req through the dry book b (preflightIssue).
+func (s *Service) preflightLink(ctx context.Context, b *book, req payouts.CreatePayoutLinkRequest) ([]refusal, bool, error) {
+	link, user, refusals, err := s.preflightLinkRequest(ctx, b, &req)
+	if len(refusals) > 0 || err != nil {
+		return refusals, false, err
+	}
+	return s.preflightIssue(ctx, b, link, user)
+}
+
+// preflightApproval runs what approving the payout request id would send (ReviewPayoutRequest,
+// then SendPayout) through the dry book b: a payout at once, funded by the app, to a user
+// SendPayout pays at once, else a payout link.
+func (s *Service) preflightApproval(ctx context.Context, b *book, id string) ([]refusal, bool, error) {
+	var r *PayoutRequestRecord
+	var err error
+	if payouts.ValidID(id) {
+		r, err = b.reads.GetPayoutRequest(ctx, b.appID, id)
+	}
+	switch {
+	case r == nil && (err == nil || errors.Is(err, ErrNoRecord)):
+		return []refusal{{payouts.PInvalidInput, payouts.FieldError("payout_request", "is not a payout request of this app")}}, false, nil
+	case err != nil:
+		return nil, false, err
+	case r.Status != payouts.RequestCreated:
+		return []refusal{{payouts.PInvalidInput, payouts.Errorf(payouts.EInvalidTransaction, "The payout request was already %s.", r.Status)}}, false, nil
+	}
+	req := approvalOf(r)
+	link, user, refusals, err := s.preflightLinkRequest(ctx, b, req)
+	if len(refusals) > 0 || err != nil {
+		return refusals, false, err
+	}
+	if user != nil && s.paysAtOnce(ctx, b.reads, user, *req) {
+		return s.preflightOrder(ctx, b, atOnceOrder(user, link, *req))
+	}
+	return s.preflightIssue(ctx, b, link, user)
+}
+
+// preflightLinkRequest checks a payout link's request on its own, as validatePayoutLink does,
+// and reads the user it is to, if any, through the dry book.
+func (s *Service) preflightLinkRequest(ctx context.Context, b *book, req *payouts.CreatePayoutLinkRequest) (*PayoutLinkRecord, *UserRecord, []refusal, error) {
+	link, _, err := s.validatePayoutLink(req)
+	if r := requestRefusal(err, checkIdempotencyKey(req.IdempotencyKey)); r != nil {
+		return nil, nil, []refusal{*r}, nil
+	}
+	if err != nil || req.UserID == "" {
+		return link, nil, nil, err
+	}
+	user, r, err := s.preflightUser(ctx, b, req.UserID)
+	return link, user, refusalsOf(r), err
+}
+
+// preflightIssue runs issuePayoutLink's rules on link (to user, when it is to one) through the
+// dry book b: its payee's contact and the reservation of its amount from the app's wallet. For
+// a link to a user it then runs what their claim would meet: the amount counted towards their
+// 1099 threshold (unless the link is tax exempt), and the payout of it to their default method,
+// as the flow's payout step makes it. The flow asks the payee for a payout method, and for the
+// tax form when the link collects compliance information: those are not the claim's problems.
+func (s *Service) preflightIssue(ctx context.Context, b *book, link *PayoutLinkRecord, user *UserRecord) ([]refusal, bool, error) {
+	if r := requestRefusal(addressLink(link, user)); r != nil {
+		return []refusal{*r}, false, nil
+	}
+	err := b.reserveLink(ctx, "", link.Amount)
+	if r := bookRefusal(err); r != nil {
+		return []refusal{*r}, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if user == nil {
+		return nil, false, nil
+	}
+	if !link.TaxExempt {
+		if err := s.countPayment(ctx, b, user, link.Amount); err != nil {
+			return nil, false, err
+		}
+	}
+	p, refusals, err := s.planPayout(ctx, b.reads, b, payoutOrder{user: user, amount: link.Amount,
+		platform: payouts.PlatformDefault, feeParty: link.PayoutFeeParty, taxExempt: link.TaxExempt})
+	refusals = slices.DeleteFunc(refusals, func(r refusal) bool {
+		return r.code == payouts.PPayoutMethodMissing || r.code == payouts.PTaxFormMissing && link.ForceCompliance
+	})
+	return refusals, len(refusals) == 0 && p != nil && p.t.Status == payouts.TransferFlagged, err
 }
 
 // preflightTransfer runs CreateTransfer's rules on req through the dry book b.

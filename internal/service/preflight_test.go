@@ -211,3 +211,136 @@ func TestPreflightBatchBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestPreflightLinkAndApproval runs the preflight of a payout link (its issue, and what its
+// claim would meet when it is to a user) and of a payout request's approval, then the real
+// requests on the same state: the preflight names what the real one meets, and writes nothing.
+func TestPreflightLinkAndApproval(t *testing.T) {
+	const deposit = 300_000
+	const ghost = "0190a0b0-0000-7000-8000-000000000001"
+	// real makes what the item asks for and answers the refusal it meets: a link's, or its
+	// claim's payout's (claimed by the user, then paid out of the wallet to their default method,
+	// unless the flow first asks for what the user lacks: a method, or the tax form).
+	real := func(t *testing.T, e *env, it payouts.PreflightItem, flowAsks bool) error {
+		t.Helper()
+		if it.PayoutRequest != "" {
+			_, err := e.svc.ReviewPayoutRequest(e.ctx, e.app, it.PayoutRequest, payouts.ReviewPayoutRequestRequest{Action: payouts.ReviewApprove})
+			return err
+		}
+		l, _, err := e.svc.CreatePayoutLink(e.ctx, e.app, *it.PayoutLink)
+		if err != nil || it.PayoutLink.UserID == "" {
+			return err
+		}
+		if _, err := e.svc.ClaimPayoutLink(e.ctx, l.ID, e.user.ID); err != nil {
+			return err
+		}
+		if flowAsks || it.PayoutLink.ForceCollectComplianceInfo {
+			return nil
+		}
+		_, err = e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: int64(l.Amount), Platform: payouts.PlatformDefault})
+		return err
+	}
+	link := func(req payouts.CreatePayoutLinkRequest) func(*testing.T, *env) payouts.PreflightItem {
+		return func(t *testing.T, e *env) payouts.PreflightItem {
+			req := req // each engine's env has its own user
+			if req.UserID == "user" {
+				req.UserID = e.user.ID
+			}
+			return payouts.PreflightItem{PayoutLink: &req}
+		}
+	}
+	request := func(amount int64) func(*testing.T, *env) payouts.PreflightItem {
+		return func(t *testing.T, e *env) payouts.PreflightItem {
+			r, err := e.svc.CreatePayoutRequest(e.ctx, e.app, payouts.CreatePayoutRequestRequest{UserID: e.user.ID, Amount: amount})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return payouts.PreflightItem{PayoutRequest: r.ID}
+		}
+	}
+	tests := []struct {
+		name      string
+		owesW9    bool // the user was paid $2,000 this year, past the 1099 threshold, without a W-9
+		noMethod  bool
+		item      func(*testing.T, *env) payouts.PreflightItem
+		code      string // the preflight's problem; "" for none
+		field     string
+		errorCode string // what the real request (or the claim's payout) answers
+		held      bool
+	}{
+		{name: "a link to a user", item: link(payouts.CreatePayoutLinkRequest{Amount: 5_000, UserID: "user"})},
+		{name: "a link to a user with no method: the flow asks for one", noMethod: true,
+			item: link(payouts.CreatePayoutLinkRequest{Amount: 5_000, UserID: "user"})},
+		{name: "a link to nobody", item: link(payouts.CreatePayoutLinkRequest{Amount: 5_000})},
+		{name: "a link the app's wallet cannot reserve", item: link(payouts.CreatePayoutLinkRequest{Amount: deposit + 1}),
+			code: payouts.PInsufficientFunds, errorCode: payouts.EInsufficientFunds},
+		{name: "a link to no such user", item: link(payouts.CreatePayoutLinkRequest{Amount: 100, UserID: ghost}),
+			code: payouts.PUserNotFound, field: "user_id", errorCode: payouts.ENotFound},
+		{name: "a link by sms to nobody's phone", item: link(payouts.CreatePayoutLinkRequest{Amount: 100,
+			Delivery: &payouts.Delivery{Method: payouts.DeliverySMS}}), code: payouts.PInvalidInput, field: "payee.phone_number",
+			errorCode: payouts.EInvalidInput},
+		{name: "a link whose claim takes the user past the 1099 threshold", item: link(payouts.CreatePayoutLinkRequest{Amount: 200_000, UserID: "user"}),
+			code: payouts.PTaxFormMissing, errorCode: payouts.EUserInfoMissing},
+		{name: "the same, tax exempt", item: link(payouts.CreatePayoutLinkRequest{Amount: 200_000, UserID: "user", TaxExempt: true})},
+		{name: "the same, its flow collecting the tax form", item: link(payouts.CreatePayoutLinkRequest{Amount: 200_000, UserID: "user",
+			ForceCollectComplianceInfo: true})},
+		{name: "a link whose claim's payout is held", item: link(payouts.CreatePayoutLinkRequest{Amount: 1313, UserID: "user"}), held: true},
+		{name: "an approval that pays at once", item: request(5_000)},
+		{name: "an approval the app's wallet cannot pay at once", item: request(deposit), code: payouts.PInsufficientFunds,
+			errorCode: payouts.EInsufficientFunds},
+		{name: "an approval that sends a link the app cannot reserve", noMethod: true, item: request(deposit + 1),
+			code: payouts.PInsufficientFunds, errorCode: payouts.EInsufficientFunds},
+		{name: "an approval to a user who owes a W-9 sends a link whose claim meets it", owesW9: true, item: request(5_000),
+			code: payouts.PTaxFormMissing},
+		{name: "an approval of a decided request", item: func(t *testing.T, e *env) payouts.PreflightItem {
+			it := request(100)(t, e)
+			if _, err := e.svc.ReviewPayoutRequest(e.ctx, e.app, it.PayoutRequest, payouts.ReviewPayoutRequestRequest{Action: payouts.ReviewReject, Reason: "no"}); err != nil {
+				t.Fatal(err)
+			}
+			return it
+		}, code: payouts.PInvalidInput, errorCode: payouts.EInvalidTransaction},
+		{name: "an approval of no such request", item: func(*testing.T, *env) payouts.PreflightItem {
+			return payouts.PreflightItem{PayoutRequest: ghost}
+		}, code: payouts.PInvalidInput, field: "payout_request", errorCode: payouts.ENotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+				e := newEnvOn(t, dsn, nil, deposit)
+				if !tt.noMethod {
+					e.addMethod(t, e.user.ID, payouts.AddPayoutMethodRequest{Platform: "paypal", Email: "ada@example.com"})
+				}
+				if tt.owesW9 {
+					if _, err := e.svc.Deposit(e.ctx, e.app, e.app, payouts.DepositRequest{Amount: 200_000}); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := e.svc.CreateTransfer(e.ctx, e.app, payouts.CreateTransferRequest{UserID: e.user.ID, Amount: -200_000}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				it := tt.item(t, e)
+				before := e.snapshot(t)
+				batch, err := e.svc.PreflightBatch(e.ctx, e.app, payouts.PreflightBatchRequest{Items: []payouts.PreflightItem{it}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if after := e.snapshot(t); after != before {
+					t.Fatalf("the preflight wrote: %s, then %s", before, after)
+				}
+				pf := batch.Items[0]
+				switch {
+				case tt.code == "" && !pf.OK:
+					t.Fatalf("preflight refused: %+v", pf.Problems)
+				case tt.code != "" && (pf.OK || len(pf.Problems) != 1 || pf.Problems[0].Code != tt.code || pf.Problems[0].Field != tt.field):
+					t.Fatalf("preflight = %+v, want one problem %s on %q", pf, tt.code, tt.field)
+				case tt.held != (len(pf.Notices) == 1 && pf.Notices[0].Code == payouts.NHeldForReview):
+					t.Fatalf("notices = %+v, want held %v", pf.Notices, tt.held)
+				}
+				if tt.code == payouts.PTaxFormMissing && tt.errorCode == "" {
+					return // the approval sends a link; the claim's payout is the link case's
+				}
+				wantCode(t, real(t, e, it, tt.noMethod), tt.errorCode)
+			})
+		})
+	}
+}
