@@ -144,7 +144,7 @@ func (h *Handlers) statementSheet(ctx context.Context, q statementQuery) (*pages
 		return nil, err
 	}
 	for _, m := range st.Movements {
-		line := pages.StatementMovement{Posted: m.Posted.Time, Type: pages.StatementTypeLabel(m.Type),
+		line := pages.StatementMovement{Posted: m.Posted.Time, Type: pages.TransactionTypeName(m.Type),
 			Counterparty: m.Counterparty, TransferID: m.TransferID, Amount: m.Amount, Balance: m.Balance}
 		if m.UserID != nil && *m.UserID != q.req.UserID {
 			u := people[*m.UserID]
@@ -153,7 +153,7 @@ func (h *Handlers) statementSheet(ctx context.Context, q statementQuery) (*pages
 		sheet.Movements = append(sheet.Movements, line)
 	}
 	for _, t := range st.ByType {
-		sheet.ByType = append(sheet.ByType, pages.StatementTypeTotal{Type: pages.StatementTypeLabel(payouts.TransactionType(t.Type)),
+		sheet.ByType = append(sheet.ByType, pages.StatementTypeTotal{Type: pages.TransactionTypeName(payouts.TransactionType(t.Type)),
 			Count: t.Count, MoneyIn: t.MoneyIn, MoneyOut: t.MoneyOut})
 	}
 	sheet.Sums = st.OpeningBalance+st.MoneyIn-st.MoneyOut == st.ClosingBalance && lastBalance(st) == st.ClosingBalance
@@ -287,7 +287,7 @@ func statementCSVRecord(r statementRow, p payee) []string {
 	if m.Amount < 0 {
 		direction, unsigned = "out", -m.Amount
 	}
-	return []string{r.kind, csvTime(r.at), csvText(pages.StatementTypeLabel(m.Type)), csvText(m.Counterparty), direction,
+	return []string{r.kind, csvTime(r.at), csvText(pages.TransactionTypeName(m.Type)), csvText(m.Counterparty), direction,
 		unsigned.Decimal(), m.Amount.Decimal(), r.balance.Decimal(), csvText(deref(m.UserID)), csvText(p.name), csvText(p.email),
 		csvText(m.TransferID), strconv.FormatInt(m.TransactionID, 10)}
 }
