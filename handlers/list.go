@@ -272,17 +272,20 @@ type rowsAndPayees[T any] struct {
 }
 
 // reconcileRows reads a reconciliation list's rows into p: the service's page with its pager,
-// or, filtered here, the matches among the newest rows with the note that says over how many and
-// no further pages; then the summary when the service offers one, and the rows' payees.
+// or, filtered here, the page of matches among the newest rows (scanPage) with its pager and the
+// note that says over how many; then the summary when the service offers one, and the rows' payees.
 func reconcileRows[T any](h *Handlers, c *fiber.Ctx, lf listFilter, p *pages.ListProps, r reconciled[T]) (rowsAndPayees[T], bool, error) {
 	var out rowsAndPayees[T]
 	if r.source != nil {
-		s, err := scanNewest(r.source, r.keep, lf.page.Limit)
+		s, more, err := scanPage(r.source, r.keep, lf.page, r.id)
 		if err != nil {
 			return out, false, err
 		}
 		out.rows = s.rows
 		p.Notes = append(p.Notes, s.note(r.noun, r.by))
+		if n := len(s.rows); n > 0 {
+			p.Pages = pageLinks(r.path, lf.query(), lf.page, r.id(s.rows[0]), r.id(s.rows[n-1]), more, r.target)
+		}
 	} else {
 		list, err := r.list()
 		if err != nil {

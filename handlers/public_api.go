@@ -39,6 +39,9 @@ type scanned[T any] struct {
 	read int // rows of the list read
 	// whole is true when the rows read are the whole list, so no match was missed.
 	whole bool
+	// paged is true when the reading stopped at the edge of a page whose links go on (scanPage),
+	// not at the end of what is read.
+	paged bool
 }
 
 // scanNewest reads the newest rows of a list (its walk, newest first), at most scanRows, and
@@ -61,11 +64,59 @@ func scanNewest[T any](rows iter.Seq2[T, error], keep func(T) bool, want int) (s
 	return s, nil
 }
 
+// scanPage is scanNewest for a list with pages: among the newest rows, at most scanRows, the
+// page.Limit matches after the row page.StartingAfter names (from the newest without it), or the
+// page.Limit matches just before the row page.EndingBefore names. more reports that matches lie
+// beyond the page in the direction it was read, for its links. Every page reads from the newest
+// row, so each costs at most scanRows rows and its address is a bookmark.
+func scanPage[T any](rows iter.Seq2[T, error], keep func(T) bool, page payouts.Page, id func(T) string) (s scanned[T], more bool, err error) {
+	s.whole = true
+	backward := page.EndingBefore != ""
+	past := page.StartingAfter == "" // past the cursor, reading forward
+	for row, err := range rows {
+		if err != nil {
+			return s, false, err
+		}
+		if s.read == scanRows {
+			s.whole = false
+			break
+		}
+		s.read++
+		switch {
+		case backward && id(row) == page.EndingBefore:
+			s.whole, s.paged = false, true
+		case backward:
+			if keep(row) {
+				s.rows = append(s.rows, row)
+			}
+			continue
+		case !past:
+			past = id(row) == page.StartingAfter
+			continue
+		case !keep(row):
+			continue
+		case len(s.rows) < page.Limit:
+			s.rows = append(s.rows, row)
+			continue
+		default:
+			s.whole, s.paged, more = false, true, true
+		}
+		break
+	}
+	if backward && len(s.rows) > page.Limit {
+		s.rows, more = s.rows[len(s.rows)-page.Limit:], true
+	}
+	return s, more, nil
+}
+
 // note says truthfully what a filter done here looked through: "Filtered here over the newest
 // 500 transfers (this API cannot filter them by type)."
 func (s scanned[T]) note(noun, by string) string {
 	over := "all " + strconv.Itoa(s.read) + " " + noun
-	if !s.whole {
+	switch {
+	case s.paged:
+		over = "the newest " + strconv.Itoa(s.read) + " " + noun + ", up to this page"
+	case !s.whole:
 		over = "the newest " + strconv.Itoa(s.read) + " " + noun + "; older ones were not searched"
 	}
 	return "Filtered here over " + over + " (this API cannot filter them " + by + ")."
