@@ -30,6 +30,9 @@ type config struct {
 	APIClientID string
 	APIKey      string
 	AppID       string // the app whose wallet the app page shows (embedded: known)
+	// HostedURL is the origin of that service's hosted pages, which the flow page frames: on a
+	// Dots account not the API's origin. Empty: the API's origin, as our payoutd serves both.
+	HostedURL string
 
 	// Embedded: the Payout Service started in-process.
 	Service payoutd.Config
@@ -73,6 +76,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		"base URL of a Payout Service to use instead of the embedded one, e.g. https://api.example.com/api (DISBURSE_API_URL)")
 	fs.StringVar(&c.APIClientID, "api-client-id", env("DISBURSE_API_CLIENT_ID", ""), "API client id, with --api-url (DISBURSE_API_CLIENT_ID)")
 	fs.StringVar(&c.APIKey, "api-key", env("DISBURSE_API_KEY", ""), "API key, with --api-url (DISBURSE_API_KEY)")
+	fs.StringVar(&c.HostedURL, "hosted-url", env("DISBURSE_HOSTED_URL", ""),
+		"origin of the hosted pages (flows) the flow page frames, with --api-url; default the API's origin (DISBURSE_HOSTED_URL)")
 	fs.StringVar(&c.AppID, "app-id", env("DISBURSE_APP_ID", ""), "id of the app, with --api-url, for the app wallet page (DISBURSE_APP_ID)")
 	fs.StringVar(&c.Service.Addr, "service-addr", env("DISBURSE_API_ADDR", payoutd.DefaultAddr),
 		"embedded service: listen address; the API is under /api/v2 (DISBURSE_API_ADDR)")
@@ -138,9 +143,16 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 		if c.APIClientID == "" || c.APIKey == "" {
 			bad("--api-url needs --api-client-id and --api-key")
 		}
+		if c.HostedURL != "" {
+			if origin, err := originOf(c.HostedURL); err != nil {
+				bad("--hosted-url: %v", err)
+			} else {
+				c.HostedURL = origin
+			}
+		}
 	} else {
-		if c.APIClientID != "" || c.APIKey != "" || c.AppID != "" {
-			bad("--api-client-id, --api-key and --app-id go with --api-url; without it the service is embedded")
+		if c.APIClientID != "" || c.APIKey != "" || c.AppID != "" || c.HostedURL != "" {
+			bad("--api-client-id, --api-key, --app-id and --hosted-url go with --api-url; without it the service is embedded")
 		}
 		if _, _, err := net.SplitHostPort(c.Service.Addr); err != nil {
 			bad("--service-addr %q: %v", c.Service.Addr, err)

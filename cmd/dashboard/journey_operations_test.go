@@ -20,7 +20,12 @@ import (
 // Operations creates a flow; the iframe shows the hosted flow, a step is completed inside the
 // iframe, and the progress beside it updates by itself.
 func TestBrowserOperationsRunsAFlow(t *testing.T) {
-	j := startJourney(t)
+	for _, b := range journeyBackends {
+		t.Run(b.name, func(t *testing.T) { operationsRunsAFlow(t, startJourneyOn(t, b.public)) })
+	}
+}
+
+func operationsRunsAFlow(t *testing.T, j *journey) {
 	ctx := context.Background()
 	u, err := j.api.CreateUser(ctx, payouts.CreateUserRequest{FirstName: "Flo", LastName: "Framed", Email: "flo@example.com",
 		CountryCode: "1", PhoneNumber: "5550177"})
@@ -103,7 +108,12 @@ func (j *journey) sandboxCode(to string) string {
 // clicks again while the first answer is still on its way (a slow network and an impatient
 // operator): both posts reach the dashboard, and one payout is made.
 func TestBrowserDoubleClickedPayoutPaysOnce(t *testing.T) {
-	j := startJourney(t)
+	for _, b := range journeyBackends {
+		t.Run(b.name, func(t *testing.T) { doubleClickedPayoutPaysOnce(t, startJourneyOn(t, b.public)) })
+	}
+}
+
+func doubleClickedPayoutPaysOnce(t *testing.T, j *journey) {
 	ctx := context.Background()
 	u, err := j.api.CreateUser(ctx, payouts.CreateUserRequest{FirstName: "Dee", LastName: "Double", Email: "dee@example.com",
 		CountryCode: "1", PhoneNumber: "5550188"})

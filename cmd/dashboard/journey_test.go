@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -49,16 +50,23 @@ var journeyBackends = []struct {
 
 // startJourneyOn starts the product for a journey: as startJourney does, or, with public, the
 // dashboard alone with --api-url pointed at the public-API double in front of a Payout Service,
-// as the README's "Use with a Dots account" starts it.
+// as the README's "Use with a Dots account" starts it. The hosted pages stay at the service's
+// origin, not the double's (--hosted-url), as a Dots account's are not at its API's; the service
+// lets the dashboard frame them, so its address is chosen first.
 func startJourneyOn(t *testing.T, public bool) *journey {
 	t.Helper()
 	if !public {
 		return startJourney(t)
 	}
-	env := servicetest.Start(t)
+	addr := freeAddr(t)
+	_, port, _ := net.SplitHostPort(addr)
+	env := servicetest.Start(t, servicetest.WithConfig(func(c *payoutd.Config) {
+		c.FrameAncestors = []string{"http://" + addr, "http://localhost:" + port}
+	}))
 	apiURL, _ := dotsdouble.Start(t, env.URL)
 	dashDB := filepath.Join(t.TempDir(), "dashboard.db")
-	base, _, _ := start(t, []string{"--addr", "127.0.0.1:0", "--dashboard-db", dashDB, "--api-url", apiURL,
+	hosted := strings.TrimSuffix(env.URL, "/api")
+	base, _, _ := start(t, []string{"--addr", addr, "--dashboard-db", dashDB, "--api-url", apiURL, "--hosted-url", hosted,
 		"--api-client-id", env.ClientID, "--api-key", env.APIKey, "--app-id", env.AppID}, nil)
 	store, err := dashstore.Open(context.Background(), dashDB)
 	if err != nil {
@@ -71,8 +79,20 @@ func startJourneyOn(t *testing.T, public bool) *journey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &journey{t: t, base: base, hosted: strings.TrimSuffix(env.URL, "/api"), store: store, api: api, appID: env.AppID,
+	return &journey{t: t, base: base, hosted: hosted, store: store, api: api, appID: env.AppID,
 		tab: browser.New(t), public: true}
+}
+
+// freeAddr is a loopback address with a port nothing listens on now, for a server whose address
+// another must know before it starts.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 func startJourney(t *testing.T) *journey {
@@ -124,10 +144,16 @@ func (j *journey) operator(role dashstore.Role) (string, string) {
 	return op.Email, password
 }
 
-// signIn signs in through the login form at origin.
+// signIn adds an operator with role and signs in as them through the login form at origin.
 func (j *journey) signIn(origin string, role dashstore.Role) {
 	j.t.Helper()
 	email, password := j.operator(role)
+	j.signInAs(origin, email, password)
+}
+
+// signInAs signs in through the login form at origin.
+func (j *journey) signInAs(origin, email, password string) {
+	j.t.Helper()
 	browser.Run(j.t, j.tab,
 		chromedp.Navigate(origin+"/login"),
 		chromedp.WaitVisible(chromedp.CSS("#login-form")),

@@ -197,6 +197,15 @@ func TestParseConfig(t *testing.T) {
 					t.Errorf("standalone: %+v", c)
 				}
 			}},
+		{name: "hosted pages elsewhere", args: []string{"--api-url", "https://api.example.com/api", "--api-client-id", "id", "--api-key", "key",
+			"--hosted-url", "https://pay.example.com/flow/x"}, check: func(t *testing.T, c config) {
+			if c.HostedURL != "https://pay.example.com" {
+				t.Errorf("hosted url = %q, want the origin", c.HostedURL)
+			}
+		}},
+		{name: "bad hosted url", args: []string{"--api-url", "https://api.example.com/api", "--api-client-id", "id", "--api-key", "key",
+			"--hosted-url", "pay.example.com"}, wantErr: "--hosted-url"},
+		{name: "hosted url without api url", args: []string{"--hosted-url", "https://pay.example.com"}, wantErr: "go with --api-url"},
 		{name: "api url without credentials", args: []string{"--api-url", "https://api.example.com/api"}, wantErr: "needs --api-client-id"},
 		{name: "credentials without api url", args: []string{"--api-key", "key"}, wantErr: "go with --api-url"},
 		{name: "bad api url", args: []string{"--api-url", "ftp://x", "--api-client-id", "i", "--api-key", "k"}, wantErr: "want an http or https URL"},

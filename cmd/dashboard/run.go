@@ -104,9 +104,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		apiURL = "http://" + svcLn.Addr().String() + "/api"
 		frameSources = []string{svc.Config().PublicURL}
 		serve("payout service", func(ctx context.Context) error { return svc.Serve(ctx, svcLn) })
+	} else if cfg.HostedURL != "" {
+		// The service's hosted pages, framed on the flow page, live at their own origin (on a
+		// Dots account); that service must allow this dashboard to frame them.
+		frameSources = []string{cfg.HostedURL}
 	} else if u, err := url.Parse(apiURL); err == nil && u.Host != "" {
-		// The service's hosted pages, previewed in iframes, live at the API's origin; that
-		// service must list this dashboard among the origins allowed to frame them.
+		// Without --hosted-url they live at the API's origin, as our payoutd serves both.
 		frameSources = []string{u.Scheme + "://" + u.Host}
 	}
 
