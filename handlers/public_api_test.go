@@ -109,12 +109,12 @@ func TestFilteredViewsOnBothBackends(t *testing.T) {
 				}
 				return list.Data
 			}
-			// The lines of a user's transfers; with onlyTheirs, those that touched the user's
-			// wallet (an app's fee line of the user's payout did not).
-			transactionPaths := func(u *payouts.User, onlyTheirs bool) (out []string) {
-				for _, tr := range transfersOf(u) {
+			// The lines of transfers; with of, only those that touched that user's wallet (an app's
+			// fee line of the user's payout did not).
+			linesOf := func(ts []payouts.Transfer, of *payouts.User) (out []string) {
+				for _, tr := range ts {
 					for _, tx := range tr.Transactions {
-						if !onlyTheirs || (tx.UserID != nil && *tx.UserID == u.ID) {
+						if of == nil || (tx.UserID != nil && *tx.UserID == of.ID) {
 							out = append(out, `href="/transactions/`+strconv.FormatInt(tx.ID, 10)+`"`)
 						}
 					}
@@ -127,12 +127,16 @@ func TestFilteredViewsOnBothBackends(t *testing.T) {
 				}
 				return out
 			}
-			var bobBalance []payouts.Transfer
-			for _, tr := range transfersOf(bob) {
-				if tr.Type == payouts.TransferBalance {
-					bobBalance = append(bobBalance, tr)
+			// The transfers that funded a user: Ada was given $40.00 and Bob $30.00.
+			fundingOf := func(u *payouts.User) (out []payouts.Transfer) {
+				for _, tr := range transfersOf(u) {
+					if tr.Type == payouts.TransferBalance {
+						out = append(out, tr)
+					}
 				}
+				return out
 			}
+			adaFunding, bobFunding := fundingOf(ada), fundingOf(bob)
 			adaFlow := h.createFlow(payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: payouts.StepCompliance}}, UserID: ada.ID})
 			bobFlow := h.createFlow(payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: payouts.StepCompliance}}, UserID: bob.ID})
 			adaLink := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 2_00, Payee: &payouts.Payee{FirstName: "Ada", Email: "ada.link@example.com"}})
@@ -142,31 +146,49 @@ func TestFilteredViewsOnBothBackends(t *testing.T) {
 				Action: payouts.ReviewReject, Reason: "not owed"}); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := h.payouts.CancelPayoutLink(ctx, bobLink.ID); err != nil {
+				t.Fatal(err)
+			}
 
 			admin, _ := h.signedIn(dashstore.RoleAdmin)
 			for _, tc := range []struct {
 				name, url  string
 				want, not  []string
 				publicNote bool // the public API lacks the filter: the page filters itself and says so
+				// extension: the page is only our service's; on the public API it shows the note
+				// and neither payee's rows.
+				extension bool
 			}{
-				{"a user's transactions", "/transactions?user_id=" + ada.ID, transactionPaths(ada, true), transactionPaths(bob, false), true},
+				// The public API filters transfers by user; its note is on the count and totals.
+				{"a user's transfers", "/transfers?user_id=" + ada.ID, transferPaths(transfersOf(ada)...), transferPaths(transfersOf(bob)...), true, false},
+				{"a user's transfers of a type", "/transfers?type=payout&user_id=" + ada.ID, transferPaths(*adaPayout),
+					append(transferPaths(adaFunding...), transferPaths(transfersOf(bob)...)...), true, false},
+				{"transactions by amount", "/transactions?min=40.00&max=40.00", linesOf(adaFunding, nil), linesOf(bobFunding, nil), true, false},
+				{"payout links by status", "/payout-links?status=canceled", []string{`href="/payout-links/` + bobLink.ID + `"`},
+					[]string{`href="/payout-links/` + adaLink.ID + `"`}, true, false},
+				{"events of a user", "/events?user_id=" + ada.ID, []string{`href="/users/` + ada.ID + `"`},
+					[]string{`href="/users/` + bob.ID + `"`}, true, true},
+				{"a user's transactions", "/transactions?user_id=" + ada.ID, linesOf(transfersOf(ada), ada), linesOf(transfersOf(bob), nil), true, false},
 				{"user search", "/users?q=" + url.QueryEscape("ada.lovelace"), []string{`href="/users/` + ada.ID + `"`},
-					[]string{`href="/users/` + bob.ID + `"`}, true},
+					[]string{`href="/users/` + bob.ID + `"`}, true, false},
 				{"user search, names in any order", "/users?q=" + url.QueryEscape("lovelace ada"), []string{`href="/users/` + ada.ID + `"`},
-					[]string{`href="/users/` + bob.ID + `"`}, true},
-				{"transfers by type", "/transfers?type=payout", transferPaths(*adaPayout), transferPaths(bobBalance...), true},
+					[]string{`href="/users/` + bob.ID + `"`}, true, false},
+				{"transfers by type", "/transfers?type=payout", transferPaths(*adaPayout), transferPaths(bobFunding...), true, false},
 				{"flows by user, in search", "/search?q=" + url.QueryEscape(ada.Email), []string{`href="/flows/` + adaFlow.ID + `"`},
-					[]string{`href="/flows/` + bobFlow.ID + `"`}, true},
+					[]string{`href="/flows/` + bobFlow.ID + `"`}, true, false},
 				{"payout links search", "/payout-links?q=ada.link", []string{`href="/payout-links/` + adaLink.ID + `"`},
-					[]string{`href="/payout-links/` + bobLink.ID + `"`}, true},
+					[]string{`href="/payout-links/` + bobLink.ID + `"`}, true, false},
 				{"payout requests by status", "/approvals", []string{"/payout-requests/" + adaRequest.ID},
-					[]string{"/payout-requests/" + bobRequest.ID}, true},
+					[]string{"/payout-requests/" + bobRequest.ID}, true, false},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					res := admin.get(tc.url)
 					wantStatus(t, res, http.StatusOK)
 					if len(tc.want) == 0 {
 						t.Fatal("the test names no row to find")
+					}
+					if b.public && tc.extension {
+						tc.want, tc.not = nil, append(tc.not, tc.want...)
 					}
 					wantBody(t, res, tc.want...)
 					for _, n := range tc.not {
