@@ -45,30 +45,20 @@ type scanned[T any] struct {
 }
 
 // scanNewest reads the newest rows of a list (its walk, newest first), at most scanRows, and
-// keeps the first want that keep accepts.
+// keeps the first want that keep accepts: the first page of scanPage, for a list without further
+// pages, so what lies beyond it was not searched.
 func scanNewest[T any](rows iter.Seq2[T, error], keep func(T) bool, want int) (scanned[T], error) {
-	s := scanned[T]{whole: true}
-	for row, err := range rows {
-		if err != nil {
-			return s, err
-		}
-		if s.read == scanRows || len(s.rows) == want {
-			s.whole = false
-			break
-		}
-		s.read++
-		if keep(row) {
-			s.rows = append(s.rows, row)
-		}
-	}
-	return s, nil
+	s, _, err := scanPage(rows, keep, payouts.Page{Limit: want}, nil)
+	s.paged = false
+	return s, err
 }
 
-// scanPage is scanNewest for a list with pages: among the newest rows, at most scanRows, the
+// scanPage reads a page of a list filtered here: among the newest rows, at most scanRows, the
 // page.Limit matches after the row page.StartingAfter names (from the newest without it), or the
 // page.Limit matches just before the row page.EndingBefore names. more reports that matches lie
 // beyond the page in the direction it was read, for its links. Every page reads from the newest
-// row, so each costs at most scanRows rows and its address is a bookmark.
+// row, so each costs at most scanRows rows and its address is a bookmark. id is called only with
+// a cursor.
 func scanPage[T any](rows iter.Seq2[T, error], keep func(T) bool, page payouts.Page, id func(T) string) (s scanned[T], more bool, err error) {
 	s.whole = true
 	backward := page.EndingBefore != ""

@@ -56,4 +56,11 @@ func TestScanPage(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a list without further pages", func(t *testing.T) {
+		s, err := scanNewest(newestFirst(20), even, 3)
+		want := "Filtered here over the newest 7 rows; older ones were not searched (this API cannot filter them by parity)."
+		if err != nil || !slices.Equal(s.rows, []int{20, 18, 16}) || s.note("rows", "by parity") != want {
+			t.Errorf("rows %v, note %q, %v; want [20 18 16], %q", s.rows, s.note("rows", "by parity"), err, want)
+		}
+	})
 }
