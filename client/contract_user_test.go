@@ -8,150 +8,154 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
 
 func TestContractUsers(t *testing.T) {
-	env, c := startService(t)
-	ctx := context.Background()
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		env, c := startService(t, servicetest.WithDSN(dsn))
+		ctx := context.Background()
 
-	req := newUserRequest("Ada")
-	req.Username = "ada-t"
-	req.Metadata = json.RawMessage(`{"crm":7}`)
-	u, err := c.CreateUser(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !payouts.ValidID(u.ID) || u.FirstName != "Ada" || u.Email != req.Email || u.Status != payouts.UserUnverified ||
-		u.PhoneNumber != (payouts.Phone{CountryCode: "1", PhoneNumber: req.PhoneNumber}) ||
-		u.Username == nil || *u.Username != "ada-t" || u.Created.IsZero() {
-		t.Errorf("created user = %+v", u)
-	}
-	var md map[string]int
-	if err := json.Unmarshal(u.Metadata, &md); err != nil || md["crm"] != 7 {
-		t.Errorf("metadata = %s", u.Metadata)
-	}
-
-	got, err := c.GetUser(ctx, u.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.ID != u.ID || got.Email != u.Email || !got.Created.Equal(u.Created.Time) {
-		t.Errorf("GetUser = %+v, want the created %+v", got, u)
-	}
-
-	updated, err := c.UpdateUser(ctx, u.ID, payouts.UpdateUserRequest{Metadata: json.RawMessage(`"vip"`)})
-	if err != nil || string(updated.Metadata) != `"vip"` {
-		t.Errorf("UpdateUser metadata = %+v, %v", updated, err)
-	}
-
-	t.Run("list and walk", func(t *testing.T) {
-		grace := createUser(t, c, "Grace")
-		alan := createUser(t, c, "Alan")
-		page, err := c.ListUsers(ctx, payouts.Page{Limit: 2}, payouts.UserFilter{})
+		req := newUserRequest("Ada")
+		req.Username = "ada-t"
+		req.Metadata = json.RawMessage(`{"crm":7}`)
+		u, err := c.CreateUser(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !page.HasMore || len(page.Data) != 2 || page.Data[0].ID != alan.ID || page.Data[1].ID != grace.ID {
-			t.Errorf("first page = %+v, want Alan, Grace and more", page)
+		if !payouts.ValidID(u.ID) || u.FirstName != "Ada" || u.Email != req.Email || u.Status != payouts.UserUnverified ||
+			u.PhoneNumber != (payouts.Phone{CountryCode: "1", PhoneNumber: req.PhoneNumber}) ||
+			u.Username == nil || *u.Username != "ada-t" || u.Created.IsZero() {
+			t.Errorf("created user = %+v", u)
 		}
-		next, err := c.ListUsers(ctx, payouts.Page{Limit: 2, StartingAfter: grace.ID}, payouts.UserFilter{})
-		if err != nil || next.HasMore || len(next.Data) != 1 || next.Data[0].ID != u.ID {
-			t.Errorf("second page = %+v, %v; want Ada alone", next, err)
+		var md map[string]int
+		if err := json.Unmarshal(u.Metadata, &md); err != nil || md["crm"] != 7 {
+			t.Errorf("metadata = %s", u.Metadata)
 		}
-		back, err := c.ListUsers(ctx, payouts.Page{Limit: 2, EndingBefore: u.ID}, payouts.UserFilter{})
-		if err != nil || len(back.Data) != 2 {
-			t.Errorf("ending_before page = %+v, %v", back, err)
+
+		got, err := c.GetUser(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
 		}
-		found, err := c.ListUsers(ctx, payouts.Page{}, payouts.UserFilter{Search: "grace"})
-		if err != nil || len(found.Data) != 1 || found.Data[0].ID != grace.ID {
-			t.Errorf("search = %+v, %v", found, err)
+		if got.ID != u.ID || got.Email != u.Email || !got.Created.Equal(u.Created.Time) {
+			t.Errorf("GetUser = %+v, want the created %+v", got, u)
 		}
-		unverified, err := c.ListUsers(ctx, payouts.Page{}, payouts.UserFilter{Status: payouts.UserVerified})
-		if err != nil || len(unverified.Data) != 0 {
-			t.Errorf("verified users = %+v, %v; want none", unverified, err)
+
+		updated, err := c.UpdateUser(ctx, u.ID, payouts.UpdateUserRequest{Metadata: json.RawMessage(`"vip"`)})
+		if err != nil || string(updated.Metadata) != `"vip"` {
+			t.Errorf("UpdateUser metadata = %+v, %v", updated, err)
 		}
-		var walked []string
-		for user, err := range c.AllUsers(ctx, payouts.UserFilter{}) {
+
+		t.Run("list and walk", func(t *testing.T) {
+			grace := createUser(t, c, "Grace")
+			alan := createUser(t, c, "Alan")
+			page, err := c.ListUsers(ctx, payouts.Page{Limit: 2}, payouts.UserFilter{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			walked = append(walked, user.ID)
-		}
-		if strings.Join(walked, ",") != strings.Join([]string{alan.ID, grace.ID, u.ID}, ",") {
-			t.Errorf("AllUsers = %v", walked)
-		}
-	})
+			if !page.HasMore || len(page.Data) != 2 || page.Data[0].ID != alan.ID || page.Data[1].ID != grace.ID {
+				t.Errorf("first page = %+v, want Alan, Grace and more", page)
+			}
+			next, err := c.ListUsers(ctx, payouts.Page{Limit: 2, StartingAfter: grace.ID}, payouts.UserFilter{})
+			if err != nil || next.HasMore || len(next.Data) != 1 || next.Data[0].ID != u.ID {
+				t.Errorf("second page = %+v, %v; want Ada alone", next, err)
+			}
+			back, err := c.ListUsers(ctx, payouts.Page{Limit: 2, EndingBefore: u.ID}, payouts.UserFilter{})
+			if err != nil || len(back.Data) != 2 {
+				t.Errorf("ending_before page = %+v, %v", back, err)
+			}
+			found, err := c.ListUsers(ctx, payouts.Page{}, payouts.UserFilter{Search: "grace"})
+			if err != nil || len(found.Data) != 1 || found.Data[0].ID != grace.ID {
+				t.Errorf("search = %+v, %v", found, err)
+			}
+			unverified, err := c.ListUsers(ctx, payouts.Page{}, payouts.UserFilter{Status: payouts.UserVerified})
+			if err != nil || len(unverified.Data) != 0 {
+				t.Errorf("verified users = %+v, %v; want none", unverified, err)
+			}
+			var walked []string
+			for user, err := range c.AllUsers(ctx, payouts.UserFilter{}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				walked = append(walked, user.ID)
+			}
+			if strings.Join(walked, ",") != strings.Join([]string{alan.ID, grace.ID, u.ID}, ",") {
+				t.Errorf("AllUsers = %v", walked)
+			}
+		})
 
-	t.Run("verification", func(t *testing.T) {
-		if err := c.SendVerificationToken(ctx, u.ID, payouts.SendVerificationTokenRequest{}); err != nil {
-			t.Fatal(err)
-		}
-		msgs := env.Inbox.Messages()
-		if len(msgs) == 0 {
-			t.Fatal("no verification message sent")
-		}
-		token := digitsRun(msgs[len(msgs)-1].Body, 6)
-		if token == "" {
-			t.Fatalf("no token in %q", msgs[len(msgs)-1].Body)
-		}
-		err := c.VerifyUser(ctx, u.ID, payouts.VerifyUserRequest{Token: "000000x"})
-		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput)
-		if err := c.VerifyUser(ctx, u.ID, payouts.VerifyUserRequest{Token: token}); err != nil {
-			t.Fatalf("VerifyUser with the sent token: %v", err)
-		}
-		if v, err := c.GetUser(ctx, u.ID); err != nil || !v.Verified {
-			t.Errorf("after verification: %+v, %v", v, err)
-		}
-	})
+		t.Run("verification", func(t *testing.T) {
+			if err := c.SendVerificationToken(ctx, u.ID, payouts.SendVerificationTokenRequest{}); err != nil {
+				t.Fatal(err)
+			}
+			msgs := env.Inbox.Messages()
+			if len(msgs) == 0 {
+				t.Fatal("no verification message sent")
+			}
+			token := digitsRun(msgs[len(msgs)-1].Body, 6)
+			if token == "" {
+				t.Fatalf("no token in %q", msgs[len(msgs)-1].Body)
+			}
+			err := c.VerifyUser(ctx, u.ID, payouts.VerifyUserRequest{Token: "000000x"})
+			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput)
+			if err := c.VerifyUser(ctx, u.ID, payouts.VerifyUserRequest{Token: token}); err != nil {
+				t.Fatalf("VerifyUser with the sent token: %v", err)
+			}
+			if v, err := c.GetUser(ctx, u.ID); err != nil || !v.Verified {
+				t.Errorf("after verification: %+v, %v", v, err)
+			}
+		})
 
-	t.Run("errors", func(t *testing.T) {
-		_, err := c.CreateUser(ctx, payouts.CreateUserRequest{})
-		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "first_name", "email", "phone_number")
-		dup := newUserRequest("Dup")
-		dup.Email = req.Email
-		_, err = c.CreateUser(ctx, dup)
-		wantError(t, err, http.StatusConflict, payouts.EEmailExists)
+		t.Run("errors", func(t *testing.T) {
+			_, err := c.CreateUser(ctx, payouts.CreateUserRequest{})
+			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "first_name", "email", "phone_number")
+			dup := newUserRequest("Dup")
+			dup.Email = req.Email
+			_, err = c.CreateUser(ctx, dup)
+			wantError(t, err, http.StatusConflict, payouts.EEmailExists)
 
-		for _, id := range []string{"6f1e2d3c-4b5a-4968-8776-655443322110", "not-a-uuid"} {
-			_, err = c.GetUser(ctx, id)
+			for _, id := range []string{"6f1e2d3c-4b5a-4968-8776-655443322110", "not-a-uuid"} {
+				_, err = c.GetUser(ctx, id)
+				wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+				_, err = c.UpdateUser(ctx, id, payouts.UpdateUserRequest{})
+				wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+				_, err = c.DeleteUser(ctx, id)
+				wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+				err = c.SendVerificationToken(ctx, id, payouts.SendVerificationTokenRequest{})
+				wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+				err = c.VerifyUser(ctx, id, payouts.VerifyUserRequest{Token: "123456"})
+				wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+			}
+			venmo := payouts.PlatformVenmo
+			_, err = c.UpdateUser(ctx, u.ID, payouts.UpdateUserRequest{DefaultPayoutMethod: &venmo})
+			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "default_payout_method")
+
+			_, err = c.ListUsers(ctx, payouts.Page{Limit: 101}, payouts.UserFilter{})
+			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "limit")
+			_, err = c.ListUsers(ctx, payouts.Page{}, payouts.UserFilter{Status: "sleeping"})
+			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "status")
+
+			other := env.CreateApp(t, "Other")
+			_, err = newClient(t, env.URL, other.ClientID, other.APIKey).GetUser(ctx, u.ID)
 			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
-			_, err = c.UpdateUser(ctx, id, payouts.UpdateUserRequest{})
-			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
-			_, err = c.DeleteUser(ctx, id)
-			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
-			err = c.SendVerificationToken(ctx, id, payouts.SendVerificationTokenRequest{})
-			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
-			err = c.VerifyUser(ctx, id, payouts.VerifyUserRequest{Token: "123456"})
-			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
-		}
-		venmo := payouts.PlatformVenmo
-		_, err = c.UpdateUser(ctx, u.ID, payouts.UpdateUserRequest{DefaultPayoutMethod: &venmo})
-		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "default_payout_method")
+		})
 
-		_, err = c.ListUsers(ctx, payouts.Page{Limit: 101}, payouts.UserFilter{})
-		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "limit")
-		_, err = c.ListUsers(ctx, payouts.Page{}, payouts.UserFilter{Status: "sleeping"})
-		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "status")
+		t.Run("delete", func(t *testing.T) {
+			rich := createUser(t, c, "Rich")
+			deposit(t, env, c, 1_000)
+			fundUser(t, c, rich.ID, 1_000)
+			_, err := c.DeleteUser(ctx, rich.ID)
+			wantError(t, err, http.StatusUnprocessableEntity, payouts.EInvalidTransaction)
 
-		other := env.CreateApp(t, "Other")
-		_, err = newClient(t, env.URL, other.ClientID, other.APIKey).GetUser(ctx, u.ID)
-		wantError(t, err, http.StatusNotFound, payouts.ENotFound)
-	})
-
-	t.Run("delete", func(t *testing.T) {
-		rich := createUser(t, c, "Rich")
-		deposit(t, env, c, 1_000)
-		fundUser(t, c, rich.ID, 1_000)
-		_, err := c.DeleteUser(ctx, rich.ID)
-		wantError(t, err, http.StatusUnprocessableEntity, payouts.EInvalidTransaction)
-
-		gone, err := c.DeleteUser(ctx, u.ID)
-		if err != nil || gone.ID != u.ID {
-			t.Fatalf("DeleteUser = %+v, %v", gone, err)
-		}
-		_, err = c.GetUser(ctx, u.ID)
-		wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+			gone, err := c.DeleteUser(ctx, u.ID)
+			if err != nil || gone.ID != u.ID {
+				t.Fatalf("DeleteUser = %+v, %v", gone, err)
+			}
+			_, err = c.GetUser(ctx, u.ID)
+			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+		})
 	})
 }
 
@@ -174,86 +178,90 @@ func digitsRun(s string, n int) string {
 }
 
 func TestContractPayoutMethods(t *testing.T) {
-	_, c := startService(t)
-	ctx := context.Background()
-	u := createUser(t, c, "Ada")
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		_, c := startService(t, servicetest.WithDSN(dsn))
+		ctx := context.Background()
+		u := createUser(t, c, "Ada")
 
-	paypal, err := c.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
-		Email: "ada.paypal@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if paypal.Platform != payouts.PlatformPayPal || paypal.Email != "ada.paypal@example.com" || paypal.ID == "" {
-		t.Errorf("paypal = %+v", paypal)
-	}
-	ach, err := c.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH,
-		RoutingNumber: "011000015", AccountNumber: "000123456789", AccountType: payouts.AccountChecking, IsDefault: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ach.Mask != "6789" || !ach.Default || strings.Contains(fmt.Sprintf("%+v", ach), "000123456789") {
-		t.Errorf("ach = %+v: want the mask only, and default", ach)
-	}
+		paypal, err := c.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+			Email: "ada.paypal@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if paypal.Platform != payouts.PlatformPayPal || paypal.Email != "ada.paypal@example.com" || paypal.ID == "" {
+			t.Errorf("paypal = %+v", paypal)
+		}
+		ach, err := c.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH,
+			RoutingNumber: "011000015", AccountNumber: "000123456789", AccountType: payouts.AccountChecking, IsDefault: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ach.Mask != "6789" || !ach.Default || strings.Contains(fmt.Sprintf("%+v", ach), "000123456789") {
+			t.Errorf("ach = %+v: want the mask only, and default", ach)
+		}
 
-	methods, err := c.ListPayoutMethods(ctx, u.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	platforms := map[payouts.Platform]bool{}
-	for _, m := range methods {
-		platforms[m.Platform] = true
-	}
-	if len(methods) != 2 || !platforms[payouts.PlatformPayPal] || !platforms[payouts.PlatformACH] {
-		t.Errorf("methods = %+v", methods)
-	}
-	if got, err := c.GetUser(ctx, u.ID); err != nil || got.DefaultPayoutMethod == nil || *got.DefaultPayoutMethod != payouts.PlatformACH {
-		t.Errorf("default after is_default = %+v, %v", got, err)
-	}
-	pp := payouts.PlatformPayPal
-	if got, err := c.UpdateUser(ctx, u.ID, payouts.UpdateUserRequest{DefaultPayoutMethod: &pp}); err != nil ||
-		got.DefaultPayoutMethod == nil || *got.DefaultPayoutMethod != pp {
-		t.Errorf("UpdateUser default = %+v, %v", got, err)
-	}
+		methods, err := c.ListPayoutMethods(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		platforms := map[payouts.Platform]bool{}
+		for _, m := range methods {
+			platforms[m.Platform] = true
+		}
+		if len(methods) != 2 || !platforms[payouts.PlatformPayPal] || !platforms[payouts.PlatformACH] {
+			t.Errorf("methods = %+v", methods)
+		}
+		if got, err := c.GetUser(ctx, u.ID); err != nil || got.DefaultPayoutMethod == nil || *got.DefaultPayoutMethod != payouts.PlatformACH {
+			t.Errorf("default after is_default = %+v, %v", got, err)
+		}
+		pp := payouts.PlatformPayPal
+		if got, err := c.UpdateUser(ctx, u.ID, payouts.UpdateUserRequest{DefaultPayoutMethod: &pp}); err != nil ||
+			got.DefaultPayoutMethod == nil || *got.DefaultPayoutMethod != pp {
+			t.Errorf("UpdateUser default = %+v, %v", got, err)
+		}
 
-	t.Run("errors", func(t *testing.T) {
-		_, err := c.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH,
-			RoutingNumber: "123456789", AccountNumber: "12", AccountType: "loan"})
-		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "routing_number", "account_number", "account_type")
-		_, err = c.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: "carrier-pigeon"})
-		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "platform")
-		unknown := "6f1e2d3c-4b5a-4968-8776-655443322110"
-		_, err = c.AddPayoutMethod(ctx, unknown, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "x@example.com"})
-		wantError(t, err, http.StatusNotFound, payouts.ENotFound)
-		_, err = c.ListPayoutMethods(ctx, unknown)
-		wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+		t.Run("errors", func(t *testing.T) {
+			_, err := c.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH,
+				RoutingNumber: "123456789", AccountNumber: "12", AccountType: "loan"})
+			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "routing_number", "account_number", "account_type")
+			_, err = c.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: "carrier-pigeon"})
+			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "platform")
+			unknown := "6f1e2d3c-4b5a-4968-8776-655443322110"
+			_, err = c.AddPayoutMethod(ctx, unknown, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "x@example.com"})
+			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+			_, err = c.ListPayoutMethods(ctx, unknown)
+			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+		})
 	})
 }
 
 func TestContractCompliance(t *testing.T) {
-	_, c := startService(t)
-	ctx := context.Background()
-	u := createUser(t, c, "Ada")
-	w9 := payouts.W9{EntityType: payouts.EntityIndividual, FirstName: "Ada", LastName: "Tester", DateOfBirth: "1990-12-10",
-		TIN: "123456789", Address: payouts.Address{Line1: "1 Main St", City: "Springfield", State: "IL", Country: "US", Postcode: "62701"}}
-	if err := c.SubmitCompliance(ctx, u.ID, payouts.ComplianceRequest{W9: &w9}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := c.GetUser(ctx, u.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Compliance.TaxIDCollected || !got.Compliance.AddressCollected || !got.Compliance.DateOfBirthCollected {
-		t.Errorf("compliance after a W-9 = %+v", got.Compliance)
-	}
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		_, c := startService(t, servicetest.WithDSN(dsn))
+		ctx := context.Background()
+		u := createUser(t, c, "Ada")
+		w9 := payouts.W9{EntityType: payouts.EntityIndividual, FirstName: "Ada", LastName: "Tester", DateOfBirth: "1990-12-10",
+			TIN: "123456789", Address: payouts.Address{Line1: "1 Main St", City: "Springfield", State: "IL", Country: "US", Postcode: "62701"}}
+		if err := c.SubmitCompliance(ctx, u.ID, payouts.ComplianceRequest{W9: &w9}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.GetUser(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Compliance.TaxIDCollected || !got.Compliance.AddressCollected || !got.Compliance.DateOfBirthCollected {
+			t.Errorf("compliance after a W-9 = %+v", got.Compliance)
+		}
 
-	t.Run("errors", func(t *testing.T) {
-		err := c.SubmitCompliance(ctx, u.ID, payouts.ComplianceRequest{})
-		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "w9")
-		bad := w9
-		bad.TIN = "12"
-		err = c.SubmitCompliance(ctx, u.ID, payouts.ComplianceRequest{W9: &bad})
-		wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "w9.tin")
-		err = c.SubmitCompliance(ctx, "6f1e2d3c-4b5a-4968-8776-655443322110", payouts.ComplianceRequest{W9: &w9})
-		wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+		t.Run("errors", func(t *testing.T) {
+			err := c.SubmitCompliance(ctx, u.ID, payouts.ComplianceRequest{})
+			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "w9")
+			bad := w9
+			bad.TIN = "12"
+			err = c.SubmitCompliance(ctx, u.ID, payouts.ComplianceRequest{W9: &bad})
+			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "w9.tin")
+			err = c.SubmitCompliance(ctx, "6f1e2d3c-4b5a-4968-8776-655443322110", payouts.ComplianceRequest{W9: &w9})
+			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+		})
 	})
 }

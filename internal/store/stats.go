@@ -16,12 +16,14 @@ const dayMicros = int64(24 * time.Hour / time.Microsecond)
 // absent.
 func (q *Queries) DailyVolumes(ctx context.Context, appID string, since time.Time) (_ map[string]payouts.DailyVolume, err error) {
 	defer wrap(&err, "daily volumes")
+	// Grouped by the day's position in the select list: PostgreSQL takes a second "created / ?"
+	// for another expression than the first, being another parameter.
 	rows, err := q.query(ctx, `SELECT created / ?, type, COUNT(*), SUM(CASE WHEN amount < 0 THEN -amount ELSE amount END)
 		FROM transfers WHERE app_id = ? AND created >= ? AND status <> ? AND status <> ?
 		AND NOT (type = ? AND (amount > 0 OR status <> ?))
-		GROUP BY created / ?, type`,
+		GROUP BY 1, type`,
 		dayMicros, appID, sqldb.Micros(since), payouts.TransferFailed, payouts.TransferFlagged,
-		payouts.TransferBalance, payouts.TransferCompleted, dayMicros)
+		payouts.TransferBalance, payouts.TransferCompleted)
 	if err != nil {
 		return nil, err
 	}
