@@ -22,6 +22,9 @@ type publicRoute struct {
 	status       int
 	answer       *model            // nil: no body
 	save         map[string]string // id name -> where in the answer (dotted path)
+	// tokenTo, when set, is a phone ("+{cc} {phone}", names filled) whose newest sandbox code is
+	// saved as {token} before the call.
+	tokenTo string
 }
 
 // publicRoutes are the public API's payouts routes, in the order of the scenario, each with the
@@ -55,7 +58,7 @@ func publicRoutes() []publicRoute {
 		{method: "GET", path: "/v2/organization-transfers/{org_transfer}", org: true, status: 200, answer: ref(organizationTransferModel)},
 
 		{method: "POST", path: "/v2/users", body: func(map[string]string) any { return userBody() }, status: 201,
-			answer: ref(userModel), save: map[string]string{"user": "id"}},
+			answer: ref(userModel), save: map[string]string{"user": "id", "cc": "phone_number.country_code", "phone": "phone_number.phone_number"}},
 		{method: "POST", path: "/v2/users", body: func(map[string]string) any { return userBody() }, status: 201,
 			answer: ref(userModel), save: map[string]string{"leaver": "id"}},
 		{method: "GET", path: "/v2/users", status: 200, answer: ref(listOf(userModel))},
@@ -64,6 +67,7 @@ func publicRoutes() []publicRoute {
 			status: 200, answer: ref(userModel)},
 		{method: "DELETE", path: "/v2/users/{leaver}", status: 200, answer: ref(userModel)},
 		{method: "POST", path: "/v2/users/{user}/send-verification-token", status: 202},
+		{method: "POST", path: "/v2/users/{user}/verify", tokenTo: "+{cc} {phone}", body: withIDs(`{"token": "{token}"}`), status: 200},
 		{method: "PUT", path: "/v2/users/{user}/compliance", body: fixed(map[string]any{"w8ben": w8ben()}), status: 200},
 		{method: "PUT", path: "/v2/users/{user}/payout-methods", body: fixed(map[string]any{"platform": "paypal", "email": "ada@example.com"}),
 			status: 200, answer: ref(paymentMethodModel)},
@@ -127,6 +131,9 @@ func TestPublicContract(t *testing.T) {
 			ids := map[string]string{}
 			for _, r := range publicRoutes() {
 				path := fill(r.path, ids)
+				if r.tokenTo != "" {
+					ids["token"] = env.Inbox.Token(t, fill(r.tokenTo, ids))
+				}
 				var body any
 				if r.body != nil {
 					body = r.body(ids)
