@@ -69,6 +69,7 @@ type Payouts interface {
 	GetAppStats(ctx context.Context, appID string, days int) (*payouts.AppStats, error)
 	Deposit(ctx context.Context, appID string, req payouts.DepositRequest) (*payouts.Transfer, error)
 	Rails(ctx context.Context) (*payouts.Rails, error)
+	Reconcile(ctx context.Context, req payouts.ReconcileRequest) (*payouts.Reconciliation, error)
 
 	SandboxMessages(ctx context.Context, page payouts.Page) (*payouts.List[payouts.SandboxMessage], error)
 

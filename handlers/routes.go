@@ -22,6 +22,7 @@ var Nav = []web.NavItem{
 	{Label: "Events", Href: "/events", Perm: web.PermEventsRead},
 	{Label: "Webhooks", Href: "/webhooks", Perm: web.PermWebhooksRead},
 	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage},
+	{Label: "Reconciliation", Href: "/reconciliation", Perm: web.PermReconciliationRead},
 	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead},
 }
 
@@ -106,6 +107,10 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/operators/:id/disable", Perm: web.PermOperatorsManage, Handler: h.disableOperator},
 		{Method: post, Path: "/operators/:id/enable", Perm: web.PermOperatorsManage, Handler: h.enableOperator},
 		{Method: post, Path: "/operators/:id/password", Perm: web.PermOperatorsManage, Handler: h.resetOperatorPassword},
+
+		// A day's payouts against the provider's records: for those who answer for the books.
+		{Method: get, Path: "/reconciliation", Perm: web.PermReconciliationRead, Handler: h.reconciliation},
+		{Method: get, Path: "/reconciliation/export", Perm: web.PermExport, Handler: h.exportReconciliation},
 
 		{Method: get, Path: "/audit", Perm: web.PermAuditRead, Handler: h.auditLog},
 		{Method: get, Path: "/audit/export", Perm: web.PermAuditRead, Handler: h.exportAudit},

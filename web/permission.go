@@ -28,6 +28,8 @@ const (
 	PermWebhooksRead    Permission = "webhooks.read"    // see webhook endpoints and their delivery attempts, never secrets
 	PermWebhooksManage  Permission = "webhooks.manage"  // add, enable, disable, rotate, test, resend
 	PermEventsRead      Permission = "events.read"      // the app's events, across every object
+	// PermReconciliationRead reads a day's payouts matched against the provider's records.
+	PermReconciliationRead Permission = "reconciliation.read"
 )
 
 // rolePermissions is the whole access policy. Admins may do everything; other roles only what
@@ -38,7 +40,7 @@ var rolePermissions = map[dashstore.Role][]Permission{
 		PermEventsRead},
 	dashstore.RoleSupport: {PermUsersRead, PermLinksRead, PermLinksCancel},
 	dashstore.RoleManager: {PermUsersRead, PermAppRead, PermTransfersRead, PermLinksRead, PermFlowsRead,
-		PermExport, PermAuditRead, PermWebhooksRead, PermEventsRead},
+		PermExport, PermAuditRead, PermWebhooksRead, PermEventsRead, PermReconciliationRead},
 }
 
 var knownPermissions = map[Permission]bool{
@@ -46,7 +48,7 @@ var knownPermissions = map[Permission]bool{
 	PermAppRead: true, PermTransfersRead: true, PermLinksRead: true, PermLinksWrite: true,
 	PermLinksCancel: true, PermFlowsRead: true, PermFlowsWrite: true, PermExport: true,
 	PermAuditRead: true, PermOperatorsManage: true, PermWebhooksRead: true, PermWebhooksManage: true,
-	PermEventsRead: true,
+	PermEventsRead: true, PermReconciliationRead: true,
 }
 
 // Can reports whether an operator with role may use a route that needs p.

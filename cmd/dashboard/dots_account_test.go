@@ -38,6 +38,7 @@ func TestRunWithADotsAccount(t *testing.T) {
 				{"/overview", true}, {"/approvals", true}, {"/users?q=ada", true}, {"/transfers?type=payout", true},
 				{"/transactions", true}, {"/payout-links?q=ada", true}, {"/flows", false}, {"/sandbox/inbox", false},
 				{"/app", true}, {"/webhooks", true}, {"/search?q=ada", true}, {"/operators", false}, {"/audit", false},
+				{"/reconciliation", true},
 			} {
 				body := get(t, c, base+page.path, http.StatusOK)
 				if got, want := strings.Contains(body, note) || strings.Contains(body, "Filtered here"), tc.public && page.publicNote; got != want {
