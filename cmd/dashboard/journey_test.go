@@ -227,6 +227,14 @@ func (j *journey) saysFilteredHere() {
 	}
 }
 
+// saysNotAvailable waits for the page's note that what, an extension of our service, is not
+// available on the API the dashboard talks to.
+func (j *journey) saysNotAvailable(what string) {
+	j.t.Helper()
+	j.run(chromedp.WaitVisible(chromedp.Search(`//*[@data-testid="api-note"][starts-with(normalize-space(), "` + what +
+		`: not available on this API")]`)))
+}
+
 func (j *journey) noConsoleErrors() {
 	j.t.Helper()
 	if errs := browser.ConsoleErrors(j.tab); len(errs) > 0 {
