@@ -183,6 +183,16 @@ func TestExportsSumToTheSummary(t *testing.T) {
 			}
 		})
 	}
+	// Each page's summary breaks in and out down by type, in the list's names for the types.
+	for path, rows := range map[string][]string{
+		"/transfers": {`<tr data-type="refill"><th scope="row" class="py-1 pr-4 text-left font-normal">Deposit</th>`,
+			`<tr data-type="balance"><th scope="row" class="py-1 pr-4 text-left font-normal">Between app and user</th>`},
+		"/transactions": {`<tr data-type="fee"><th scope="row" class="py-1 pr-4 text-left font-normal">Fee</th>`},
+	} {
+		res := manager.get(path)
+		wantStatus(t, res, http.StatusOK)
+		wantBody(t, res, append(rows, `data-testid="summary-types"`, "Transactions counts each line (a fee under Fee)")...)
+	}
 	shared := []string{"id", "created_utc", "type", "status", "direction", "amount", "signed_amount", "user_id",
 		"payee_name", "payee_email"}
 	for export, header := range headers {

@@ -263,6 +263,7 @@ type reconciled[T any] struct {
 	userOf    func(T) *string
 	list      func() (*payouts.List[T], error)
 	summarize func() (*payouts.Summary, error)
+	typeName  func(string) string // the list's name for a type of its rows, for the summary's breakdown
 }
 
 // rowsAndPayees are a page's rows and the payees they name.
@@ -296,7 +297,7 @@ func reconcileRows[T any](h *Handlers, c *fiber.Ctx, lf listFilter, p *pages.Lis
 			p.Pages = pageLinks(r.path, lf.query(), lf.page, r.id(list.Data[0]), r.id(list.Data[n-1]), list.HasMore, r.target)
 		}
 	}
-	summarized, err := h.summaryOf(c.UserContext(), p, r.noun, r.summarize)
+	summarized, err := h.summaryOf(c.UserContext(), p, r.noun, r.summarize, r.typeName)
 	if err != nil {
 		return out, false, err
 	}
@@ -306,7 +307,8 @@ func reconcileRows[T any](h *Handlers, c *fiber.Ctx, lf listFilter, p *pages.Lis
 
 // summaryOf reads the summary of a list's filter into p when the service offers summaries, and
 // otherwise notes that it does not; it reports whether p has one.
-func (h *Handlers) summaryOf(ctx context.Context, p *pages.ListProps, noun string, read func() (*payouts.Summary, error)) (bool, error) {
+func (h *Handlers) summaryOf(ctx context.Context, p *pages.ListProps, noun string, read func() (*payouts.Summary, error),
+	typeName func(string) string) (bool, error) {
 	offered, err := h.offers(ctx, payouts.ExtSummaries)
 	if err != nil || !offered {
 		p.Notes = append(p.Notes, notOffered("The count and totals of the filtered "+noun))
@@ -317,6 +319,10 @@ func (h *Handlers) summaryOf(ctx context.Context, p *pages.ListProps, noun strin
 		return false, err
 	}
 	p.Summary.Summary = *sum
+	for _, t := range sum.ByType {
+		p.Summary.Types = append(p.Summary.Types, components.SummaryType{Type: t.Type, Label: typeName(t.Type),
+			Count: t.Count, MoneyIn: t.MoneyIn, MoneyOut: t.MoneyOut})
+	}
 	return true, nil
 }
 

@@ -39,6 +39,7 @@ func (h *Handlers) transactions(c *fiber.Ctx) error {
 				return h.payouts.ListTransactions(ctx, lf.page, filter)
 			},
 			summarize: func() (*payouts.Summary, error) { return h.payouts.SummarizeTransactions(ctx, filter) },
+			typeName:  func(t string) string { return pages.TransactionTypeName(payouts.TransactionType(t)) },
 		})
 		p.Transactions, p.Payees = rows.rows, rows.payees
 		return len(rows.rows), summarized, err

@@ -114,6 +114,7 @@ func (h *Handlers) transfers(c *fiber.Ctx) error {
 			source: source, keep: keep, id: func(t payouts.Transfer) string { return t.ID }, userOf: func(t payouts.Transfer) *string { return t.UserID },
 			list:      func() (*payouts.List[payouts.Transfer], error) { return h.payouts.ListTransfers(ctx, lf.page, filter) },
 			summarize: func() (*payouts.Summary, error) { return h.payouts.SummarizeTransfers(ctx, filter) },
+			typeName:  func(t string) string { return pages.TransferTypeName(payouts.TransferType(t)) },
 		})
 		p.Transfers, p.Payees = rows.rows, rows.payees
 		return len(rows.rows), summarized, err

@@ -15,6 +15,9 @@ type Summary struct {
 	MoneyIn  Money `json:"money_in"`
 	MoneyOut Money `json:"money_out"`
 	Exact    bool  `json:"exact"`
+	// ByType is the same figures for each type of row the set holds (a transfer's type, or a
+	// ledger line's), which add up to the whole.
+	ByType []TypeTotal `json:"by_type"`
 }
 
 // Range narrows a list by creation time, [CreatedFrom, CreatedTo), and by the unsigned amount,

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -51,6 +52,21 @@ func TestSummariesCountTheAppWalletOnce(t *testing.T) {
 		if got.MoneyIn != want.MoneyIn || got.MoneyOut != want.MoneyOut || !got.Exact {
 			t.Errorf("%s summary: in %v, out %v; want in %v, out %v", name, got.MoneyIn, got.MoneyOut, want.MoneyIn, want.MoneyOut)
 		}
+	}
+	// Each summary's breakdown by type adds up to it; the transfers' is by transfer type.
+	for name, got := range map[string]payouts.Summary{"transfers": *transfers, "transactions": *transactions} {
+		var sum payouts.TypeTotal
+		for _, part := range got.ByType {
+			sum.Count, sum.MoneyIn, sum.MoneyOut = sum.Count+part.Count, sum.MoneyIn+part.MoneyIn, sum.MoneyOut+part.MoneyOut
+		}
+		if sum.Count != got.Count || sum.MoneyIn != got.MoneyIn || sum.MoneyOut != got.MoneyOut {
+			t.Errorf("%s: the types add up to %+v, the summary is %+v", name, sum, got)
+		}
+	}
+	wantTypes := []payouts.TypeTotal{{Type: "refill", Count: 1, MoneyIn: 100000}, {Type: "payout", Count: 2, MoneyIn: 2000, MoneyOut: 2025},
+		{Type: "balance", Count: 1, MoneyOut: 5000}}
+	if !slices.Equal(transfers.ByType, wantTypes) {
+		t.Errorf("transfers by type %+v, want %+v", transfers.ByType, wantTypes)
 	}
 	if statement.MoneyIn != want.MoneyIn || statement.MoneyOut != want.MoneyOut {
 		t.Errorf("statement: in %v, out %v; want in %v, out %v", statement.MoneyIn, statement.MoneyOut, want.MoneyIn, want.MoneyOut)

@@ -39,7 +39,7 @@ func (q *Queries) SummarizeTransfers(ctx context.Context, appID string, f payout
 	}
 	return q.summarize(ctx, summaryQuery{table: "transfers", columns: "user_id, type, status, amount, created, " +
 		walletSum("credit_account") + " AS wallet_in, " + walletSum("debit_account") + " AS wallet_out",
-		scope: scope, match: match, in: `wallet_in`, out: `wallet_out`,
+		scope: scope, match: match, in: `wallet_in`, out: `wallet_out`, types: transferTypes,
 		// The user index bounds an exact count of one user's rows. (Type and status select large
 		// shares of the rows, which the sample estimates well.)
 		indexed: f.UserID != ""})
@@ -57,8 +57,8 @@ func (q *Queries) SummarizeTransactions(ctx context.Context, appID string, f pay
 	var scope, match listQuery
 	scope.scope(appID, f.Range)
 	transactionMatch(&match, f)
-	return q.summarize(ctx, summaryQuery{table: "postings", columns: "user_id, debit_account, credit_account, amount, created, state",
-		scope: scope, match: match,
+	return q.summarize(ctx, summaryQuery{table: "postings", columns: "user_id, debit_account, credit_account, amount, created, state, type",
+		scope: scope, match: match, types: transactionTypes,
 		in:      `CASE WHEN credit_account = ` + wallet + ` AND state = 'posted' THEN amount ELSE 0 END`,
 		out:     `CASE WHEN debit_account = ` + wallet + ` AND state = 'posted' THEN amount ELSE 0 END`,
 		indexed: f.UserID != ""})
@@ -83,43 +83,62 @@ func (q *Queries) AppWalletID(ctx context.Context, appID string) (int64, error) 
 	return wallet, nil
 }
 
+// The types a summary breaks its figures down by: every type a row of the table can have, so the
+// parts add up to the whole.
+var (
+	transferTypes    = []string{string(payouts.TransferRefill), string(payouts.TransferPayout), string(payouts.TransferBalance)}
+	transactionTypes = []string{string(payouts.TransactionRefill), string(payouts.TransactionPayout),
+		string(payouts.TransactionBalance), string(payouts.TransactionFee), string(payouts.TransactionPayment),
+		string(payouts.TransactionSurrogate)}
+)
+
 // summaryQuery is what a summary reads: the rows of table within scope (an app and a creation
 // range, served by an index on (app_id, created)) that match; in and out are what each row moved
 // into and out of the app's wallet, in cents. indexed says an index bounds the rows match selects.
+// types are the values of the rows' type column, which the figures are broken down by.
 type summaryQuery struct {
 	table        string
 	columns      string // the columns the conditions read, all in the table's summary index
 	scope, match listQuery
 	in, out      string
+	types        []string
 	indexed      bool
 }
 
 // summarize sums the newest summarySample rows of the scope. When the scope holds no more, the
 // figures are exact. Otherwise an indexed filter is counted exactly up to summarySample rows, and
 // failing that the sample's figures are scaled by the time the whole scope spans over the time
-// the sample spans: an estimate, which assumes rows came at a steady rate.
+// the sample spans: an estimate, which assumes rows came at a steady rate. The breakdown by type
+// is read by the same statements, so it is of the same rows and scaled alike.
 func (q *Queries) summarize(ctx context.Context, sq summaryQuery) (payouts.Summary, error) {
 	match := "1 = 1"
 	if len(sq.match.where) > 0 {
 		match = strings.Join(sq.match.where, " AND ")
 	}
-	args := slices.Concat(sq.match.args, sq.match.args, sq.match.args, sq.scope.args)
-	var read, oldest, newest, count, in, out int64
+	// sums writes the match three times for the whole and three times for each type.
+	var args []any
+	for range 3 * (1 + len(sq.types)) {
+		args = append(args, sq.match.args...)
+	}
+	args = append(args, sq.scope.args...)
+	var read, oldest, newest int64
+	sums := sq.figures()
 	err := q.queryRow(ctx, `SELECT COUNT(*), COALESCE(MIN(created), 0), COALESCE(MAX(created), 0), `+sq.sums(match)+`
 		FROM (SELECT `+sq.columns+` FROM `+sq.table+` WHERE `+strings.Join(sq.scope.where, " AND ")+`
 		ORDER BY created DESC LIMIT `+strconv.Itoa(summarySample)+`) AS sample`, args...).
-		Scan(&read, &oldest, &newest, &count, &in, &out)
+		Scan(slices.Concat([]any{&read, &oldest, &newest}, sums.dest())...)
 	if err != nil || read < summarySample {
-		return payouts.Summary{Count: count, MoneyIn: payouts.Money(in), MoneyOut: payouts.Money(out), Exact: true}, err
+		return sq.summary(sums, 1, true), err
 	}
 	if sq.indexed {
 		all := sq.scope
 		all.and(sq.match)
+		sums = sq.figures()
 		err := q.queryRow(ctx, `SELECT COUNT(*), `+sq.sums("1 = 1")+`
 			FROM (SELECT `+sq.columns+` FROM `+sq.table+` WHERE `+strings.Join(all.where, " AND ")+`
-			LIMIT `+strconv.Itoa(summarySample)+`) AS matched`, all.args...).Scan(&read, &count, &in, &out)
+			LIMIT `+strconv.Itoa(summarySample)+`) AS matched`, all.args...).Scan(slices.Concat([]any{&read}, sums.dest())...)
 		if err != nil || read < summarySample {
-			return payouts.Summary{Count: count, MoneyIn: payouts.Money(in), MoneyOut: payouts.Money(out), Exact: true}, err
+			return sq.summary(sums, 1, true), err
 		}
 	}
 	var first int64
@@ -131,13 +150,50 @@ func (q *Queries) summarize(ctx context.Context, sq summaryQuery) (payouts.Summa
 	if newest > oldest {
 		scale = float64(newest-first) / float64(newest-oldest)
 	}
+	return sq.summary(sums, scale, false), nil
+}
+
+// figures is one count and its money in and out, for the whole and for each type.
+type figures [][3]int64
+
+func (sq summaryQuery) figures() figures { return make(figures, 1+len(sq.types)) }
+
+// dest are the places a row of sums scans into, in the order of sums.
+func (f figures) dest() []any {
+	out := make([]any, 0, 3*len(f))
+	for i := range f {
+		out = append(out, &f[i][0], &f[i][1], &f[i][2])
+	}
+	return out
+}
+
+// summary is the figures as a summary, each scaled (1 when exact); a type no row has is left
+// out of the breakdown.
+func (sq summaryQuery) summary(f figures, scale float64, exact bool) payouts.Summary {
 	estimate := func(n int64) int64 { return int64(math.Round(float64(n) * scale)) }
-	return payouts.Summary{Count: estimate(count), MoneyIn: payouts.Money(estimate(in)), MoneyOut: payouts.Money(estimate(out))}, nil
+	out := payouts.Summary{Count: estimate(f[0][0]), MoneyIn: payouts.Money(estimate(f[0][1])),
+		MoneyOut: payouts.Money(estimate(f[0][2])), Exact: exact, ByType: []payouts.TypeTotal{}}
+	for i, typ := range sq.types {
+		if t := f[i+1]; t[0] != 0 {
+			out.ByType = append(out.ByType, payouts.TypeTotal{Type: typ, Count: estimate(t[0]),
+				MoneyIn: payouts.Money(estimate(t[1])), MoneyOut: payouts.Money(estimate(t[2]))})
+		}
+	}
+	return out
 }
 
 // sums are the columns of a summary: the count of rows that match, and what those moved in and
-// out.
+// out, then the same of each type's rows. (The types are this package's constants, so they are
+// written into the statement, which keeps its arguments the match's alone.)
 func (sq summaryQuery) sums(match string) string {
+	cols := []string{sq.sumsWhere(match)}
+	for _, typ := range sq.types {
+		cols = append(cols, sq.sumsWhere(match+" AND type = '"+typ+"'"))
+	}
+	return strings.Join(cols, ",\n\t\t")
+}
+
+func (sq summaryQuery) sumsWhere(match string) string {
 	return `COALESCE(SUM(CASE WHEN ` + match + ` THEN 1 ELSE 0 END), 0),
 		CAST(COALESCE(SUM(CASE WHEN ` + match + ` THEN ` + sq.in + ` ELSE 0 END), 0) AS BIGINT),
 		CAST(COALESCE(SUM(CASE WHEN ` + match + ` THEN ` + sq.out + ` ELSE 0 END), 0) AS BIGINT)`
