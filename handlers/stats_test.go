@@ -53,7 +53,9 @@ func TestOverview(t *testing.T) {
 		`data-testid="today-payouts"><span class="tabular-nums">`+stats.Today.Payouts.String()+`<`,
 		strconv.Itoa(stats.Today.PayoutCount)+" payouts",
 		`href="/transfers?status=flagged"`, `href="/transfers?status=failed&amp;type=payout"`,
-		`<svg viewBox="0 0 1000 240"`, `role="img"`, "Show as a table")
+		`<svg viewBox="0 0 1000 240"`, `role="img"`, "Show as a table",
+		// The failure count says what it counts and what it leaves out.
+		"Failed payout transfers, last 30 days", `data-testid="failed-definition"`, "a bulk row refused, a payout request rejected")
 	bars := regexp.MustCompile(`<rect x="\d+" y="(\d+)" width="\d+" height="(\d+)"[^>]*data-date="([^"]+)"`).FindAllStringSubmatch(page.body, -1)
 	if len(bars) != 30 {
 		t.Fatalf("%d bars, want 30", len(bars))
