@@ -151,5 +151,22 @@ func managerReconcilesMonth(t *testing.T, j *journey) {
 			t.Errorf("the %s summary does not say how it meets the statement: %q", list, why)
 		}
 	}
+	// The statement holds on a phone and in the dark theme too: axe finds nothing, and the page
+	// never scrolls sideways (its tables scroll in their card).
+	for _, v := range []struct {
+		width, height int64
+		scheme        string
+	}{{390, 844, "light"}, {1440, 900, "dark"}} {
+		j.run(
+			chromedp.EmulateViewport(v.width, v.height),
+			browser.ColorScheme(v.scheme),
+			chromedp.Navigate(j.base+"/statement?"+days),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="statement-closing"]`)),
+		)
+		browser.Axe(t, j.tab)
+		if width, err := chromedp.Run(j.tab, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`)); err != nil || width > v.width {
+			t.Errorf("at %d px (%s) the statement is %d px wide (%v)", v.width, v.scheme, width, err)
+		}
+	}
 	j.noConsoleErrors()
 }

@@ -558,7 +558,7 @@ func statementSheet(s *StatementSheet, exportURL string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(s.ByType) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "<div class=\"overflow-x-auto border-b border-gray-200\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\"><caption class=\"sr-only\">In and out by type</caption> <thead class=\"bg-gray-50 text-left text-gray-600\"><tr><th scope=\"col\" class=\"px-4 py-2 font-semibold\">Type</th><th scope=\"col\" class=\"px-4 py-2 text-right font-semibold\">Movements</th><th scope=\"col\" class=\"px-4 py-2 text-right font-semibold\">In</th><th scope=\"col\" class=\"px-4 py-2 text-right font-semibold\">Out</th></tr></thead> <tbody class=\"divide-y divide-gray-100\" data-testid=\"statement-by-type\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "<div class=\"overflow-x-auto border-b border-gray-200\" tabindex=\"0\" role=\"region\" aria-label=\"In and out by type\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\"><caption class=\"sr-only\">In and out by type</caption> <thead class=\"bg-gray-50 text-left text-gray-600\"><tr><th scope=\"col\" class=\"px-4 py-2 font-semibold\">Type</th><th scope=\"col\" class=\"px-4 py-2 text-right font-semibold\">Movements</th><th scope=\"col\" class=\"px-4 py-2 text-right font-semibold\">In</th><th scope=\"col\" class=\"px-4 py-2 text-right font-semibold\">Out</th></tr></thead> <tbody class=\"divide-y divide-gray-100\" data-testid=\"statement-by-type\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -615,7 +615,7 @@ func statementSheet(s *StatementSheet, exportURL string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<div class=\"overflow-x-auto\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\"><caption class=\"sr-only\">Movements, oldest first</caption> <thead class=\"bg-gray-50 text-left text-gray-600\"><tr><th scope=\"col\" class=\"px-4 py-3 font-semibold\">Posted</th><th scope=\"col\" class=\"px-4 py-3 font-semibold\">Type</th><th scope=\"col\" class=\"px-4 py-3 font-semibold\">Description</th><th scope=\"col\" class=\"px-4 py-3 text-right font-semibold\">Amount</th><th scope=\"col\" class=\"px-4 py-3 text-right font-semibold\">Balance</th></tr></thead> <tbody class=\"divide-y divide-gray-100\" data-testid=\"statement-movements\"><tr data-testid=\"statement-opening-row\"><td class=\"px-4 py-3 text-gray-600\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<div class=\"overflow-x-auto\" tabindex=\"0\" role=\"region\" aria-label=\"Movements\"><table class=\"min-w-full divide-y divide-gray-200 text-sm\"><caption class=\"sr-only\">Movements, oldest first</caption> <thead class=\"bg-gray-50 text-left text-gray-600\"><tr><th scope=\"col\" class=\"px-4 py-3 font-semibold\">Posted</th><th scope=\"col\" class=\"px-4 py-3 font-semibold\">Type</th><th scope=\"col\" class=\"px-4 py-3 font-semibold\">Description</th><th scope=\"col\" class=\"px-4 py-3 text-right font-semibold\">Amount</th><th scope=\"col\" class=\"px-4 py-3 text-right font-semibold\">Balance</th></tr></thead> <tbody class=\"divide-y divide-gray-100\" data-testid=\"statement-movements\"><tr data-testid=\"statement-opening-row\"><td class=\"px-4 py-3 text-gray-600\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
