@@ -70,27 +70,33 @@ func parseCents(s string) (int64, error) {
 func (m Money) String() string {
 	n := int64(m)
 	sign := ""
-	var u uint64
+	u := uint64(n)
 	if n < 0 {
 		sign = "-"
 		u = uint64(-(n + 1)) + 1 // safe for math.MinInt64
-	} else {
-		u = uint64(n)
 	}
-	dollars := strconv.FormatUint(u/100, 10)
 	cents := u % 100
+	return sign + "$" + groupDigits(u/100) + "." + string(rune('0'+cents/10)) + string(rune('0'+cents%10))
+}
+
+// Grouped writes n with thousands separators, as people read counts: 2,000; -1,234,567.
+func Grouped(n int64) string {
+	if n < 0 {
+		return "-" + groupDigits(uint64(-(n+1))+1) // safe for math.MinInt64
+	}
+	return groupDigits(uint64(n))
+}
+
+// groupDigits writes u with a comma between each group of three digits.
+func groupDigits(u uint64) string {
+	digits := strconv.FormatUint(u, 10)
 	var b strings.Builder
-	b.WriteString(sign)
-	b.WriteByte('$')
-	for i, r := range dollars {
-		if i > 0 && (len(dollars)-i)%3 == 0 {
+	for i, r := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
 			b.WriteByte(',')
 		}
 		b.WriteRune(r)
 	}
-	b.WriteByte('.')
-	b.WriteByte(byte('0' + cents/10))
-	b.WriteByte(byte('0' + cents%10))
 	return b.String()
 }
 

@@ -8,7 +8,6 @@ package components
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -76,7 +75,7 @@ func plural(n int, unit string) string {
 	if n == 1 {
 		return "1 " + unit
 	}
-	return fmt.Sprintf("%d %ss", n, unit)
+	return Count(n) + " " + unit + "s"
 }
 
 // Exact is the full time shown on hover, in UTC.

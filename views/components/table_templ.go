@@ -522,11 +522,9 @@ type PayeeProps struct {
 	ID, Name, Email string
 }
 
-// Count writes n with thousands separators: 1,450.
-func Count(n int64) string {
-	s := payouts.Money(n * 100).String() // the dollars of Money are grouped as counts are
-	return s[len("$") : len(s)-len(".00")]
-}
+// Count writes a number of things with thousands separators, 2000 as 2,000: every count a page
+// shows goes through it, as every amount goes through payouts.Money.String.
+func Count[N ~int | ~int64](n N) string { return payouts.Grouped(int64(n)) }
 
 func about(s payouts.Summary) string {
 	if s.Exact {

@@ -1,10 +1,10 @@
 package pages
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
 )
 
 // volumeChart is the geometry of the overview's bar chart of daily payout volume, worked out
@@ -93,5 +93,5 @@ func countOf(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return components.Count(n) + " " + noun + "s"
 }

@@ -2,7 +2,6 @@ package pages
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/disburse/disburse/payouts"
@@ -241,10 +240,7 @@ func stepList(steps []string) string {
 
 // progressText is "2 of 3": the steps completed of the flow's steps.
 func progressText(f payouts.Flow) string {
-	return strconv.Itoa(len(f.CompletedSteps)) + " of " + strconv.Itoa(len(f.Steps))
+	return components.Count(len(f.CompletedSteps)) + " of " + components.Count(len(f.Steps))
 }
 
 func stepDone(f payouts.Flow, step string) bool { return slices.Contains(f.CompletedSteps, step) }
-
-// hasMetadata reports whether an object carries metadata worth showing (not nothing, not null).
-func hasMetadata(m payouts.Metadata) bool { return len(payouts.NormalizeMetadata(m)) > 0 }
