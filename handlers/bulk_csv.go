@@ -14,6 +14,7 @@ import (
 
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
 )
 
 // Limits of one bulk payout file. A row of a user id, an amount, a memo and a method is about
@@ -62,7 +63,7 @@ func parseBulkCSV(data []byte) ([]dashstore.BulkRow, error) {
 			return nil, csvProblem(err)
 		}
 		if len(rows) == bulkMaxRows {
-			return nil, fmt.Errorf("The file has more than %d rows. Split it into files of at most %d rows.", bulkMaxRows, bulkMaxRows)
+			return nil, errors.New("The file has more than " + components.Count(bulkMaxRows) + " rows. Split it into files of at most " + components.Count(bulkMaxRows) + " rows.")
 		}
 		if blank(rec) {
 			continue

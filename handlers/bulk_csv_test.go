@@ -38,7 +38,7 @@ func TestParseBulkCSV(t *testing.T) {
 		{name: "a column twice", file: "user,amount,User\na,1,b\n", problem: "names the column \"user\" twice"},
 		{name: "not UTF-8", file: "user,amount\nZo\xeb,1\n", problem: "not UTF-8"},
 		{name: "bad quoting", file: "user,amount\n\"ada,1\nbob\"x,2\n", problem: "not valid CSV at line"},
-		{name: "too many rows", file: "user,amount\n" + strings.Repeat("ada@example.com,1\n", bulkMaxRows+1), problem: "more than 10000 rows"},
+		{name: "too many rows", file: "user,amount\n" + strings.Repeat("ada@example.com,1\n", bulkMaxRows+1), problem: "more than 10,000 rows"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -196,7 +196,7 @@ func TestBulkPayoutRefusesWhatItCannotPay(t *testing.T) {
 		problem    string
 	}{
 		{"no header", "ada,1\n", http.StatusUnprocessableEntity, "must name the columns user and amount"},
-		{"too many rows", "user,amount\n" + strings.Repeat(ada.Email+",1\n", 10_001), http.StatusUnprocessableEntity, "more than 10000 rows"},
+		{"too many rows", "user,amount\n" + strings.Repeat(ada.Email+",1\n", 10_001), http.StatusUnprocessableEntity, "more than 10,000 rows"},
 		{"over the size limit", "user,amount,memo\n" + strings.Repeat(ada.Email+",1,"+strings.Repeat("m", 500)+"\n", 9000),
 			http.StatusRequestEntityTooLarge, "this page takes files up to 4 MB"},
 	}
@@ -263,7 +263,7 @@ func TestBulkPayoutTenThousandRows(t *testing.T) {
 	}
 	a, _ := h.signedIn(dashstore.RoleOperations)
 	id := a.uploadBulk(b.String())
-	wantBody(t, a.get("/bulk/"+id), `data-testid="bulk-good">10000<`, "$10,000.00")
+	wantBody(t, a.get("/bulk/"+id), `data-testid="bulk-good">10,000<`, "$10,000.00")
 	// Above the approval threshold: nothing moves until a manager approves the job.
 	held := h.approvalOf(a.post("/bulk/"+id+"/confirm", nil))
 	if held.Kind != "bulk" || held.Amount != 10_000*1_00 || h.walletOf(users[0].ID) != 0 {
@@ -272,7 +272,7 @@ func TestBulkPayoutTenThousandRows(t *testing.T) {
 	wantStatus(t, a.post(paths.ApprovalDecision(held.ID), decide("approve", "")), http.StatusForbidden)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	wantRedirect(t, manager.post(paths.ApprovalDecision(held.ID), decide("approve", "")), "/approvals/"+held.ID)
-	wantBody(t, a.waitBulk(id), "10000 paid", "0 failed")
+	wantBody(t, a.waitBulk(id), "10,000 paid", "0 failed")
 	var total payouts.Money
 	for _, u := range users {
 		total += h.walletOf(u.ID)

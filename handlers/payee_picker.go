@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"net/url"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -98,7 +97,7 @@ func (h *Handlers) choosePayee(ctx context.Context, form *components.Form) (stri
 	for i, u := range found {
 		names[i] = payeeLabel(u) + " (" + u.Email + ")"
 	}
-	count := strconv.Itoa(len(found))
+	count := components.Count(len(found))
 	if list.HasMore {
 		count = "more than " + count
 	}
