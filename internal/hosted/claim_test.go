@@ -23,7 +23,7 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 	t.Run("a named phone", func(t *testing.T) {
 		link := createLink(t, env, map[string]any{"amount": 5_00,
 			"payee": map[string]string{"first_name": "Cy", "country_code": "1", "phone_number": "5555550301"}})
-		p := post(t, env, "/f/"+*link.FlowID+"/identify", ada("5555550302"))
+		p := post(t, env, "/f/"+*link.FlowID+"/identify"+keyed(t, env, *link.FlowID), ada("5555550302"))
 		if p.Status != http.StatusUnprocessableEntity || p.FieldError("phone_number") == "" {
 			t.Fatalf("identify with another phone: %d, phone error %q", p.Status, p.FieldError("phone_number"))
 		}
@@ -37,7 +37,7 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 		link := createLink(t, env, map[string]any{"amount": 5_00,
 			"payee": map[string]string{"first_name": "Di", "email": "di@example.com"}})
 		who := ada("5555550303")
-		p := post(t, env, "/f/"+*link.FlowID+"/identify", who)
+		p := post(t, env, "/f/"+*link.FlowID+"/identify"+keyed(t, env, *link.FlowID), who)
 		if p.Status != http.StatusUnprocessableEntity || p.FieldError("email") == "" {
 			t.Fatalf("identify with another email: %d, email error %q", p.Status, p.FieldError("email"))
 		}
@@ -45,7 +45,7 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 			t.Error("a code went to the phone of a link that names an email")
 		}
 		who.Set("email", "Di@example.com")
-		p = post(t, env, "/f/"+*link.FlowID+"/identify", who)
+		p = post(t, env, "/f/"+*link.FlowID+"/identify"+keyed(t, env, *link.FlowID), who)
 		if p.Status != http.StatusSeeOther {
 			t.Fatalf("identify with the named email: %d\n%s", p.Status, p.Body)
 		}
@@ -61,7 +61,7 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 	t.Run("nobody named: the first verified phone", func(t *testing.T) {
 		link := createLink(t, env, map[string]any{"amount": 5_00})
 		flowID := *link.FlowID
-		pending := post(t, env, "/f/"+flowID+"/identify", ada("5555550305")).Session(t)
+		pending := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), ada("5555550305")).Session(t)
 		signIn(t, env, flowID, ada("5555550304"))
 		if f := getFlow(t, env, flowID); f.UserID == nil {
 			t.Fatal("verifying did not bind the flow to the payee")
@@ -70,7 +70,7 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 		if p.Status != http.StatusForbidden {
 			t.Errorf("a second phone verified on a claimed-for link: %d", p.Status)
 		}
-		if p := post(t, env, "/f/"+flowID+"/identify", ada("5555550306")); p.Status != http.StatusUnprocessableEntity {
+		if p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), ada("5555550306")); p.Status != http.StatusUnprocessableEntity {
 			t.Errorf("a third phone identified after the first verified: %d", p.Status)
 		}
 	})
@@ -142,7 +142,7 @@ func TestIdentifyLimits(t *testing.T) {
 		link := createLink(t, env, map[string]any{"amount": 1_00})
 		var last page
 		for i := range 11 {
-			last = post(t, env, "/f/"+*link.FlowID+"/identify", ada("55555504"+strconv.Itoa(10+i)))
+			last = post(t, env, "/f/"+*link.FlowID+"/identify"+keyed(t, env, *link.FlowID), ada("55555504"+strconv.Itoa(10+i)))
 		}
 		tooMany(t, last)
 		if n := len(env.Inbox.Messages()); n > 10 {
@@ -153,7 +153,7 @@ func TestIdentifyLimits(t *testing.T) {
 		var last page
 		for range 31 {
 			f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
-			last = post(t, env, "/f/"+f.ID+"/identify", url.Values{"country_code": {"1"}, "phone_number": {"12"}})
+			last = post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), url.Values{"country_code": {"1"}, "phone_number": {"12"}})
 		}
 		tooMany(t, last)
 	})
@@ -164,7 +164,7 @@ func TestIdentifyLimits(t *testing.T) {
 func TestDeliveryFailure(t *testing.T) {
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
-	p := post(t, env, "/f/"+f.ID+"/identify", ada("5555550000"))
+	p := post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("5555550000"))
 	if p.Status != http.StatusUnprocessableEntity || p.FieldError("phone_number") == "" {
 		t.Fatalf("undeliverable phone: %d, phone error %q\n%s", p.Status, p.FieldError("phone_number"), p.Body)
 	}
@@ -181,7 +181,7 @@ func TestIdentifyLimitsSpareTheNamedPayee(t *testing.T) {
 	fund(t, env, 100_00)
 	identifyFrom := func(addr, flowID string, form url.Values) page {
 		t.Helper()
-		return postWith(t, env, "/f/"+flowID+"/identify", form, map[string]string{"Origin": "null", "X-Forwarded-For": addr})
+		return postWith(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), form, map[string]string{"Origin": "null", "X-Forwarded-For": addr})
 	}
 	const payeePhone = "5555550450"
 	payee := ada(payeePhone)

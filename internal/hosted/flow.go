@@ -71,7 +71,7 @@ func (h *Handler) reshow(c *fiber.Ctx, p *payee, a answer) error {
 
 // view is what every step page shows of the flow, with a fresh session for its forms.
 func (h *Handler) view(p *payee) views.Flow {
-	f := views.Flow{ID: p.flow.ID, AppName: p.flow.AppName,
+	f := views.Flow{ID: p.flow.ID, Key: p.flow.Key, AppName: p.flow.AppName,
 		Steps: views.NewSteps(p.flow.Steps, p.flow.CompletedSteps, p.step())}
 	if p.sess.UserID != "" {
 		f.Session = h.svc.SignPayeeSession(p.flow.ID, p.sess.UserID, p.sess.Verified)
@@ -115,7 +115,9 @@ func (h *Handler) openPayee(c *fiber.Ctx) (*payee, error) {
 	p := &payee{flow: hf}
 	token := c.FormValue("s")
 	if token == "" {
-		return p, nil
+		// Without a session, only the claim key opens the flow of a link that names nobody; a
+		// session is only ever issued to a request that had it.
+		return p, h.svc.CheckClaimKey(hf, c.FormValue("k"))
 	}
 	if p.sess, err = h.svc.OpenPayeeSession(token, hf.ID); err != nil {
 		return nil, err
@@ -157,7 +159,7 @@ func (h *Handler) flow(c *fiber.Ctx) error {
 // restart is GET on a flow's form address, such as a reload of a form answered with its
 // problems: the flow's page, from the start, since a URL like this carries no session.
 func (h *Handler) restart(c *fiber.Ctx) error {
-	return c.Redirect("/f/"+url.PathEscape(c.Params("id")), fiber.StatusSeeOther)
+	return c.Redirect(views.Flow{ID: url.PathEscape(c.Params("id")), Key: c.Query("k")}.URL(), fiber.StatusSeeOther)
 }
 
 // show renders the page of what is due on the flow.

@@ -43,16 +43,16 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 	if claim.Status != http.StatusOK {
 		t.Fatalf("claim page: %d", claim.Status)
 	}
-	claim.Has(t, "Test app", "$12.34", "March invoice", `href="/f/`+flowID+`"`)
+	claim.Has(t, "Test app", "$12.34", "March invoice", `href="/f/`+flowID+keyed(t, env, flowID)+`"`)
 
-	first := get(t, env, "/f/"+flowID)
+	first := get(t, env, "/f/"+flowID+keyed(t, env, flowID))
 	first.Has(t, "Confirm it’s you", "$12.34", `name="phone_number"`)
 	if strings.Contains(first.Body, `name="first_name"`) || strings.Contains(first.Body, "Step 1") {
 		t.Error("the identify page asks for names before it knows the number is new, or counts itself a step")
 	}
 
 	// A new number: the page asks for names and email, without shouting "is required" yet.
-	p := post(t, env, "/f/"+flowID+"/identify", url.Values{"country_code": {"1"}, "phone_number": {"555 555-0101"}})
+	p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), url.Values{"country_code": {"1"}, "phone_number": {"555 555-0101"}})
 	if p.Status != http.StatusUnprocessableEntity {
 		t.Fatalf("identify a new number without names: %d", p.Status)
 	}
@@ -62,7 +62,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 	}
 
 	who := ada("5555550101")
-	p = post(t, env, "/f/"+flowID+"/identify", who)
+	p = post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), who)
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("identify: %d\n%s", p.Status, p.Body)
 	}
@@ -149,7 +149,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 		t.Fatalf("payout: %+v", tr)
 	}
 	get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(p.Session(t))).Has(t, "Your money has arrived.")
-	get(t, env, "/f/"+flowID).Has(t, "Every step of this page is complete.")
+	get(t, env, "/f/"+flowID+keyed(t, env, flowID)).Has(t, "Every step of this page is complete.")
 	get(t, env, link.Link).Has(t, "This payout has been claimed.")
 }
 
@@ -254,7 +254,7 @@ func TestPayoutRefused(t *testing.T) {
 func TestResendToken(t *testing.T) {
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
-	p := post(t, env, "/f/"+f.ID+"/identify", ada("5555550230"))
+	p := post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("5555550230"))
 	pending := p.Session(t)
 	old := env.Inbox.Token(t, "+1 5555550230")
 

@@ -170,7 +170,7 @@ func (h *Handler) renderError(c *fiber.Ctx, err error) error {
 	}
 	e.Title = http.StatusText(e.Status)
 	if id := c.Params("id"); e.Status == http.StatusForbidden && strings.HasPrefix(c.Path(), "/f/") && payouts.ValidID(id) {
-		e.Retry = "/f/" + id
+		e.Retry = views.Flow{ID: id, Key: c.FormValue("k")}.URL()
 	}
 	if e.Status == http.StatusNotFound {
 		e.Title, e.Message = "Page not found", "This link does not exist. Check the link you were sent."

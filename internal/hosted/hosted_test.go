@@ -28,8 +28,8 @@ func TestSecurityHeaders(t *testing.T) {
 		status     int
 		formAction string
 	}{
-		{"claim page", "/l/" + link.ID, http.StatusOK, "'self'"},
-		{"flow page", "/f/" + *link.FlowID, http.StatusOK, "'self'"},
+		{"claim page", link.Link, http.StatusOK, "'self'"},
+		{"flow page", "/f/" + *link.FlowID + keyed(t, env, *link.FlowID), http.StatusOK, "'self'"},
 		{"unknown link", "/l/" + "00000000-0000-4000-8000-000000000000", http.StatusNotFound, "'self'"},
 		// The redirect step's form leaves for the app, so its page lets forms go there.
 		{"redirect step", "/f/" + redirect.ID + "?s=" + url.QueryEscape(s), http.StatusOK, "'self' https://app.example"},
@@ -68,7 +68,7 @@ func TestSecurityHeaders(t *testing.T) {
 	})
 
 	t.Run("stylesheet", func(t *testing.T) {
-		css := cssURL(t, get(t, env, "/l/"+link.ID).Body)
+		css := cssURL(t, get(t, env, link.Link).Body)
 		p := get(t, env, css)
 		if p.Status != http.StatusOK || !strings.HasPrefix(p.Header.Get("Content-Type"), "text/css") || len(p.Body) < 1000 {
 			t.Fatalf("%s: %d %q, %d bytes", css, p.Status, p.Header.Get("Content-Type"), len(p.Body))
@@ -116,11 +116,11 @@ func TestPayoutLinkPage(t *testing.T) {
 		has    []string
 		hasNot string
 	}{
-		{"open", "/l/" + open.ID, http.StatusOK,
-			[]string{"Test app sent you", "$25.00", "Thanks for the logo", "Claim $25.00", `href="/f/` + *open.FlowID + `"`}, ""},
-		{"claimed", "/l/" + claimed.ID, http.StatusOK, []string{"$2.00", "This payout has been claimed."}, "Claim $2.00"},
-		{"canceled", "/l/" + canceled.ID, http.StatusOK, []string{"$1.00", "Test app canceled this payout."}, "Claim $1.00"},
-		{"canceled link's flow", "/f/" + *canceled.FlowID, http.StatusOK, []string{"Test app canceled this payout."}, "Confirm it’s you"},
+		{"open", open.Link, http.StatusOK,
+			[]string{"Test app sent you", "$25.00", "Thanks for the logo", "Claim $25.00", `href="/f/` + *open.FlowID + keyed(t, env, *open.FlowID) + `"`}, ""},
+		{"claimed", claimed.Link, http.StatusOK, []string{"$2.00", "This payout has been claimed."}, "Claim $2.00"},
+		{"canceled", canceled.Link, http.StatusOK, []string{"$1.00", "Test app canceled this payout."}, "Claim $1.00"},
+		{"canceled link's flow", "/f/" + *canceled.FlowID + keyed(t, env, *canceled.FlowID), http.StatusOK, []string{"Test app canceled this payout."}, "Confirm it’s you"},
 		{"not an id", "/l/nope", http.StatusNotFound, []string{"Page not found"}, ""},
 		{"unknown id", "/l/00000000-0000-4000-8000-000000000000", http.StatusNotFound, []string{"Page not found"}, ""},
 		{"not a flow id", "/f/nope", http.StatusNotFound, []string{"Page not found"}, ""},
@@ -180,11 +180,11 @@ func TestSession(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := post(t, env, "/f/"+flowID+"/payout-methods", withSession(tt.session, form))
+			p := post(t, env, "/f/"+flowID+"/payout-methods"+keyed(t, env, flowID), withSession(tt.session, form))
 			if p.Status != tt.status {
 				t.Fatalf("post: %d, want %d\n%s", p.Status, tt.status, p.Body)
 			}
-			p.Has(t, tt.message, `href="/f/`+flowID+`"`) // and the way to start again
+			p.Has(t, tt.message, `href="/f/`+flowID+keyed(t, env, flowID)+`"`) // and the way to start again
 			if tt.session != "" {
 				if g := get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(tt.session)); g.Status != tt.status {
 					t.Errorf("get: %d, want %d", g.Status, tt.status)
@@ -229,7 +229,7 @@ func TestFlowOwner(t *testing.T) {
 	flowID := *link.FlowID
 	before := len(env.Inbox.Messages())
 
-	p := post(t, env, "/f/"+flowID+"/identify", ada("5555550181"))
+	p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), ada("5555550181"))
 	if p.Status != http.StatusUnprocessableEntity || p.FieldError("phone_number") != "Mobile number is not the number this page was sent to." {
 		t.Fatalf("another number: %d, phone error %q", p.Status, p.FieldError("phone_number"))
 	}
@@ -254,10 +254,66 @@ func TestFlowOwner(t *testing.T) {
 func TestNoPublicInbox(t *testing.T) {
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
-	post(t, env, "/f/"+f.ID+"/identify", ada("5555550170"))
+	post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("5555550170"))
 	for _, path := range []string{"/sandbox/inbox", "/sandbox/inbox?app=" + env.AppID} {
 		if p := get(t, env, path); p.Status != http.StatusNotFound || strings.Contains(p.Body, "verification code") {
 			t.Errorf("%s: %d\n%s", path, p.Status, p.Body)
 		}
+	}
+}
+
+// TestClaimKey: a link that names nobody, and its flow, open only with the key its own link
+// carries; its id alone, a wrong key or another link's key get the page an unknown id gets. A
+// link that names its payee opens by id as before.
+func TestClaimKey(t *testing.T) {
+	env := start(t)
+	fund(t, env, 100_00)
+	bearer := createLink(t, env, map[string]any{"amount": 5_00})
+	other := createLink(t, env, map[string]any{"amount": 6_00})
+	named := createLink(t, env, map[string]any{"amount": 7_00,
+		"payee": map[string]any{"phone_number": "5555550777", "country_code": "1"}})
+	key := func(l payouts.PayoutLink) string {
+		t.Helper()
+		u, err := url.Parse(l.Link)
+		if err != nil || u.Query().Get("k") == "" {
+			t.Fatalf("link %q carries no claim key", l.Link)
+		}
+		return u.Query().Get("k")
+	}
+	if strings.Contains(named.Link, "?") {
+		t.Fatalf("a named link's URL carries a key: %s", named.Link)
+	}
+	flow := "/f/" + *bearer.FlowID
+	tests := []struct {
+		name   string
+		path   string
+		status int
+	}{
+		{"id alone", "/l/" + bearer.ID, http.StatusNotFound},
+		{"wrong key", "/l/" + bearer.ID + "?k=" + strings.Repeat("A", 22), http.StatusNotFound},
+		{"another link's key", "/l/" + bearer.ID + "?k=" + key(other), http.StatusNotFound},
+		{"its own link", bearer.Link, http.StatusOK},
+		{"flow by id alone", flow, http.StatusNotFound},
+		{"flow with another link's key", flow + "?k=" + key(other), http.StatusNotFound},
+		{"flow with its key", flow + "?k=" + key(bearer), http.StatusOK},
+		{"flow's identify by id alone", flow + "/identify", http.StatusNotFound},
+		{"named link by id", "/l/" + named.ID, http.StatusOK},
+		{"named link's flow by id", "/f/" + *named.FlowID, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p page
+			if strings.HasSuffix(tt.path, "/identify") {
+				p = post(t, env, tt.path, ada("5555550778"))
+			} else {
+				p = get(t, env, tt.path)
+			}
+			if p.Status != tt.status {
+				t.Fatalf("status %d, want %d\n%s", p.Status, tt.status, p.Body)
+			}
+			if tt.status == http.StatusNotFound {
+				p.Has(t, "Page not found")
+			}
+		})
 	}
 }

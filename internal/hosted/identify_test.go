@@ -61,7 +61,7 @@ func TestIdentifyKnownPayee(t *testing.T) {
 			form.Set(name, v)
 		}
 		form.Set("phone_number", "(555) 555-0401")
-		p := post(t, env, "/f/"+flowID+"/identify", form)
+		p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), form)
 		if p.Status != http.StatusSeeOther {
 			t.Fatalf("identify: %d\n%s", p.Status, p.Body)
 		}

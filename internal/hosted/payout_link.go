@@ -20,6 +20,9 @@ func (h *Handler) payoutLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if err := h.svc.CheckClaimKey(hf, c.Query("k")); err != nil {
+		return err
+	}
 	return h.render(c, fiber.StatusOK, "Your payout", hf.AppName, views.PayoutLinkPage(linkView(hf)))
 }
 
@@ -27,5 +30,5 @@ func (h *Handler) payoutLink(c *fiber.Ctx) error {
 func linkView(hf *service.HostedFlow) views.PayoutLink {
 	l := hf.Link
 	return views.PayoutLink{AppName: hf.AppName, Amount: l.Amount, Memo: l.Memo, Status: l.Status,
-		FlowURL: "/f/" + hf.ID, Created: l.Created}
+		FlowURL: views.Flow{ID: hf.ID, Key: hf.Key}.URL(), Created: l.Created}
 }

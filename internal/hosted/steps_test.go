@@ -128,7 +128,7 @@ func TestStepOrder(t *testing.T) {
 		t.Fatal("the link was claimed before compliance")
 	}
 	// An unverified session opens no step either.
-	pending := post(t, env, "/f/"+flowID+"/identify", url.Values{"country_code": {"1"}, "phone_number": {"5555550140"}}).Session(t)
+	pending := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), url.Values{"country_code": {"1"}, "phone_number": {"5555550140"}}).Session(t)
 	if p := post(t, env, "/f/"+flowID+"/compliance", withSession(pending, url.Values{"form": {"w9"}})); p.Status != http.StatusSeeOther {
 		t.Fatalf("compliance with an unverified session: %d", p.Status)
 	} else {

@@ -18,7 +18,7 @@ func (s *Service) OpenPayoutLink(ctx context.Context, id string) (*PayoutLinkRec
 	if err != nil {
 		return nil, orNotFound(err, "payout link")
 	}
-	l.Link = s.PayoutLinkURL(l.ID)
+	l.Link = s.PayoutLinkURL(&l.PayoutLink)
 	return l, nil
 }
 

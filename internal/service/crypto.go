@@ -6,9 +6,12 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
+
+	"github.com/disburse/disburse/payouts"
 )
 
 func newAEAD(key []byte) (cipher.AEAD, error) {
@@ -54,6 +57,27 @@ func (s *Service) keyedHash(parts ...string) string {
 func (s *Service) hmacKey() []byte {
 	h := sha256.Sum256(append([]byte("disburse hmac key:"), s.cfg.EncryptionKey...))
 	return h[:]
+}
+
+// claimKey is the secret the claim URL of a payout link that names nobody carries, and the
+// URL of its flow: link ids are on every operator's screen, so without it anyone who sees an id
+// could claim the money. It is derived, never stored, under a key of its own derived from the
+// encryption key; 22 base64url characters are 132 bits.
+func (s *Service) claimKey(linkID string) string {
+	sub := hmac.New(sha256.New, s.cfg.EncryptionKey)
+	sub.Write([]byte("disburse payout link claim key"))
+	mac := hmac.New(sha256.New, sub.Sum(nil))
+	mac.Write([]byte("payout-link-claim:" + linkID))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))[:22]
+}
+
+// claimKeyOf is the claim key a link's URLs carry: none for a link that names its payee, who
+// proves their own contact anyway.
+func (s *Service) claimKeyOf(l *payouts.PayoutLink) string {
+	if l == nil || l.NamesPayee() {
+		return ""
+	}
+	return s.claimKey(l.ID)
 }
 
 // randomDigits returns n random decimal digits.

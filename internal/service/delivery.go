@@ -42,7 +42,7 @@ func (s *Service) DeliverDue(ctx context.Context, max int) (int, error) {
 			return n, err
 		}
 		status := payouts.LinkDelivered
-		if err := s.notifier.Send(ctx, linkMessage(l, appName, s.PayoutLinkURL(l.ID))); err != nil {
+		if err := s.notifier.Send(ctx, linkMessage(l, appName, s.PayoutLinkURL(&l.PayoutLink))); err != nil {
 			s.log.Warn("payout link delivery failed", "link", l.ID, "err", err)
 			status = payouts.LinkDeliveryFailed
 		}

@@ -48,9 +48,17 @@ func (s *Service) FlowURL(id string) string {
 	return strings.TrimRight(s.cfg.PublicURL, "/") + "/f/" + id
 }
 
-// PayoutLinkURL is where a payee opens a payout link.
-func (s *Service) PayoutLinkURL(id string) string {
-	return strings.TrimRight(s.cfg.PublicURL, "/") + "/l/" + id
+// PayoutLinkURL is where a payee opens a payout link: with its claim key when it names nobody.
+func (s *Service) PayoutLinkURL(l *payouts.PayoutLink) string {
+	return strings.TrimRight(s.cfg.PublicURL, "/") + "/l/" + l.ID + withKey(s.claimKeyOf(l))
+}
+
+// withKey is the query a hosted URL carries for a claim key, if any.
+func withKey(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "?k=" + key
 }
 
 // checkRedirect refuses a redirect step's URL unless it is https or, in sandbox mode only, http

@@ -69,6 +69,18 @@ type HostedFlow struct {
 	FlowRecord
 	AppName string
 	Link    *PayoutLinkRecord
+	// Key is the claim key the flow's URLs carry when its payout link names nobody; empty
+	// otherwise.
+	Key string
+}
+
+// CheckClaimKey refuses a request without the claim key of a flow whose payout link names
+// nobody, as if the flow did not exist: the ids are on operators' screens, the key is not.
+func (s *Service) CheckClaimKey(hf *HostedFlow, key string) error {
+	if hf.Key != "" && !hmac.Equal([]byte(key), []byte(hf.Key)) {
+		return notFound("payout link")
+	}
+	return nil
 }
 
 // OpenHostedFlow returns a flow by id alone with what its pages show.
@@ -86,6 +98,7 @@ func (s *Service) OpenHostedFlow(ctx context.Context, id string) (*HostedFlow, e
 		if out.Link, err = s.OpenPayoutLink(ctx, *f.PayoutLinkID); err != nil {
 			return nil, err
 		}
+		out.Key = s.claimKeyOf(&out.Link.PayoutLink)
 	}
 	return out, nil
 }

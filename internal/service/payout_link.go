@@ -164,7 +164,7 @@ func checkDeliveryContact(l *PayoutLinkRecord) error {
 
 func (s *Service) linkOut(l *PayoutLinkRecord) *payouts.PayoutLink {
 	out := l.PayoutLink
-	out.Link = s.PayoutLinkURL(l.ID)
+	out.Link = s.PayoutLinkURL(&out)
 	return &out
 }
 

@@ -31,6 +31,7 @@ type Page struct {
 type Flow struct {
 	ID      string
 	Session string // the signed payee session; empty before the payee identified
+	Key     string // the claim key of a payout link that names nobody, which opens its flow
 	AppName string
 	Amount  payouts.Money // the payout link's amount; 0 for a flow of no link
 	Memo    string
@@ -76,6 +77,9 @@ func (f Flow) URL(pairs ...string) string {
 	if f.Session != "" {
 		q.Set("s", f.Session)
 	}
+	if f.Key != "" {
+		q.Set("k", f.Key)
+	}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		q.Set(pairs[i], pairs[i+1])
 	}
@@ -86,7 +90,13 @@ func (f Flow) URL(pairs ...string) string {
 }
 
 // Action is the URL a form of the flow posts to.
-func (f Flow) Action(path string) string { return "/f/" + f.ID + "/" + path }
+// It carries the claim key, which the posts before the payee has a session need.
+func (f Flow) Action(path string) string {
+	if f.Key == "" {
+		return "/f/" + f.ID + "/" + path
+	}
+	return "/f/" + f.ID + "/" + path + "?" + url.Values{"k": {f.Key}}.Encode()
+}
 
 // Identify is the view model of the page where the payee gives their phone number.
 type Identify struct {
