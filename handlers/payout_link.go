@@ -267,13 +267,17 @@ func (h *Handlers) maskClaimURLs(c *fiber.Ctx, links []payouts.PayoutLink) {
 	}
 }
 
-// maskURL keeps of a URL its scheme and host and the last 4 characters of the rest: enough to
-// tell two links apart on a call, not enough to open one.
+// maskURL keeps of a URL its scheme and host and the last 4 characters of its path: enough to
+// tell two links apart on a call, not enough to open one. The tail comes from the path (the
+// link's id, which the page shows anyway), never from the query, where a link that names nobody
+// carries its claim key: no character of the key is shown.
 func maskURL(raw string) string {
-	origin, rest := "", raw
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+	withoutQuery, _, _ := strings.Cut(raw, "?")
+	withoutQuery, _, _ = strings.Cut(withoutQuery, "#")
+	origin, rest := "", withoutQuery
+	if u, err := url.Parse(withoutQuery); err == nil && u.Host != "" {
 		origin = u.Scheme + "://" + u.Host
-		rest = strings.TrimPrefix(raw, origin)
+		rest = strings.TrimPrefix(withoutQuery, origin)
 	}
 	if r := []rune(rest); len(r) > 4 {
 		rest = string(r[len(r)-4:])
