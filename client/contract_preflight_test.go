@@ -65,6 +65,15 @@ func TestContractPreflight(t *testing.T) {
 		t.Fatalf("approval preflight = %+v, want the W-9 named", approval)
 	}
 
+	// Money into a wallet: more than the app's wallet holds is refused for its balance.
+	transfer, err := c.PreflightTransfer(ctx, payouts.CreateTransferRequest{UserID: ada.ID, Amount: -1_000_000_000_00})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if transfer.OK || !transfer.Has(payouts.PInsufficientFunds) {
+		t.Fatalf("transfer preflight = %+v, want the balance named", transfer)
+	}
+
 	_, err = c.PreflightBatch(ctx, payouts.PreflightBatchRequest{})
 	var e *payouts.Error
 	if !errors.As(err, &e) || e.Status != http.StatusBadRequest || e.Code != payouts.EInvalidInput || e.Fields["items"] == "" {

@@ -45,6 +45,12 @@ func (c *Client) PreflightPayoutLink(ctx context.Context, req payouts.CreatePayo
 	return c.preflightOne(ctx, payouts.PreflightItem{PayoutLink: &req})
 }
 
+// PreflightTransfer asks what CreateTransfer would make of req (the app wallet's balance, the
+// user's state), without moving anything: one item of PreflightBatch.
+func (c *Client) PreflightTransfer(ctx context.Context, req payouts.CreateTransferRequest) (*payouts.Preflight, error) {
+	return c.preflightOne(ctx, payouts.PreflightItem{Transfer: &req})
+}
+
 // PreflightPayoutRequestApproval asks what approving the payout request id would meet (a payout
 // at once, or a payout link and its claim), without approving it: one item of PreflightBatch.
 func (c *Client) PreflightPayoutRequestApproval(ctx context.Context, id string) (*payouts.Preflight, error) {

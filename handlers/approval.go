@@ -261,7 +261,7 @@ func (h *Handlers) renderApproval(c *fiber.Ctx, status int, decision components.
 }
 
 // checkHeld asks the service's preflight about a request waiting for approval (a payout, a
-// payout link, or a bulk file's rows), so that an approver sees what would refuse it before
+// payout link, money into a user's wallet, or a bulk file's rows), so that an approver sees what would refuse it before
 // approving. Only those who may pay or approve ask.
 func (h *Handlers) checkHeld(c *fiber.Ctx, a dashstore.Approval, item *pages.ApprovalItem) error {
 	if a.Status != dashstore.ApprovalPending || !h.seesChecks(c) {
@@ -279,6 +279,9 @@ func (h *Handlers) checkHeld(c *fiber.Ctx, a dashstore.Approval, item *pages.App
 	case kindPayoutLink:
 		ask, err = askAbout(a.Request, h.payouts.PreflightPayoutLink)
 		title = "The service would refuse this link or its claim now:"
+	case kindTransfer:
+		ask, err = askAbout(a.Request, h.payouts.PreflightTransfer)
+		title = "The service would refuse this transfer now:"
 	default:
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/pages"
 	"github.com/disburse/disburse/views/paths"
 )
 
@@ -167,4 +168,19 @@ func TestApprovalShowsPayoutLinkPreflight(t *testing.T) {
 	wantBody(t, admin.get(paths.Approval(a.ID)), `data-testid="approval-checks"`, "find nothing that would refuse it now")
 	h.pay(lou, 600_00) // $600.00 now, and the claim's $1,500.00: past the $2,000.00 threshold
 	wantBody(t, admin.get(paths.Approval(a.ID)), "The service would refuse this link or its claim now:", "collect their W-9")
+}
+
+// TestApprovalShowsTransferPreflight: money into a user's wallet held for approval says on its
+// approval page that the app's wallet can no longer pay it, once it cannot.
+func TestApprovalShowsTransferPreflight(t *testing.T) {
+	h := newHarness(t)
+	h.deposit(2_000_00)
+	ops, _ := h.signedIn(dashstore.RoleOperations)
+	admin, _ := h.signedIn(dashstore.RoleAdmin)
+	tess := h.payee("Tess", "tess@pay.example", 0)
+	a := h.approvalOf(ops.post(paths.User(tess.ID)+"/transfers", url.Values{"amount": {"1500.00"},
+		"direction": {pages.DirectionToUser}, "idempotency_key": {uuid.NewString()}}))
+	wantBody(t, admin.get(paths.Approval(a.ID)), `data-testid="approval-checks"`, "find nothing that would refuse it now")
+	h.pay(h.payee("Uma", "uma@pay.example", 0), 1_000_00) // the app's wallet keeps $1,000.00
+	wantBody(t, admin.get(paths.Approval(a.ID)), "The service would refuse this transfer now:")
 }

@@ -36,6 +36,7 @@ type Payouts interface {
 	PreflightPayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Preflight, error)
 	PreflightBatch(ctx context.Context, req payouts.PreflightBatchRequest) (*payouts.PreflightBatch, error)
 	PreflightPayoutLink(ctx context.Context, req payouts.CreatePayoutLinkRequest) (*payouts.Preflight, error)
+	PreflightTransfer(ctx context.Context, req payouts.CreateTransferRequest) (*payouts.Preflight, error)
 	PreflightPayoutRequestApproval(ctx context.Context, id string) (*payouts.Preflight, error)
 	CreateTransferBatch(ctx context.Context, req payouts.CreateTransferBatchRequest) (*payouts.TransferBatch, error)
 	GetTransferBatch(ctx context.Context, id string) (*payouts.TransferBatch, error)
