@@ -66,11 +66,11 @@ func TestBrowserLayout(t *testing.T) {
 	if err := tour.Visit(user, demo.Viewport{Width: 390, Height: 844}, "light"); err != nil {
 		t.Fatal(err)
 	}
-	const phoneNav = `details nav[aria-label="Main"]`
-	if visible(phoneNav) || !visible("details summary") {
+	const phoneNav = `#nav-menu nav[aria-label="Main"]`
+	if visible(phoneNav) || !visible("#nav-menu summary") {
 		t.Errorf("on a phone the navigation shows before Menu is pressed, or Menu is missing")
 	}
-	browser.Run(t, tab, chromedp.Click(chromedp.CSS("details summary")))
+	browser.Run(t, tab, chromedp.Click(chromedp.CSS("#nav-menu summary")))
 	if !visible(phoneNav) {
 		t.Errorf("Menu does not open the navigation")
 	}

@@ -6,7 +6,9 @@ import (
 	"github.com/disburse/disburse/web"
 )
 
-// Nav is the dashboard's navigation; each operator sees the links their role allows.
+// Nav is the dashboard's navigation; each operator sees the links their role allows. The pages
+// visited less often (the sandbox's inbox, the pages of managers and admins) sit under More, so
+// the bar holds on one row on a laptop.
 var Nav = []web.NavItem{
 	{Label: "Overview", Href: "/overview", Perm: web.PermAppRead},
 	{Label: "Approvals", Href: "/approvals", Perm: web.PermAppRead},
@@ -16,14 +18,14 @@ var Nav = []web.NavItem{
 	{Label: "Statement", Href: "/statement", Perm: web.PermTransfersRead},
 	{Label: "Payout links", Href: "/payout-links", Perm: web.PermLinksRead},
 	{Label: "Flows", Href: "/flows", Perm: web.PermFlowsRead},
-	{Label: "Sandbox inbox", Href: "/sandbox/inbox", Perm: web.PermUsersWrite},
+	{Label: "Sandbox inbox", Href: "/sandbox/inbox", Perm: web.PermUsersWrite, More: true},
 	{Label: "Bulk payouts", Href: "/bulk", Perm: web.PermMoneyMove},
 	{Label: "App wallet", Href: "/app", Perm: web.PermAppRead},
-	{Label: "Events", Href: "/events", Perm: web.PermEventsRead},
-	{Label: "Webhooks", Href: "/webhooks", Perm: web.PermWebhooksRead},
-	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage},
-	{Label: "Reconciliation", Href: "/reconciliation", Perm: web.PermReconciliationRead},
-	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead},
+	{Label: "Events", Href: "/events", Perm: web.PermEventsRead, More: true},
+	{Label: "Webhooks", Href: "/webhooks", Perm: web.PermWebhooksRead, More: true},
+	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage, More: true},
+	{Label: "Reconciliation", Href: "/reconciliation", Perm: web.PermReconciliationRead, More: true},
+	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead, More: true},
 }
 
 // routes lists every page and action of the dashboard with the permission it needs. Actions are

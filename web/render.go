@@ -71,7 +71,7 @@ func (s *Server) layoutProps(c *fiber.Ctx, title string) (layout.Props, error) {
 		props.Operator = &layout.Operator{Name: op.Name, Email: op.Email, Role: op.Role.Label()}
 		for _, item := range s.cfg.Nav {
 			if Can(op.Role, item.Perm) {
-				props.Nav = append(props.Nav, layout.NavLink{Label: item.Label, Href: item.Href,
+				props.Nav = append(props.Nav, layout.NavLink{Label: item.Label, Href: item.Href, More: item.More,
 					Active: c.Path() == item.Href || strings.HasPrefix(c.Path(), item.Href+"/")})
 			}
 		}

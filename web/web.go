@@ -88,6 +88,8 @@ type NavItem struct {
 	Label string
 	Href  string
 	Perm  Permission
+	// More puts the link under the navigation's More menu, so the bar holds on one row.
+	More bool
 }
 
 // Defaults of the session and login-limit settings.

@@ -89,13 +89,16 @@ type Flash struct {
 
 // FieldProps describes a form field.
 type FieldProps struct {
-	Name         string // the form field's name, matching the API's field name for error mapping
-	Label        string
-	Type         string // "text" unless set
-	Value        string
-	Error        string // the problem to show under the field
-	Hint         string // a help text, shown when there is no error
-	Required     bool
+	Name     string // the form field's name, matching the API's field name for error mapping
+	Label    string
+	Type     string // "text" unless set
+	Value    string
+	Error    string // the problem to show under the field
+	Hint     string // a help text, shown when there is no error
+	Required bool
+	// Filter marks a field of a filter form: every filter is optional, so its label does not
+	// say so, which keeps a filter bar's labels on one line.
+	Filter       bool
 	Autocomplete string
 	InputMode    string
 	Placeholder  string

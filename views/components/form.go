@@ -27,6 +27,13 @@ func (f Form) Optional(name, label string) FieldProps {
 	return p
 }
 
+// FilterField returns the props of a text field of a filter form (FilterForm).
+func (f Form) FilterField(name, label string) FieldProps {
+	p := f.Optional(name, label)
+	p.Filter = true
+	return p
+}
+
 // Changes to the props of a field, for the settings Form.Field leaves alone: each returns a
 // copy, so that a template can chain them.
 

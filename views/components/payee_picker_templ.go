@@ -35,7 +35,7 @@ func PayeePicker(p PayeePickerProps) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"relative min-w-[16rem] flex-1\" data-combobox")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"relative min-w-[11rem] flex-1\" data-combobox")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -39,6 +39,31 @@ type NavLink struct {
 	Label  string
 	Href   string
 	Active bool
+	More   bool // under the More menu on a wide screen
+}
+
+// navSplit parts links into those of the bar and those under its More menu, and says whether
+// the page shown is one under More, which then marks the menu's button.
+func navSplit(links []NavLink) (bar, more []NavLink, moreActive bool) {
+	for _, l := range links {
+		if l.More {
+			more = append(more, l)
+			moreActive = moreActive || l.Active
+		} else {
+			bar = append(bar, l)
+		}
+	}
+	return bar, more, moreActive
+}
+
+// navItemClass styles a link of the navigation, or the More menu's button, by whether it is (or
+// holds) the page shown.
+func navItemClass(active bool) string {
+	const base = "cursor-pointer rounded-md px-2.5 py-2 text-sm font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600 "
+	if active {
+		return base + "bg-indigo-50 text-indigo-700"
+	}
+	return base + "text-gray-700 hover:bg-gray-100"
 }
 
 // Assets are the versioned URLs of the embedded CSS and scripts.
