@@ -28,6 +28,7 @@ type bulkStore interface {
 	BulkJob(ctx context.Context, appID, id string) (dashstore.BulkJob, error)
 	BulkJobByHash(ctx context.Context, appID, hash string) (dashstore.BulkJob, error)
 	BulkRows(ctx context.Context, jobID string) ([]dashstore.BulkRow, error)
+	CountFailedBulkRows(ctx context.Context, appID string, since time.Time) (int, error)
 	ClaimBulkJob(ctx context.Context, appID, id, owner string, by dashstore.Operator, now, until time.Time) (bool, error)
 	RenewBulkLease(ctx context.Context, id, owner string, until time.Time) (bool, error)
 	ReleaseBulkJob(ctx context.Context, id, owner string, status dashstore.BulkStatus, now time.Time) (bool, error)

@@ -35,6 +35,7 @@ type Store interface {
 	Approval(ctx context.Context, id string) (dashstore.Approval, error)
 	Approvals(ctx context.Context, f dashstore.ApprovalFilter) ([]dashstore.Approval, bool, error)
 	CountOpenApprovals(ctx context.Context) (int, error)
+	CountFailedApprovals(ctx context.Context, appID, kind string, since time.Time) (int, error)
 	StartApproval(ctx context.Context, id string, checker dashstore.Operator, now time.Time) (dashstore.Approval, bool, error)
 	FinishApproval(ctx context.Context, id string, status dashstore.ApprovalStatus, resultID, reason string, now time.Time) (dashstore.Approval, error)
 	RejectApproval(ctx context.Context, id string, checker dashstore.Operator, reason string, now time.Time) (dashstore.Approval, bool, error)

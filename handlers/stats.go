@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"context"
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/disburse/disburse/payouts"
@@ -8,11 +11,12 @@ import (
 	"github.com/disburse/disburse/web"
 )
 
-// chartDays is the window of the overview's volume chart.
+// chartDays is the window of the overview's volume chart and of its failure count.
 const chartDays = 30
 
 // overview is the dashboard's home for those who may read the app: its wallet, today's payouts,
-// the transfers that need someone, what waits for approval, and the last 30 days of volume.
+// the transfers that need someone, what waits for approval, the payouts that failed and the
+// last 30 days of volume.
 func (h *Handlers) overview(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	queue, err := h.approvalQueue(ctx)
@@ -36,6 +40,29 @@ func (h *Handlers) overview(c *fiber.Ctx) error {
 		} else if p.Stats, err = h.payouts.GetAppStats(ctx, h.appID, chartDays); err != nil {
 			return err
 		}
+		if p.Failures, err = h.failures(ctx, c, p.Stats); err != nil {
+			return err
+		}
 	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Overview", Content: pages.Overview(p)})
+}
+
+// failures counts every payout of the app that failed in the overview's window: its failed payout
+// transfers, from the service's stats (nil when the service does not offer them), and what failed
+// before a transfer was made, from the dashboard's own records: bulk rows the service refused and
+// approved payouts it refused. The window starts chartDays-1 days before today (UTC), as the
+// service's does.
+func (h *Handlers) failures(ctx context.Context, c *fiber.Ctx, stats *payouts.AppStats) (pages.FailuresProps, error) {
+	since := h.now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -(chartDays - 1))
+	p := pages.FailuresProps{Days: chartDays, TransfersCounted: stats != nil,
+		CanReadTransfers: h.can(c, web.PermTransfersRead), CanReadBulk: h.can(c, web.PermMoneyMove)}
+	if stats != nil {
+		p.Transfers = stats.Failed
+	}
+	var err error
+	if p.BulkRows, err = h.store.CountFailedBulkRows(ctx, h.appID, since); err != nil {
+		return p, err
+	}
+	p.Approvals, err = h.store.CountFailedApprovals(ctx, h.appID, kindPayout, since)
+	return p, err
 }

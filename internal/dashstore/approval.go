@@ -137,6 +137,16 @@ func (s *Store) CountOpenApprovals(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// CountFailedApprovals counts the app's approvals of kind that were approved and then refused
+// by the service (so made nothing) at since or later, for the overview.
+func (s *Store) CountFailedApprovals(ctx context.Context, appID, kind string, since time.Time) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT COUNT(*) FROM approvals
+		WHERE status = ? AND decided_at >= ? AND app_id = ? AND kind = ?`),
+		ApprovalFailed, sqldb.Micros(since), appID, kind).Scan(&n)
+	return n, err
+}
+
 // StartApproval records that checker approved a pending approval, before its request is sent,
 // so that no one can reject it while it runs. An approval already approving is returned as it is
 // (a retry after the service did not answer sends the same idempotency key again); ok is false

@@ -215,6 +215,17 @@ func (s *Store) BulkJobs(ctx context.Context, appID string, limit int) ([]BulkJo
 	return sqldb.All(rows, func(rows *sql.Rows) (BulkJob, error) { return scanBulkJob(rows) })
 }
 
+// CountFailedBulkRows counts the app's bulk rows that failed without a transfer (the service
+// refused them, or they were not sent) in jobs that last ran at since or later, for the overview.
+// A row whose transfer failed is left out: it is a failed transfer, counted with those.
+func (s *Store) CountFailedBulkRows(ctx context.Context, appID string, since time.Time) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, s.db.Rebind(`SELECT COUNT(*) FROM bulk_jobs j JOIN bulk_rows r ON r.job_id = j.id
+		WHERE j.app_id = ? AND j.updated_at >= ? AND r.outcome = ? AND r.transfer_id = ''`),
+		appID, sqldb.Micros(since), BulkFailed).Scan(&n)
+	return n, err
+}
+
 // BulkRepeat is a row of a job that pays what a row of an earlier job of the app pays.
 type BulkRepeat struct {
 	Row          int // the row of the job asked about

@@ -223,3 +223,58 @@ func TestBulkRepeats(t *testing.T) {
 		}
 	})
 }
+
+// TestFailureCounts checks the overview's counts of payouts that failed without a transfer: a
+// bulk row refused (not one whose transfer failed, which counts as a failed transfer), and an
+// approved payout the service refused; each of its own app and window.
+func TestFailureCounts(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, s *dashstore.Store) {
+		ctx := context.Background()
+		job := dashstore.BulkJob{AppID: "app", FileHash: "f", FileName: "f.csv", OperatorID: "op", Status: dashstore.BulkPreviewed, Created: t0}
+		if _, err := s.CreateBulkJob(ctx, &job, bulkRows(4)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetBulkOutcomes(ctx, job.ID, []dashstore.BulkRow{{Row: 1, Outcome: dashstore.BulkFailed, Error: "no W-9"},
+			{Row: 2, Outcome: dashstore.BulkFailed, TransferID: "t2"}, {Row: 3, Outcome: dashstore.BulkPaid, TransferID: "t3"},
+			{Row: 4, Outcome: dashstore.BulkSkipped}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetBulkStatus(ctx, job.ID, dashstore.BulkDone, t0); err != nil {
+			t.Fatal(err)
+		}
+		maker := mustCreate(t, s, "maker@example.com", dashstore.RoleOperations)
+		checker := mustCreate(t, s, "checker@example.com", dashstore.RoleManager)
+		for i, status := range []dashstore.ApprovalStatus{dashstore.ApprovalFailed, dashstore.ApprovalApproved} {
+			a := newApproval(fmt.Sprintf("33333333-3333-4333-8333-33333333333%d", i), maker)
+			if _, err := s.CreateApproval(ctx, a, t0); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := s.StartApproval(ctx, a.ID, checker, t0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.FinishApproval(ctx, a.ID, status, "", "", t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			name              string
+			app, kind         string
+			since             time.Time
+			bulkRows, payouts int
+		}{
+			{"in the window", "app", "payout", t0, 1, 1},
+			{"before the window", "app", "payout", t0.Add(time.Second), 0, 0},
+			{"another app", "other", "payout", t0, 0, 0},
+			{"another kind", "app", "payout_link", t0, 1, 0},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				if n, err := s.CountFailedBulkRows(ctx, tc.app, tc.since); err != nil || n != tc.bulkRows {
+					t.Errorf("CountFailedBulkRows = %d, %v; want %d", n, err, tc.bulkRows)
+				}
+				if n, err := s.CountFailedApprovals(ctx, tc.app, tc.kind, tc.since); err != nil || n != tc.payouts {
+					t.Errorf("CountFailedApprovals = %d, %v; want %d", n, err, tc.payouts)
+				}
+			})
+		}
+	})
+}

@@ -71,7 +71,9 @@ func OperatorEnable(id string) string   { return Operator(id) + "/enable" }
 func OperatorDisable(id string) string  { return Operator(id) + "/disable" }
 func OperatorPassword(id string) string { return Operator(id) + "/password" }
 
-// Approval is a held request's page; its decision form posts to ApprovalDecision.
+// Approvals lists the held requests, open and decided; Approval is one's page, whose decision
+// form posts to ApprovalDecision.
+func Approvals() string                 { return "/approvals" }
 func Approval(id string) string         { return "/approvals/" + url.PathEscape(id) }
 func ApprovalDecision(id string) string { return Approval(id) + "/decision" }
 
