@@ -34,6 +34,8 @@ func (c *Client) SummarizeTransactions(ctx context.Context, filter payouts.Trans
 // transactionQuery writes a transaction filter as query parameters.
 func transactionQuery(q url.Values, filter payouts.TransactionFilter) {
 	setQuery(q, "user_id", filter.UserID)
+	setQuery(q, "type", string(filter.Type))
+	setQuery(q, "status", filter.Status)
 	filter.Range.Query(q.Set)
 }
 

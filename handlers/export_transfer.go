@@ -131,7 +131,14 @@ func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return exportWithPayees(h, c, "transactions", filterOf(h.transactionFilterOf), h.allTransactions,
+	statusKnown, err := h.transactionStatusKnown(c)
+	if err != nil {
+		return err
+	}
+	filterOfStatus := func(c *fiber.Ctx) (payouts.TransactionFilter, listFilter) {
+		return h.transactionFilterOf(c, statusKnown)
+	}
+	return exportWithPayees(h, c, "transactions", filterOf(filterOfStatus), h.allTransactions,
 		func(t payouts.Transaction) *string { return t.UserID }, transactionCSVHeader,
 		func(t payouts.Transaction, p payee) []string { return transactionCSVRecord(t, p, walletKnown) })
 }

@@ -75,6 +75,17 @@ func options[T ~string](noFilter string, values []T, label func(T) string) []com
 	return out
 }
 
+// choiceOf is the value of a select of the filter form (a type, a status) when valid accepts it;
+// any other value is no filter, and leaves the form, so that the list claims none.
+func choiceOf[T ~string](lf *listFilter, field string, valid func(T) bool) T {
+	v := T(lf.form.Value(field))
+	if v != "" && !valid(v) {
+		delete(lf.form.Values, field)
+		return ""
+	}
+	return v
+}
+
 // Page sizes the reconciliation lists offer; the first is not the default.
 var pageSizes = []int{25, 50, 100}
 

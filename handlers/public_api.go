@@ -206,7 +206,11 @@ func (h *Handlers) transactionSource(ctx context.Context, f payouts.TransactionF
 	if offered, err := h.offers(ctx, payouts.ExtTransactionFilters); offered || err != nil {
 		return nil, nil, err
 	}
-	keep := func(t payouts.Transaction) bool { return inRange(f.Range, t.Created.Time, t.Amount) }
+	// The status filter is never here: the public API does not report a line's status
+	// (transactionFilterOf drops it).
+	keep := func(t payouts.Transaction) bool {
+		return (f.Type == "" || t.Type == f.Type) && inRange(f.Range, t.Created.Time, t.Amount)
+	}
 	if f.UserID == "" {
 		return h.payouts.AllTransactions(ctx, payouts.TransactionFilter{}), keep, nil
 	}

@@ -10,19 +10,49 @@ import (
 	"github.com/disburse/disburse/web"
 )
 
-// transactionFilterOf reads the filter of the transactions list and of its export.
-func (h *Handlers) transactionFilterOf(c *fiber.Ctx) (payouts.TransactionFilter, listFilter) {
-	lf := h.listFilterOf(c)
-	return payouts.TransactionFilter{UserID: lf.userID, Range: lf.rng}, lf
+var (
+	transactionTypes = []payouts.TransactionType{payouts.TransactionPayout, payouts.TransactionBalance,
+		payouts.TransactionRefill, payouts.TransactionFee, payouts.TransactionPayment, payouts.TransactionSurrogate}
+	transactionStatuses = []string{payouts.TransactionPosted, payouts.TransactionPending, payouts.TransactionVoided}
+)
+
+// transactionFilterOf reads the filter of the transactions list and of its export, in the
+// transfers page's words (transferFilterOf). A line's status is ours: statusKnown says the backend
+// reports and filters it; without it a status asked for is dropped, not applied to rows that
+// carry none.
+func (h *Handlers) transactionFilterOf(c *fiber.Ctx, statusKnown bool) (payouts.TransactionFilter, listFilter) {
+	lf := h.listFilterOf(c, "type", "status")
+	valid := payouts.ValidTransactionStatus
+	if !statusKnown {
+		valid = func(string) bool { return false }
+	}
+	return payouts.TransactionFilter{UserID: lf.userID, Type: choiceOf(&lf, "type", payouts.TransactionType.Valid),
+		Status: choiceOf(&lf, "status", valid), Range: lf.rng}, lf
+}
+
+// transactionStatusKnown reports whether the backend reports and filters a line's status (our
+// extension).
+func (h *Handlers) transactionStatusKnown(c *fiber.Ctx) (bool, error) {
+	return h.offers(c.UserContext(), payouts.ExtTransactionFilters)
 }
 
 // transactions lists the ledger lines, newest first, narrowed by the filter form, with the
 // count and totals of the whole filtered set.
 func (h *Handlers) transactions(c *fiber.Ctx) error {
-	filter, lf := h.transactionFilterOf(c)
-	var p pages.TransactionsProps
+	statusKnown, err := h.transactionStatusKnown(c)
+	if err != nil {
+		return err
+	}
+	filter, lf := h.transactionFilterOf(c, statusKnown)
+	p := pages.TransactionsProps{Types: options("Any type", transactionTypes, pages.TransactionTypeName)}
+	if statusKnown {
+		p.Statuses = options("Any status", transactionStatuses, pages.TransactionStatusName)
+	}
 	status, err := h.reconcile(c, "/transactions", "#transactions-body", lf, &p.List, func() (int, bool, error) {
 		ctx := c.UserContext()
+		if !statusKnown {
+			p.List.Notes = append(p.List.Notes, notOffered("Filtering transactions by status"))
+		}
 		source, keep, err := h.transactionSource(ctx, filter)
 		if err != nil {
 			return 0, false, err
@@ -32,7 +62,7 @@ func (h *Handlers) transactions(c *fiber.Ctx) error {
 			noun = "transactions of this user's transfers"
 		}
 		rows, summarized, err := reconcileRows(h, c, lf, &p.List, reconciled[payouts.Transaction]{
-			path: "/transactions", target: "#transactions-body", noun: noun, by: "by user, date or amount",
+			path: "/transactions", target: "#transactions-body", noun: noun, by: "by user, type, date or amount",
 			source: source, keep: keep, id: func(t payouts.Transaction) string { return strconv.FormatInt(t.ID, 10) },
 			userOf: func(t payouts.Transaction) *string { return t.UserID },
 			list: func() (*payouts.List[payouts.Transaction], error) {

@@ -83,17 +83,8 @@ var (
 // gives the same rows in both. Unknown types and statuses are no filter.
 func (h *Handlers) transferFilterOf(c *fiber.Ctx) (payouts.TransferFilter, listFilter) {
 	lf := h.listFilterOf(c, "type", "status")
-	f := payouts.TransferFilter{UserID: lf.userID, Type: payouts.TransferType(lf.form.Value("type")),
-		Status: payouts.TransferStatus(lf.form.Value("status")), Range: lf.rng}
-	if !f.Type.Valid() {
-		f.Type = ""
-		delete(lf.form.Values, "type")
-	}
-	if !f.Status.Valid() {
-		f.Status = ""
-		delete(lf.form.Values, "status")
-	}
-	return f, lf
+	return payouts.TransferFilter{UserID: lf.userID, Type: choiceOf(&lf, "type", payouts.TransferType.Valid),
+		Status: choiceOf(&lf, "status", payouts.TransferStatus.Valid), Range: lf.rng}, lf
 }
 
 // transfers lists transfers, newest first, narrowed by the filter form, with the count and

@@ -17,7 +17,7 @@ const (
 	ExtSummaries           Extension = "summaries"             // GET /v2/transfers/summary, /v2/transactions/summary
 	ExtUserFilters         Extension = "user-filters"          // GET /v2/users: status, search
 	ExtTransferFilters     Extension = "transfer-filters"      // GET /v2/transfers: type, status, created_*, amount_*
-	ExtTransactionFilters  Extension = "transaction-filters"   // GET /v2/transactions: user_id, created_*, amount_*
+	ExtTransactionFilters  Extension = "transaction-filters"   // GET /v2/transactions: user_id, type, status, created_*, amount_*
 	ExtPayoutLinkFilters   Extension = "payout-link-filters"   // GET /v2/payout-links: status, search, amount
 	ExtFlowFilters         Extension = "flow-filters"          // GET /v2/flows: user_id
 	ExtPayoutRequestQueue  Extension = "payout-request-queue"  // GET /v2/payout-requests: status, order; /count

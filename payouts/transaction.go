@@ -12,6 +12,27 @@ const (
 	TransactionSurrogate TransactionType = "surrogate"
 )
 
+// Valid reports whether t is a type a ledger line can have.
+func (t TransactionType) Valid() bool {
+	switch t {
+	case TransactionBalance, TransactionRefill, TransactionPayout, TransactionPayment, TransactionFee, TransactionSurrogate:
+		return true
+	}
+	return false
+}
+
+// The statuses of a ledger line (Transaction.Status, ours).
+const (
+	TransactionPending = "pending"
+	TransactionPosted  = "posted"
+	TransactionVoided  = "voided"
+)
+
+// ValidTransactionStatus reports whether s is a status a ledger line can have.
+func ValidTransactionStatus(s string) bool {
+	return s == TransactionPending || s == TransactionPosted || s == TransactionVoided
+}
+
 // Transaction is one ledger line of a transfer: money from one account to another.
 type Transaction struct {
 	ID              int64           `json:"id"`
@@ -32,9 +53,11 @@ type Transaction struct {
 	Direction string `json:"direction,omitempty"`
 }
 
-// TransactionFilter narrows GET /v2/transactions. The creation and amount bounds are ours
-// (Range).
+// TransactionFilter narrows GET /v2/transactions. The type, status, creation and amount
+// filters are ours (Range).
 type TransactionFilter struct {
 	UserID string
+	Type   TransactionType
+	Status string
 	Range
 }

@@ -41,7 +41,8 @@ func (h *handler) summarizeTransactions(c *fiber.Ctx) error {
 // transactionFilter reads the filters of the transaction list and its summary.
 func transactionFilter(c *fiber.Ctx) (payouts.TransactionFilter, error) {
 	r, err := payouts.ParseRange(func(k string) string { return c.Query(k) })
-	return payouts.TransactionFilter{UserID: c.Query("user_id"), Range: r}, err
+	return payouts.TransactionFilter{UserID: c.Query("user_id"), Type: payouts.TransactionType(c.Query("type")),
+		Status: c.Query("status"), Range: r}, err
 }
 
 // getTransaction takes an integer id; anything else names no transaction.

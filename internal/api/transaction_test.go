@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -22,6 +23,34 @@ func TestListTransactions(t *testing.T) {
 		call{method: "GET", path: "/v2/transactions?user_id=" + w.user.ID, status: 200}.do(t, env).Decode(t, &l)
 		if len(l.Data) != 1 || l.Data[0].TransferID != w.transfer.ID {
 			t.Errorf("user_id filter: %+v", l.Data)
+		}
+	})
+	t.Run("by type and status", func(t *testing.T) {
+		deposit := all.Data[1].TransferID // the deposit's line is a refill
+		for _, tc := range []struct {
+			query string
+			want  []string // the transfers of the lines, newest first
+		}{
+			{"type=refill", []string{deposit}},
+			{"type=balance", []string{w.transfer.ID}},
+			{"status=posted", []string{w.transfer.ID, deposit}},
+			{"status=pending", nil},
+			{"type=balance&status=voided", nil},
+		} {
+			var l payouts.List[payouts.Transaction]
+			call{method: "GET", path: "/v2/transactions?" + tc.query, status: 200}.do(t, env).Decode(t, &l)
+			var got []string
+			for _, tx := range l.Data {
+				got = append(got, tx.TransferID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s: lines of %v, want %v", tc.query, got, tc.want)
+			}
+			var sum payouts.Summary
+			call{method: "GET", path: "/v2/transactions/summary?" + tc.query, status: 200}.do(t, env).Decode(t, &sum)
+			if sum.Count != int64(len(tc.want)) {
+				t.Errorf("%s: the summary counts %d, want %d", tc.query, sum.Count, len(tc.want))
+			}
 		}
 	})
 	t.Run("pages", func(t *testing.T) {
@@ -46,6 +75,8 @@ func TestListTransactions(t *testing.T) {
 		call{name: "integer cursor that names nothing", method: "GET", path: "/v2/transactions?starting_after=999999", status: 400, code: payouts.EInvalidInput},
 		call{name: "another app's cursor", method: "GET", path: "/v2/transactions?ending_before=" + otherLine, status: 400, code: payouts.EInvalidInput},
 		call{name: "malformed user_id", method: "GET", path: "/v2/transactions?user_id=5", status: 400, code: payouts.EInvalidInput, field: "user_id"},
+		call{name: "unknown type", method: "GET", path: "/v2/transactions?type=gift", status: 400, code: payouts.EInvalidInput, field: "type"},
+		call{name: "unknown status", method: "GET", path: "/v2/transactions/summary?status=done", status: 400, code: payouts.EInvalidInput, field: "status"},
 	)
 	runCalls(t, env, calls)
 }

@@ -63,6 +63,12 @@ func checkTransactionFilter(f payouts.TransactionFilter) error {
 	if f.UserID != "" && !payouts.ValidID(f.UserID) {
 		p.Add("user_id", "is not a valid id")
 	}
+	if f.Type != "" && !f.Type.Valid() {
+		p.Add("type", "must be balance, refill, payout, payment, fee or surrogate")
+	}
+	if f.Status != "" && !payouts.ValidTransactionStatus(f.Status) {
+		p.Add("status", "must be pending, posted or voided")
+	}
 	f.Range.Check(p)
 	return p.Err()
 }

@@ -52,6 +52,12 @@ func transactionMatch(match *listQuery, f payouts.TransactionFilter) {
 	if f.UserID != "" {
 		match.filter("user_id = ?", f.UserID)
 	}
+	if f.Type != "" {
+		match.filter("type = ?", f.Type)
+	}
+	if f.Status != "" {
+		match.filter("state = ?", f.Status)
+	}
 	match.amounts(f.Range)
 }
 
