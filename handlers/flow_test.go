@@ -75,7 +75,8 @@ func TestCreateFlow(t *testing.T) {
 	if got := ids(list); len(got) != 1 || got[0] != id {
 		t.Errorf("flows listed: %v", got)
 	}
-	wantBody(t, list, "0 of 3", `data-testid="flow-payee">Flo Flow<`, u.Email+" ·", "Flow <span class=\"font-mono\"")
+	wantBody(t, list, "0 of 3", `data-testid="flow-payee"`, `href="/users/`+u.ID+`"`, "Flo Flow", "("+u.Email+")",
+		`href="/flows/`+id+`"`, "Flow <span class=\"font-mono\"")
 }
 
 func TestFlowPageAndProgress(t *testing.T) {
