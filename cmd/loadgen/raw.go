@@ -198,6 +198,15 @@ var rawEventData = `{"object":"transfer","data":` + `"` + strings.Repeat("x", 54
 // rawLoad sends raw transfers from clients connections in a closed loop for d and returns how
 // many committed. Any failure ends the run: none is expected (every wallet has money enough).
 func rawLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d time.Duration, pick func(*rand.Rand) rawMove) (int, error) {
+	return rawClosedLoop(ctx, clients, d, pick, func(key string, m rawMove) error {
+		return rawTransferOnce(ctx, db, w.appID, key, m)
+	})
+}
+
+// rawClosedLoop runs clients for d, each sending one transfer picked with its own random source
+// through send and waiting for it before the next, and returns how many committed. A client stops
+// at its first failure, which the run returns.
+func rawClosedLoop(ctx context.Context, clients int, d time.Duration, pick func(*rand.Rand) rawMove, send func(key string, m rawMove) error) (int, error) {
 	var mu sync.Mutex
 	var firstErr error
 	committed := 0
@@ -209,7 +218,7 @@ func rawLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d time.D
 			n := 0
 			var err error
 			for ctx.Err() == nil && time.Now().Before(deadline) {
-				if err = rawTransferOnce(ctx, db, w.appID, uuid.NewString(), pick(r)); err != nil {
+				if err = send(uuid.NewString(), pick(r)); err != nil {
 					break
 				}
 				n++

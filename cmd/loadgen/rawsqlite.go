@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -95,33 +94,13 @@ func rawSQLiteLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d 
 	jobs := make(chan *rawSQLiteJob)
 	writerDone := make(chan error, 1)
 	go func() { writerDone <- rawSQLiteWriter(ctx, db, w.appID, jobs) }()
-	var mu sync.Mutex
-	var firstErr error
-	committed := 0
-	deadline := time.Now().Add(d)
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Go(func() {
-			r := rand.New(rand.NewPCG(uint64(c), uint64(time.Now().UnixNano())))
-			n := 0
-			var err error
-			for ctx.Err() == nil && time.Now().Before(deadline) {
-				j := &rawSQLiteJob{key: uuid.NewString(), move: pick(r), done: make(chan error, 1)}
-				jobs <- j
-				if err = <-j.done; err != nil {
-					break
-				}
-				n++
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			committed += n
-			firstErr = cmpErr(firstErr, err)
-		})
-	}
-	wg.Wait()
+	committed, err := rawClosedLoop(ctx, clients, d, pick, func(key string, m rawMove) error {
+		j := &rawSQLiteJob{key: key, move: m, done: make(chan error, 1)}
+		jobs <- j
+		return <-j.done
+	})
 	close(jobs)
-	return committed, errors.Join(firstErr, <-writerDone, ctx.Err())
+	return committed, errors.Join(err, <-writerDone)
 }
 
 // rawSQLiteWriter commits the jobs it is handed, every one waiting in one transaction, until
