@@ -10,7 +10,7 @@ import (
 )
 
 // TestContractReconcile asks for a reconciliation: a bad platform or day names its field, a rail
-// that cannot list its payments (the sandbox's) is refused as input, and the public API has no
+// that keeps no provider records (the sandbox's) is refused as input, and the public API has no
 // such route. The matching itself is the service's (internal/service/reconcile_test.go).
 func TestContractReconcile(t *testing.T) {
 	env, c := startService(t)

@@ -90,7 +90,7 @@ func TestReconciliationPage(t *testing.T) {
 	})
 	for _, tc := range []struct{ name, url, want string }{
 		{"a day that is not one", "/reconciliation?platform=ach&day=yesterday", "must be a date like 2026-11-24"},
-		{"a rail that keeps no records", "/reconciliation?platform=paypal&day=" + serviceDay, "cannot list its payments"},
+		{"a rail that keeps no records", "/reconciliation?platform=paypal&day=" + serviceDay, "PayPal is served by the sandbox rail, which keeps no provider records to reconcile against."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := agents[dashstore.RoleAdmin].get(tc.url)

@@ -27,7 +27,8 @@ func (s *Service) Reconcile(ctx context.Context, appID string, req payouts.Recon
 	}
 	lister, ok := s.cfg.Rails[req.Platform].(RailItems)
 	if !ok {
-		return nil, payouts.Errorf(payouts.EInvalidInput, "The %s rail cannot list its payments; it cannot be reconciled.", req.Platform.Label())
+		return nil, payouts.Errorf(payouts.EInvalidInput, "%s is served by the %s rail, which keeps no provider records to reconcile against.",
+			req.Platform.Label(), s.railName(req.Platform))
 	}
 	day := req.Start()
 	from, to := day.Add(-reconcileSlack), day.Add(24*time.Hour+reconcileSlack)
@@ -84,6 +85,12 @@ func (s *Service) Reconcile(ctx context.Context, appID string, req payouts.Recon
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.TransferID, b.TransferID), cmp.Compare(a.ExternalID, b.ExternalID))
 	})
 	return out, nil
+}
+
+// railName is the name of the rail serving platform, as configured; a service configured without
+// names pays out on the sandbox's rails (sandbox.Wire).
+func (s *Service) railName(platform payouts.Platform) string {
+	return cmp.Or(s.cfg.RailNames[platform], "sandbox")
 }
 
 // payoutsOnRail returns the payouts to platform created from from up to to: appID's, or every

@@ -93,6 +93,9 @@ func TestReconcile(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Code != payouts.EInvalidInput {
 				t.Fatalf("Reconcile on the sandbox's Cash App = %v, want invalid-input", err)
 			}
+			if want := "Cash App is served by the sandbox rail, which keeps no provider records to reconcile against."; pe.Message != want {
+				t.Errorf("refusal %q, want %q", pe.Message, want)
+			}
 		})
 	})
 }
