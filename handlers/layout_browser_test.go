@@ -4,8 +4,11 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
+	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/internal/testutil/browser"
 	"github.com/disburse/disburse/internal/testutil/demo"
 )
@@ -67,5 +70,71 @@ func TestBrowserFilterBarLayout(t *testing.T) {
 				browser.Screenshot(t, tab, "layout")
 			}
 		})
+	}
+}
+
+// TestBrowserMoreMenu: in Chromium, the navigation's More menu closes as a menu does: Escape
+// closes it and gives the focus back to its button, and a click or the focus outside it closes
+// it; all along its button tells assistive technology whether it is expanded.
+func TestBrowserMoreMenu(t *testing.T) {
+	h := newHarness(t)
+	tab, origin := h.browserSignedIn(dashstore.RoleAdmin)
+	const button = `header nav[aria-label="Main"] details[data-menu] > summary`
+	browser.Run(t, tab,
+		chromedp.Navigate(origin+"/transfers"),
+		chromedp.WaitVisible(chromedp.CSS(button)),
+	)
+	// want checks whether the menu is open, and that the expanded state Chromium's accessibility
+	// tree gives its button, which a screen reader announces, says the same.
+	want := func(t *testing.T, open bool) {
+		t.Helper()
+		isOpen, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.querySelector('`+button+`').parentElement.open`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes, err := chromedp.Run(tab, chromedp.Nodes(chromedp.CSS(button)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fetchRelatives := false
+		tree, err := chromedp.Call(tab, accessibility.GetPartialAXTree,
+			accessibility.GetPartialAXTreeParams{BackendNodeID: nodes[0].BackendNodeID, FetchRelatives: &fetchRelatives})
+		if err != nil || len(tree.Nodes) == 0 {
+			t.Fatalf("the button's accessibility node: %v", err)
+		}
+		expanded := "none"
+		for _, p := range tree.Nodes[0].Properties {
+			if p.Name == accessibility.PropertyNameExpanded {
+				expanded = string(p.Value.Value)
+			}
+		}
+		if isOpen != open || expanded != strconv.FormatBool(open) {
+			t.Errorf("the menu is open: %v, its button expanded: %s; want %v", isOpen, expanded, open)
+		}
+	}
+	for _, tc := range []struct {
+		name      string
+		close     chromedp.Action[chromedp.Void]
+		focusBack bool // the focus returns to the menu's button
+	}{
+		{"Escape", chromedp.KeyEvent(kb.Escape), true},
+		// The operator's name takes no focus: only the click can close the menu.
+		{"click outside", chromedp.Click(chromedp.CSS(`header span[title]`)), false},
+		// Back from the button to the link before it.
+		{"focus outside", chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(chromedp.ModifierShift)), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			browser.Run(t, tab, chromedp.Click(chromedp.CSS(button)))
+			want(t, true)
+			browser.Run(t, tab, tc.close)
+			want(t, false)
+			focused, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.activeElement === document.querySelector('`+button+`')`))
+			if err != nil || focused != tc.focusBack {
+				t.Errorf("the focus is on the menu's button: %v (%v), want %v", focused, err, tc.focusBack)
+			}
+		})
+	}
+	if errs := browser.ConsoleErrors(tab); len(errs) > 0 {
+		t.Errorf("the console shows errors: %v", errs)
 	}
 }

@@ -1,7 +1,7 @@
 // Small behaviours of the dashboard, served from our origin so the CSP needs no inline script:
 // toasts and flash messages close on their button, toasts close by themselves after a while, and
-// copy buttons copy links, a part of a form shows only for the choices it belongs to, and "/"
-// focuses the search.
+// copy buttons copy links, a part of a form shows only for the choices it belongs to, menus
+// close on Escape and outside them, and "/" focuses the search.
 (function () {
   "use strict";
   function arm(root) {
@@ -171,6 +171,27 @@
       });
     });
   }
+  // A menu ([data-menu]: the navigation's More, a <details> whose list opens over the page)
+  // closes as a menu does: Escape closes it and gives the focus back to its button, and a click
+  // or the focus anywhere outside closes it. The <summary> is the button, and the browser tells
+  // assistive technology whether it is expanded from the details' open state, so no
+  // aria-expanded is set on it (ARIA in HTML forbids that on a details' summary). Without script
+  // the menu still opens and closes on its button.
+  function closeMenus(outsideOf) {
+    document.querySelectorAll("details[data-menu][open]").forEach(function (menu) {
+      if (!menu.contains(outsideOf)) menu.open = false;
+    });
+  }
+  document.addEventListener("click", function (e) { closeMenus(e.target); });
+  document.addEventListener("focusin", function (e) { closeMenus(e.target); });
+  document.addEventListener("keydown", function (e) {
+    // A combobox's Escape, which closes its own list, is not the menu's.
+    if (e.key !== "Escape" || e.defaultPrevented) return;
+    document.querySelectorAll("details[data-menu][open]").forEach(function (menu) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+    });
+  });
   // "/" anywhere outside a field focuses the header's search, as on many sites; typed in a field
   // it stays a slash. Its keypress is swallowed too: browsers drop it after a prevented keydown,
   // but input sent as separate key and character events (automation, some IMEs) would still type
