@@ -1,6 +1,9 @@
 package payouts
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // EventType names what happened: the object's noun, a dot, and the change.
 type EventType string
@@ -92,11 +95,18 @@ type Event struct {
 	Data     json.RawMessage `json:"data"`
 }
 
-// EventFilter narrows GET /v2/events.
+// EventFilter narrows GET /v2/events. The creation bounds are ours (ExtEventFilters): an event
+// has no amount, so of a Range it takes only the creation bounds.
 type EventFilter struct {
 	Type     EventType
 	ObjectID string
+	// CreatedFrom and CreatedTo bound the creation time to [CreatedFrom, CreatedTo); zero is no bound.
+	CreatedFrom, CreatedTo time.Time
 }
+
+// Range is the filter's creation bounds as a Range, so that they are read, checked and written
+// as every list's are.
+func (f EventFilter) Range() Range { return Range{CreatedFrom: f.CreatedFrom, CreatedTo: f.CreatedTo} }
 
 // WebhookEndpoint is a URL the service posts events to, signed with its secret.
 type WebhookEndpoint struct {

@@ -18,6 +18,7 @@ const (
 	ExtUserFilters         Extension = "user-filters"          // GET /v2/users: status, search
 	ExtTransferFilters     Extension = "transfer-filters"      // GET /v2/transfers: type, status, created_*, amount_*
 	ExtTransactionFilters  Extension = "transaction-filters"   // GET /v2/transactions: user_id, type, status, created_*, amount_*
+	ExtEventFilters        Extension = "event-filters"         // GET /v2/events: created_*
 	ExtPayoutLinkFilters   Extension = "payout-link-filters"   // GET /v2/payout-links: status, search, amount
 	ExtFlowFilters         Extension = "flow-filters"          // GET /v2/flows: user_id
 	ExtPayoutRequestQueue  Extension = "payout-request-queue"  // GET /v2/payout-requests: status, order; /count

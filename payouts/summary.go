@@ -40,9 +40,8 @@ const (
 // and amounts in cents. Every unreadable value is a problem on its parameter. It does not judge
 // the bounds it read: the service checks every filter's range (Range.Check), whoever sent it.
 func ParseRange(get func(string) string) (Range, error) {
-	var r Range
 	p := Problems{}
-	instant := func(key string) time.Time { return parseInstant(p, key, get(key)) }
+	r := parseCreated(p, get)
 	cents := func(key string) Money {
 		v := strings.TrimSpace(get(key))
 		if v == "" {
@@ -54,9 +53,22 @@ func ParseRange(get func(string) string) (Range, error) {
 		}
 		return Money(n)
 	}
-	r.CreatedFrom, r.CreatedTo = instant(QueryCreatedFrom), instant(QueryCreatedTo)
 	r.AmountMin, r.AmountMax = cents(QueryAmountMin), cents(QueryAmountMax)
 	return r, p.Err()
+}
+
+// ParseCreatedRange is ParseRange for a list whose rows have no amount (the events): it reads
+// the creation bounds alone.
+func ParseCreatedRange(get func(string) string) (Range, error) {
+	p := Problems{}
+	r := parseCreated(p, get)
+	return r, p.Err()
+}
+
+// parseCreated reads the creation bounds of a Range, each unreadable one a problem on p.
+func parseCreated(p Problems, get func(string) string) Range {
+	return Range{CreatedFrom: parseInstant(p, QueryCreatedFrom, get(QueryCreatedFrom)),
+		CreatedTo: parseInstant(p, QueryCreatedTo, get(QueryCreatedTo))}
 }
 
 // parseInstant reads the query parameter key, whose value is v, as an RFC 3339 instant, in UTC;

@@ -47,16 +47,19 @@ func (q *Queries) GetEvent(ctx context.Context, appID, id string) (_ *service.Ev
 	return &e, nil
 }
 
-// ListEvents reads a page of the app's events, newest first.
+// ListEvents reads a page of the app's events, newest first, of f's type, object and creation range.
 func (q *Queries) ListEvents(ctx context.Context, appID string, page payouts.Page, f payouts.EventFilter) (_ []service.EventRecord, _ bool, err error) {
 	defer wrap(&err, "list events")
 	l := listQuery{selectFrom: `SELECT ` + eventColumns + ` FROM events`, order: "seq", cursor: q.seqCursor("events", appID)}
-	l.filter("app_id = ?", appID)
+	var match listQuery
 	if f.Type != "" {
-		l.filter("type = ?", f.Type)
+		match.filter("type = ?", f.Type)
 	}
 	if f.ObjectID != "" {
-		l.filter("object_id = ?", f.ObjectID)
+		match.filter("object_id = ?", f.ObjectID)
+	}
+	if err := listRange(ctx, &l, appID, f.Range(), match, q.seqBisectionSeek("events")); err != nil {
+		return nil, false, err
 	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.EventRecord, error) { return scanEvent(r) })
 }

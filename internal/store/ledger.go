@@ -375,7 +375,7 @@ func (q *Queries) ListTransactions(ctx context.Context, appID string, page payou
 		}}
 	var match listQuery
 	transactionMatch(&match, f)
-	if some, err := q.listRange(ctx, &l, "postings", appID, f.Range, match); !some {
+	if err := listRange(ctx, &l, appID, f.Range, match, q.createdIndexSeek("postings", "id")); err != nil {
 		return nil, false, err
 	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (ledger.Posting, error) { return scanPosting(r) })

@@ -35,7 +35,7 @@ func engines(t *testing.T, test func(t *testing.T, st *store.Store)) {
 
 var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 
-func newApp(t *testing.T, st *store.Store, name string) string {
+func newApp(t testing.TB, st *store.Store, name string) string {
 	t.Helper()
 	id := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(name)*1000+int(name[0]))
 	if err := st.CreateApp(context.Background(), &service.AppRecord{ID: id, Name: name, ClientID: "ck_" + name,

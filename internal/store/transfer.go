@@ -190,7 +190,7 @@ func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.
 		cursor: q.seqCursor("transfers", appID)}
 	var match listQuery
 	transferMatch(&match, f)
-	if some, err := q.listRange(ctx, &l, "transfers", appID, f.Range, match); !some {
+	if err := listRange(ctx, &l, appID, f.Range, match, q.createdIndexSeek("transfers", "seq")); err != nil {
 		return nil, false, err
 	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.TransferRecord, error) { return scanTransfer(r) })
