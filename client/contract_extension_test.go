@@ -20,7 +20,7 @@ func TestContractExtensions(t *testing.T) {
 	publicURL, double := dotsdouble.Start(t, env.URL)
 	all := []payouts.Extension{payouts.ExtStats, payouts.ExtEvents, payouts.ExtWebhookEndpoints, payouts.ExtIDLookup,
 		payouts.ExtSandboxMessages, payouts.ExtSummaries, payouts.ExtUserFilters, payouts.ExtTransferFilters,
-		payouts.ExtTransactionFilters, payouts.ExtPayoutLinkFilters, payouts.ExtFlowFilters,
+		payouts.ExtTransactionFilters, payouts.ExtEventFilters, payouts.ExtPayoutLinkFilters, payouts.ExtFlowFilters,
 		payouts.ExtPayoutRequestQueue, payouts.ExtTransferReview, payouts.ExtPayoutRequestReview}
 	for _, tc := range []struct {
 		name, base string

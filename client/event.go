@@ -13,11 +13,13 @@ func (c *Client) GetEvent(ctx context.Context, id string) (*payouts.Event, error
 	return call[payouts.Event](ctx, c, get("v2", "events", id))
 }
 
-// ListEvents returns one page of events, newest first (GET /v2/events).
+// ListEvents returns one page of events, newest first (GET /v2/events); the creation range is
+// our extension (payouts.ExtEventFilters).
 func (c *Client) ListEvents(ctx context.Context, page payouts.Page, filter payouts.EventFilter) (*payouts.List[payouts.Event], error) {
 	q := pageQuery(page)
 	setQuery(q, "type", string(filter.Type))
 	setQuery(q, "object_id", filter.ObjectID)
+	filter.Range().Query(q.Set)
 	return listPage[payouts.Event](ctx, c, q, "v2", "events")
 }
 

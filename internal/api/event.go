@@ -11,7 +11,12 @@ func (h *handler) listEvents(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := payouts.EventFilter{Type: payouts.EventType(c.Query("type")), ObjectID: c.Query("object_id")}
+	r, err := payouts.ParseCreatedRange(func(k string) string { return c.Query(k) })
+	if err != nil {
+		return err
+	}
+	f := payouts.EventFilter{Type: payouts.EventType(c.Query("type")), ObjectID: c.Query("object_id"),
+		CreatedFrom: r.CreatedFrom, CreatedTo: r.CreatedTo}
 	list, err := h.svc.ListEvents(c.UserContext(), appID(c), p, f)
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 func (h *handler) extensions(c *fiber.Ctx) error {
 	x := payouts.Extensions{Extensions: []payouts.Extension{
 		payouts.ExtStats, payouts.ExtEvents, payouts.ExtWebhookEndpoints, payouts.ExtIDLookup,
-		payouts.ExtSummaries, payouts.ExtUserFilters, payouts.ExtTransferFilters, payouts.ExtTransactionFilters,
+		payouts.ExtSummaries, payouts.ExtUserFilters, payouts.ExtTransferFilters, payouts.ExtTransactionFilters, payouts.ExtEventFilters,
 		payouts.ExtPayoutLinkFilters, payouts.ExtFlowFilters, payouts.ExtPayoutRequestQueue,
 		payouts.ExtTransferReview, payouts.ExtPayoutRequestReview, payouts.ExtPreflight, payouts.ExtAppsEnvelope,
 		payouts.ExtStatements,

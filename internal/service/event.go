@@ -78,7 +78,7 @@ func (s *Service) GetEvent(ctx context.Context, appID, id string) (*payouts.Even
 	return &e.Event, nil
 }
 
-// ListEvents returns a page of the app's events, newest first.
+// ListEvents returns a page of the app's events, newest first, of f's type, object and creation range.
 func (s *Service) ListEvents(ctx context.Context, appID string, page payouts.Page, f payouts.EventFilter) (*payouts.List[payouts.Event], error) {
 	if err := page.Validate(); err != nil {
 		return nil, err
@@ -90,6 +90,7 @@ func (s *Service) ListEvents(ctx context.Context, appID string, page payouts.Pag
 	if f.ObjectID != "" && !payouts.ValidID(f.ObjectID) {
 		p.Add("object_id", "is not a valid id")
 	}
+	f.Range().Check(p)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
