@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/disburse/disburse/internal/sqldb"
 )
 
 // The raw transfer is the baseline the service's PostgreSQL rate is read against: a durable
@@ -97,12 +99,15 @@ type rawRates struct {
 	// betweenUsers is the same statement between two users' wallets, which share no row: what
 	// the cluster commits of these rows when no lock orders the transfers.
 	betweenUsers float64
+	// journal is the journal-first measurements (journal.go), when asked for.
+	journal []journalRun
 }
 
 // rawTransferRates runs the raw transfer on the PostgreSQL database dsn of the app appID from
-// clients connections at once, for d each way, on its own copies of payoutd's tables. Every
+// clients connections at once, for d each way, on its own copies of payoutd's tables, and with
+// journal the journal-first measurements (journal.go) on the same copies after them. Every
 // transfer moves 1 cent, in either direction, as loadgen's transfers do.
-func rawTransferRates(ctx context.Context, dsn, appID string, clients, users int, d time.Duration) (rawRates, error) {
+func rawTransferRates(ctx context.Context, dsn, appID string, clients, users int, d time.Duration, journal bool) (rawRates, error) {
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return rawRates{}, err
@@ -120,7 +125,16 @@ func rawTransferRates(ctx context.Context, dsn, appID string, clients, users int
 		return rawRates{}, err
 	}
 	betweenUsers, err := rawLoad(ctx, db, w, clients, d, w.betweenUsers)
-	return rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds()}, err
+	rates := rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds()}
+	if err != nil || !journal {
+		return rates, err
+	}
+	rates.journal, err = journalRuns(ctx, journalDB{db: db, dialect: sqldb.Postgres, prefix: "loadgen_raw_", reopen: func() (*sql.DB, error) {
+		db, err := sql.Open("pgx", dsn)
+		db.SetMaxOpenConns(1)
+		return db, err
+	}}, w, clients, d)
+	return rates, err
 }
 
 // rawMove is one transfer's accounts: debit pays 1 cent to credit; user names the transfer's
@@ -187,6 +201,9 @@ func makeRawTables(ctx context.Context, db *sql.DB, appID string, users int) (*r
 }
 
 func dropRawTables(ctx context.Context, db *sql.DB) {
+	for _, t := range journalTables {
+		db.ExecContext(ctx, `DROP TABLE IF EXISTS loadgen_raw_`+t)
+	}
 	for i := len(rawTables) - 1; i >= 0; i-- {
 		db.ExecContext(ctx, `DROP TABLE IF EXISTS loadgen_raw_`+rawTables[i])
 	}

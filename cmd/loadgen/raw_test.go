@@ -157,7 +157,7 @@ func TestRawSQLiteGroupCommitWritesAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := rawMove{debit: w.app, credit: w.users[0].account, user: w.users[0].ref, amount: -1}
-	batch := []*rawSQLiteJob{
+	batch := []*rawJob{
 		{key: "k1", move: good},
 		{key: "k2", move: rawMove{debit: empty, credit: w.app, user: "empty", amount: 1}},
 		{key: "k1", move: good}, // its key taken by the first

@@ -10,10 +10,12 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/internal/store"
 )
 
@@ -24,16 +26,17 @@ import (
 // commits them with one flush (synchronous=FULL, WAL). It writes a scratch database beside the
 // service's, with payoutd's schema (its migrations), removed afterwards.
 
-// rawSQLiteJob is a transfer waiting for the raw writer, answered on done.
-type rawSQLiteJob struct {
+// rawJob is a transfer waiting for a group-commit writer, answered on done.
+type rawJob struct {
 	key  string
 	move rawMove
 	done chan error
 }
 
 // rawSQLiteRates runs the raw group commit on a scratch database beside the SQLite file dsn
-// from clients goroutines at once, for d each way.
-func rawSQLiteRates(ctx context.Context, dsn string, clients, users int, d time.Duration) (rawRates, error) {
+// from clients goroutines at once, for d each way, and with journal the journal-first
+// measurements (journal.go) on the same database after them.
+func rawSQLiteRates(ctx context.Context, dsn string, clients, users int, d time.Duration, journal bool) (rawRates, error) {
 	scratch := fmt.Sprintf("%s.raw-%d", dsn, time.Now().UnixNano())
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		defer os.Remove(scratch + suffix)
@@ -43,17 +46,11 @@ func rawSQLiteRates(ctx context.Context, dsn string, clients, users int, d time.
 		return rawRates{}, err
 	}
 	st.Close()
-	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)", "temp_store(MEMORY)", "busy_timeout(5000)"} {
-		q.Add("_pragma", p)
-	}
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+scratch+"?"+q.Encode())
+	db, err := openRawSQLite(scratch)
 	if err != nil {
 		return rawRates{}, err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	w, err := makeRawSQLiteWorld(ctx, db, users)
 	if err != nil {
 		return rawRates{}, err
@@ -63,7 +60,29 @@ func rawSQLiteRates(ctx context.Context, dsn string, clients, users int, d time.
 		return rawRates{}, err
 	}
 	betweenUsers, err := rawSQLiteLoad(ctx, db, w, clients, d, w.betweenUsers)
-	return rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds()}, err
+	rates := rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds()}
+	if err != nil || !journal {
+		return rates, err
+	}
+	rates.journal, err = journalRuns(ctx, journalDB{db: db, dialect: sqldb.SQLite, reopen: func() (*sql.DB, error) { return openRawSQLite(scratch) }},
+		w, clients, d)
+	return rates, err
+}
+
+// openRawSQLite opens the scratch database as payoutd opens its own: WAL, synchronous=FULL,
+// write transactions begun IMMEDIATE, one connection.
+func openRawSQLite(path string) (*sql.DB, error) {
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)", "temp_store(MEMORY)", "busy_timeout(5000)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // makeRawSQLiteWorld makes an app and funds its wallet and users' wallets.
@@ -91,11 +110,27 @@ func makeRawSQLiteWorld(ctx context.Context, db *sql.DB, users int) (*rawWorld, 
 // rawSQLiteLoad runs clients in a closed loop for d, each handing transfers to one writer, and
 // returns how many committed. Any failure ends the run: none is expected.
 func rawSQLiteLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d time.Duration, pick func(*rand.Rand) rawMove) (int, error) {
-	jobs := make(chan *rawSQLiteJob)
+	return rawGroupCommitLoad(ctx, clients, d, pick, func(batch []*rawJob) ([]error, error) {
+		return rawSQLiteBatch(ctx, db, w.appID, batch)
+	}, nil)
+}
+
+// rawGroupCommitLoad runs clients in a closed loop for d, each handing its transfers to one
+// writer goroutine, and returns how many committed. The writer takes every transfer waiting (up
+// to 128), commits them through commit, which returns each one's own error and the batch's,
+// answers them, and then calls between (if not nil) before it takes the next batch. The writer
+// keeps to one OS thread, so that commit and between can read its CPU time (threadCPU).
+func rawGroupCommitLoad(ctx context.Context, clients int, d time.Duration, pick func(*rand.Rand) rawMove,
+	commit func([]*rawJob) ([]error, error), between func() error) (int, error) {
+	jobs := make(chan *rawJob)
 	writerDone := make(chan error, 1)
-	go func() { writerDone <- rawSQLiteWriter(ctx, db, w.appID, jobs) }()
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		writerDone <- rawGroupCommitWriter(jobs, commit, between)
+	}()
 	committed, err := rawClosedLoop(ctx, clients, d, pick, func(key string, m rawMove) error {
-		j := &rawSQLiteJob{key: key, move: m, done: make(chan error, 1)}
+		j := &rawJob{key: key, move: m, done: make(chan error, 1)}
 		jobs <- j
 		return <-j.done
 	})
@@ -103,10 +138,10 @@ func rawSQLiteLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d 
 	return committed, errors.Join(err, <-writerDone)
 }
 
-// rawSQLiteWriter commits the jobs it is handed, every one waiting in one transaction, until
-// jobs is closed.
-func rawSQLiteWriter(ctx context.Context, db *sql.DB, appID string, jobs <-chan *rawSQLiteJob) error {
-	batch := make([]*rawSQLiteJob, 0, 128)
+// rawGroupCommitWriter commits the jobs it is handed, every one waiting at once, until jobs is
+// closed or a batch fails.
+func rawGroupCommitWriter(jobs <-chan *rawJob, commit func([]*rawJob) ([]error, error), between func() error) error {
+	batch := make([]*rawJob, 0, 128)
 	for j := range jobs {
 		batch = append(batch[:0], j)
 	take:
@@ -121,11 +156,17 @@ func rawSQLiteWriter(ctx context.Context, db *sql.DB, appID string, jobs <-chan 
 				break take
 			}
 		}
-		errs, err := rawSQLiteBatch(ctx, db, appID, batch)
+		errs, err := commit(batch)
 		for i, j := range batch {
 			j.done <- errors.Join(err, errs[i])
 		}
+		if err == nil && between != nil {
+			err = between()
+		}
 		if err != nil {
+			for j := range jobs { // the clients' next transfers fail, so that they stop
+				j.done <- err
+			}
 			return err
 		}
 	}
@@ -165,7 +206,7 @@ const (
 
 // rawSQLiteBatch runs the batch's transfers in one transaction, each under a savepoint that a
 // transfer whose key was taken or whose debit the guard refused is rolled back to, and commits.
-func rawSQLiteBatch(ctx context.Context, db *sql.DB, appID string, batch []*rawSQLiteJob) ([]error, error) {
+func rawSQLiteBatch(ctx context.Context, db *sql.DB, appID string, batch []*rawJob) ([]error, error) {
 	errs := make([]error, len(batch))
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
