@@ -112,6 +112,9 @@ func measureRaw(ctx context.Context, srv *server, cfg config, out io.Writer, whe
 	}
 	fmt.Fprintf(out, "raw transfers %s the load (%s, %d clients, %s each way): "+
 		"%.0f/s between the app and users, %.0f/s between users\n", when, how, cfg.clients, cfg.raw, rates.viaApp, rates.betweenUsers)
+	if rates.viaAppWriterCPU > 0 {
+		fmt.Fprintf(out, "  the raw writer's CPU between the app and users: %.3f ms per transfer committing\n", rates.viaAppWriterCPU)
+	}
 	for _, j := range rates.journal {
 		fmt.Fprintf(out, "  %s (%.2f of the raw transfers between the app and users, %.2f of those between users)\n",
 			j, j.rate/rates.viaApp, j.rate/rates.betweenUsers)

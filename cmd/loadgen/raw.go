@@ -99,6 +99,9 @@ type rawRates struct {
 	// betweenUsers is the same statement between two users' wallets, which share no row: what
 	// the cluster commits of these rows when no lock orders the transfers.
 	betweenUsers float64
+	// viaAppWriterCPU is, on SQLite, the group-commit writer's CPU per transfer committing
+	// between the app and users, in ms.
+	viaAppWriterCPU float64
 	// journal is the journal-first measurements (journal.go), when asked for.
 	journal []journalRun
 }

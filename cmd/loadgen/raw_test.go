@@ -139,11 +139,11 @@ func TestRawSQLiteGroupCommitWritesAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := countRaw(t, db, "")
-	n, err := rawSQLiteLoad(ctx, db, w, 4, 200*time.Millisecond, w.viaApp)
+	n, _, err := rawSQLiteLoad(ctx, db, w, 4, 200*time.Millisecond, w.viaApp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := rawSQLiteLoad(ctx, db, w, 4, 200*time.Millisecond, w.betweenUsers)
+	m, _, err := rawSQLiteLoad(ctx, db, w, 4, 200*time.Millisecond, w.betweenUsers)
 	if err != nil {
 		t.Fatal(err)
 	}

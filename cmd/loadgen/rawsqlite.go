@@ -55,12 +55,13 @@ func rawSQLiteRates(ctx context.Context, dsn string, clients, users int, d time.
 	if err != nil {
 		return rawRates{}, err
 	}
-	viaApp, err := rawSQLiteLoad(ctx, db, w, clients, d, w.viaApp)
+	viaApp, cpu, err := rawSQLiteLoad(ctx, db, w, clients, d, w.viaApp)
 	if err != nil {
 		return rawRates{}, err
 	}
-	betweenUsers, err := rawSQLiteLoad(ctx, db, w, clients, d, w.betweenUsers)
-	rates := rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds()}
+	betweenUsers, _, err := rawSQLiteLoad(ctx, db, w, clients, d, w.betweenUsers)
+	rates := rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds(),
+		viaAppWriterCPU: perRow(cpu, int64(viaApp))}
 	if err != nil || !journal {
 		return rates, err
 	}
@@ -108,11 +109,16 @@ func makeRawSQLiteWorld(ctx context.Context, db *sql.DB, users int) (*rawWorld, 
 }
 
 // rawSQLiteLoad runs clients in a closed loop for d, each handing transfers to one writer, and
-// returns how many committed. Any failure ends the run: none is expected.
-func rawSQLiteLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d time.Duration, pick func(*rand.Rand) rawMove) (int, error) {
-	return rawGroupCommitLoad(ctx, clients, d, pick, func(batch []*rawJob) ([]error, error) {
+// returns how many committed and the writer's CPU time committing them. Any failure ends the
+// run: none is expected.
+func rawSQLiteLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d time.Duration, pick func(*rand.Rand) rawMove) (int, time.Duration, error) {
+	var cpu time.Duration
+	n, err := rawGroupCommitLoad(ctx, clients, d, pick, func(batch []*rawJob) ([]error, error) {
+		start := threadCPU()
+		defer func() { cpu += threadCPU() - start }()
 		return rawSQLiteBatch(ctx, db, w.appID, batch)
 	}, nil)
+	return n, cpu, err
 }
 
 // rawGroupCommitLoad runs clients in a closed loop for d, each handing its transfers to one
