@@ -48,6 +48,10 @@ type RailOutcome struct {
 	Returned bool
 	Reason   string    // why it failed or came back, as the payout's failure reason
 	RetryAt  time.Time // neither settled, failed nor returned yet
+	// Reference is the payout's id in the provider's reports, when the rail learns one that is not
+	// its receipt's ExternalID (PayPal's transaction id of the item); kept as the payout's
+	// RailReference for reconciliation. Empty: nothing new.
+	Reference string
 }
 
 // news reports whether the outcome ends the payout or changes how it ended.

@@ -17,10 +17,15 @@ import (
 const reconcileSlack = time.Hour
 
 // Reconcile matches our payouts on a rail for a day (UTC) against the items the provider lists
-// for it, by our transfer id in the provider's metadata, and lists every difference: ours only,
-// theirs only, amount differs, status differs. With appID it covers that app's payouts and the
-// items that name that app; with appID empty every app's payouts and every item, those made
-// outside disburse too (the operator's command).
+// for it, and lists every difference: ours only, theirs only, amount differs, status differs. An
+// item is matched by our transfer id in the provider's metadata; an item without one (PayPal's
+// Transaction Search names a payout by its transaction id alone) by the provider's id, against
+// each payout's rail id and the reference its outcome reported (RailReference), so the rail needs
+// no store. An item matched to a payout on another platform belongs to that platform's
+// reconciliation: one PayPal account pays PayPal and Venmo payees and lists both alike. With
+// appID it covers that app's payouts and the items that are theirs or name that app; with appID
+// empty every app's payouts and every item, those made outside disburse too (the operator's
+// command).
 func (s *Service) Reconcile(ctx context.Context, appID string, req payouts.ReconcileRequest) (*payouts.Reconciliation, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -34,7 +39,7 @@ func (s *Service) Reconcile(ctx context.Context, appID string, req payouts.Recon
 	from, to := day.Add(-reconcileSlack), day.Add(24*time.Hour+reconcileSlack)
 	inDay := func(t time.Time) bool { return !t.Before(day) && t.Before(day.Add(24*time.Hour)) }
 
-	ours, err := s.payoutsOnRail(ctx, appID, req.Platform, from, to)
+	ours, err := s.payoutsOnRails(ctx, appID, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -42,10 +47,26 @@ func (s *Service) Reconcile(ctx context.Context, appID string, req payouts.Recon
 	if err != nil {
 		return nil, fmt.Errorf("list the %s rail's payments: %w", req.Platform, err)
 	}
+	byID, byProviderID := map[string]*TransferRecord{}, map[string]*TransferRecord{}
+	for i := range ours {
+		t := &ours[i]
+		byID[t.ID], byProviderID[t.ExternalData.ExternalID] = t, t
+		if t.RailReference != "" {
+			byProviderID[t.RailReference] = t
+		}
+	}
 	theirs := map[string]RailItem{}
 	var unnamed []RailItem
 	for _, it := range items {
+		t := byID[it.TransferID]
+		if t == nil && it.TransferID == "" {
+			t = byProviderID[it.ExternalID]
+		}
 		switch {
+		case t != nil && t.ExternalData.Platform != req.Platform:
+			// another platform's payout on the same provider account: reported there
+		case t != nil:
+			theirs[t.ID] = it
 		case appID != "" && it.AppID != appID:
 		case it.TransferID == "":
 			unnamed = append(unnamed, it)
@@ -55,6 +76,9 @@ func (s *Service) Reconcile(ctx context.Context, appID string, req payouts.Recon
 	}
 	out := &payouts.Reconciliation{Platform: req.Platform, Day: req.Day, Differences: []payouts.ReconciliationDifference{}}
 	for _, t := range ours {
+		if t.ExternalData.Platform != req.Platform {
+			continue
+		}
 		it, found := theirs[t.ID]
 		delete(theirs, t.ID)
 		if !inDay(t.Created.Time) && (!found || !inDay(it.Created)) {
@@ -93,11 +117,11 @@ func (s *Service) railName(platform payouts.Platform) string {
 	return cmp.Or(s.cfg.RailNames[platform], "sandbox")
 }
 
-// payoutsOnRail returns the payouts to platform created from from up to to: appID's, or every
-// app's when appID is empty. It reads each app's payouts newest first down to from, so a recent
-// day costs a few pages. Payouts held for review or refused before they reached the rail have no
-// rail id and are left out: the provider never saw them.
-func (s *Service) payoutsOnRail(ctx context.Context, appID string, platform payouts.Platform, from, to time.Time) ([]TransferRecord, error) {
+// payoutsOnRails returns the payouts created from from up to to that reached their rail, on
+// every platform: appID's, or every app's when appID is empty. It reads each app's payouts newest
+// first down to from, so a recent day costs a few pages. Payouts held for review or refused
+// before they reached the rail have no rail id and are left out: the provider never saw them.
+func (s *Service) payoutsOnRails(ctx context.Context, appID string, from, to time.Time) ([]TransferRecord, error) {
 	apps := []string{appID}
 	if appID == "" {
 		recs, err := s.store.ListApps(ctx)
@@ -122,7 +146,7 @@ func (s *Service) payoutsOnRail(ctx context.Context, appID string, platform payo
 				if t.Created.Before(from) {
 					break pages
 				}
-				if t.Created.Before(to) && t.ExternalData.Platform == platform && t.ExternalData.ExternalID != "" {
+				if t.Created.Before(to) && t.ExternalData.ExternalID != "" {
 					out = append(out, t)
 				}
 			}

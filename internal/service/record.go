@@ -99,6 +99,10 @@ type TransferRecord struct {
 	Fund       bool
 	TaxExempt  bool
 	Updated    time.Time
+	// RailReference is the payout's id in the provider's reports when that is not its rail id
+	// (ExternalData.ExternalID): PayPal's transaction id, learned from an outcome
+	// (RailOutcome.Reference); reconciliation matches the provider's items by it.
+	RailReference string
 }
 
 // IdempotencyRecord remembers a request made with an idempotency key for 24 hours.

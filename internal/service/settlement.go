@@ -52,8 +52,12 @@ func (s *Service) failPayout(ctx context.Context, q Queries, b *book, t *Transfe
 // (record) and a rail's notification (ReportRailOutcome) both come here. A pending payout
 // settles, fails, or waits for out.RetryAt; a completed one that came back is returned; anything
 // else is a repeated report and changes nothing. The status t was read in is the guard of its
-// update, so of two reports racing one moves the payout and the other finds it moved.
+// update, so of two reports racing one moves the payout and the other finds it moved. The
+// provider's reference an outcome carries is kept with the payout by the same write.
 func (s *Service) settle(ctx context.Context, q Queries, b *book, t *TransferRecord, out RailOutcome) error {
+	if out.Reference != "" {
+		t.RailReference = out.Reference
+	}
 	switch {
 	case t.Status == payouts.TransferCompleted && out.Returned:
 		return s.returnPayout(ctx, q, b, t, out.Reason)

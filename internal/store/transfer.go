@@ -14,7 +14,7 @@ import (
 
 const transferColumns = `seq, id, app_id, user_id, status, type, amount, platform, account_id, external_id,
 	payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at, attempts,
-	rail_state, lease_until, created, updated`
+	rail_state, lease_until, created, updated, rail_reference`
 
 func scanTransfer(row interface{ Scan(...any) error }) (service.TransferRecord, error) {
 	var t service.TransferRecord
@@ -22,7 +22,7 @@ func scanTransfer(row interface{ Scan(...any) error }) (service.TransferRecord, 
 	var settleAt, leaseUntil, created, updated int64
 	err := row.Scan(&t.Seq, &t.ID, &t.AppID, &userID, &t.Status, &t.Type, &t.Amount, &t.ExternalData.Platform,
 		&t.ExternalData.AccountID, &t.ExternalData.ExternalID, &linkID, &md, &t.FailureReason, &t.IdempotencyKey,
-		&t.FeeParty, &t.Fund, &t.TaxExempt, &settleAt, &t.Attempts, &t.RailState, &leaseUntil, &created, &updated)
+		&t.FeeParty, &t.Fund, &t.TaxExempt, &settleAt, &t.Attempts, &t.RailState, &leaseUntil, &created, &updated, &t.RailReference)
 	if err != nil {
 		return t, noRecord(err)
 	}
@@ -107,10 +107,10 @@ func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord,
 	// the WHERE, PostgreSQL may walk transfers_status, every pending payout of the app, when its
 	// statistics say pending ones are few (TestByIDPlans).
 	err = q.execOne(ctx, writing(transfersTable), `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
-		attempts = ?, rail_state = ?, lease_until = ?, updated = ?, payout_link_id = ?
+		attempts = ?, rail_state = ?, lease_until = ?, updated = ?, payout_link_id = ?, rail_reference = ?
 		WHERE id = ? AND status = ?`,
 		t.Status, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), t.Attempts, t.RailState,
-		micros0(t.LeaseUntil), sqldb.Micros(t.Updated), sqlNullPtr(t.PayoutLinkID), t.ID, from)
+		micros0(t.LeaseUntil), sqldb.Micros(t.Updated), sqlNullPtr(t.PayoutLinkID), t.RailReference, t.ID, from)
 	if err != nil || t.Status == from {
 		return err
 	}

@@ -7,6 +7,7 @@
 //	POST /v1/payments/payouts                      create a batch (PayPal-Request-Id and sender_batch_id from our key)
 //	GET  /v1/payments/payouts/{payout_batch_id}    the batch and its item's transaction_status
 //	POST /v1/notifications/verify-webhook-signature  is this webhook PayPal's?
+//	GET  /v1/reporting/transactions                the account's transactions of a day, for reconciliation
 package paypal
 
 import (
@@ -135,6 +136,7 @@ type batchHeader struct {
 // item is a payout item as PayPal reports it, in a batch or a webhook's resource.
 type item struct {
 	PayoutItemID      string     `json:"payout_item_id"`
+	TransactionID     string     `json:"transaction_id"` // once PayPal processed the item: its id in Transaction Search
 	TransactionStatus string     `json:"transaction_status"`
 	PayoutBatchID     string     `json:"payout_batch_id"`
 	PayoutItem        payoutItem `json:"payout_item"`
@@ -211,10 +213,18 @@ func (r *Rail) Outcome(ctx context.Context, p service.RailPayout, externalID str
 	return service.RailOutcome{RetryAt: r.client.cfg.Clock.Now().Add(pollAfter)}, nil // items not listed yet
 }
 
-// outcomeOf maps a payout item's transaction_status to our outcome. UNCLAIMED is not an end:
-// the recipient has 30 days to claim it, after which PayPal returns it (RETURNED), so it waits,
-// and so do PENDING, ONHOLD (PayPal reviewing it) and any status not known here.
+// outcomeOf maps a payout item's transaction_status to our outcome, with the item's
+// transaction id as the payout's reference (Transaction Search lists it by that id alone).
 func outcomeOf(it item, now time.Time) service.RailOutcome {
+	out := statusOutcome(it, now)
+	out.Reference = it.TransactionID
+	return out
+}
+
+// statusOutcome maps a payout item's transaction_status. UNCLAIMED is not an end: the recipient
+// has 30 days to claim it, after which PayPal returns it (RETURNED), so it waits, and so do
+// PENDING, ONHOLD (PayPal reviewing it) and any status not known here.
+func statusOutcome(it item, now time.Time) service.RailOutcome {
 	why := ""
 	if it.Errors != nil {
 		why = ": " + strings.TrimSpace(it.Errors.Name+" "+it.Errors.Message)

@@ -8,9 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +26,7 @@ import (
 // must send (method, path, headers, the JSON body of a testdata file) and the answer it gets.
 type exchange struct {
 	method, path string
+	query        url.Values        // the query the request must carry, exactly; nil for none checked
 	header       map[string]string // headers the request must carry
 	basicAuth    bool              // the client credentials, as HTTP Basic
 	requestFile  string            // testdata file the JSON body must equal; "" for none
@@ -44,6 +48,9 @@ func recorded(t *testing.T, exchanges ...exchange) *httptest.Server {
 		next++
 		if r.Method != x.method || r.URL.Path != x.path {
 			t.Errorf("request %d is %s %s, want %s %s", next, r.Method, r.URL.Path, x.method, x.path)
+		}
+		if x.query != nil && !reflect.DeepEqual(r.URL.Query(), x.query) {
+			t.Errorf("%s %s: query %v, want %v", x.method, x.path, r.URL.Query(), x.query)
 		}
 		for k, v := range x.header {
 			if got := r.Header.Get(k); got != v {
@@ -146,8 +153,9 @@ func TestSubmitRecorded(t *testing.T) {
 	if _, err := rails[payouts.PlatformVenmo].Submit(ctx, second, payout(second, payouts.PlatformVenmo, 532, "", "4082341234")); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := rails[payouts.PlatformPayPal].Outcome(ctx, paid, receipt.ExternalID); err != nil || !out.Settled {
-		t.Fatalf("Outcome = %+v, %v; want settled", out, err)
+	if out, err := rails[payouts.PlatformPayPal].Outcome(ctx, paid, receipt.ExternalID); err != nil || !out.Settled ||
+		out.Reference != "0C413693MN970190K" {
+		t.Fatalf("Outcome = %+v, %v; want settled, with the item's transaction id", out, err)
 	}
 	clock.Advance(31668 * time.Second)
 	if out, err := rails[payouts.PlatformPayPal].Outcome(ctx, paid, receipt.ExternalID); err != nil || !out.Settled {
@@ -293,4 +301,72 @@ func TestNotificationRecorded(t *testing.T) {
 			t.Fatalf("error %v, want unverified", err)
 		}
 	})
+}
+
+// searchExchange is one page of the recorded Transaction Search of 2026-03-02 widened by an hour
+// each way: the transaction_info fields alone, 500 a page.
+func searchExchange(page, status int, response string) exchange {
+	return exchange{method: "GET", path: "/v1/reporting/transactions", status: status, responseFile: response,
+		header: map[string]string{"Authorization": bearer},
+		query: url.Values{"start_date": {"2026-03-01T23:00:00Z"}, "end_date": {"2026-03-03T01:00:00Z"},
+			"fields": {"transaction_info"}, "page_size": {"500"}, "page": {strconv.Itoa(page)}}}
+}
+
+// TestItemsRecorded lists a day's payouts through Transaction Search, both pages of the recorded
+// answer (shaped as PayPal's API reference sample, whose sale is on the first page): only the
+// payouts (T0001) in USD are items, by transaction id, their amounts positive cents and their
+// statuses ours; a payout a reversal (T1114) names is failed; the sale, the batch's hold and a
+// payout in euros are left out.
+func TestItemsRecorded(t *testing.T) {
+	srv := recorded(t, tokenExchange, searchExchange(1, 200, "transaction_search.page1.response.json"),
+		searchExchange(2, 200, "transaction_search.page2.response.json"))
+	day := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	rail, ok := newClient(t, srv, testclock.New(day)).Rails()[payouts.PlatformVenmo].(service.RailItems)
+	if !ok {
+		t.Fatal("the Venmo rail cannot list its payments")
+	}
+	items, err := rail.Items(context.Background(), day.Add(-time.Hour), day.Add(25*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(h, m, s int) time.Time { return time.Date(2026, 3, 2, h, m, s, 0, time.UTC) }
+	want := []service.RailItem{
+		{ExternalID: "0C413693MN970190K", Amount: 987, Status: payouts.TransferCompleted, Created: at(12, 0, 9)},
+		{ExternalID: "6HM1432893510733L", Amount: 532, Status: payouts.TransferPending, Created: at(14, 30, 0)},
+		{ExternalID: "4VJ2069498164003W", Amount: 2000, Status: payouts.TransferFailed, Created: at(15, 0, 0)},
+	}
+	if len(items) != len(want) {
+		t.Fatalf("items %+v, want %+v", items, want)
+	}
+	for i := range want {
+		if items[i].ExternalID != want[i].ExternalID || items[i].Amount != want[i].Amount || items[i].Status != want[i].Status ||
+			!items[i].Created.Equal(want[i].Created) || items[i].TransferID != "" {
+			t.Errorf("item %d = %+v, want %+v", i, items[i], want[i])
+		}
+	}
+}
+
+// TestItemsRefused: an app without the Transaction Search permission is told how to get it, and
+// a span over PayPal's 31 days is refused before any request.
+func TestItemsRefused(t *testing.T) {
+	day := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name      string
+		exchanges []exchange
+		to        time.Time
+		want      string
+	}{
+		{"no permission", []exchange{tokenExchange, searchExchange(1, 403, "transaction_search.not_authorized.response.json")},
+			day.Add(25 * time.Hour), "enable Transaction Search on the REST app"},
+		{"over 31 days", nil, day.Add(32 * 24 * time.Hour), "at most 31 days"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := recorded(t, tc.exchanges...)
+			rail := newClient(t, srv, testclock.New(day)).Rails()[payouts.PlatformPayPal].(service.RailItems)
+			_, err := rail.Items(context.Background(), day.Add(-time.Hour), tc.to)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Items error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
 }

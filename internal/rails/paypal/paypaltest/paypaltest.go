@@ -1,16 +1,21 @@
 // Package paypaltest is a PayPal Payouts double for tests: an httptest server that keeps what
-// PayPal keeps of payouts (one batch per sender_batch_id, the first answer per PayPal-Request-Id)
-// and refuses requests without the shapes PayPal requires. No network.
+// PayPal keeps of payouts (one batch per sender_batch_id, the first answer per PayPal-Request-Id,
+// a transaction per item that Transaction Search lists) and refuses requests without the shapes
+// PayPal requires. No network.
 package paypaltest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Credentials the double accepts, and the webhook signature it verifies.
@@ -34,17 +39,34 @@ type Server struct {
 	tokens    int               // tokens issued
 	problems  []string          // requests not shaped as PayPal requires
 	itemState string            // transaction_status of every item; SUCCESS by default
+	// transactions Transaction Search lists, in the order made: one per batch's item, and those
+	// added as made outside disburse.
+	transactions []*Transaction
+	// Now dates the transactions; time.Now unless set.
+	Now func() time.Time
 }
 
 type batch struct {
 	ID   string
 	item map[string]any // the item as sent
+	txn  *Transaction
+}
+
+// Transaction is a payment as Transaction Search lists it: a payout item's (event T0001) or one
+// added; tests edit it to make PayPal's records differ from ours.
+type Transaction struct {
+	ID     string
+	Value  string // transaction_amount, as PayPal writes money sent: "-9.87"
+	Status string // transaction_status: S, P, D or V
+	At     time.Time
+	Gone   bool // not listed
 }
 
 // New starts a double, closed when t ends.
 func New(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{batches: map[string]*batch{}, byID: map[string]*batch{}, requests: map[string][]byte{}, itemState: "SUCCESS"}
+	s := &Server{batches: map[string]*batch{}, byID: map[string]*batch{}, requests: map[string][]byte{}, itemState: "SUCCESS",
+		Now: time.Now}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -69,6 +91,39 @@ func (s *Server) Creates() (creates, tokens int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.creates, s.tokens
+}
+
+// TransactionOf is the transaction of the payout item whose sender_item_id is transferID, nil
+// if none was made. Edit it under Edit.
+func (s *Server) TransactionOf(transferID string) *Transaction {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.batches {
+		if b.item["sender_item_id"] == transferID {
+			return b.txn
+		}
+	}
+	return nil
+}
+
+// Edit runs f on a transaction while no request is served.
+func (s *Server) Edit(txn *Transaction, f func(*Transaction)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(txn)
+}
+
+// AddPayment lists a payout made outside disburse, of value ("-5.00") and status, made at.
+func (s *Server) AddPayment(value, status string, at time.Time) *Transaction {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addTransaction(value, status, at)
+}
+
+func (s *Server) addTransaction(value, status string, at time.Time) *Transaction {
+	txn := &Transaction{ID: fmt.Sprintf("9TX%014d", len(s.transactions)+1), Value: value, Status: status, At: at}
+	s.transactions = append(s.transactions, txn)
+	return txn
 }
 
 // Check fails t with every request the double found misshapen.
@@ -114,10 +169,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			write(w, http.StatusNotFound, map[string]any{"name": "INVALID_RESOURCE_ID"})
 			return
 		}
-		item := map[string]any{"payout_item_id": "I" + b.ID, "transaction_status": s.itemState, "payout_batch_id": b.ID,
-			"payout_item": b.item}
+		item := map[string]any{"payout_item_id": "I" + b.ID, "transaction_id": b.txn.ID, "transaction_status": s.itemState,
+			"payout_batch_id": b.ID, "payout_item": b.item}
 		write(w, http.StatusOK, map[string]any{"batch_header": map[string]any{"payout_batch_id": b.ID, "batch_status": "SUCCESS"},
 			"items": []any{item}})
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/reporting/transactions":
+		s.search(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/notifications/verify-webhook-signature":
 		var v map[string]json.RawMessage
 		if err := json.NewDecoder(r.Body).Decode(&v); err != nil || v["webhook_event"] == nil {
@@ -164,7 +221,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			"details": []any{map[string]any{"field": "SENDER_BATCH_ID", "issue": "Batch with given sender_batch_id already exists"}}})
 		return
 	}
-	b := &batch{ID: fmt.Sprintf("PB%06d", len(s.batches)+1), item: req.Items[0]}
+	amount, _ := req.Items[0]["amount"].(map[string]any)
+	value, _ := amount["value"].(string)
+	b := &batch{ID: fmt.Sprintf("PB%06d", len(s.batches)+1), item: req.Items[0], txn: s.addTransaction("-"+value, "S", s.Now())}
 	s.batches[req.SenderBatchHeader.SenderBatchID], s.byID[b.ID] = b, b
 	answer, _ := json.Marshal(map[string]any{"batch_header": map[string]any{"payout_batch_id": b.ID, "batch_status": "PENDING",
 		"sender_batch_header": map[string]any{"sender_batch_id": req.SenderBatchHeader.SenderBatchID}}})
@@ -172,6 +231,38 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
 	w.Write(answer)
+}
+
+// search lists the transactions made within start_date and end_date (at most 31 days apart), a
+// page at a time, in the shape of PayPal's reference: every listed one a payout (T0001).
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	start, err1 := time.Parse(time.RFC3339, q.Get("start_date"))
+	end, err2 := time.Parse(time.RFC3339, q.Get("end_date"))
+	size, err3 := strconv.Atoi(q.Get("page_size"))
+	page, err4 := strconv.Atoi(q.Get("page"))
+	if err := errors.Join(err1, err2, err3, err4); err != nil || end.Sub(start) > 31*24*time.Hour || size < 1 || size > 500 || page < 1 ||
+		q.Get("fields") != "transaction_info" {
+		s.problem("transaction search %s is not a query PayPal answers", r.URL.RawQuery)
+		write(w, http.StatusBadRequest, map[string]any{"name": "INVALID_REQUEST"})
+		return
+	}
+	var listed []*Transaction
+	for _, txn := range s.transactions {
+		if !txn.Gone && !txn.At.Before(start) && !txn.At.After(end) {
+			listed = append(listed, txn)
+		}
+	}
+	sort.SliceStable(listed, func(i, j int) bool { return listed[i].At.Before(listed[j].At) })
+	details := []any{}
+	for _, txn := range listed[min((page-1)*size, len(listed)):min(page*size, len(listed))] {
+		at := txn.At.UTC().Format("2006-01-02T15:04:05-0700")
+		details = append(details, map[string]any{"transaction_info": map[string]any{"transaction_id": txn.ID,
+			"transaction_event_code": "T0001", "transaction_initiation_date": at, "transaction_updated_date": at,
+			"transaction_amount": map[string]any{"currency_code": "USD", "value": txn.Value}, "transaction_status": txn.Status}})
+	}
+	write(w, http.StatusOK, map[string]any{"transaction_details": details, "account_number": "XZXSPECPDZHZU", "page": page,
+		"total_items": len(listed), "total_pages": max(1, (len(listed)+size-1)/size)})
 }
 
 func write(w http.ResponseWriter, status int, v any) {
