@@ -8,7 +8,6 @@ package components
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -162,9 +161,16 @@ type SelectProps struct {
 	Class string // more classes of the select element
 }
 
-func withClass(s SelectProps, class string) SelectProps {
-	s.Class = strings.TrimSpace(s.Class + " " + class)
-	return s
+// FilterSelectProps is a choice of a filter bar (FilterForm). Width is the class that sizes its
+// box in the bar, such as "w-36": fixed, so that the bar holds on one row on a laptop and the
+// lists filtering by the same choices show them alike.
+type FilterSelectProps struct {
+	Name     string
+	Label    string
+	Options  []Option
+	Selected string
+	Error    string
+	Width    string
 }
 
 func (s SelectProps) describedBy() string { return describedBy("field-"+s.Name, s.Error, s.Hint) }
