@@ -102,11 +102,7 @@ func (h *Handlers) auditLog(c *fiber.Ctx) error {
 		Actions:     options("Any action", pages.AuditActions(), pages.AuditActionLabel),
 		ObjectTypes: options("Any object", auditObjectTypes, pages.ObjectTypeName),
 		UserSearch:  filterPicker(form),
-		Filtered:    f.Before != 0}
-	for name := range form.Values {
-		// The time zone shapes the days and the form always sends it: it narrows nothing.
-		p.Filtered = p.Filtered || name != "tz"
-	}
+		Filtered:    f.Before != 0 || formNarrows(form)}
 	for _, op := range ops {
 		p.Operators = append(p.Operators, components.Option{Value: op.ID, Label: op.Name + " <" + op.Email + ">"})
 	}

@@ -16,14 +16,25 @@ import (
 const eventsShown = 50
 
 // events lists the app's events, newest first, across every object: narrowed to a type, to the
-// events of a user (picked in the user search box) or of one object (from an object's link). It
-// needs the service's events extension; the public API has none, and the page says so.
+// events of a user (picked in the user search box) or of one object (from an object's link), and
+// to the days between two dates in the operator's time zone. It needs the service's events
+// extension; the public API has none, and the page says so. The dates need the event-filters
+// extension too: a service without it would ignore them and list every event as if filtered,
+// so then the page leaves the dates out and says why.
 func (h *Handlers) events(c *fiber.Ctx) error {
 	if done, err := h.unavailable(c, payouts.ExtEvents, "Events", "The app's events"); done || err != nil {
 		return err
 	}
+	dates, err := h.offers(c.UserContext(), payouts.ExtEventFilters)
+	if err != nil {
+		return err
+	}
+	fields := []string{"type", "object_id", "user", "user_id"}
+	if dates {
+		fields = append(fields, "from", "to", "tz")
+	}
 	form := components.Form{Values: map[string]string{}}
-	for _, name := range []string{"type", "object_id", "user", "user_id"} {
+	for _, name := range fields {
 		if v := strings.TrimSpace(c.Query(name)); v != "" {
 			form.Values[name] = v
 		}
@@ -32,12 +43,15 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 	if filter.Type != "" && !filter.Type.Valid() {
 		addProblem(&form, "type", "choose an event type from the list")
 	}
+	filter.CreatedFrom, filter.CreatedTo = dayRangeOf(&form)
 	if userID := h.userOfFilter(c, &form); userID != "" {
 		filter.ObjectID = userID
 	}
 	p := pages.EventsProps{Filter: form, Types: options("Any event", payouts.EventTypes, func(t payouts.EventType) string { return string(t) }),
-		UserSearch: filterPicker(form),
-		Filtered:   len(form.Values) > 0, Problem: formProblems(form)}
+		UserSearch: filterPicker(form), Dates: dates, Filtered: formNarrows(form), Problem: formProblems(form)}
+	if !dates {
+		p.Notes = []string{notOffered("Filtering events by date")}
+	}
 	render := func() error {
 		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: pages.Events(p), Fragment: pages.EventsTable(p)})
 	}

@@ -186,10 +186,13 @@ func (h *Handlers) userOfFilter(c *fiber.Ctx, form *components.Form) string {
 // query is the filter as URL parameters, for the links of the page, its export and its pager.
 func (f listFilter) query() url.Values { return filterQuery(f.form) }
 
-// narrows reports whether the filter narrows the rows. The time zone and page size shape the
-// page but leave every row in, and the form always sends them, even with nothing filled in.
-func (f listFilter) narrows() bool {
-	for name := range f.form.Values {
+// narrows reports whether the filter narrows the rows (formNarrows).
+func (f listFilter) narrows() bool { return formNarrows(f.form) }
+
+// formNarrows reports whether a filter form narrows the rows. The time zone and page size shape
+// the page but leave every row in, and the form always sends them, even with nothing filled in.
+func formNarrows(form components.Form) bool {
+	for name := range form.Values {
 		if name != "tz" && name != "limit" {
 			return true
 		}
