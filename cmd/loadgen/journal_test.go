@@ -26,13 +26,7 @@ func journalTestDB(t *testing.T, dsn string) (journalDB, *rawWorld) {
 	st.Close()
 	jd := journalDB{dialect: sqldb.SQLite, reopen: func() (*sql.DB, error) { return openRawSQLite(dsn) }}
 	if isPostgres(dsn) {
-		jd = journalDB{dialect: sqldb.Postgres, prefix: "loadgen_raw_", reopen: func() (*sql.DB, error) {
-			db, err := sql.Open("pgx", dsn)
-			if err == nil {
-				db.SetMaxOpenConns(1)
-			}
-			return db, err
-		}}
+		jd = journalDB{dialect: sqldb.Postgres, prefix: "loadgen_raw_", reopen: func() (*sql.DB, error) { return openRawPostgres(dsn) }}
 	}
 	if jd.db, err = jd.reopen(); err != nil {
 		t.Fatal(err)

@@ -132,12 +132,19 @@ func rawTransferRates(ctx context.Context, dsn, appID string, clients, users int
 	if err != nil || !journal {
 		return rates, err
 	}
-	rates.journal, err = journalRuns(ctx, journalDB{db: db, dialect: sqldb.Postgres, prefix: "loadgen_raw_", reopen: func() (*sql.DB, error) {
-		db, err := sql.Open("pgx", dsn)
-		db.SetMaxOpenConns(1)
-		return db, err
-	}}, w, clients, d)
+	rates.journal, err = journalRuns(ctx, journalDB{db: db, dialect: sqldb.Postgres, prefix: "loadgen_raw_",
+		reopen: func() (*sql.DB, error) { return openRawPostgres(dsn) }}, w, clients, d)
 	return rates, err
+}
+
+// openRawPostgres opens a pool of one connection to the PostgreSQL database dsn.
+func openRawPostgres(dsn string) (*sql.DB, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // rawMove is one transfer's accounts: debit pays 1 cent to credit; user names the transfer's
