@@ -115,14 +115,19 @@ func (q *Queries) seqBisectionSeek(table string) createdSeek {
 			}
 			return seq, created, err == nil, err
 		}
-		var lo, hi, found int64 // the seqs left to search, [lo, hi], from the app's last
-		err := q.queryRow(ctx, `SELECT seq FROM `+table+` WHERE app_id = ? ORDER BY seq DESC LIMIT 1`, appID).Scan(&hi)
+		var lo, hi, found, last int64 // the seqs left to search, [lo, hi], from the app's last
+		err := q.queryRow(ctx, `SELECT seq, created FROM `+table+` WHERE app_id = ? ORDER BY seq DESC LIMIT 1`, appID).Scan(&hi, &last)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, false, nil
 		} else if err != nil {
 			return 0, false, err
 		}
 		ok, instant := false, sqldb.Micros(at)
+		if !before && last < instant {
+			// The usual end of a range, today or later: no bound is needed, and finding none
+			// (which is always safe) spares the search.
+			return 0, false, nil
+		}
 		for lo <= hi {
 			mid := lo + (hi-lo)/2
 			seq, created, some, err := probe(mid, hi)
