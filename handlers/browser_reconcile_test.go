@@ -74,7 +74,7 @@ func TestBrowserManagerReconcilesAMonth(t *testing.T) {
 	if moneyIn != "$30.00" || moneyOut != "$69.12" {
 		t.Errorf("the page totals in %s, out %s; want $30.00 and $69.12", moneyIn, moneyOut)
 	}
-	if got := read(`#transfers-body table:not([data-testid="summary-types"]) tbody`); strings.Count(got, "Zoë García-López") != 3 {
+	if got := read(`#transfers-body table:not([data-testid="by-type"]) tbody`); strings.Count(got, "Zoë García-López") != 3 {
 		t.Errorf("the rows do not all name Zoë García-López:\n%s", got)
 	}
 

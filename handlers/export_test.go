@@ -191,7 +191,7 @@ func TestExportsSumToTheSummary(t *testing.T) {
 	} {
 		res := manager.get(path)
 		wantStatus(t, res, http.StatusOK)
-		wantBody(t, res, append(rows, `data-testid="summary-types"`, "Transactions counts each line (a fee under Fee)")...)
+		wantBody(t, res, append(rows, `data-testid="by-type"`, "Transactions counts each line (a fee under Fee)")...)
 	}
 	shared := []string{"id", "created_utc", "type", "status", "direction", "amount", "signed_amount", "user_id",
 		"payee_name", "payee_email"}

@@ -333,11 +333,18 @@ func (h *Handlers) summaryOf(ctx context.Context, p *pages.ListProps, noun strin
 		return false, err
 	}
 	p.Summary.Summary = *sum
-	for _, t := range sum.ByType {
-		p.Summary.Types = append(p.Summary.Types, components.SummaryType{Type: t.Type, Label: typeName(t.Type),
-			Count: t.Count, MoneyIn: t.MoneyIn, MoneyOut: t.MoneyOut})
-	}
+	p.Summary.Types = typeTotals(sum.ByType, typeName)
 	return true, nil
+}
+
+// typeTotals is a breakdown by type for components.ByType, name giving the page's name for each
+// type.
+func typeTotals(ts []payouts.TypeTotal, name func(string) string) []components.TypeTotal {
+	out := make([]components.TypeTotal, len(ts))
+	for i, t := range ts {
+		out[i] = components.TypeTotal{Type: t.Type, Label: name(t.Type), Count: t.Count, MoneyIn: t.MoneyIn, MoneyOut: t.MoneyOut}
+	}
+	return out
 }
 
 // payeesOf names the users the rows of a page are about, for the page to show their names and

@@ -152,10 +152,7 @@ func (h *Handlers) statementSheet(ctx context.Context, q statementQuery) (*pages
 		}
 		sheet.Movements = append(sheet.Movements, line)
 	}
-	for _, t := range st.ByType {
-		sheet.ByType = append(sheet.ByType, pages.StatementTypeTotal{Type: pages.TransactionTypeName(payouts.TransactionType(t.Type)),
-			Count: t.Count, MoneyIn: t.MoneyIn, MoneyOut: t.MoneyOut})
-	}
+	sheet.ByType = typeTotals(st.ByType, transactionTypeName)
 	sheet.Sums = st.OpeningBalance+st.MoneyIn-st.MoneyOut == st.ClosingBalance && lastBalance(st) == st.ClosingBalance
 	// A period that reaches the present closes at the wallet's balance now, which the service
 	// reads from the wallet itself rather than from the statement's lines.

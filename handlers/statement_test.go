@@ -78,7 +78,9 @@ func testStatement(t *testing.T, h *harness, manager *agent) {
 			extra        []string
 			asOfExpected string
 		}{
-			{"the app's wallet", allDays, "The app's wallet", app.Wallet.Amount, len(appStatement.Movements), nil, ""},
+			// The breakdown by type is the lists' summary's table, counting movements.
+			{"the app's wallet", allDays, "The app's wallet", app.Wallet.Amount, len(appStatement.Movements),
+				[]string{`data-testid="by-type"`, `<th scope="col" class="py-1 pr-4 text-right font-medium">Movements</th>`}, ""},
 			{"a payee's wallet from the user page's link", "user_id=" + ada.ID + "&" + allDays, "Wallet of", ada.Wallet.Amount, 0,
 				[]string{`href="/users/` + ada.ID + `"`, `value="` + ada.ID + `"`}, ""},
 			{"a balance as of a day before anything", allDays + "&as_of=2001-06-30", "The app's wallet", app.Wallet.Amount, -1, nil, "$0.00"},

@@ -69,7 +69,7 @@ func (h *Handlers) transactions(c *fiber.Ctx) error {
 				return h.payouts.ListTransactions(ctx, lf.page, filter)
 			},
 			summarize: func() (*payouts.Summary, error) { return h.payouts.SummarizeTransactions(ctx, filter) },
-			typeName:  func(t string) string { return pages.TransactionTypeName(payouts.TransactionType(t)) },
+			typeName:  transactionTypeName,
 		})
 		p.Transactions, p.Payees = rows.rows, rows.payees
 		return len(rows.rows), summarized, err
@@ -79,6 +79,12 @@ func (h *Handlers) transactions(c *fiber.Ctx) error {
 	}
 	return h.web.Render(c, status, web.Page{Title: "Transactions", Content: pages.Transactions(p),
 		Fragment: pages.TransactionsBody(p)})
+}
+
+// transactionTypeName is the dashboard's name for a ledger line's type given as text, as the
+// transactions summary and the statement break their figures down.
+func transactionTypeName(t string) string {
+	return pages.TransactionTypeName(payouts.TransactionType(t))
 }
 
 // transaction shows one ledger line.
