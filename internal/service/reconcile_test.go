@@ -116,6 +116,7 @@ func TestReconcilePayPal(t *testing.T) {
 		e := newEnvOn(t, dsn, rails, deposit)
 		double := paypaltest.New(t)
 		double.Now = e.clock.Now
+		defer double.Check(t)
 		client, err := paypal.New(paypal.Config{BaseURL: double.URL, ClientID: paypaltest.ClientID,
 			ClientSecret: paypaltest.ClientSecret, HTTP: double.Client(), Clock: e.clock})
 		if err != nil {

@@ -279,8 +279,8 @@ func TestNotificationRecorded(t *testing.T) {
 		}
 		if len(notices) != 1 || notices[0].Platform != payouts.PlatformPayPal ||
 			notices[0].Report.TransferID != "0196c0de-1111-7000-8000-00000000aaaa" || notices[0].Report.ExternalID != "5UXD2E8A7EBQJ" ||
-			!notices[0].Report.Outcome.Returned {
-			t.Fatalf("notices %+v, want the item returned", notices)
+			!notices[0].Report.Outcome.Returned || notices[0].Report.Outcome.Reference != "0C413693MN970190K" {
+			t.Fatalf("notices %+v, want the item returned, with its transaction id", notices)
 		}
 	})
 	t.Run("PayPal says FAILURE", func(t *testing.T) {
