@@ -41,11 +41,6 @@ type Queries interface {
 	// Savepoint runs fn, which writes through the same Queries, so that its writes are undone
 	// alone when it fails, leaving the transaction around it usable.
 	Savepoint(ctx context.Context, fn func() error) error
-	// HoldInserts runs fn with its inserts of transfers and postings held back and written, a
-	// few hundred rows per statement, when fn ends: a batch's chunk costs a round trip per few
-	// hundred transfers instead of three per transfer. A statement on those tables inside fn
-	// writes them first; a savepoint rolled back drops what it held.
-	HoldInserts(ctx context.Context, fn func() error) error
 }
 
 // Reads are the statements that change nothing, one interface per noun. Inside a transaction

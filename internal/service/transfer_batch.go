@@ -96,13 +96,7 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 		return err
 	}
 	fq := &finishLater{Queries: q, resourceIDs: map[string]string{}, claimed: map[string]bool{}}
-	var outcomes []BatchItemOutcome
-	var more bool
-	err = q.HoldInserts(ctx, func() error {
-		var err error
-		outcomes, more, err = s.runBatchItems(ctx, fq, bk, b)
-		return err
-	})
+	outcomes, more, err := s.runBatchItems(ctx, fq, bk, b)
 	if err != nil {
 		return err
 	}

@@ -40,14 +40,14 @@ type job struct {
 
 // Batch is what the jobs of one shared transaction share. A store keeps deferred writes in its
 // State (the app wallet's deltas of a whole batch, netted to one UPDATE): a job's part is kept
-// when the job ends well and dropped when it is rolled back, and all of it is written before
-// the commit.
+// when the job ends well and dropped when it is rolled back (OnJobEnd), and all of it is written
+// before the commit (BeforeCommit).
 type Batch struct {
 	State   any // the store's, made by the first job that needs it
 	shared  bool
 	intents []any // of the batch's jobs, in the order they run
 	left    int   // jobs not yet ended, the one running included
-	jobEnd  []func(ok bool)
+	jobEnd  func(ok bool)
 	flush   func(ctx context.Context, tx *sql.Tx) error
 	tx      *sql.Tx
 	conn    *sql.Conn // tx's, for a Pipeline
@@ -95,9 +95,9 @@ func (b *Batch) Tx() *sql.Tx { return b.tx }
 // Left is how many of the batch's jobs have not yet ended, the one running now included.
 func (b *Batch) Left() int { return b.left }
 
-// OnJobEnd calls fn when the job running now ends: ok when its writes stand, not when they were
-// rolled back.
-func (b *Batch) OnJobEnd(fn func(ok bool)) { b.jobEnd = append(b.jobEnd, fn) }
+// OnJobEnd sets what runs when each job ends, from the one running now on: ok when its writes
+// stand, not when they were rolled back.
+func (b *Batch) OnJobEnd(fn func(ok bool)) { b.jobEnd = fn }
 
 // BeforeCommit sets what runs after the last job and before the commit. Its error aborts the
 // batch; ErrRetry runs its jobs again, each alone.
@@ -105,10 +105,9 @@ func (b *Batch) BeforeCommit(fn func(ctx context.Context, tx *sql.Tx) error) { b
 
 func (b *Batch) endJob(ok bool) {
 	b.left--
-	for _, fn := range b.jobEnd {
-		fn(ok)
+	if b.jobEnd != nil {
+		b.jobEnd(ok)
 	}
-	b.jobEnd = b.jobEnd[:0]
 }
 
 // writers apply the write transactions of every caller through writer goroutines (one on

@@ -66,13 +66,12 @@ func (q *Queries) UpdateApp(ctx context.Context, a *service.AppRecord) (err erro
 // GetApp reads an app or an organization by id.
 func (q *Queries) GetApp(ctx context.Context, id string) (_ *service.AppRecord, err error) {
 	defer wrap(&err, "get app %s", id)
-	reads := q.batchReads()
-	if a, ok := reads.app(id); ok {
+	if a, ok := q.batchReads().app(id); ok {
 		return a, nil
 	}
 	a, err := scanApp(q.queryRowTouching(ctx, reading(appsTable), `SELECT `+appColumns+` FROM apps WHERE id = ?`, id))
 	if err == nil {
-		reads.keepApp(a)
+		q.job.keepApp(a)
 	}
 	return a, err
 }

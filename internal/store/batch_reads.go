@@ -53,21 +53,20 @@ func (s *Store) startBatch(ctx context.Context, b *sqldb.Batch) error {
 	}
 	q := &Queries{conn: b.Tx(), db: s.db, tx: b.Tx(), batch: b, dialect: s.db.Dialect}
 	st := q.batchState()
-	st.reads = newBatchReads()
 	var stmts []sqldb.Stmt
 	if len(keys) >= minAhead {
-		st.keys = &keysAhead{claimed: map[keyRef]service.IdempotencyRecord{}}
-		claims, err := claimKeysStmts(q.dialect, keys, st.keys)
+		st.keys.claimed = map[keyRef]service.IdempotencyRecord{}
+		claims, err := claimKeysStmts(q.dialect, keys, &st.keys)
 		if err != nil {
 			return err
 		}
 		stmts = append(stmts, claims...)
 	}
 	if len(userIDs) >= minAhead {
-		stmts = append(stmts, q.readUsersStmt(userIDs, st.reads))
+		stmts = append(stmts, q.readUsersStmt(userIDs, &st.reads))
 	}
 	if slices.Sort(appIDs); len(appIDs) > 0 {
-		stmts = append(stmts, readAppsStmt(slices.Compact(appIDs), st.reads))
+		stmts = append(stmts, readAppsStmt(slices.Compact(appIDs), &st.reads))
 	}
 	return q.runInBatch(ctx, stmts)
 }
@@ -110,19 +109,18 @@ func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 // batchReads is the batch view: for one batch's transaction, the users its jobs said they would
 // read and the apps of their keys, read before they ran (startBatch), and the app rows and
 // webhook endpoints its jobs read since, once per batch. It is dropped whole by any statement
-// that says it writes a table it copies (touching), by a savepoint rolled back and by a job
-// rolled back, so it never holds what the transaction does not (or no longer) see.
+// that says it writes a table it copies (touching), so it never holds what the transaction does
+// not see. A job or a savepoint of it rolled back puts it back as it was before (jobState.undo):
+// the rollback puts the rows back as they were then.
 type batchReads struct {
 	apps      map[string]*service.AppRecord
 	endpoints map[string][]service.WebhookEndpointRecord
 	users     map[string]userRead
-	inJob     bool
 }
 
-func newBatchReads() *batchReads {
-	r := &batchReads{}
-	r.drop()
-	return r
+func newBatchReads() batchReads {
+	return batchReads{apps: map[string]*service.AppRecord{}, endpoints: map[string][]service.WebhookEndpointRecord{},
+		users: map[string]userRead{}}
 }
 
 // userRead is a user read ahead with its wallet (nil when the user has none yet).
@@ -131,35 +129,12 @@ type userRead struct {
 	wallet *ledger.Account
 }
 
-// batchReads returns the batch's copies, or nil outside a batch.
+// batchReads returns the batch's copies, or nil outside a write transaction.
 func (q *Queries) batchReads() *batchReads {
-	if q.batch == nil {
+	if q.job == nil {
 		return nil
 	}
-	st := q.batchState()
-	if st.reads == nil {
-		st.reads = newBatchReads()
-	}
-	r := st.reads
-	if !r.inJob {
-		r.inJob = true
-		q.batch.OnJobEnd(func(ok bool) {
-			r.inJob = false
-			if !ok {
-				r.drop()
-			}
-		})
-	}
-	return r
-}
-
-func (r *batchReads) drop() {
-	if r == nil {
-		return
-	}
-	r.apps = map[string]*service.AppRecord{}
-	r.endpoints = map[string][]service.WebhookEndpointRecord{}
-	r.users = map[string]userRead{}
+	return &q.job.st.reads
 }
 
 // app returns a copy of the app row read earlier in the batch; the caller may change it.
@@ -170,10 +145,21 @@ func (r *batchReads) app(id string) (*service.AppRecord, bool) {
 	return copyOf(r.apps, id, cloneApp)
 }
 
-func (r *batchReads) keepApp(a *service.AppRecord) {
-	if r != nil {
-		r.apps[a.ID] = cloneApp(a)
+// keepApp keeps a copy of an app the job read.
+func (j *jobState) keepApp(a *service.AppRecord) {
+	if j != nil {
+		j.st.reads.keepApp(a)
+		j.viewChanges = append(j.viewChanges, viewChange{app: a.ID})
 	}
+}
+
+func (r *batchReads) keepApp(a *service.AppRecord) { r.apps[a.ID] = cloneApp(a) }
+
+// dropView drops the batch view's copies, for a statement that writes a table they come from.
+func (j *jobState) dropView() {
+	was := j.st.reads
+	j.st.reads = newBatchReads()
+	j.viewChanges = append(j.viewChanges, viewChange{dropped: &was})
 }
 
 func cloneApp(a *service.AppRecord) *service.AppRecord {
@@ -201,9 +187,11 @@ func copyOf[V any](m map[string]V, key string, clone func(V) V) (V, bool) {
 	return clone(v), true
 }
 
-func (r *batchReads) keepWebhookEndpoints(appID string, eps []service.WebhookEndpointRecord) {
-	if r != nil {
-		r.endpoints[appID] = cloneEndpoints(eps)
+// keepWebhookEndpoints keeps a copy of the endpoints of an app the job read.
+func (j *jobState) keepWebhookEndpoints(appID string, eps []service.WebhookEndpointRecord) {
+	if j != nil {
+		j.st.reads.endpoints[appID] = cloneEndpoints(eps)
+		j.viewChanges = append(j.viewChanges, viewChange{endpoints: appID})
 	}
 }
 

@@ -18,11 +18,11 @@ func (q *Queries) SaveTaxForm(ctx context.Context, f *service.TaxFormRecord) (er
 	return err
 }
 
-// AddYearlyPayments adds to a user's payments in a calendar year and returns the new total;
-// inside HoldInserts the addition is held.
+// AddYearlyPayments adds to a user's payments in a calendar year and returns the new total; in a
+// write transaction the addition is held.
 func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (_ payouts.Money, err error) {
 	defer wrap(&err, "add %d payments of user %s", year, userID)
-	if q.held != nil {
+	if q.job != nil {
 		return q.holdYearlyPayments(ctx, appID, userID, year, amount)
 	}
 	var total int64
@@ -32,7 +32,7 @@ func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, y
 }
 
 // YearlyPayments reads a user's payments in a calendar year, 0 when none were counted: a read
-// outside any transaction, for a dry run (payments a HoldInserts still holds are not seen).
+// outside any transaction, for a dry run (payments a write transaction still holds are not seen).
 func (q *Queries) YearlyPayments(ctx context.Context, appID, userID string, year int) (_ payouts.Money, err error) {
 	defer wrap(&err, "read %d payments of user %s", year, userID)
 	var total int64

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/disburse/disburse/internal/service"
 )
@@ -23,14 +25,39 @@ func UsersReadAhead(q service.Queries) []string {
 // KeysClaimedAhead returns the idempotency keys q's batch claimed ahead that no job took yet,
 // sorted.
 func KeysClaimedAhead(q service.Queries) []string {
-	qq := q.(txQueries)
-	if qq.batch == nil || qq.batchState().keys == nil {
-		return nil
-	}
 	var keys []string
-	for ref := range qq.batchState().keys.claimed {
+	for ref := range q.(txQueries).job.st.keys.claimed {
 		keys = append(keys, ref.key)
 	}
 	slices.Sort(keys)
 	return keys
 }
+
+// BatchState describes what the store keeps for q's batch, the running job's part included: the
+// held rows and how many were written, the yearly totals read and paid, the accounts as read
+// with the deltas kept and the job's, the keys claimed ahead and not taken, and the batch view's
+// copies. Posting ids given are left out: ids rolled back are gaps.
+func BatchState(q service.Queries) string {
+	st := q.(txQueries).job.st
+	var b strings.Builder
+	for i, t := range st.held.tables() {
+		fmt.Fprintf(&b, "held table %d: %d rows, %d written: %v\n", i, len(t.values), t.written, t.values)
+	}
+	fmt.Fprintf(&b, "yearly totals stored %v, paid %v\n", st.held.stored, st.held.paid)
+	fmt.Fprintf(&b, "accounts read %v by ref %v; deltas kept %v; the job's %v, net %v\n",
+		st.netting.read, st.netting.refs, st.netting.kept, st.job.deltas, st.job.net)
+	fmt.Fprintf(&b, "keys claimed ahead %v\n", st.keys.claimed)
+	apps := map[string]service.AppRecord{}
+	for id, a := range st.reads.apps {
+		apps[id] = *a
+	}
+	users := map[string]string{}
+	for id, u := range st.reads.users {
+		users[id] = fmt.Sprintf("%+v wallet %v", u.user, u.wallet != nil)
+	}
+	fmt.Fprintf(&b, "view: apps %+v, endpoints %+v, users %v\n", apps, st.reads.endpoints, users)
+	return b.String()
+}
+
+// BatchOf is q's batch, to tell which jobs shared one.
+func BatchOf(q service.Queries) any { return q.(txQueries).batch }

@@ -14,8 +14,9 @@ import (
 // TestBatchHoldsTransfers races write transactions that share commits, each creating a transfer
 // with its posting and a yearly payment: the batch writes its transfers together before the
 // commit. Some jobs fail after their writes, and some of those read a held table first, which
-// writes the rows of the jobs before them inside their own savepoint, so the batch must run its
-// jobs again alone. Every job that succeeded has its transfer stored once, with a seq, its
+// writes the rows of the jobs before them inside their own savepoint: their rollback takes those
+// out again, and the batch holds them again. Every job that succeeded has its transfer stored
+// once, with a seq, its
 // posting under the id the job was given, and its payment; no failed job leaves a trace; each
 // yearly total answered was right.
 func TestBatchHoldsTransfers(t *testing.T) {

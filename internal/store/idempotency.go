@@ -128,38 +128,30 @@ func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (_
 }
 
 // keysAhead are the idempotency keys the batch claimed for its jobs before they ran (the batch
-// view, startBatch), each job's as it said it would claim it (service.Intent).
+// view, startBatch), each job's as it said it would claim it (service.Intent), and not yet taken
+// by their job: given back before the commit.
 type keysAhead struct {
-	claimed map[keyRef]service.IdempotencyRecord // claimed, and not yet taken by their job
-	release []keyRef                             // taken by a job that was then rolled back
+	claimed map[keyRef]service.IdempotencyRecord
 }
 
 type keyRef struct{ appID, key string }
 
 // takeKeyClaimedAhead answers a job's claim of the key it said it would claim from the batch's
 // claims. It reports whether the key was claimed for this job: then the job holds it, claimed as
-// it said (unfinished, or finished with the resource it named). A job rolled back gives its key
-// back at the batch's end (releaseKeysAhead), as does one that never claims it. Inside a
-// savepoint of the job nothing is taken: the savepoint's rollback would leave it counted.
+// it said (unfinished, or finished with the resource it named). A job rolled back (or a savepoint
+// of it) puts the key back in the batch's claims (jobState.undo), which gives back at the batch's
+// end the keys no job kept (releaseKeysAhead).
 func (q *Queries) takeKeyClaimedAhead(ctx context.Context, k *service.IdempotencyRecord) (bool, error) {
-	if q.batch == nil || q.savepoints > 0 {
+	if q.job == nil {
 		return false, nil
 	}
-	ka, ref := q.batchState().keys, keyRef{k.AppID, k.Key}
-	if ka == nil {
-		return false, nil
-	}
+	ka, ref := &q.job.st.keys, keyRef{k.AppID, k.Key}
 	claim, ok := ka.claimed[ref]
 	if said := q.intent.KeyToClaim; !ok || said == nil || said.AppID != k.AppID || said.Key != k.Key {
 		return false, nil // not this job's: its claim finds the key under way (ClaimIdempotencyKey)
 	}
 	delete(ka.claimed, ref)
-	// From here the key is this job's to give back if it is rolled back.
-	q.batch.OnJobEnd(func(ok bool) {
-		if !ok {
-			ka.release = append(ka.release, ref)
-		}
-	})
+	q.job.taken = append(q.job.taken, claim)
 	if claim.Operation != k.Operation || claim.RequestHash != k.RequestHash || claim.ResourceID != k.ResourceID {
 		// Not the claim this job said it would make: take ours back, for its own claim to find
 		// the key as it stands. (If the job is rolled back, so is this, and ours is given back
@@ -172,14 +164,10 @@ func (q *Queries) takeKeyClaimedAhead(ctx context.Context, k *service.Idempotenc
 // claimedAheadFor reports whether the batch claimed the app's key ahead for a job that has not
 // taken it yet.
 func (q *Queries) claimedAheadFor(appID, key string) bool {
-	if q.batch == nil {
+	if q.job == nil {
 		return false
 	}
-	ka := q.batchState().keys
-	if ka == nil {
-		return false
-	}
-	_, ok := ka.claimed[keyRef{appID, key}]
+	_, ok := q.job.st.keys.claimed[keyRef{appID, key}]
 	return ok
 }
 
@@ -214,16 +202,10 @@ func claimKeysStmts(d sqldb.Dialect, keys []service.IdempotencyRecord, ka *keysA
 }
 
 // releaseKeysAhead are the statements that give back, before the batch commits, the keys it
-// claimed ahead that no job kept: their jobs were rolled back, or never claimed them.
-func releaseKeysAhead(ka *keysAhead) []sqldb.Stmt {
-	if ka == nil {
-		return nil
-	}
+// claimed ahead that no job kept: their jobs were rolled back, or never took them.
+func releaseKeysAhead(ka keysAhead) []sqldb.Stmt {
 	byApp := map[string][]string{}
 	for ref := range ka.claimed {
-		byApp[ref.appID] = append(byApp[ref.appID], ref.key)
-	}
-	for _, ref := range ka.release {
 		byApp[ref.appID] = append(byApp[ref.appID], ref.key)
 	}
 	var stmts []sqldb.Stmt

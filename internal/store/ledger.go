@@ -47,14 +47,13 @@ func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.K
 // so far.
 func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (_ *ledger.Account, err error) {
 	defer wrap(&err, "find %s account %q", kind, ref)
-	n := q.netting()
-	if a, ok := n.known(appID, kind, ref); ok {
+	if a, ok := q.job.known(appID, kind, ref); ok {
 		return a, nil
 	}
 	a, err := scanAccount(q.queryRowTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts
 		WHERE app_id = ? AND kind = ? AND ref = ?`, appID, kind, ref))
-	if n != nil && err == nil {
-		return n.seen(a), nil
+	if q.job != nil && err == nil {
+		return q.job.seen(a), nil
 	}
 	return a, err
 }
@@ -72,8 +71,8 @@ const (
 // netted with the batch's and written at its end.
 func (q *Queries) ApplyDeltas(ctx context.Context, deltas []ledger.Delta) (err error) {
 	defer wrap(&err, "apply deltas")
-	if n := q.netting(); n != nil {
-		return n.apply(ctx, q, deltas)
+	if q.job != nil {
+		return q.job.apply(ctx, q, deltas)
 	}
 	return q.applyDeltas(ctx, deltas)
 }
@@ -201,13 +200,13 @@ func scanPostings(rows *sql.Rows, err error) ([]ledger.Posting, error) {
 // InsertPosting records a posting and sets its id.
 func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err error) {
 	defer wrap(&err, "insert posting of transfer %s", p.TransferID)
-	if q.held != nil {
+	if q.job != nil {
 		// The transaction numbers its postings itself and holds them with its other rows: no
 		// job sends a statement for its postings, and its answer still carries their ids.
 		if p.ID, err = q.nextPostingID(ctx); err != nil {
 			return err
 		}
-		q.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
+		q.job.st.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
 		return nil
 	}
 	return q.queryRowTouching(ctx, writing(postingsTable), insertPosting+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
@@ -234,7 +233,7 @@ const (
 // A posting rolled back leaves a gap, as a rolled-back AUTOINCREMENT or sequence does; so do
 // ids reserved and not given.
 func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
-	st := q.batchState()
+	st := q.job.st
 	if q.dialect == sqldb.SQLite {
 		if st.lastPostingID == 0 {
 			// sqlite_sequence is no held table: the held postings were numbered here, not by it.

@@ -17,16 +17,13 @@ import (
 // account gets one UPDATE per batch however many jobs moved its money, so the app wallet, which
 // every transfer touches, is written (and on PostgreSQL locked) once per batch, at its end, in
 // account order. Each job's overdraft guard is checked against the running balance: the row as
-// read plus the deltas of the batch's jobs so far. The final UPDATE checks the guard again in
-// the database, against a concurrent writer; if that fails the batch's jobs run again alone.
+// read plus the deltas of the batch's jobs so far and the job's own (jobState). The final UPDATE
+// checks the guard again in the database, against a concurrent writer; if that fails the batch's
+// jobs run again alone.
 type netting struct {
-	read  map[int64]ledger.Account // rows as the batch first read them
-	refs  map[accountRef]int64     // account ids by app, kind and ref: read once per batch
-	kept  map[int64]ledger.Delta   // net deltas of the jobs that ended well
-	job   map[int64]ledger.Delta   // net deltas of the job running now
-	inJob bool
-	// Accounts the running job read first: a job rolled back may have created them.
-	jobSeen []int64
+	read map[int64]ledger.Account // rows as the batch first read them
+	refs map[accountRef]int64     // account ids by app, kind and ref: read once per batch
+	kept map[int64]ledger.Delta   // net deltas of the jobs that ended well
 }
 
 type accountRef struct {
@@ -35,50 +32,8 @@ type accountRef struct {
 	ref   string
 }
 
-// netting returns the batch's deferred deltas, or nil outside a batch.
-func (q *Queries) netting() *netting {
-	if q.batch == nil {
-		return nil
-	}
-	st := q.batchState()
-	n := st.netting
-	if n == nil {
-		n = &netting{read: map[int64]ledger.Account{}, refs: map[accountRef]int64{},
-			kept: map[int64]ledger.Delta{}, job: map[int64]ledger.Delta{}}
-		st.netting = n
-	}
-	if !n.inJob {
-		n.inJob = true
-		q.batch.OnJobEnd(n.endJob)
-	}
-	return n
-}
-
-func (n *netting) endJob(ok bool) {
-	if ok {
-		for id, d := range n.job {
-			n.kept[id] = sum(n.kept[id], d)
-		}
-	} else {
-		n.forget(n.jobSeen)
-	}
-	clear(n.job)
-	n.jobSeen = n.jobSeen[:0]
-	n.inJob = false
-}
-
-// mark returns what undoes the running job's deltas and first reads made after it, for a
-// savepoint inside the job that is rolled back.
-func (n *netting) mark() (undo func()) {
-	if n == nil {
-		return func() {}
-	}
-	job, seen := maps.Clone(n.job), len(n.jobSeen)
-	return func() {
-		n.job = job
-		n.forget(n.jobSeen[seen:])
-		n.jobSeen = n.jobSeen[:seen]
-	}
+func newNetting() netting {
+	return netting{read: map[int64]ledger.Account{}, refs: map[accountRef]int64{}, kept: map[int64]ledger.Delta{}}
 }
 
 // forget drops accounts first read by writes that were rolled back: those writes may have
@@ -93,33 +48,35 @@ func (n *netting) forget(accounts []int64) {
 
 // seen records an account row as read from the database, and returns it as it stands in the
 // batch so far.
-func (n *netting) seen(a *ledger.Account) *ledger.Account {
+func (j *jobState) seen(a *ledger.Account) *ledger.Account {
+	n := &j.st.netting
 	if _, ok := n.read[a.ID]; !ok {
 		n.read[a.ID] = *a
-		n.jobSeen = append(n.jobSeen, a.ID)
+		j.accountsRead = append(j.accountsRead, a.ID)
 	}
 	n.refs[accountRef{a.AppID, a.Kind, a.Ref}] = a.ID
-	v := n.view(a.ID)
+	v := j.view(a.ID)
 	return &v
 }
 
 // known returns an account the batch has read, as it stands in the batch, sparing the read.
-func (n *netting) known(appID string, kind ledger.Kind, ref string) (*ledger.Account, bool) {
-	if n == nil {
+func (j *jobState) known(appID string, kind ledger.Kind, ref string) (*ledger.Account, bool) {
+	if j == nil {
 		return nil, false
 	}
-	id, ok := n.refs[accountRef{appID, kind, ref}]
+	id, ok := j.st.netting.refs[accountRef{appID, kind, ref}]
 	if !ok {
 		return nil, false
 	}
-	a := n.view(id)
+	a := j.view(id)
 	return &a, true
 }
 
 // view is an account as it stands in the batch: as read, plus the deltas kept and the job's.
-func (n *netting) view(id int64) ledger.Account {
+func (j *jobState) view(id int64) ledger.Account {
+	n := &j.st.netting
 	a := n.read[id]
-	d := sum(n.kept[id], n.job[id])
+	d := sum(n.kept[id], j.net[id])
 	a.DebitsPosted += d.DebitsPosted
 	a.CreditsPosted += d.CreditsPosted
 	a.DebitsPending += d.DebitsPending
@@ -128,25 +85,25 @@ func (n *netting) view(id int64) ledger.Account {
 }
 
 // wallet shows a user's wallet as it stands in the batch, when the batch moved its money.
-func (n *netting) wallet(u *service.UserRecord) {
-	if id, ok := n.refs[accountRef{u.AppID, ledger.UserWallet, u.ID}]; ok {
-		a := n.view(id)
+func (j *jobState) wallet(u *service.UserRecord) {
+	if id, ok := j.st.netting.refs[accountRef{u.AppID, ledger.UserWallet, u.ID}]; ok {
+		a := j.view(id)
 		u.Wallet = payouts.Wallet{Amount: payouts.Money(a.Balance()), WithdrawableAmount: payouts.Money(a.Available())}
 	}
 }
 
 // apply adds a job's deltas, all or none: a guarded account that would be overdrawn refuses
 // the lot with service.ErrOverdraft.
-func (n *netting) apply(ctx context.Context, q *Queries, deltas []ledger.Delta) error {
+func (j *jobState) apply(ctx context.Context, q *Queries, deltas []ledger.Delta) error {
 	for _, d := range deltas {
-		if _, ok := n.read[d.Account]; !ok {
+		if _, ok := j.st.netting.read[d.Account]; !ok {
 			a, err := scanAccount(q.queryRowTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts WHERE id = ?`, d.Account))
 			if err != nil {
 				return fmt.Errorf("store: read account %d: %w", d.Account, err)
 			}
-			n.seen(a)
+			j.seen(a)
 		}
-		after := n.view(d.Account)
+		after := j.view(d.Account)
 		after.CreditsPosted += d.CreditsPosted
 		after.DebitsPosted += d.DebitsPosted
 		after.DebitsPending += d.DebitsPending
@@ -155,7 +112,8 @@ func (n *netting) apply(ctx context.Context, q *Queries, deltas []ledger.Delta) 
 		}
 	}
 	for _, d := range deltas {
-		n.job[d.Account] = sum(n.job[d.Account], d)
+		j.deltas = append(j.deltas, d)
+		j.net[d.Account] = sum(j.net[d.Account], d)
 	}
 	return nil
 }

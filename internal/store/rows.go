@@ -43,10 +43,11 @@ func (q *Queries) scanRows(ctx context.Context, t touching, query string, args [
 }
 
 // rowSet are rows to insert into one table; setKey[i], when set, receives the key the database
-// gives row i.
+// gives row i. Of rows held (held.go), the first written are in the database already.
 type rowSet struct {
-	values [][]any
-	setKey []func(int64)
+	values  [][]any
+	setKey  []func(int64)
+	written int
 }
 
 func (r *rowSet) add(values []any, setKey func(int64)) {
@@ -55,6 +56,11 @@ func (r *rowSet) add(values []any, setKey func(int64)) {
 }
 
 func (r *rowSet) truncate(n int) { r.values, r.setKey = r.values[:n], r.setKey[:n] }
+
+// unwritten are the rows not written yet.
+func (r *rowSet) unwritten() *rowSet {
+	return &rowSet{values: r.values[r.written:], setKey: r.setKey[r.written:]}
+}
 
 // insertRowSet inserts rows into the table t, a few hundred per statement; when returnsKey, each
 // statement returns the rows' generated key (the table's seq) and each row is handed its own. The keys of one statement's rows are drawn in

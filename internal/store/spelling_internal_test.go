@@ -43,32 +43,30 @@ func TestSpellingDecidesNothing(t *testing.T) {
 				name := "renamed " + s.name
 				err := st.InTx(ctx, func(sq service.Queries) error {
 					q := sq.(txQueries)
-					return q.HoldInserts(ctx, func() error {
-						if err := q.CreateTransfer(ctx, transfer); err != nil {
-							return err
-						}
-						var n int
-						if err := q.queryRow(ctx, s.countTransfers, transfer.ID).Scan(&n); err != nil {
-							return err
-						}
-						if n != 1 {
-							t.Errorf("%q saw %d transfers held, want 1", s.countTransfers, n)
-						}
-						if _, err := q.GetApp(ctx, appID); err != nil { // read, and copied for the batch
-							return err
-						}
-						if _, err := q.exec(ctx, s.renameApp, name, appID); err != nil {
-							return err
-						}
-						a, err := q.GetApp(ctx, appID)
-						if err != nil {
-							return err
-						}
-						if a.Name != name {
-							t.Errorf("after %q the app reads %q, want %q", s.renameApp, a.Name, name)
-						}
-						return nil
-					})
+					if err := q.CreateTransfer(ctx, transfer); err != nil {
+						return err
+					}
+					var n int
+					if err := q.queryRow(ctx, s.countTransfers, transfer.ID).Scan(&n); err != nil {
+						return err
+					}
+					if n != 1 {
+						t.Errorf("%q saw %d transfers held, want 1", s.countTransfers, n)
+					}
+					if _, err := q.GetApp(ctx, appID); err != nil { // read, and copied for the batch
+						return err
+					}
+					if _, err := q.exec(ctx, s.renameApp, name, appID); err != nil {
+						return err
+					}
+					a, err := q.GetApp(ctx, appID)
+					if err != nil {
+						return err
+					}
+					if a.Name != name {
+						t.Errorf("after %q the app reads %q, want %q", s.renameApp, a.Name, name)
+					}
+					return nil
 				})
 				if err != nil {
 					t.Fatal(err)

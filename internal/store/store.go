@@ -34,12 +34,15 @@ type Queries struct {
 	dialect sqldb.Dialect
 	intent  service.Intent // what the transaction's job said it will read and claim
 
-	savepoints int   // how deep in Savepoint calls fn runs
-	sent       int   // how many of those savepoints were sent (openSavepoints)
-	itemOpen   bool  // an outermost savepoint is left open for the next one to release
-	held       *held // rows held back until the batch commits or HoldInserts ends (held.go)
+	// job is, in a write transaction, its job's part of the batch: what it added to what the
+	// batch writes before its commit, and the one undo of it (job.go).
+	job *jobState
+
+	savepoints int  // how deep in Savepoint calls fn runs
+	sent       int  // how many of those savepoints were sent (openSavepoints)
+	itemOpen   bool // an outermost savepoint is left open for the next one to release
 	// failed is an error that must fail the transaction but could not be returned where it
-	// happened (before a queryRow, or held rows written inside a savepoint rolled back).
+	// happened (before a queryRow).
 	failed error
 }
 
@@ -86,7 +89,7 @@ func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) erro
 func (s *Store) InTxWith(ctx context.Context, intent service.Intent, fn func(q service.Queries) error) error {
 	return s.db.InBatch(ctx, intent, func(tx *sql.Tx, b *sqldb.Batch) error {
 		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent}
-		q.holdForBatch()
+		q.job = q.batchState().startJob()
 		if err := fn(txQueries{q}); err != nil {
 			return err
 		}
@@ -95,7 +98,7 @@ func (s *Store) InTxWith(ctx context.Context, intent service.Intent, fn func(q s
 }
 
 // txQueries are the Queries of a write transaction, with what only makes sense inside one
-// (Savepoint, HoldInserts): the Store, outside any, has no such methods.
+// (Savepoint): the Store, outside any, has no such method.
 type txQueries struct{ *Queries }
 
 // prepare readies a statement: the engine's placeholders, a prepared statement where the engine
@@ -282,15 +285,15 @@ func wrap(errp *error, format string, args ...any) {
 }
 
 // Savepoint runs fn inside a savepoint of the open transaction: when fn fails, its writes alone
-// are rolled back and the transaction goes on. The savepoint is sent with fn's first statement
-// (openSavepoints), so one around a fn that sends none, such as a batch item whose writes are all
-// held (HoldInserts), costs no round trip. A savepoint that is not nested in another is left
-// open and released when the next one is sent, in the same round trip; the transaction's end
-// releases the last.
+// are rolled back and the transaction goes on; what fn added to the batch (held rows, netted
+// deltas, keys taken) is undone with them (jobState.undo, as for a job rolled back). The
+// savepoint is sent with fn's first statement (openSavepoints), so one around a fn that sends
+// none, such as a batch item whose writes are all held, costs no round trip. A savepoint that is
+// not nested in another is left open and released when the next one is sent, in the same round
+// trip; the transaction's end releases the last.
 func (t txQueries) Savepoint(ctx context.Context, fn func() error) error {
 	q := t.Queries
-	// The batch's deferred ledger deltas and held rows roll back with the savepoint.
-	undo, undoHeld := q.netting().mark(), q.held.mark()
+	m := q.job.mark()
 	q.savepoints++
 	level := q.savepoints
 	err := fn()
@@ -298,16 +301,11 @@ func (t txQueries) Savepoint(ctx context.Context, fn func() error) error {
 	sent := q.sent >= level
 	q.sent = min(q.sent, q.savepoints)
 	if err != nil {
-		undo()
-		q.batchReads().drop() // what fn wrote is undone, and on PostgreSQL the locks it took
+		q.job.undo(m)
 		if sent {
 			if _, rbErr := q.execTouching(ctx, touchingNone, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
 				return errors.Join(err, rbErr)
 			}
-		}
-		if failed := undoHeld(); failed != nil {
-			q.failed = failed
-			return errors.Join(err, failed)
 		}
 	}
 	if !sent {
@@ -324,22 +322,25 @@ func (t txQueries) Savepoint(ctx context.Context, fn func() error) error {
 	return err
 }
 
-// beforeStatement readies the transaction for a statement that touches t: the savepoints it
-// runs in are sent, held rows of the tables it touches are written first, and the batch's
-// copies are dropped if it writes a table they come from.
+// beforeStatement readies the transaction for a statement of a job that touches t: the job's
+// savepoint and those of the running Savepoint calls are sent, the held rows not written yet are
+// written first if it touches their tables, and the batch view's copies are dropped if it writes
+// a table they come from.
 func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
-	if q.batch != nil {
-		if err := q.batch.BeforeStatement(context.WithoutCancel(ctx)); err != nil {
-			return err
-		}
+	j := q.job
+	if j == nil {
+		return nil
+	}
+	if err := q.batch.BeforeStatement(context.WithoutCancel(ctx)); err != nil {
+		return err
 	}
 	if err := q.openSavepoints(ctx); err != nil {
 		return err
 	}
 	if t.writes&copiedTables != 0 {
-		q.batchReads().drop()
+		j.dropView()
 	}
-	if q.held == nil || (t.reads|t.writes)&heldTables == 0 {
+	if (t.reads|t.writes)&heldTables == 0 || !j.st.held.unwritten() {
 		return nil
 	}
 	return q.writeHeld(ctx)

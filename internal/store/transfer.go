@@ -47,11 +47,11 @@ func micros0(t time.Time) int64 {
 }
 
 // CreateTransfer inserts a transfer, whose row keeps the first step of its history (first_status,
-// first_reason, created); inside HoldInserts it only holds it.
+// first_reason, created); in a write transaction it only holds it.
 func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord) (err error) {
 	defer wrap(&err, "create transfer %s", t.ID)
-	if q.held != nil {
-		q.held.transfers.add(transferValues(t), func(seq int64) { t.Seq = seq })
+	if q.job != nil {
+		q.job.st.held.transfers.add(transferValues(t), func(seq int64) { t.Seq = seq })
 		return nil
 	}
 	return q.queryRowTouching(ctx, writing(transfersTable), insertTransfer+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

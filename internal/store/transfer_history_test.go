@@ -33,7 +33,7 @@ func TestTransferHistories(t *testing.T) {
 			if err := q.CreateTransfer(ctx, moved); err != nil {
 				return err
 			}
-			return q.HoldInserts(ctx, func() error { return q.CreateTransfer(ctx, held) })
+			return q.CreateTransfer(ctx, held)
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -127,11 +127,11 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.Use
 		}
 		u, wallet = &read, readWallet
 	}
-	if n := q.netting(); n != nil {
+	if q.job != nil {
 		if wallet != nil {
-			n.seen(wallet) // the book's lookup of the wallet then costs no read
+			q.job.seen(wallet) // the book's lookup of the wallet then costs no read
 		}
-		n.wallet(u)
+		q.job.wallet(u)
 	}
 	return u, nil
 }

@@ -72,13 +72,12 @@ func (q *Queries) GetWebhookEndpoint(ctx context.Context, appID, id string) (_ *
 // ListWebhookEndpoints reads every endpoint of the app, newest first.
 func (q *Queries) ListWebhookEndpoints(ctx context.Context, appID string) (_ []service.WebhookEndpointRecord, err error) {
 	defer wrap(&err, "list webhook endpoints")
-	reads := q.batchReads()
-	if eps, ok := reads.webhookEndpoints(appID); ok {
+	if eps, ok := q.batchReads().webhookEndpoints(appID); ok {
 		return eps, nil
 	}
 	eps, err := q.listWebhookEndpoints(ctx, appID)
 	if err == nil {
-		reads.keepWebhookEndpoints(appID, eps)
+		q.job.keepWebhookEndpoints(appID, eps)
 	}
 	return eps, err
 }

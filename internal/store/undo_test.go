@@ -1,0 +1,286 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/payouts"
+)
+
+// undoWorld is an app with a funded wallet and users, for jobs that add to their batch every
+// kind of thing the store keeps for it.
+type undoWorld struct {
+	st                    *store.Store
+	appID                 string
+	bank, wallet          *ledger.Account
+	users                 []*service.UserRecord
+	transfers             []*service.TransferRecord
+	heldPostings          []*ledger.Posting
+	yearlyAnswered        []payouts.Money
+	mu                    sync.Mutex
+	claimedAheadWhenTaken []bool
+}
+
+func newUndoWorld(t *testing.T, st *store.Store, n int) *undoWorld {
+	t.Helper()
+	w := &undoWorld{st: st, transfers: make([]*service.TransferRecord, n), heldPostings: make([]*ledger.Posting, n),
+		yearlyAnswered: make([]payouts.Money, n), claimedAheadWhenTaken: make([]bool, n)}
+	w.appID, w.bank, w.wallet = fundedWallet(t, st, 1000*int64(n))
+	for i := range n {
+		w.users = append(w.users, newUser(t, st, w.appID, i, fmt.Sprintf("u%d@example.com", i)))
+	}
+	return w
+}
+
+func (w *undoWorld) key(i int) *service.IdempotencyRecord {
+	return &service.IdempotencyRecord{AppID: w.appID, Key: fmt.Sprintf("undo-%d", i), Operation: "transfer",
+		RequestHash: fmt.Sprint("hash ", i), Created: t0}
+}
+
+// work adds to q's batch all a job can: a transfer and its posting held, a yearly payment held
+// (its total read first), its user's wallet made and read, a guarded debit netted, its key
+// claimed (from the batch's claims ahead when there are), the app and its endpoints copied into
+// the batch view, and a read of a held table, which writes the rows held so far, the batch's
+// other jobs' among them. Work that will be undone also changes its user, which drops the view,
+// and copies the app again.
+func (w *undoWorld) work(ctx context.Context, q service.Queries, i int, undone bool) error {
+	w.transfers[i], w.heldPostings[i] = heldTransfer(w.appID, w.bank.ID, w.wallet.ID, i)
+	if err := q.CreateTransfer(ctx, w.transfers[i]); err != nil {
+		return err
+	}
+	if err := q.InsertPosting(ctx, w.heldPostings[i]); err != nil {
+		return err
+	}
+	total, err := q.AddYearlyPayments(ctx, w.appID, w.users[i].ID, 2026, payouts.Money(i+1))
+	if err != nil {
+		return err
+	}
+	w.yearlyAnswered[i] = total
+	userWallet, err := q.EnsureAccount(ctx, w.appID, ledger.UserWallet, w.users[i].ID)
+	if err != nil {
+		return err
+	}
+	if err := q.ApplyDeltas(ctx, []ledger.Delta{{Account: w.wallet.ID, DebitsPosted: int64(i + 1), Guard: true},
+		{Account: userWallet.ID, CreditsPosted: int64(i + 1)}}); err != nil {
+		return err
+	}
+	for _, k := range store.KeysClaimedAhead(q) {
+		if k == w.key(i).Key {
+			w.mu.Lock()
+			w.claimedAheadWhenTaken[i] = true
+			w.mu.Unlock()
+		}
+	}
+	if prior, err := q.ClaimIdempotencyKey(ctx, w.key(i)); err != nil || prior != nil {
+		return fmt.Errorf("claim of key %d: %+v, %w", i, prior, err)
+	}
+	if _, err := q.GetApp(ctx, w.appID); err != nil {
+		return err
+	}
+	if _, err := q.ListWebhookEndpoints(ctx, w.appID); err != nil {
+		return err
+	}
+	if undone {
+		u, err := q.GetUser(ctx, w.appID, w.users[i].ID)
+		if err != nil {
+			return err
+		}
+		u.Status = payouts.UserVerified
+		if err := q.UpdateUser(ctx, u); err != nil {
+			return err
+		}
+		if _, err := q.GetApp(ctx, w.appID); err != nil {
+			return err
+		}
+	}
+	_, err = q.GetTransfer(ctx, w.appID, w.transfers[i].ID)
+	return err
+}
+
+// check reads back what the jobs left: the transfers, postings, yearly totals, user wallets and
+// keys of the jobs kept are stored as their job was told, those of the jobs undone are not (nor
+// their users' changes), and the app's wallet holds what the kept debits left.
+func (w *undoWorld) check(t *testing.T, kept func(i int) bool) {
+	t.Helper()
+	ctx := context.Background()
+	spent := int64(0)
+	for i, tr := range w.transfers {
+		got, err := w.st.GetTransfer(ctx, w.appID, tr.ID)
+		u, uErr := w.st.GetUser(ctx, w.appID, w.users[i].ID)
+		total, tErr := w.st.YearlyPayments(ctx, w.appID, w.users[i].ID, 2026)
+		again := w.key(i)
+		again.RequestHash = "check"
+		prior, kErr := w.st.ClaimIdempotencyKey(ctx, again)
+		userWallet, wErr := w.st.FindAccount(ctx, w.appID, ledger.UserWallet, w.users[i].ID)
+		if err := errors.Join(uErr, tErr, kErr); err != nil {
+			t.Fatal(err)
+		}
+		if u.Status != payouts.UserUnverified {
+			t.Errorf("job %d: user %s, want the change undone", i, u.Status)
+		}
+		if !kept(i) {
+			if !errors.Is(err, service.ErrNoRecord) || total != 0 || prior != nil || !errors.Is(wErr, service.ErrNoRecord) {
+				t.Errorf("job %d was undone, yet left transfer %v, yearly total %d, key %+v, user wallet %+v (%v)", i, err, total, prior, userWallet, wErr)
+			}
+			continue
+		}
+		spent += int64(i + 1)
+		lines, lErr := w.st.PostingsOfTransfers(ctx, w.appID, []string{tr.ID})
+		switch {
+		case err != nil || got.Seq != tr.Seq:
+			t.Errorf("job %d: transfer %+v, %v; given seq %d", i, got, err, tr.Seq)
+		case lErr != nil || len(lines) != 1 || lines[0].ID != w.heldPostings[i].ID:
+			t.Errorf("job %d: postings %+v, %v; given id %d", i, lines, lErr, w.heldPostings[i].ID)
+		case total != payouts.Money(i+1) || total != w.yearlyAnswered[i]:
+			t.Errorf("job %d: yearly total %d (answered %d)", i, total, w.yearlyAnswered[i])
+		case wErr != nil || userWallet.Balance() != int64(i+1):
+			t.Errorf("job %d: user wallet %+v (%v), want balance %d", i, userWallet, wErr, i+1)
+		case prior == nil || prior.RequestHash != w.key(i).RequestHash:
+			t.Errorf("job %d: key stored as %+v", i, prior)
+		}
+	}
+	a, err := w.st.FindAccount(ctx, w.appID, ledger.AppWallet, "")
+	if err != nil || a.Balance() != 1000*int64(len(w.transfers))-spent {
+		t.Errorf("wallet %+v (%v), want balance %d", a, err, 1000*int64(len(w.transfers))-spent)
+	}
+}
+
+// TestOneUndo: what a job adds to its batch (held rows, written or not, yearly totals, netted
+// deltas, a key claimed ahead and taken, the batch view's copies) is undone by one path: a
+// Savepoint that fails, nested or not, and a job that fails, leave the batch exactly as it was
+// before them, and the database with nothing of theirs.
+func TestOneUndo(t *testing.T) {
+	t.Run("savepoints", func(t *testing.T) {
+		engines(t, func(t *testing.T, st *store.Store) {
+			ctx := context.Background()
+			w := newUndoWorld(t, st, 4)
+			err := st.InTx(ctx, func(q service.Queries) error {
+				if err := w.work(ctx, q, 0, false); err != nil {
+					return err
+				}
+				before := store.BatchState(q)
+				err := q.Savepoint(ctx, func() error {
+					if err := w.work(ctx, q, 1, true); err != nil {
+						return err
+					}
+					inner := store.BatchState(q)
+					err := q.Savepoint(ctx, func() error {
+						if err := w.work(ctx, q, 2, true); err != nil {
+							return err
+						}
+						return errChangedMind
+					})
+					if !errors.Is(err, errChangedMind) {
+						return fmt.Errorf("inner savepoint: %w", err)
+					}
+					if after := store.BatchState(q); after != inner {
+						t.Errorf("the inner savepoint undone left the batch changed:%s", lineDiff(after, inner))
+					}
+					return errChangedMind
+				})
+				if !errors.Is(err, errChangedMind) {
+					return fmt.Errorf("savepoint: %w", err)
+				}
+				if after := store.BatchState(q); after != before {
+					t.Errorf("the savepoint undone left the batch changed:%s", lineDiff(after, before))
+				}
+				return w.work(ctx, q, 3, false)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.check(t, func(i int) bool { return i == 0 || i == 3 })
+		})
+	})
+	t.Run("jobs of a shared batch", func(t *testing.T) {
+		const jobs = 24 // so that one of PostgreSQL's two writers' batches has at least 12
+		failed := func(i int) bool { return i%3 == 1 }
+		engines(t, func(t *testing.T, st *store.Store) {
+			ctx := context.Background()
+			w := newUndoWorld(t, st, jobs)
+			type start struct {
+				batch  any
+				failed bool
+				state  string
+			}
+			var mu sync.Mutex
+			var starts []start // in the order the jobs ran
+			time.AfterFunc(100*time.Millisecond, holdWriters(t, st))
+			errs := inParallel(jobs, func(i int) error {
+				intent := service.Intent{KeyToClaim: w.key(i), UsersToRead: []string{w.users[i].ID}}
+				return st.InTxWith(ctx, intent, func(q service.Queries) error {
+					mu.Lock()
+					starts = append(starts, start{store.BatchOf(q), failed(i), store.BatchState(q)})
+					mu.Unlock()
+					if err := w.work(ctx, q, i, failed(i)); err != nil {
+						return err
+					}
+					if failed(i) {
+						return errChangedMind
+					}
+					return nil
+				})
+			})
+			for i, err := range errs {
+				if failed(i) != errors.Is(err, errChangedMind) || (!failed(i) && err != nil) {
+					t.Errorf("job %d: %v", i, err)
+				}
+			}
+			// The job after one that failed, in the same batch, finds the batch as the failed one did.
+			compared := 0
+			for n, s := range starts {
+				if !s.failed {
+					continue
+				}
+				for _, next := range starts[n+1:] {
+					if next.batch != s.batch {
+						continue
+					}
+					if next.state != s.state {
+						t.Errorf("a job undone left its batch changed:%s", lineDiff(next.state, s.state))
+					}
+					compared++
+					break
+				}
+			}
+			if compared == 0 {
+				t.Error("no job ran after one undone in its batch")
+			}
+			var taken bool
+			for i, ahead := range w.claimedAheadWhenTaken {
+				taken = taken || (ahead && failed(i))
+			}
+			if !taken {
+				t.Error("no failed job took a key claimed ahead")
+			}
+			w.check(t, func(i int) bool { return !failed(i) })
+		})
+	})
+}
+
+// lineDiff shows the lines of got that differ from want's.
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	var out strings.Builder
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			fmt.Fprintf(&out, "\n  now: %s\n  was: %s", gl, wl)
+		}
+	}
+	return out.String()
+}
