@@ -47,7 +47,7 @@ func (h *held) mark() heldMark {
 
 // undo drops the rows held after m and holds again those written after it.
 func (h *held) undo(m heldMark) {
-	for _, v := range h.payments.values[m.rows[2]:] {
+	for _, v := range h.payments.values[m.rows[2]:] { // payments are tables()[2]
 		h.paid[paymentKey(v)] -= v[3].(int64)
 	}
 	for i, t := range h.tables() {
