@@ -73,6 +73,10 @@ func TestWebhooksDashboard(t *testing.T) {
 		wantStatus(t, support.get("/webhooks"), http.StatusForbidden)
 	})
 
+	t.Run("no endpoint yet says what to do", func(t *testing.T) {
+		wantBody(t, admin.get("/webhooks"), "No endpoints yet", "Add one below")
+	})
+
 	t.Run("a bad URL re-renders the form", func(t *testing.T) {
 		res := admin.post("/webhooks", url.Values{"url": {"ftp://hooks.example.com"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
@@ -94,6 +98,7 @@ func TestWebhooksDashboard(t *testing.T) {
 	if strings.Contains(admin.get("/webhooks").body, secret) || strings.Contains(admin.get("/webhooks/"+ep.ID).body, secret) {
 		t.Error("the secret is shown again")
 	}
+	wantBody(t, admin.get("/webhooks/"+ep.ID), "No delivery attempts yet")
 
 	user := h.createUser("Wendy", "Hook")
 	created := next(t, got, payouts.EventUserCreated, secret)
