@@ -82,6 +82,15 @@ func seed(ctx context.Context, api *client.Client, appID string, store *dashstor
 		}
 	}
 	s.UserID = users[0].ID
+	// A receiver paused by the team, so its page shows an endpoint without the demo trying to
+	// reach a host on the internet.
+	paused := false
+	ep, err := api.CreateWebhookEndpoint(ctx, payouts.CreateWebhookEndpointRequest{URL: "https://hooks.example.com/disburse",
+		Description: "Accounting sync", EventTypes: []payouts.EventType{payouts.EventPayoutCompleted, payouts.EventPayoutFailed}, Enabled: &paused})
+	if err != nil {
+		return s, check("webhook endpoint", err)
+	}
+	s.WebhookID = ep.ID
 	if _, err := api.AddPayoutMethod(ctx, s.UserID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH,
 		RoutingNumber: "021000021", AccountNumber: "123456789", AccountType: payouts.AccountChecking}); err != nil {
 		return s, check("ach method", err)
