@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -283,4 +284,100 @@ func lineDiff(got, want string) string {
 		}
 	}
 	return out.String()
+}
+
+// TestKeyOfJobUndone: a key its job said it would claim, claimed ahead by the batch already
+// finished with the transfer the job chose (as service.idempotentAs claims it), and taken by that
+// job before it is rolled back, is for a later job of the same batch that claims it again under
+// way: never finished with the transfer rolled back. The later job has not said the key (two
+// jobs that say one key leave it to their own claims, startBatch), as a job claims a key not
+// said; and after the commit the key is free again, with no transfer of the job undone and the
+// wallet as it was.
+func TestKeyOfJobUndone(t *testing.T) {
+	const jobs = 24 // so that one of PostgreSQL's two writers' batches has at least 12
+	undone := func(i int) bool { return i%3 == 1 }
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		w := newUndoWorld(t, st, jobs)
+		for i := range jobs {
+			w.transfers[i], w.heldPostings[i] = heldTransfer(w.appID, w.bank.ID, w.wallet.ID, i)
+		}
+		claimFinished := func(i, by int) *service.IdempotencyRecord {
+			k := w.key(i)
+			k.ResourceID = w.transfers[by].ID
+			return k
+		}
+		var mu sync.Mutex
+		undoneIn := map[any][]int{} // by batch, its jobs rolled back that took their key claimed ahead
+		probed := 0
+		time.AfterFunc(100*time.Millisecond, holdWriters(t, st))
+		errs := inParallel(jobs, func(i int) error {
+			return st.InTxWith(ctx, service.Intent{KeyToClaim: claimFinished(i, i)}, func(q service.Queries) error {
+				if !undone(i) {
+					// The same request as each job undone before it in the batch, made again.
+					mu.Lock()
+					earlier := undoneIn[store.BatchOf(q)]
+					delete(undoneIn, store.BatchOf(q))
+					mu.Unlock()
+					for _, a := range earlier {
+						prior, err := q.ClaimIdempotencyKey(ctx, claimFinished(a, i))
+						if err != nil {
+							return err
+						}
+						if prior == nil || prior.ResourceID != "" {
+							t.Errorf("job %d's claim of the key of job %d, rolled back: %+v, want it under way", i, a, prior)
+						}
+						mu.Lock()
+						probed++
+						mu.Unlock()
+					}
+					return nil
+				}
+				ahead := slices.Contains(store.KeysClaimedAhead(q), w.key(i).Key)
+				if prior, err := q.ClaimIdempotencyKey(ctx, claimFinished(i, i)); err != nil || prior != nil {
+					return fmt.Errorf("claim of key %d: %+v, %w", i, prior, err)
+				}
+				if err := q.CreateTransfer(ctx, w.transfers[i]); err != nil {
+					return err
+				}
+				if err := q.InsertPosting(ctx, w.heldPostings[i]); err != nil {
+					return err
+				}
+				if err := q.ApplyDeltas(ctx, []ledger.Delta{{Account: w.wallet.ID, DebitsPosted: int64(i + 1), Guard: true},
+					{Account: w.bank.ID, CreditsPosted: int64(i + 1)}}); err != nil {
+					return err
+				}
+				if ahead {
+					mu.Lock()
+					undoneIn[store.BatchOf(q)] = append(undoneIn[store.BatchOf(q)], i)
+					mu.Unlock()
+				}
+				return errChangedMind
+			})
+		})
+		for i, err := range errs {
+			if undone(i) != errors.Is(err, errChangedMind) || (!undone(i) && err != nil) {
+				t.Errorf("job %d: %v", i, err)
+			}
+		}
+		if probed == 0 {
+			t.Fatal("no job claimed the key of one undone before it in its batch")
+		}
+		for i := range jobs {
+			if !undone(i) {
+				continue
+			}
+			if tr, err := st.GetTransfer(ctx, w.appID, w.transfers[i].ID); !errors.Is(err, service.ErrNoRecord) {
+				t.Errorf("job %d was undone, yet left transfer %+v (%v)", i, tr, err)
+			}
+			again := w.key(i)
+			again.RequestHash = "check"
+			if prior, err := st.ClaimIdempotencyKey(ctx, again); err != nil || prior != nil {
+				t.Errorf("job %d was undone, yet its key is %+v (%v), want it free", i, prior, err)
+			}
+		}
+		if a, err := st.FindAccount(ctx, w.appID, ledger.AppWallet, ""); err != nil || a.Balance() != 1000*jobs {
+			t.Errorf("wallet %+v (%v), want balance %d", a, err, 1000*jobs)
+		}
+	})
 }
