@@ -73,20 +73,16 @@ func TestBrowserFilterBarLayout(t *testing.T) {
 	}
 }
 
-// TestBrowserMoreMenu: in Chromium, the navigation's More menu closes as a menu does: Escape
-// closes it and gives the focus back to its button, and a click or the focus outside it closes
-// it; all along its button tells assistive technology whether it is expanded.
+// TestBrowserMoreMenu: in Chromium, the navigation's menus, More on a laptop and Menu on a
+// phone, close as a menu does: Escape closes one and gives the focus back to its button, and a
+// click or the focus outside it closes it; all along its button tells assistive technology
+// whether it is expanded.
 func TestBrowserMoreMenu(t *testing.T) {
 	h := newHarness(t)
 	tab, origin := h.browserSignedIn(dashstore.RoleAdmin)
-	const button = `header nav[aria-label="Main"] details[data-menu] > summary`
-	browser.Run(t, tab,
-		chromedp.Navigate(origin+"/transfers"),
-		chromedp.WaitVisible(chromedp.CSS(button)),
-	)
-	// want checks whether the menu is open, and that the expanded state Chromium's accessibility
-	// tree gives its button, which a screen reader announces, says the same.
-	want := func(t *testing.T, open bool) {
+	// want checks whether the menu of button is open, and that the expanded state Chromium's
+	// accessibility tree gives its button, which a screen reader announces, says the same.
+	want := func(t *testing.T, button string, open bool) {
 		t.Helper()
 		isOpen, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.querySelector('`+button+`').parentElement.open`))
 		if err != nil {
@@ -112,25 +108,41 @@ func TestBrowserMoreMenu(t *testing.T) {
 			t.Errorf("the menu is open: %v, its button expanded: %s; want %v", isOpen, expanded, open)
 		}
 	}
-	for _, tc := range []struct {
-		name      string
-		close     chromedp.Action[chromedp.Void]
-		focusBack bool // the focus returns to the menu's button
+	for _, device := range []struct {
+		name          string
+		width, height int64
+		button        string // the menu's button, the only one of the two shown at that width
 	}{
-		{"Escape", chromedp.KeyEvent(kb.Escape), true},
-		// The operator's name takes no focus: only the click can close the menu.
-		{"click outside", chromedp.Click(chromedp.CSS(`header span[title]`)), false},
-		// Back from the button to the link before it.
-		{"focus outside", chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(chromedp.ModifierShift)), false},
+		{"laptop", 1280, 900, `header nav[aria-label="Main"] details > summary`},
+		{"phone", 390, 844, `#nav-menu > summary`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			browser.Run(t, tab, chromedp.Click(chromedp.CSS(button)))
-			want(t, true)
-			browser.Run(t, tab, tc.close)
-			want(t, false)
-			focused, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.activeElement === document.querySelector('`+button+`')`))
-			if err != nil || focused != tc.focusBack {
-				t.Errorf("the focus is on the menu's button: %v (%v), want %v", focused, err, tc.focusBack)
+		t.Run(device.name, func(t *testing.T) {
+			browser.Run(t, tab,
+				chromedp.EmulateViewport(device.width, device.height),
+				chromedp.Navigate(origin+"/transfers"),
+				chromedp.WaitVisible(chromedp.CSS(device.button)),
+			)
+			for _, tc := range []struct {
+				name      string
+				close     chromedp.Action[chromedp.Void]
+				focusBack bool // the focus returns to the menu's button
+			}{
+				{"Escape", chromedp.KeyEvent(kb.Escape), true},
+				// The operator's name takes no focus: only the click can close the menu.
+				{"click outside", chromedp.Click(chromedp.CSS(`header span[title]`)), false},
+				// Back from the button to the control before it (a link, or Sign out on a phone).
+				{"focus outside", chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(chromedp.ModifierShift)), false},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					browser.Run(t, tab, chromedp.Click(chromedp.CSS(device.button)))
+					want(t, device.button, true)
+					browser.Run(t, tab, tc.close)
+					want(t, device.button, false)
+					focused, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.activeElement === document.querySelector('`+device.button+`')`))
+					if err != nil || focused != tc.focusBack {
+						t.Errorf("the focus is on the menu's button: %v (%v), want %v", focused, err, tc.focusBack)
+					}
+				})
 			}
 		})
 	}

@@ -171,12 +171,13 @@
       });
     });
   }
-  // A menu ([data-menu]: the navigation's More, a <details> whose list opens over the page)
-  // closes as a menu does: Escape closes it and gives the focus back to its button, and a click
-  // or the focus anywhere outside closes it. The <summary> is the button, and the browser tells
-  // assistive technology whether it is expanded from the details' open state, so no
-  // aria-expanded is set on it (ARIA in HTML forbids that on a details' summary). Without script
-  // the menu still opens and closes on its button.
+  // A menu ([data-menu]: a <details> of the navigation, its More on a laptop, whose list opens
+  // over the page, and its Menu on a phone, which holds all of it) closes as a menu does: Escape
+  // closes it and gives the focus back to its button, and a click or the focus anywhere outside
+  // closes it. The <summary> is the button, and the browser tells assistive technology whether it
+  // is expanded from the details' open state, so no aria-expanded is set on it (ARIA in HTML
+  // forbids that on a details' summary). Without script the menu still opens and closes on its
+  // button.
   function closeMenus(outsideOf) {
     document.querySelectorAll("details[data-menu][open]").forEach(function (menu) {
       if (!menu.contains(outsideOf)) menu.open = false;
