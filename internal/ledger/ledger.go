@@ -214,3 +214,43 @@ func plan(changes []Change, noOverdraft func(account int64) bool) ([]Delta, erro
 	sort.Slice(out, func(i, j int) bool { return out[i].Account < out[j].Account })
 	return out, nil
 }
+
+// Movement is one money movement as a store writes it, all or nothing: the postings it makes,
+// the pending postings it settles, and the deltas they add up to (Plan). Only NewMovement makes
+// one, so its deltas are always those of its postings.
+type Movement struct {
+	made, settled []*Posting
+	deltas        []Delta
+}
+
+// NewMovement plans changes (Plan) into a movement made at the instant at: a posting it posts,
+// new or committed, is dated posted at it, the time the store keeps. The new postings are those of OpPost and OpReserve,
+// the settled ones those of OpCommit and OpVoid, each in its new state.
+func NewMovement(changes []Change, at time.Time, noOverdraft func(account int64) bool) (Movement, error) {
+	deltas, err := Plan(changes, noOverdraft)
+	if err != nil {
+		return Movement{}, err
+	}
+	m := Movement{deltas: deltas}
+	for _, c := range changes {
+		if c.Posting.State == Posted {
+			c.Posting.Posted = at
+		}
+		if c.Op == OpPost || c.Op == OpReserve {
+			m.made = append(m.made, c.Posting)
+		} else {
+			m.settled = append(m.settled, c.Posting)
+		}
+	}
+	return m, nil
+}
+
+// Made are the new postings, posted or pending, in order; the store sets their ids.
+func (m Movement) Made() []*Posting { return m.made }
+
+// Settled are the pending postings the movement commits or voids, in their new state and, when
+// committed, with their posted time.
+func (m Movement) Settled() []*Posting { return m.settled }
+
+// Deltas are what the movement changes of each account's totals, ordered by account (Plan).
+func (m Movement) Deltas() []Delta { return m.deltas }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // Accounts of the tests: 1 and 2 must not go below zero, 9 is external.
@@ -143,5 +144,41 @@ func TestAccountBalances(t *testing.T) {
 	}
 	if External.NoOverdraft() {
 		t.Error("external accounts must be allowed below zero")
+	}
+}
+
+// TestNewMovement: a movement carries the new postings apart from the settled ones, each in its
+// new state, dated posted at its instant when posted, with the deltas Plan makes of all; a
+// refused plan is no movement.
+func TestNewMovement(t *testing.T) {
+	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	post, reserve := posting(wallet1, wallet2, 300, ""), posting(wallet1, external, 100, "")
+	commit, void := posting(wallet2, external, 50, Pending), posting(wallet2, external, 20, Pending)
+	changes := []Change{{OpPost, post}, {OpCommit, commit}, {OpReserve, reserve}, {OpVoid, void}}
+	m, err := NewMovement(changes, at, noOverdraft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deltas, _ := Plan([]Change{{OpPost, posting(wallet1, wallet2, 300, "")}, {OpCommit, posting(wallet2, external, 50, Pending)},
+		{OpReserve, posting(wallet1, external, 100, "")}, {OpVoid, posting(wallet2, external, 20, Pending)}}, noOverdraft)
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"made", m.Made(), []*Posting{post, reserve}},
+		{"settled", m.Settled(), []*Posting{commit, void}},
+		{"deltas", m.Deltas(), deltas},
+		{"states", []State{post.State, reserve.State, commit.State, void.State}, []State{Posted, Pending, Posted, Voided}},
+		{"posted times", []time.Time{post.Posted, reserve.Posted, commit.Posted, void.Posted}, []time.Time{at, {}, at, {}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !reflect.DeepEqual(tt.got, tt.want) {
+				t.Errorf("got %+v, want %+v", tt.got, tt.want)
+			}
+		})
+	}
+	if _, err := NewMovement([]Change{{OpCommit, posting(wallet1, wallet2, 5, Posted)}}, at, noOverdraft); !errors.Is(err, ErrBadState) {
+		t.Errorf("a commit of a posted posting: %v, want ErrBadState", err)
 	}
 }

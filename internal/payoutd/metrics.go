@@ -1,8 +1,6 @@
 package payoutd
 
 import (
-	"time"
-
 	"context"
 	"errors"
 
@@ -11,8 +9,7 @@ import (
 )
 
 // countingStore tells onCommit of every committed write transaction that moved money, that is
-// inserted a posting or changed one's state: the service's ledger writes, counted from outside
-// the service.
+// posted a movement: the service's ledger writes, counted from outside the service.
 type countingStore struct {
 	service.Store
 	onCommit func()
@@ -40,14 +37,9 @@ type postingWatch struct {
 	moved bool
 }
 
-func (q *postingWatch) InsertPosting(ctx context.Context, p *ledger.Posting) error {
+func (q *postingWatch) Post(ctx context.Context, m ledger.Movement) error {
 	q.moved = true
-	return q.Queries.InsertPosting(ctx, p)
-}
-
-func (q *postingWatch) SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) error {
-	q.moved = true
-	return q.Queries.SetPostingState(ctx, id, from, to, at)
+	return q.Queries.Post(ctx, m)
 }
 
 // errWorkerStopped is the readiness failure of a server whose payout worker is not running.

@@ -139,8 +139,8 @@ func insufficientFunds() *payouts.Error {
 	return payouts.Errorf(payouts.EInsufficientFunds, "Insufficient funds for this transfer.")
 }
 
-// move writes the lines of transferID and settles the given pending postings (commit or void),
-// all guarded against overdraft, and returns the new postings.
+// move writes the lines of transferID and settles the given pending postings (commit or void) as
+// one movement, guarded against overdraft, and returns the new postings.
 func (b *book) move(ctx context.Context, transferID string, lines []line, settle []ledger.Change) ([]ledger.Posting, error) {
 	now := b.now().Time
 	recs := make([]ledger.Posting, len(lines))
@@ -159,36 +159,24 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 		op := ledger.OpPost
 		if l.pending {
 			op = ledger.OpReserve
-		} else {
-			recs[i].Posted = now
 		}
 		changes = append(changes, ledger.Change{Op: op, Posting: &recs[i]})
 	}
 	// Settling a pending posting never raises what leaves an account, so only the new lines'
 	// accounts, which the book resolved, can need the overdraft guard.
 	changes = append(changes, settle...)
-	deltas, err := ledger.Plan(changes, func(id int64) bool { return b.kinds[id].NoOverdraft() })
+	m, err := ledger.NewMovement(changes, now, func(id int64) bool { return b.kinds[id].NoOverdraft() })
 	if err != nil {
 		return nil, err
 	}
 	if b.dry != nil {
-		return recs, b.dry.apply(deltas)
+		return recs, b.dry.post(m)
 	}
-	if err := b.q.ApplyDeltas(ctx, deltas); err != nil {
+	if err := b.q.Post(ctx, m); err != nil {
 		if errors.Is(err, ErrOverdraft) {
 			return nil, insufficientFunds()
 		}
 		return nil, err
-	}
-	for i := range recs {
-		if err := b.q.InsertPosting(ctx, &recs[i]); err != nil {
-			return nil, err
-		}
-	}
-	for _, c := range settle {
-		if err := b.q.SetPostingState(ctx, c.Posting.ID, ledger.Pending, c.Posting.State, now); err != nil {
-			return nil, err
-		}
 	}
 	return recs, nil
 }

@@ -51,14 +51,11 @@ func TestOrganizationLedgersMirror(t *testing.T) {
 		}
 		p := &ledger.Posting{TransferID: "half", Debit: side.ID, Credit: wallet.ID, Amount: 1, Type: "balance",
 			AppID: org.AppID, SourceName: "x", DestinationName: "y", Created: e.clock.Now()}
-		deltas, err := ledger.Plan([]ledger.Change{{Op: ledger.OpPost, Posting: p}}, func(int64) bool { return false })
+		m, err := ledger.NewMovement([]ledger.Change{{Op: ledger.OpPost, Posting: p}}, p.Created, func(int64) bool { return false })
 		if err != nil {
 			return err
 		}
-		if err := q.ApplyDeltas(e.ctx, deltas); err != nil {
-			return err
-		}
-		return q.InsertPosting(e.ctx, p)
+		return q.Post(e.ctx, m)
 	})
 	if err != nil {
 		t.Fatal(err)

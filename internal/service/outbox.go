@@ -1,8 +1,6 @@
 package service
 
 import (
-	"time"
-
 	"context"
 	"encoding/json"
 	"slices"
@@ -199,19 +197,19 @@ func (r *recorder) UpdateClaimedPayout(ctx context.Context, t *TransferRecord, f
 	return nil
 }
 
-func (r *recorder) InsertPosting(ctx context.Context, p *ledger.Posting) error {
-	if err := r.Queries.InsertPosting(ctx, p); err != nil {
+func (r *recorder) Post(ctx context.Context, m ledger.Movement) error {
+	for _, p := range m.Settled() {
+		delete(r.fresh, p.TransferID) // its postings changed: read them back
+	}
+	if err := r.Queries.Post(ctx, m); err != nil {
 		return err
 	}
-	if postings, ok := r.fresh[p.TransferID]; ok {
-		r.fresh[p.TransferID] = append(postings, p) // its id may be set later, by held inserts
+	for _, p := range m.Made() {
+		if postings, ok := r.fresh[p.TransferID]; ok {
+			r.fresh[p.TransferID] = append(postings, p)
+		}
 	}
 	return nil
-}
-
-func (r *recorder) SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) error {
-	clear(r.fresh) // which transfer the posting is of is not known here: read them all back
-	return r.Queries.SetPostingState(ctx, id, from, to, at)
 }
 
 var linkEvents = map[payouts.PayoutLinkStatus]payouts.EventType{

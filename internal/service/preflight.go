@@ -53,9 +53,10 @@ func (d *dryRun) account(ctx context.Context, b *book, kind ledger.Kind, ref, na
 	return p, nil
 }
 
-// apply is ApplyDeltas on the run's balances: a guarded delta that would leave its account's
+// post is Queries.Post on the run's balances: a guarded delta that would leave its account's
 // available balance below zero refuses the whole movement, which then changes nothing.
-func (d *dryRun) apply(deltas []ledger.Delta) error {
+func (d *dryRun) post(m ledger.Movement) error {
+	deltas := m.Deltas()
 	for _, dl := range deltas {
 		if dl.Guard && d.available[dl.Account]+dl.CreditsPosted-dl.DebitsPosted-dl.DebitsPending < 0 {
 			return insufficientFunds()

@@ -32,7 +32,7 @@ type Intent struct {
 
 // Queries are the statements of one write transaction (Store.InTx): everything the store
 // reads and writes. A row that does not exist, or belongs to another app, is ErrNoRecord; an
-// overdraft refused by ApplyDeltas is ErrOverdraft. Each takes the app id so that one app can
+// overdraft refused by Post is ErrOverdraft. Each takes the app id so that one app can
 // never read or touch another's rows. Writes exist only here: outside a transaction a Store
 // offers its Reads alone.
 type Queries interface {
@@ -105,11 +105,11 @@ type LedgerReads interface {
 // LedgerWrites move money: accounts, their balances and postings.
 type LedgerWrites interface {
 	EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
-	ApplyDeltas(ctx context.Context, deltas []ledger.Delta) error
-	InsertPosting(ctx context.Context, p *ledger.Posting) error
-	// SetPostingState settles a pending posting at the instant at: one moved to posted is dated
-	// posted at it, which statements read.
-	SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) error
+	// Post writes one movement, all or nothing: when a guarded delta would overdraw its account
+	// it is ErrOverdraft and nothing of it is written. Otherwise its deltas are applied, its new
+	// postings stored (their ids set) and the pending postings it settles moved to their new
+	// state; one of those no longer pending is ErrNoRecord.
+	Post(ctx context.Context, m ledger.Movement) error
 }
 
 // UserReads read users and what belongs to them.

@@ -80,16 +80,8 @@ func (q faultyQueries) EnsureAccount(ctx context.Context, appID string, kind led
 	return query(q, func() (*ledger.Account, error) { return q.Queries.EnsureAccount(ctx, appID, kind, ref) })
 }
 
-func (q faultyQueries) ApplyDeltas(ctx context.Context, deltas []ledger.Delta) error {
-	return q.exec(func() error { return q.Queries.ApplyDeltas(ctx, deltas) })
-}
-
-func (q faultyQueries) InsertPosting(ctx context.Context, p *ledger.Posting) error {
-	return q.exec(func() error { return q.Queries.InsertPosting(ctx, p) })
-}
-
-func (q faultyQueries) SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) error {
-	return q.exec(func() error { return q.Queries.SetPostingState(ctx, id, from, to, at) })
+func (q faultyQueries) Post(ctx context.Context, m ledger.Movement) error {
+	return q.exec(func() error { return q.Queries.Post(ctx, m) })
 }
 
 func (q faultyQueries) PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error) {

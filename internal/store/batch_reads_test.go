@@ -29,11 +29,11 @@ func TestUserReadKnowsWallet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.ApplyDeltas(ctx, []ledger.Delta{{Account: bank.ID, DebitsPosted: 100}, {Account: wallet.ID, CreditsPosted: 100}}); err != nil {
+		if err := st.InTx(ctx, func(q service.Queries) error { return post(ctx, q, payment(appID, bank.ID, wallet.ID, 100)) }); err != nil {
 			t.Fatal(err)
 		}
 		debit := func(q service.Queries, account, amount int64) error {
-			return q.ApplyDeltas(ctx, []ledger.Delta{{Account: bank.ID, CreditsPosted: amount}, {Account: account, DebitsPosted: amount, Guard: true}})
+			return post(ctx, q, payment(appID, account, bank.ID, amount), account)
 		}
 		err = st.InTx(ctx, func(q service.Queries) error {
 			for _, want := range []int64{100, 40} {

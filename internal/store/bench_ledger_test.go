@@ -30,7 +30,7 @@ func benchLedger(b *testing.B) (st *store.Store, appID string, wallet, user int6
 	bank, _ := st.EnsureAccount(ctx, appID, ledger.External, "bank")
 	w, _ := st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
 	u, _ := st.EnsureAccount(ctx, appID, ledger.UserWallet, "user")
-	if err := st.ApplyDeltas(ctx, []ledger.Delta{{Account: bank.ID, DebitsPosted: 1 << 40}, {Account: w.ID, CreditsPosted: 1 << 40}}); err != nil {
+	if err := st.InTx(ctx, func(q service.Queries) error { return post(ctx, q, payment(appID, bank.ID, w.ID, 1<<40)) }); err != nil {
 		b.Fatal(err)
 	}
 	return st, appID, w.ID, u.ID
@@ -52,11 +52,7 @@ func BenchmarkPosting(b *testing.B) {
 			if _, err := q.FindAccount(ctx, appID, ledger.UserWallet, "user"); err != nil {
 				return err
 			}
-			if err := q.ApplyDeltas(ctx, []ledger.Delta{{Account: wallet, DebitsPosted: 1, Guard: true}, {Account: user, CreditsPosted: 1}}); err != nil {
-				return err
-			}
-			return q.InsertPosting(ctx, &ledger.Posting{AppID: appID, TransferID: uuid.NewString(), Debit: wallet, Credit: user,
-				Amount: 1, State: ledger.Posted, Type: "balance", SourceName: "app", DestinationName: "user", Created: t0})
+			return post(ctx, q, payment(appID, wallet, user, 1), wallet)
 		})
 	}
 	b.Run("serial", func(b *testing.B) {

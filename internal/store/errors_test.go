@@ -19,6 +19,10 @@ func TestErrorsNameTheOperation(t *testing.T) {
 		ctx := context.Background()
 		appID := newApp(t, st, "acme")
 		ada := newUser(t, st, appID, 1, "ada@example.com")
+		bank, err := st.EnsureAccount(ctx, appID, ledger.External, "bank")
+		if err != nil {
+			t.Fatal(err)
+		}
 		wallet, err := st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
 		if err != nil {
 			t.Fatal(err)
@@ -44,8 +48,8 @@ func TestErrorsNameTheOperation(t *testing.T) {
 				return st.DeleteUser(ctx, appID, ada.ID, t0)
 			}, "delete user " + ada.ID + ": ", service.ErrNoRecord, ""},
 			{"overdraft", func() error {
-				return st.ApplyDeltas(ctx, []ledger.Delta{{Account: wallet.ID, DebitsPosted: 1, Guard: true}})
-			}, "apply deltas: ", service.ErrOverdraft, ""},
+				return st.InTx(ctx, func(q service.Queries) error { return post(ctx, q, payment(appID, wallet.ID, bank.ID, 1), wallet.ID) })
+			}, "post a movement: ", service.ErrOverdraft, ""},
 			{"taken email", func() error {
 				u := *ada
 				u.ID, u.Email = userID(2), "bob@example.com"

@@ -35,7 +35,7 @@ func TestBatchHoldsTransfers(t *testing.T) {
 				if err := q.CreateTransfer(ctx, tr); err != nil {
 					return err
 				}
-				if err := q.InsertPosting(ctx, p); err != nil {
+				if err := post(ctx, q, p); err != nil {
 					return err
 				}
 				if p.ID == 0 {

@@ -49,7 +49,7 @@ func TestHeldRows(t *testing.T) {
 					if err := q.CreateTransfer(ctx, transfers[i]); err != nil {
 						return err
 					}
-					if err := q.InsertPosting(ctx, postings[i]); err != nil {
+					if err := post(ctx, q, postings[i]); err != nil {
 						return err
 					}
 					total, err := addPayments(q, payee(i), i+1)

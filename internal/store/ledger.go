@@ -66,25 +66,38 @@ const (
 	applyGuardedDelta = applyDelta + ` AND credits_posted + ? - debits_posted - ? - debits_pending - ? >= 0`
 )
 
-// ApplyDeltas adds the deltas to their accounts. A guarded delta that would overdraw its
-// account fails the whole call with service.ErrOverdraft. In a write transaction the deltas are
-// netted with the batch's and written at its end.
-func (q *Queries) ApplyDeltas(ctx context.Context, deltas []ledger.Delta) (err error) {
-	defer wrap(&err, "apply deltas")
-	if q.job != nil {
-		return q.job.apply(ctx, q, deltas)
+// Post writes a movement, all or nothing, in a write transaction: every guarded delta is first
+// checked against the batch's running balance of its account (netting), and one that would
+// overdraw refuses the whole movement with service.ErrOverdraft, nothing written; then the
+// pending postings it settles change state, its deltas are netted with the batch's, and its
+// new postings are numbered and held, all written before the commit (held).
+func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
+	defer wrap(&err, "post a movement")
+	if q.job == nil {
+		return errors.New("store: a movement is posted in a write transaction only")
 	}
-	return q.applyDeltas(ctx, deltas)
+	if err := q.job.check(ctx, q, m.Deltas()); err != nil {
+		return err
+	}
+	for _, p := range m.Settled() {
+		if err := q.settle(ctx, p); err != nil {
+			return err
+		}
+	}
+	q.job.add(m.Deltas())
+	for _, p := range m.Made() {
+		// The transaction numbers its postings itself and holds them with its other rows: no
+		// job sends a statement for its postings, and its answer still carries their ids.
+		if p.ID, err = q.nextPostingID(ctx); err != nil {
+			return err
+		}
+		q.job.st.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
+	}
+	return nil
 }
 
-// applyDeltas writes the deltas, in the order given (sorted by account, so writers lock accounts
-// in one order).
-func (q *Queries) applyDeltas(ctx context.Context, deltas []ledger.Delta) error {
-	return q.run(ctx, writing(accountsTable), deltaStmts(q.dialect, deltas))
-}
-
-// deltaStmts are the statements of applyDeltas: one per account, or on PostgreSQL one for all
-// (applyDeltasAtOnce).
+// deltaStmts are the statements that write a batch's net deltas: one per account, or on
+// PostgreSQL one for all (applyDeltasAtOnce).
 func deltaStmts(d sqldb.Dialect, deltas []ledger.Delta) []sqldb.Stmt {
 	if d == sqldb.Postgres && len(deltas) > 1 && distinctAccounts(deltas) {
 		return []sqldb.Stmt{applyDeltasAtOnce(deltas)}
@@ -110,7 +123,7 @@ func deltaStmts(d sqldb.Dialect, deltas []ledger.Delta) []sqldb.Stmt {
 	return stmts
 }
 
-// applyDeltasAtOnce is applyDeltas in one PostgreSQL statement: a batch's flush is one round
+// applyDeltasAtOnce is deltaStmts in one PostgreSQL statement: a batch's flush is one round
 // trip instead of one per account, so the app wallet, which every batch writes, stays locked
 // for that statement and the commit only. The rows are locked in account order first (the
 // locked CTE, which the update reads before it changes a row), so that writers cannot deadlock.
@@ -197,26 +210,9 @@ func scanPostings(rows *sql.Rows, err error) ([]ledger.Posting, error) {
 	return out, rows.Err()
 }
 
-// InsertPosting records a posting and sets its id.
-func (q *Queries) InsertPosting(ctx context.Context, p *ledger.Posting) (err error) {
-	defer wrap(&err, "insert posting of transfer %s", p.TransferID)
-	if q.job != nil {
-		// The transaction numbers its postings itself and holds them with its other rows: no
-		// job sends a statement for its postings, and its answer still carries their ids.
-		if p.ID, err = q.nextPostingID(ctx); err != nil {
-			return err
-		}
-		q.job.st.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
-		return nil
-	}
-	return q.queryRowTouching(ctx, writing(postingsTable), insertPosting+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		postingValues(p)...).Scan(&p.ID)
-}
-
 const (
 	postingInsertColumns = `app_id, transfer_id, debit_account, credit_account, amount, state, type, user_id,
 	source_name, destination_name, metadata, created, posted`
-	insertPosting       = `INSERT INTO postings (` + postingInsertColumns + `)`
 	insertPostingWithID = `INSERT INTO postings (id, ` + postingInsertColumns + `)`
 )
 
@@ -282,16 +278,12 @@ func postedValue(at time.Time) any {
 	return sqldb.Micros(at)
 }
 
-// SetPostingState moves a posting from one state to another at the instant at, the posting's
-// posted time when it becomes posted; a posting not in from is ErrNoRecord, so a reservation can
-// be settled once only.
-func (q *Queries) SetPostingState(ctx context.Context, id int64, from, to ledger.State, at time.Time) (err error) {
-	defer wrap(&err, "set posting %d %s -> %s", id, from, to)
-	var posted any
-	if to == ledger.Posted {
-		posted = sqldb.Micros(at)
-	}
-	return q.execOne(ctx, writing(postingsTable), `UPDATE postings SET state = ?, posted = ? WHERE id = ? AND state = ?`, to, posted, id, from)
+// settle writes the new state of a pending posting and its posted time (none for a voided one);
+// a posting no longer pending is ErrNoRecord, so a reservation is settled once only.
+func (q *Queries) settle(ctx context.Context, p *ledger.Posting) (err error) {
+	defer wrap(&err, "settle posting %d as %s", p.ID, p.State)
+	return q.execOne(ctx, writing(postingsTable), `UPDATE postings SET state = ?, posted = ? WHERE id = ? AND state = ?`,
+		p.State, postedValue(p.Posted), p.ID, ledger.Pending)
 }
 
 // PostingsOfTransfers reads the postings of the given transfers, oldest first. They are looked up

@@ -3,18 +3,45 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
 )
 
-// TestApplyDeltasAllOrNone: deltas of several accounts, which PostgreSQL writes in one
-// statement, are applied all or none in a write transaction: one guarded delta that would
-// overdraw, or one naming no account, refuses the lot. Outside one, two deltas of one account
-// both count.
-func TestApplyDeltasAllOrNone(t *testing.T) {
+// payment is a posting of amount from one account of the app to another, of a transfer of its
+// own.
+func payment(appID string, from, to, amount int64) *ledger.Posting {
+	return &ledger.Posting{AppID: appID, TransferID: uuid.NewString(), Debit: from, Credit: to, Amount: amount,
+		Type: "balance", SourceName: "from", DestinationName: "to", Created: t0}
+}
+
+// post posts p through q as a movement of its own, the accounts guarded guarded against
+// overdraft.
+func post(ctx context.Context, q service.LedgerWrites, p *ledger.Posting, guarded ...int64) error {
+	return postChanges(ctx, q, []ledger.Change{{Op: ledger.OpPost, Posting: p}}, guarded...)
+}
+
+// postChanges posts changes through q as one movement, the accounts guarded guarded against
+// overdraft.
+func postChanges(ctx context.Context, q service.LedgerWrites, changes []ledger.Change, guarded ...int64) error {
+	m, err := ledger.NewMovement(changes, t0, func(id int64) bool { return slices.Contains(guarded, id) })
+	if err != nil {
+		return err
+	}
+	return q.Post(ctx, m)
+}
+
+// TestPostAllOrNone: a movement of several accounts, which PostgreSQL writes in one statement,
+// is posted all or none: one guarded delta that would overdraw, or one naming no account,
+// refuses the lot.
+func TestPostAllOrNone(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		appID, bank, wallet := fundedWallet(t, st, 100)
@@ -24,27 +51,19 @@ func TestApplyDeltasAllOrNone(t *testing.T) {
 		}
 		tests := []struct {
 			name                 string
-			inTx                 bool
-			deltas               []ledger.Delta
+			posting              *ledger.Posting
 			want                 error
 			wantWallet, wantFees int64
 		}{
-			{"one overdraws", true, []ledger.Delta{{Account: bank.ID, CreditsPosted: 101}, {Account: wallet.ID, DebitsPosted: 101, Guard: true}}, service.ErrOverdraft, 100, 0},
-			{"one names no account", true, []ledger.Delta{{Account: wallet.ID, DebitsPosted: 10, Guard: true}, {Account: 1 << 40, CreditsPosted: 10}}, service.ErrNoRecord, 100, 0},
-			{"all within the balance", true, []ledger.Delta{{Account: wallet.ID, DebitsPosted: 30, Guard: true}, {Account: fees.ID, CreditsPosted: 30}}, nil, 70, 30},
-			{"one account twice", false, []ledger.Delta{{Account: wallet.ID, DebitsPosted: 5, Guard: true}, {Account: fees.ID, CreditsPosted: 5}, {Account: wallet.ID, DebitsPosted: 5, Guard: true}, {Account: fees.ID, CreditsPosted: 5}}, nil, 60, 40},
+			{"one overdraws", payment(appID, wallet.ID, bank.ID, 101), service.ErrOverdraft, 100, 0},
+			{"one names no account", payment(appID, wallet.ID, 1<<40, 10), service.ErrNoRecord, 100, 0},
+			{"all within the balance", payment(appID, wallet.ID, fees.ID, 30), nil, 70, 30},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				apply := func(q service.LedgerWrites) error { return q.ApplyDeltas(ctx, tc.deltas) }
-				var err error
-				if tc.inTx {
-					err = st.InTx(ctx, func(q service.Queries) error { return apply(q) })
-				} else {
-					err = apply(st)
-				}
+				err := st.InTx(ctx, func(q service.Queries) error { return post(ctx, q, tc.posting, wallet.ID) })
 				if !errors.Is(err, tc.want) {
-					t.Fatalf("ApplyDeltas = %v, want %v", err, tc.want)
+					t.Fatalf("Post = %v, want %v", err, tc.want)
 				}
 				w, _ := st.FindAccount(ctx, appID, ledger.AppWallet, "")
 				f, _ := st.FindAccount(ctx, appID, ledger.Fees, "")
@@ -52,6 +71,119 @@ func TestApplyDeltasAllOrNone(t *testing.T) {
 					t.Fatalf("wallet %d, fees %d; want %d, %d", w.Balance(), f.Balance(), tc.wantWallet, tc.wantFees)
 				}
 			})
+		}
+	})
+}
+
+// TestRefusedMovementLeavesNothing: a movement refused for its second delta, which would overdraw
+// a guarded account, leaves nothing behind in a batch whose jobs commit, its own job among them:
+// not the first delta (checked alone it passes), nor its new postings, nor the state of the
+// pending posting it settles. The other jobs' movements, and the refused job's next one, stand.
+func TestRefusedMovementLeavesNothing(t *testing.T) {
+	const jobs = 24 // so that one of PostgreSQL's two writers' batches has at least 12
+	refusing := func(i int) bool { return i%6 == 0 }
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		// Made in this order, so that the movement's deltas come wallet (passes), then payee
+		// (overdraws), then fees and clearing.
+		appID, bank, wallet := fundedWallet(t, st, 1000)
+		payee, err := st.EnsureAccount(ctx, appID, ledger.UserWallet, userID(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fees, err := st.EnsureAccount(ctx, appID, ledger.Fees, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clearing, err := st.EnsureAccount(ctx, appID, ledger.Clearing, "ach")
+		if err != nil {
+			t.Fatal(err)
+		}
+		reserved := make([]*ledger.Posting, jobs)
+		err = st.InTx(ctx, func(q service.Queries) error {
+			if err := post(ctx, q, payment(appID, bank.ID, payee.ID, 10)); err != nil {
+				return err
+			}
+			for i := range jobs {
+				if refusing(i) {
+					reserved[i] = payment(appID, wallet.ID, clearing.ID, 20)
+					if err := postChanges(ctx, q, []ledger.Change{{Op: ledger.OpReserve, Posting: reserved[i]}}, wallet.ID); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := make([][]*ledger.Posting, jobs)
+		var mu sync.Mutex
+		committers := map[any]int{} // by batch, its jobs that posted a movement
+		refusedIn := map[any]int{}  // by batch, its jobs refused a movement
+		time.AfterFunc(100*time.Millisecond, holdWriters(t, st))
+		errs := inParallel(jobs, func(i int) error {
+			return st.InTx(ctx, func(q service.Queries) error {
+				if refusing(i) {
+					settled := *reserved[i]
+					refused[i] = []*ledger.Posting{payment(appID, wallet.ID, fees.ID, 30), payment(appID, payee.ID, fees.ID, 11)}
+					err := postChanges(ctx, q, []ledger.Change{{Op: ledger.OpCommit, Posting: &settled},
+						{Op: ledger.OpPost, Posting: refused[i][0]}, {Op: ledger.OpPost, Posting: refused[i][1]}}, wallet.ID, payee.ID)
+					if !errors.Is(err, service.ErrOverdraft) {
+						t.Errorf("job %d: the movement overdrawing the payee: %v, want an overdraft", i, err)
+					}
+					mu.Lock()
+					refusedIn[store.BatchOf(q)]++
+					mu.Unlock()
+				}
+				if err := post(ctx, q, payment(appID, wallet.ID, fees.ID, 1), wallet.ID); err != nil {
+					return err
+				}
+				mu.Lock()
+				committers[store.BatchOf(q)]++
+				mu.Unlock()
+				return nil
+			})
+		})
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("job %d: %v", i, err)
+			}
+		}
+		shared := false
+		for b, n := range refusedIn {
+			shared = shared || committers[b] > n
+		}
+		if !shared {
+			t.Fatal("no refused movement was in a batch with another job")
+		}
+		want := map[*ledger.Account]int64{wallet: 1000 - jobs, payee: 10, fees: jobs, clearing: 0}
+		for a, balance := range want {
+			got, err := st.FindAccount(ctx, appID, a.Kind, a.Ref)
+			if err != nil || got.Balance() != balance {
+				t.Errorf("%s account: %+v (%v), want balance %d", a.Kind, got, err, balance)
+			}
+		}
+		for i := range jobs {
+			if !refusing(i) {
+				continue
+			}
+			for _, p := range refused[i] {
+				if lines, err := st.PostingsOfTransfers(ctx, appID, []string{p.TransferID}); err != nil || len(lines) != 0 {
+					t.Errorf("job %d: the refused movement left postings %+v (%v)", i, lines, err)
+				}
+			}
+			lines, err := st.PostingsOfTransfers(ctx, appID, []string{reserved[i].TransferID})
+			if err != nil || len(lines) != 1 || lines[0].State != ledger.Pending || !lines[0].Posted.IsZero() {
+				t.Errorf("job %d: the posting the refused movement settled is %+v (%v), want it pending", i, lines, err)
+			}
+		}
+		accounts, postings, err := st.LedgerSnapshot(ctx, appID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, err := range ledger.Check(accounts, postings) {
+			t.Errorf("ledger: %v", err)
 		}
 	})
 }

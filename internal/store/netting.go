@@ -92,9 +92,10 @@ func (j *jobState) wallet(u *service.UserRecord) {
 	}
 }
 
-// apply adds a job's deltas, all or none: a guarded account that would be overdrawn refuses
-// the lot with service.ErrOverdraft.
-func (j *jobState) apply(ctx context.Context, q *Queries, deltas []ledger.Delta) error {
+// check refuses with service.ErrOverdraft deltas of which one guarded would leave its account's
+// available balance below zero, as the batch has it with the job's deltas so far; it reads the
+// accounts the batch has not read yet.
+func (j *jobState) check(ctx context.Context, q *Queries, deltas []ledger.Delta) error {
 	for _, d := range deltas {
 		if _, ok := j.st.netting.read[d.Account]; !ok {
 			a, err := scanAccount(q.queryRowTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts WHERE id = ?`, d.Account))
@@ -111,11 +112,15 @@ func (j *jobState) apply(ctx context.Context, q *Queries, deltas []ledger.Delta)
 			return service.ErrOverdraft
 		}
 	}
+	return nil
+}
+
+// add adds deltas that passed check to the job's.
+func (j *jobState) add(deltas []ledger.Delta) {
 	for _, d := range deltas {
 		j.deltas = append(j.deltas, d)
 		j.net[d.Account] = sum(j.net[d.Account], d)
 	}
-	return nil
 }
 
 // stmts write the net delta of every account the batch moved, in account order (so batches

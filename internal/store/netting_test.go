@@ -26,8 +26,10 @@ func fundedWallet(t *testing.T, st *store.Store, amount int64) (appID string, ba
 	if wallet, err = st.EnsureAccount(ctx, appID, ledger.AppWallet, ""); err != nil {
 		t.Fatal(err)
 	}
-	deposit := []ledger.Delta{{Account: bank.ID, DebitsPosted: amount}, {Account: wallet.ID, CreditsPosted: amount}}
-	if err := st.ApplyDeltas(ctx, deposit); err != nil {
+	if amount == 0 {
+		return appID, bank, wallet
+	}
+	if err := st.InTx(ctx, func(q service.Queries) error { return post(ctx, q, payment(appID, bank.ID, wallet.ID, amount)) }); err != nil {
 		t.Fatal(err)
 	}
 	return appID, bank, wallet
@@ -36,15 +38,12 @@ func fundedWallet(t *testing.T, st *store.Store, amount int64) (appID string, ba
 // raceDebits debits amount from the wallet to the bank in jobs concurrent write transactions,
 // spread over the stores, and counts those that went through and those refused for want of
 // funds; any other outcome fails t.
-func raceDebits(t *testing.T, stores []*store.Store, bank, wallet int64, jobs int, amount int64) (ok, refused int) {
+func raceDebits(t *testing.T, stores []*store.Store, bank, wallet *ledger.Account, jobs int, amount int64) (ok, refused int) {
 	t.Helper()
 	ctx := context.Background()
 	errs := inParallel(jobs, func(i int) error {
 		return stores[i%len(stores)].InTx(ctx, func(q service.Queries) error {
-			return q.ApplyDeltas(ctx, []ledger.Delta{
-				{Account: bank, CreditsPosted: amount},
-				{Account: wallet, DebitsPosted: amount, Guard: true},
-			})
+			return post(ctx, q, payment(wallet.AppID, wallet.ID, bank.ID, amount), wallet.ID)
 		})
 	})
 	for i, err := range errs {
@@ -86,10 +85,7 @@ func TestNettedDebits(t *testing.T) {
 		seen := make([]int64, jobs)
 		errs := inParallel(jobs, func(i int) error {
 			return st.InTx(ctx, func(q service.Queries) error {
-				if err := q.ApplyDeltas(ctx, []ledger.Delta{
-					{Account: bank.ID, CreditsPosted: 5},
-					{Account: wallet.ID, DebitsPosted: 5, Guard: true},
-				}); err != nil {
+				if err := post(ctx, q, payment(appID, wallet.ID, bank.ID, 5), wallet.ID); err != nil {
 					return err
 				}
 				a, err := q.FindAccount(ctx, appID, ledger.AppWallet, "")
@@ -143,7 +139,7 @@ func TestNettedDebitsTwoProcesses(t *testing.T) {
 		stores[i] = st
 	}
 	_, bank, wallet := fundedWallet(t, stores[0], 100)
-	ok, refused := raceDebits(t, stores, bank.ID, wallet.ID, 60, 5)
+	ok, refused := raceDebits(t, stores, bank, wallet, 60, 5)
 	a, _ := stores[1].FindAccount(ctx, wallet.AppID, ledger.AppWallet, "")
 	if ok != 20 || refused != 40 || a.Balance() != 0 {
 		t.Fatalf("%d debits went through, %d refused, wallet %d; want 20, 40, 0", ok, refused, a.Balance())
@@ -198,7 +194,7 @@ func TestSavepointUndoesNettedDeltas(t *testing.T) {
 		ctx := context.Background()
 		appID, bank, wallet := fundedWallet(t, st, 1000)
 		debit := func(q service.Queries, amount int64) error {
-			return q.ApplyDeltas(ctx, []ledger.Delta{{Account: bank.ID, CreditsPosted: amount}, {Account: wallet.ID, DebitsPosted: amount, Guard: true}})
+			return post(ctx, q, payment(appID, wallet.ID, bank.ID, amount), wallet.ID)
 		}
 		const jobs = 20
 		errs := inParallel(jobs, func(int) error {

@@ -83,30 +83,30 @@ func TestLedgerGuard(t *testing.T) {
 		ctx := context.Background()
 		appID := newApp(t, st, "acme")
 		bank, _ := st.EnsureAccount(ctx, appID, ledger.External, "bank")
+		rail, _ := st.EnsureAccount(ctx, appID, ledger.External, "rail")
 		wallet, _ := st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
 		again, err := st.EnsureAccount(ctx, appID, ledger.AppWallet, "")
 		if err != nil || again.ID != wallet.ID {
 			t.Fatalf("EnsureAccount is not idempotent: %v %v", again, err)
 		}
-		deposit := []ledger.Delta{{Account: bank.ID, DebitsPosted: 100}, {Account: wallet.ID, CreditsPosted: 100}}
-		if err := st.ApplyDeltas(ctx, deposit); err != nil {
+		if err := st.InTx(ctx, func(q service.Queries) error { return post(ctx, q, payment(appID, bank.ID, wallet.ID, 100)) }); err != nil {
 			t.Fatal(err)
 		}
 		tests := []struct {
-			name  string
-			delta ledger.Delta
-			want  error
+			name   string
+			change ledger.Change
+			want   error
 		}{
-			{"spend within balance", ledger.Delta{Account: wallet.ID, DebitsPending: 60, Guard: true}, nil},
-			{"overdraw the rest", ledger.Delta{Account: wallet.ID, DebitsPosted: 41, Guard: true}, service.ErrOverdraft},
-			{"spend exactly the rest", ledger.Delta{Account: wallet.ID, DebitsPosted: 40, Guard: true}, nil},
-			{"external may go negative", ledger.Delta{Account: bank.ID, DebitsPosted: 1000}, nil},
+			{"spend within balance", ledger.Change{Op: ledger.OpReserve, Posting: payment(appID, wallet.ID, bank.ID, 60)}, nil},
+			{"overdraw the rest", ledger.Change{Op: ledger.OpPost, Posting: payment(appID, wallet.ID, bank.ID, 41)}, service.ErrOverdraft},
+			{"spend exactly the rest", ledger.Change{Op: ledger.OpPost, Posting: payment(appID, wallet.ID, bank.ID, 40)}, nil},
+			{"external may go negative", ledger.Change{Op: ledger.OpPost, Posting: payment(appID, bank.ID, rail.ID, 1000)}, nil},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				err := st.InTx(ctx, func(q service.Queries) error { return q.ApplyDeltas(ctx, []ledger.Delta{tc.delta}) })
+				err := st.InTx(ctx, func(q service.Queries) error { return postChanges(ctx, q, []ledger.Change{tc.change}, wallet.ID) })
 				if !errors.Is(err, tc.want) {
-					t.Fatalf("ApplyDeltas = %v, want %v", err, tc.want)
+					t.Fatalf("Post = %v, want %v", err, tc.want)
 				}
 			})
 		}
@@ -115,7 +115,7 @@ func TestLedgerGuard(t *testing.T) {
 			t.Fatalf("wallet balance %d available %d, want 60 and 0", a.Balance(), a.Available())
 		}
 		// An unguarded write that would overdraw is still refused by the CHECK constraint.
-		err = st.ApplyDeltas(ctx, []ledger.Delta{{Account: wallet.ID, DebitsPosted: 1}})
+		err = st.InTx(ctx, func(q service.Queries) error { return post(ctx, q, payment(appID, wallet.ID, bank.ID, 1)) })
 		if err == nil {
 			t.Fatal("the database accepted an overdraft")
 		}
@@ -126,7 +126,7 @@ func TestLedgerGuard(t *testing.T) {
 func TestConcurrentDebits(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
 		appID, bank, wallet := fundedWallet(t, st, 100)
-		ok, refused := raceDebits(t, []*store.Store{st}, bank.ID, wallet.ID, 25, 10)
+		ok, refused := raceDebits(t, []*store.Store{st}, bank, wallet, 25, 10)
 		a, _ := st.FindAccount(context.Background(), appID, ledger.AppWallet, "")
 		if ok != 10 || refused != 15 || a.Balance() != 0 {
 			t.Fatalf("%d debits went through and %d were refused, balance %d; want 10, 15, 0", ok, refused, a.Balance())

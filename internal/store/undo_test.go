@@ -46,8 +46,9 @@ func (w *undoWorld) key(i int) *service.IdempotencyRecord {
 		RequestHash: fmt.Sprint("hash ", i), Created: t0}
 }
 
-// work adds to q's batch all a job can: a transfer and its posting held, a yearly payment held
-// (its total read first), its user's wallet made and read, a guarded debit netted, its key
+// work adds to q's batch all a job can: a transfer held, a yearly payment held (its total read
+// first), its user's wallet made and read, the transfer's movement from the app's wallet to it
+// posted (its posting held, its guarded debit netted), its key
 // claimed (from the batch's claims ahead when there are), the app and its endpoints copied into
 // the batch view, and a read of a held table, which writes the rows held so far, the batch's
 // other jobs' among them. Work that will be undone also changes its user, which drops the view,
@@ -55,9 +56,6 @@ func (w *undoWorld) key(i int) *service.IdempotencyRecord {
 func (w *undoWorld) work(ctx context.Context, q service.Queries, i int, undone bool) error {
 	w.transfers[i], w.heldPostings[i] = heldTransfer(w.appID, w.bank.ID, w.wallet.ID, i)
 	if err := q.CreateTransfer(ctx, w.transfers[i]); err != nil {
-		return err
-	}
-	if err := q.InsertPosting(ctx, w.heldPostings[i]); err != nil {
 		return err
 	}
 	total, err := q.AddYearlyPayments(ctx, w.appID, w.users[i].ID, 2026, payouts.Money(i+1))
@@ -69,8 +67,8 @@ func (w *undoWorld) work(ctx context.Context, q service.Queries, i int, undone b
 	if err != nil {
 		return err
 	}
-	if err := q.ApplyDeltas(ctx, []ledger.Delta{{Account: w.wallet.ID, DebitsPosted: int64(i + 1), Guard: true},
-		{Account: userWallet.ID, CreditsPosted: int64(i + 1)}}); err != nil {
+	w.heldPostings[i].Debit, w.heldPostings[i].Credit = w.wallet.ID, userWallet.ID
+	if err := post(ctx, q, w.heldPostings[i], w.wallet.ID); err != nil {
 		return err
 	}
 	for _, k := range store.KeysClaimedAhead(q) {
@@ -340,11 +338,8 @@ func TestKeyOfJobUndone(t *testing.T) {
 				if err := q.CreateTransfer(ctx, w.transfers[i]); err != nil {
 					return err
 				}
-				if err := q.InsertPosting(ctx, w.heldPostings[i]); err != nil {
-					return err
-				}
-				if err := q.ApplyDeltas(ctx, []ledger.Delta{{Account: w.wallet.ID, DebitsPosted: int64(i + 1), Guard: true},
-					{Account: w.bank.ID, CreditsPosted: int64(i + 1)}}); err != nil {
+				w.heldPostings[i].Debit, w.heldPostings[i].Credit = w.wallet.ID, w.bank.ID
+				if err := post(ctx, q, w.heldPostings[i], w.wallet.ID); err != nil {
 					return err
 				}
 				if ahead {
