@@ -224,8 +224,8 @@ type Movement struct {
 }
 
 // NewMovement plans changes (Plan) into a movement made at the instant at: a posting it posts,
-// new or committed, is dated posted at it, the time the store keeps. The new postings are those of OpPost and OpReserve,
-// the settled ones those of OpCommit and OpVoid, each in its new state.
+// new or committed, is dated posted at it, the time the store keeps. The new postings are those
+// of OpPost and OpReserve, the settled ones those of OpCommit and OpVoid, each in its new state.
 func NewMovement(changes []Change, at time.Time, noOverdraft func(account int64) bool) (Movement, error) {
 	deltas, err := Plan(changes, noOverdraft)
 	if err != nil {

@@ -66,11 +66,13 @@ const (
 	applyGuardedDelta = applyDelta + ` AND credits_posted + ? - debits_posted - ? - debits_pending - ? >= 0`
 )
 
-// Post writes a movement, all or nothing, in a write transaction: every guarded delta is first
-// checked against the batch's running balance of its account (netting), and one that would
-// overdraw refuses the whole movement with service.ErrOverdraft, nothing written; then the
-// pending postings it settles change state, its deltas are netted with the batch's, and its
-// new postings are numbered and held, all written before the commit (held).
+// Post writes a movement in a write transaction: every guarded delta is first checked against
+// the batch's running balance of its account (netting), and one that would overdraw refuses the
+// whole movement with service.ErrOverdraft, nothing of it written or kept; then the pending
+// postings it settles change state, its deltas are netted with the batch's, and its new postings
+// are numbered and held, written before the commit (held). A failure past the checks (a settled
+// posting no longer pending, a failed statement) fails the job, or the Savepoint around the
+// call, whose undo takes back what the movement left.
 func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
 	defer wrap(&err, "post a movement")
 	if q.job == nil {
