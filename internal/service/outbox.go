@@ -147,7 +147,7 @@ func (r *recorder) readTransfers(ctx context.Context, q Queries) error {
 }
 
 // asWritten is a transfer created in the transaction as it was written (its one status and the
-// postings made with it), or nil when it changed since or its postings have no ids yet.
+// postings made with it, numbered by Post), or nil when it changed since.
 func (r *recorder) asWritten(t payouts.Transfer) *payouts.Transfer {
 	postings, ok := r.fresh[t.ID]
 	if !ok {
@@ -155,9 +155,6 @@ func (r *recorder) asWritten(t payouts.Transfer) *payouts.Transfer {
 	}
 	lines := make([]payouts.Transaction, len(postings))
 	for i, p := range postings {
-		if p.ID == 0 {
-			return nil
-		}
 		lines[i] = transactionOf(*p)
 	}
 	return firstStatus(t, lines)
