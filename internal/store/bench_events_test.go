@@ -14,8 +14,8 @@ import (
 
 // BenchmarkListEventsOldDay reads the newest 50 events of one day early in an app's 200,000
 // events (13 seconds apart, a month), on each engine: through the list, whose creation range
-// becomes seq bounds found by bisection (range.go), and as the same query with the creation
-// conditions alone, which walks every newer event to reach that day.
+// becomes seq bounds found by bisection (range.go), those two bisections alone, and as the same
+// query with the creation conditions alone, which walks every newer event to reach that day.
 //
 //	go test ./internal/store -run '^$' -bench ListEventsOldDay -benchtime 200x
 func BenchmarkListEventsOldDay(b *testing.B) {
@@ -49,6 +49,19 @@ func BenchmarkListEventsOldDay(b *testing.B) {
 					rows, _, err := st.ListEvents(ctx, appID, payouts.Page{Limit: 50}, f)
 					if err != nil || len(rows) != 50 || rows[0].Created.Before(f.CreatedFrom) {
 						b.Fatal(len(rows), err)
+					}
+				}
+			})
+			// The two seeks of the list's seq bounds alone (range.go), without the list itself.
+			b.Run("bounds_only", func(b *testing.B) {
+				for b.Loop() {
+					_, fromOK, err := store.EventsSeek(st, appID, f.CreatedFrom.Add(-store.CreatedSlack), true)
+					if err != nil || !fromOK {
+						b.Fatal(err)
+					}
+					_, toOK, err := store.EventsSeek(st, appID, f.CreatedTo.Add(store.CreatedSlack), false)
+					if err != nil || !toOK {
+						b.Fatal(err)
 					}
 				}
 			})

@@ -1,12 +1,23 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/disburse/disburse/internal/service"
 )
+
+// CreatedSlack is how far a list's seq bounds lie outside its creation range (range.go).
+const CreatedSlack = createdSlack
+
+// EventsSeek is the seek of the events list (range.go): the seq of one of the app's events on
+// one side of at.
+func EventsSeek(st *Store, appID string, at time.Time, before bool) (int64, bool, error) {
+	return st.seqBisectionSeek("events")(context.Background(), appID, at, before)
+}
 
 // UsersReadAhead returns the ids of the users q's batch holds read ahead, sorted.
 func UsersReadAhead(q service.Queries) []string {

@@ -159,6 +159,67 @@ func TestListCreatedRange(t *testing.T) {
 	}
 }
 
+// TestEventsSeek checks the events list's seek of a bound, the bisection of the app's seqs, where
+// created grows with seq (so that the nearest row on each side is the one to find) and the other
+// app's rows, between the app's in seq order, were created in the opposite order: the row found
+// on each side of an instant, at its edges and beyond them, and none for an app without events.
+func TestEventsSeek(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		appID, otherApp, emptyApp := newApp(t, st, "acme"), newApp(t, st, "other"), newApp(t, st, "empty")
+		const n = 20
+		var seqs [n]int64
+		var created [n]time.Time
+		at := t0
+		for i := range n {
+			at = at.Add(10 * time.Minute)
+			if i == 10 {
+				at = at.Add(3 * time.Hour) // quiet hours before the app's row 10
+			}
+			e, other := eventAt(appID, 2*i, payouts.EventTransferCreated, at), eventAt(otherApp, 2*i+1, payouts.EventTransferCreated, t0.Add(time.Duration(n-i)*time.Hour))
+			ctx := context.Background()
+			if err := st.InTx(ctx, func(q service.Queries) error { return q.InsertEvents(ctx, []*service.EventRecord{e, other}) }); err != nil {
+				t.Fatal(err)
+			}
+			seqs[i], created[i] = e.Seq, at
+		}
+		const none = -1
+		for _, tc := range []struct {
+			name   string
+			app    string
+			at     time.Time
+			before bool
+			want   int // the app's row found, or none
+		}{
+			{"before, between rows", appID, created[4].Add(5 * time.Minute), true, 4},
+			{"after, between rows", appID, created[4].Add(5 * time.Minute), false, 5},
+			{"before, at a row", appID, created[4], true, 3},
+			{"after, at a row", appID, created[4], false, 4},
+			{"before, in quiet hours", appID, created[9].Add(time.Hour), true, 9},
+			{"after, in quiet hours", appID, created[9].Add(time.Hour), false, 10},
+			{"before, before the first row", appID, created[0].Add(-time.Minute), true, none},
+			{"after, before the first row", appID, created[0].Add(-time.Minute), false, 0},
+			{"before, after the last row", appID, created[n-1].Add(time.Minute), true, n - 1},
+			{"after, after the last row", appID, created[n-1].Add(time.Minute), false, none},
+			{"before, an app without events", emptyApp, created[4], true, none},
+			{"after, an app without events", emptyApp, created[4], false, none},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				seq, ok, err := store.EventsSeek(st, tc.app, tc.at, tc.before)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantSeq, wantOK := int64(0), tc.want != none
+				if wantOK {
+					wantSeq = seqs[tc.want]
+				}
+				if seq != wantSeq || ok != wantOK {
+					t.Errorf("found seq %d (%v), want %d (%v)", seq, ok, wantSeq, wantOK)
+				}
+			})
+		}
+	})
+}
+
 // eventAt is an event of the app numbered n, created at created.
 func eventAt(appID string, n int, typ payouts.EventType, created time.Time) *service.EventRecord {
 	return &service.EventRecord{Event: payouts.Event{ID: fmt.Sprintf("20000000-0000-4000-8000-%012d", n), Type: typ,
