@@ -22,14 +22,14 @@ func payment(appID string, from, to, amount int64) *ledger.Posting {
 		Type: "balance", SourceName: "from", DestinationName: "to", Created: t0}
 }
 
-// post posts p through q as a movement of its own, the accounts guarded guarded against
-// overdraft.
+// post posts p through q as a movement of its own; the accounts listed in guarded may not be
+// overdrawn.
 func post(ctx context.Context, q service.LedgerWrites, p *ledger.Posting, guarded ...int64) error {
 	return postChanges(ctx, q, []ledger.Change{{Op: ledger.OpPost, Posting: p}}, guarded...)
 }
 
-// postChanges posts changes through q as one movement, the accounts guarded guarded against
-// overdraft.
+// postChanges posts changes through q as one movement; the accounts listed in guarded may not
+// be overdrawn.
 func postChanges(ctx context.Context, q service.LedgerWrites, changes []ledger.Change, guarded ...int64) error {
 	m, err := ledger.NewMovement(changes, t0, func(id int64) bool { return slices.Contains(guarded, id) })
 	if err != nil {
