@@ -46,7 +46,7 @@ func scanApps(rows *sql.Rows, err error) ([]service.AppRecord, error) {
 // CreateApp inserts an app or an organization.
 func (q *Queries) CreateApp(ctx context.Context, a *service.AppRecord) (err error) {
 	defer wrap(&err, "create app %s", a.ID)
-	_, err = q.exec(ctx, `INSERT INTO apps (id, kind, organization_id, name, client_id, key_hash, status, metadata,
+	_, err = q.execTouching(ctx, writing(appsTable), `INSERT INTO apps (id, kind, organization_id, name, client_id, key_hash, status, metadata,
 		created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.Kind, nullString(a.OrganizationID), a.Name, a.ClientID, a.KeyHash, a.Status, metadataValue(a.Metadata),
 		sqldb.Micros(a.Created))
@@ -57,7 +57,7 @@ func (q *Queries) CreateApp(ctx context.Context, a *service.AppRecord) (err erro
 // compliance details.
 func (q *Queries) UpdateApp(ctx context.Context, a *service.AppRecord) (err error) {
 	defer wrap(&err, "update app %s", a.ID)
-	return q.execOne(ctx, `UPDATE apps SET organization_id = ?, status = ?, metadata = ?, bank_routing = ?,
+	return q.execOne(ctx, writing(appsTable), `UPDATE apps SET organization_id = ?, status = ?, metadata = ?, bank_routing = ?,
 		bank_account_type = ?, bank_last4 = ?, bank_sealed = ?, compliance_sealed = ? WHERE id = ?`,
 		nullString(a.OrganizationID), a.Status, metadataValue(a.Metadata), a.BankRouting, a.BankAccountType,
 		a.BankLast4, a.BankSealed, a.ComplianceSealed, a.ID)
@@ -69,7 +69,7 @@ func (q *Queries) GetApp(ctx context.Context, id string) (_ *service.AppRecord, 
 	if a, ok := q.batchReads().app(id); ok {
 		return a, nil
 	}
-	a, err := scanApp(q.readRow(ctx, `SELECT `+appColumns+` FROM apps WHERE id = ?`, id))
+	a, err := scanApp(q.queryRowTouching(ctx, reading(appsTable), `SELECT `+appColumns+` FROM apps WHERE id = ?`, id))
 	if err == nil {
 		q.job.keepApp(a)
 	}
@@ -79,19 +79,19 @@ func (q *Queries) GetApp(ctx context.Context, id string) (_ *service.AppRecord, 
 // AppByClientID reads the app or organization with this API client id.
 func (q *Queries) AppByClientID(ctx context.Context, clientID string) (_ *service.AppRecord, err error) {
 	defer wrap(&err, "app by client id %s", clientID)
-	return scanApp(q.readRow(ctx, `SELECT `+appColumns+` FROM apps WHERE client_id = ?`, clientID))
+	return scanApp(q.queryRowTouching(ctx, reading(appsTable), `SELECT `+appColumns+` FROM apps WHERE client_id = ?`, clientID))
 }
 
 // ListApps reads every app (not organizations), oldest first.
 func (q *Queries) ListApps(ctx context.Context) (_ []service.AppRecord, err error) {
 	defer wrap(&err, "list apps")
-	return scanApps(q.read(ctx, `SELECT `+appColumns+` FROM apps WHERE kind = ? ORDER BY created, id`, service.KindApp))
+	return scanApps(q.queryTouching(ctx, reading(appsTable), `SELECT `+appColumns+` FROM apps WHERE kind = ? ORDER BY created, id`, service.KindApp))
 }
 
 // ListOrganizations reads every organization, oldest first.
 func (q *Queries) ListOrganizations(ctx context.Context) (_ []service.AppRecord, err error) {
 	defer wrap(&err, "list organizations")
-	return scanApps(q.read(ctx, `SELECT `+appColumns+` FROM apps WHERE kind = ? ORDER BY created, id`,
+	return scanApps(q.queryTouching(ctx, reading(appsTable), `SELECT `+appColumns+` FROM apps WHERE kind = ? ORDER BY created, id`,
 		service.KindOrganization))
 }
 

@@ -108,9 +108,9 @@ func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
 // batchReads is the batch view: for one batch's transaction, the users its jobs said they would
 // read and the apps of their keys, read before they ran (startBatch), and the app rows and
-// webhook endpoints its jobs read since, once per batch. It is dropped whole by any statement of a
-// job that may change rows (stmtKind changing), so it never holds what the transaction does not
-// see. A job or a savepoint of it rolled back puts it back as it was before (jobState.undo):
+// webhook endpoints its jobs read since, once per batch. It is dropped whole by any statement
+// that says it writes a table it copies (touching), so it never holds what the transaction does
+// not see. A job or a savepoint of it rolled back puts it back as it was before (jobState.undo):
 // the rollback puts the rows back as they were then.
 type batchReads struct {
 	apps      map[string]*service.AppRecord
@@ -155,11 +155,8 @@ func (j *jobState) keepApp(a *service.AppRecord) {
 
 func (r *batchReads) keepApp(a *service.AppRecord) { r.apps[a.ID] = cloneApp(a) }
 
-// dropView drops the batch view's copies, for a statement that may change rows.
+// dropView drops the batch view's copies, for a statement that writes a table they come from.
 func (j *jobState) dropView() {
-	if r := j.st.reads; len(r.apps) == 0 && len(r.endpoints) == 0 && len(r.users) == 0 {
-		return // nothing to drop, nor to put back
-	}
 	was := j.st.reads
 	j.st.reads = newBatchReads()
 	j.viewChanges = append(j.viewChanges, viewChange{dropped: &was})

@@ -13,7 +13,7 @@ import (
 // SaveTaxForm stores a sealed tax form; the latest one is the one in force.
 func (q *Queries) SaveTaxForm(ctx context.Context, f *service.TaxFormRecord) (err error) {
 	defer wrap(&err, "save tax form of user %s", f.UserID)
-	_, err = q.exec(ctx, `INSERT INTO tax_forms (app_id, user_id, kind, sealed, tin_last4, created) VALUES (?, ?, ?, ?, ?, ?)`,
+	_, err = q.execTouching(ctx, touchingNone, `INSERT INTO tax_forms (app_id, user_id, kind, sealed, tin_last4, created) VALUES (?, ?, ?, ?, ?, ?)`,
 		f.AppID, f.UserID, f.Kind, f.Sealed, f.TINLast4, sqldb.Micros(f.Created))
 	return err
 }
@@ -26,7 +26,7 @@ func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, y
 		return q.holdYearlyPayments(ctx, appID, userID, year, amount)
 	}
 	var total int64
-	err = q.queryRow(ctx, insertPayments+` VALUES (?, ?, ?, ?) `+addPayments+` RETURNING amount`,
+	err = q.queryRowTouching(ctx, writing(taxYearsTable), insertPayments+` VALUES (?, ?, ?, ?) `+addPayments+` RETURNING amount`,
 		paymentValues(appID, userID, year, int64(amount))...).Scan(&total)
 	return payouts.Money(total), err
 }

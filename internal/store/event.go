@@ -32,7 +32,7 @@ func (q *Queries) InsertEvents(ctx context.Context, events []*service.EventRecor
 		rows.add([]any{e.ID, e.AppID, e.Type, e.ObjectID, string(e.Data), sqldb.Micros(e.Created.Time)},
 			func(seq int64) { e.Seq = seq })
 	}
-	return q.insertOrHold(ctx, insertEvent, true, rows, func(h *held) *rowSet { return &h.events })
+	return q.insertOrHold(ctx, eventsTable, insertEvent, true, rows, func(h *held) *rowSet { return &h.events })
 }
 
 const insertEvent = `INSERT INTO events (id, app_id, type, object_id, data, created)`
@@ -40,7 +40,7 @@ const insertEvent = `INSERT INTO events (id, app_id, type, object_id, data, crea
 // GetEvent reads one event of the app.
 func (q *Queries) GetEvent(ctx context.Context, appID, id string) (_ *service.EventRecord, err error) {
 	defer wrap(&err, "get event %s", id)
-	e, err := scanEvent(q.readRow(ctx, `SELECT `+eventColumns+` FROM events WHERE app_id = ? AND id = ?`, appID, id))
+	e, err := scanEvent(q.queryRowTouching(ctx, reading(eventsTable), `SELECT `+eventColumns+` FROM events WHERE app_id = ? AND id = ?`, appID, id))
 	if err != nil {
 		return nil, err
 	}

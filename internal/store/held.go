@@ -13,10 +13,10 @@ import (
 // held are the rows of transfers, postings, additions to users' yearly payments, events and
 // webhook deliveries that a batch's jobs make, kept back to be written a few hundred per
 // statement before the commit instead of several round trips per transfer. Values are taken when
-// a row is held, so later changes of the caller's record do not leak into the insert. Any
-// statement a job sends itself, unless aside, writes them first (writeHeld); the rows written stay
-// here, so that a rollback of the job, or of a savepoint of it, which takes them out of the
-// database again, holds them again (jobState.undo).
+// a row is held, so later changes of the caller's record do not leak into the insert. A statement
+// of a job on their tables writes them first (writeHeld); the rows written stay here, so that a
+// rollback of the job, or of a savepoint of it, which takes them out of the database again, holds
+// them again (jobState.undo).
 type held struct {
 	transfers, postings, payments, events, deliveries rowSet
 	// stored are yearly totals as stored before the batch, read once per user; paid are the sums
@@ -72,27 +72,22 @@ func (q *Queries) runInBatch(ctx context.Context, stmts []sqldb.Stmt) error {
 	if q.dialect == sqldb.Postgres {
 		return q.batch.Pipeline(ctx, stmts)
 	}
-	return q.outsideJob().run(ctx, changing, stmts)
-}
-
-// outsideJob are q's statements without its job: they go to the batch's transaction as they are,
-// with nothing written or dropped first (beforeStatement).
-func (q *Queries) outsideJob() *Queries {
 	tx := q.batch.Tx()
-	return &Queries{conn: tx, db: q.db, tx: tx, batch: q.batch, dialect: q.dialect}
+	return (&Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect}).run(ctx, touchingNone, stmts)
 }
 
 // holdYearlyPayments holds an addition to a user's payments in a year and returns the new total:
-// the total as stored before the batch, read once, plus the additions held. The read writes the
-// held rows first, as every read does, none of them of this user and year (below). The user's
-// row, which the caller read in this transaction, is locked on PostgreSQL, so no other writer adds
+// the total as stored before the batch, read once, plus the additions held. The user's row,
+// which the caller read in this transaction, is locked on PostgreSQL, so no other writer adds
 // meanwhile. No row of the user and year is held before the total is read, nor after the read is
 // undone (jobState.undo), so what is read never counts a held row written.
 func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error) {
 	h, k := &q.job.st.held, taxYear{appID, userID, year}
 	stored, ok := h.stored[k]
 	if !ok {
-		err := q.readRow(ctx, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`+q.lockRow(""),
+		// Said to touch no held table: the held additions are added to what it reads below, not
+		// written first.
+		err := q.queryRowTouching(ctx, touchingNone, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`+q.lockRow(""),
 			appID, userID, year).Scan(&stored)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, err
@@ -127,11 +122,11 @@ func sumPayments(rows *rowSet) *rowSet {
 	return &out
 }
 
-// insertOrHold inserts rows, or, in a write transaction, adds them to the held ones of their
-// table (heldRows), whose keys (returnsKey) are set when they are written.
-func (q *Queries) insertOrHold(ctx context.Context, insert string, returnsKey bool, rows rowSet, heldRows func(*held) *rowSet) error {
+// insertOrHold inserts rows into the table t, or, in a write transaction, adds them to the held
+// ones of the table (heldRows), whose keys (returnsKey) are set when they are written.
+func (q *Queries) insertOrHold(ctx context.Context, t table, insert string, returnsKey bool, rows rowSet, heldRows func(*held) *rowSet) error {
 	if q.job == nil {
-		return q.insertRowSet(ctx, insert, "", returnsKey, &rows)
+		return q.insertRowSet(ctx, t, insert, "", returnsKey, &rows)
 	}
 	h := heldRows(&q.job.st.held)
 	for i, v := range rows.values {
@@ -140,16 +135,16 @@ func (q *Queries) insertOrHold(ctx context.Context, insert string, returnsKey bo
 	return nil
 }
 
-// writeHeld writes the batch's held rows not written yet, before a statement of the running job:
-// the rows of the jobs ended before it, and its own. They go outside the job (outsideJob), after
-// its savepoints: a rollback of the job takes them out again (jobState.undo holds them again).
+// writeHeld writes the batch's held rows not written yet, before a statement of the running job
+// on their tables: the rows of the jobs ended before it, and its own.
 func (q *Queries) writeHeld(ctx context.Context) error {
 	h := &q.job.st.held
 	stmts, err := q.heldStmts(h)
 	if err != nil {
 		return err
 	}
-	if err := q.outsideJob().run(ctx, changing, stmts); err != nil {
+	// Said to touch no held table: they are what is held, written now.
+	if err := q.run(ctx, touchingNone, stmts); err != nil {
 		return err
 	}
 	for _, t := range h.tables() {

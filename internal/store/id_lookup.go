@@ -55,7 +55,7 @@ func (q *Queries) LookUpIDs(ctx context.Context, appID, text string, limit int) 
 // ids runs a query of one id column and returns its rows, an empty slice when there are none.
 func (q *Queries) ids(ctx context.Context, query string, args ...any) ([]string, error) {
 	ids := []string{}
-	err := q.scanRows(ctx, reading, query, args, func(r *sql.Rows) error {
+	err := q.scanRows(ctx, touchingAll, query, args, func(r *sql.Rows) error {
 		var id string
 		err := r.Scan(&id)
 		ids = append(ids, id)

@@ -23,7 +23,7 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.Idempotenc
 	if taken, err := q.takeKeyClaimedAhead(ctx, k); err != nil || taken {
 		return nil, err
 	}
-	res, err := q.execAs(ctx, aside, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
+	res, err := q.execTouching(ctx, touchingNone, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, key) DO NOTHING`,
 		k.AppID, k.Key, k.Operation, k.RequestHash, nullString(k.ResourceID), sqldb.Micros(k.Created))
 	if err != nil {
@@ -35,7 +35,7 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.Idempotenc
 	prior := service.IdempotencyRecord{AppID: k.AppID, Key: k.Key}
 	var resource sql.NullString
 	var created int64
-	err = q.queryRowAs(ctx, aside, `SELECT operation, request_hash, resource_id, created FROM idempotency_keys
+	err = q.queryRowTouching(ctx, touchingNone, `SELECT operation, request_hash, resource_id, created FROM idempotency_keys
 		WHERE app_id = ? AND key = ?`, k.AppID, k.Key).Scan(&prior.Operation, &prior.RequestHash, &resource, &created)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (q *Queries) FinishIdempotencyKeys(ctx context.Context, appID string, keys 
 			args = append(args, k, resourceIDs[k])
 		}
 		marks, in := appAndIDs(appID, part)
-		res, err := q.execAs(ctx, aside, `UPDATE idempotency_keys SET resource_id = CASE key`+cases.String()+` END
+		res, err := q.execTouching(ctx, touchingNone, `UPDATE idempotency_keys SET resource_id = CASE key`+cases.String()+` END
 			WHERE app_id = ? AND key IN (`+marks+`)`, append(args, in...)...)
 		if err != nil {
 			return err
@@ -83,7 +83,7 @@ func (q *Queries) FinishIdempotencyKeys(ctx context.Context, appID string, keys 
 func (q *Queries) ClaimIdempotencyKeys(ctx context.Context, keys []service.IdempotencyRecord) (_ []string, err error) {
 	defer wrap(&err, "claim %d idempotency keys", len(keys))
 	var claimed []string
-	err = q.insertRows(ctx, aside, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)`, len(keys),
+	err = q.insertRows(ctx, touchingNone, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)`, len(keys),
 		func(i int) []any {
 			k := keys[i]
 			return []any{k.AppID, k.Key, k.Operation, k.RequestHash, sqldb.Micros(k.Created)}
@@ -104,7 +104,7 @@ func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, appID, key string) 
 // ReleaseIdempotencyKeys forgets keys, in one statement per few hundred.
 func (q *Queries) ReleaseIdempotencyKeys(ctx context.Context, appID string, keys []string) (err error) {
 	defer wrap(&err, "release %d idempotency keys", len(keys))
-	return q.run(ctx, aside, releaseKeysStmts(appID, keys))
+	return q.run(ctx, touchingNone, releaseKeysStmts(appID, keys))
 }
 
 // releaseKeysStmts are the statements of ReleaseIdempotencyKeys.
@@ -120,7 +120,7 @@ func releaseKeysStmts(appID string, keys []string) []sqldb.Stmt {
 // PurgeIdempotencyKeys forgets keys made before the given time and returns how many.
 func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (_ int64, err error) {
 	defer wrap(&err, "purge idempotency keys")
-	res, err := q.execAs(ctx, aside, `DELETE FROM idempotency_keys WHERE created < ?`, sqldb.Micros(before))
+	res, err := q.execTouching(ctx, touchingNone, `DELETE FROM idempotency_keys WHERE created < ?`, sqldb.Micros(before))
 	if err != nil {
 		return 0, err
 	}

@@ -35,7 +35,7 @@ func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.K
 	if !errors.Is(err, service.ErrNoRecord) {
 		return a, err
 	}
-	_, err = q.exec(ctx, `INSERT INTO ledger_accounts (app_id, kind, ref) VALUES (?, ?, ?)
+	_, err = q.execTouching(ctx, writing(accountsTable), `INSERT INTO ledger_accounts (app_id, kind, ref) VALUES (?, ?, ?)
 		ON CONFLICT (app_id, kind, ref) DO NOTHING`, appID, kind, ref)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kin
 	if a, ok := q.job.known(appID, kind, ref); ok {
 		return a, nil
 	}
-	a, err := scanAccount(q.readRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts
+	a, err := scanAccount(q.queryRowTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts
 		WHERE app_id = ? AND kind = ? AND ref = ?`, appID, kind, ref))
 	if q.job != nil && err == nil {
 		return q.job.seen(a), nil
@@ -235,7 +235,7 @@ func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
 	if q.dialect == sqldb.SQLite {
 		if st.lastPostingID == 0 {
 			// sqlite_sequence is no held table: the held postings were numbered here, not by it.
-			err := q.queryRowAs(ctx, aside, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
+			err := q.queryRowTouching(ctx, touchingNone, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
 				Scan(&st.lastPostingID)
 			if err != nil {
 				return 0, err
@@ -246,7 +246,7 @@ func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
 	}
 	if len(st.postingIDs) == 0 {
 		n := min(max(q.batch.Left(), 2*st.reserved), maxPostingIDsReserved)
-		err := q.scanRows(ctx, aside, `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
+		err := q.scanRows(ctx, touchingNone, `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
 			[]any{"postings", n}, func(r *sql.Rows) error {
 				var id int64
 				err := r.Scan(&id)
@@ -284,7 +284,7 @@ func postedValue(at time.Time) any {
 // a posting no longer pending is ErrNoRecord, so a reservation is settled once only.
 func (q *Queries) settle(ctx context.Context, p *ledger.Posting) (err error) {
 	defer wrap(&err, "settle posting %d as %s", p.ID, p.State)
-	return q.execOne(ctx, `UPDATE postings SET state = ?, posted = ? WHERE id = ? AND state = ?`,
+	return q.execOne(ctx, writing(postingsTable), `UPDATE postings SET state = ?, posted = ? WHERE id = ? AND state = ?`,
 		p.State, postedValue(p.Posted), p.ID, ledger.Pending)
 }
 

@@ -98,7 +98,7 @@ func (j *jobState) wallet(u *service.UserRecord) {
 func (j *jobState) check(ctx context.Context, q *Queries, deltas []ledger.Delta) error {
 	for _, d := range deltas {
 		if _, ok := j.st.netting.read[d.Account]; !ok {
-			a, err := scanAccount(q.readRow(ctx, `SELECT `+accountColumns+` FROM ledger_accounts WHERE id = ?`, d.Account))
+			a, err := scanAccount(q.queryRowTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts WHERE id = ?`, d.Account))
 			if err != nil {
 				return fmt.Errorf("store: read account %d: %w", d.Account, err)
 			}

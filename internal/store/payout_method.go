@@ -12,7 +12,7 @@ import (
 // id; m.ID is set to the stored id.
 func (q *Queries) SavePayoutMethod(ctx context.Context, m *service.PayoutMethodRecord) (err error) {
 	defer wrap(&err, "save payout method of user %s", m.UserID)
-	return q.queryRow(ctx, `INSERT INTO payout_methods (id, app_id, user_id, platform, fingerprint, description, mask,
+	return q.queryRowTouching(ctx, writing(payoutMethodsTable), `INSERT INTO payout_methods (id, app_id, user_id, platform, fingerprint, description, mask,
 		email, phone_number, handle, cash_tag, routing_number, account_type, sealed_account, country, currency, created)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (app_id, user_id, fingerprint) DO UPDATE SET description = excluded.description,
@@ -27,7 +27,7 @@ func (q *Queries) SavePayoutMethod(ctx context.Context, m *service.PayoutMethodR
 // ListPayoutMethods reads the user's methods, newest first, marking the default.
 func (q *Queries) ListPayoutMethods(ctx context.Context, appID, userID string) (_ []service.PayoutMethodRecord, err error) {
 	defer wrap(&err, "list payout methods of user %s", userID)
-	rows, err := q.read(ctx, `SELECT m.id, m.user_id, m.platform, m.fingerprint, m.description, m.mask, m.email,
+	rows, err := q.queryTouching(ctx, reading(payoutMethodsTable), `SELECT m.id, m.user_id, m.platform, m.fingerprint, m.description, m.mask, m.email,
 		m.phone_number, m.handle, m.cash_tag, m.routing_number, m.account_type, m.sealed_account, m.country,
 		m.currency, m.created, CASE WHEN u.default_method_id = m.id THEN 1 ELSE 0 END
 		FROM payout_methods m JOIN users u ON u.id = m.user_id
@@ -58,7 +58,7 @@ func (q *Queries) ListPayoutMethods(ctx context.Context, appID, userID string) (
 // SetDefaultPayoutMethod makes one of the user's methods the default.
 func (q *Queries) SetDefaultPayoutMethod(ctx context.Context, appID, userID, methodID string) (err error) {
 	defer wrap(&err, "set default payout method of user %s", userID)
-	return q.execOne(ctx, `UPDATE users SET default_method_id = ? WHERE app_id = ? AND id = ?
+	return q.execOne(ctx, touching{reads: usersTable | payoutMethodsTable, writes: usersTable}, `UPDATE users SET default_method_id = ? WHERE app_id = ? AND id = ?
 		AND EXISTS (SELECT 1 FROM payout_methods WHERE id = ? AND app_id = ? AND user_id = ?)`,
 		methodID, appID, userID, methodID, appID, userID)
 }

@@ -16,20 +16,20 @@ const itemsPerInsert = 200
 // insertRows inserts n rows, itemsPerInsert per statement (sqldb.InsertRows), so that a chunk
 // of a batch costs a round trip per few hundred rows instead of one per row. When scan is set,
 // it reads each row the statement returns.
-func (q *Queries) insertRows(ctx context.Context, kind stmtKind, insert string, n int, row func(i int) []any,
+func (q *Queries) insertRows(ctx context.Context, t touching, insert string, n int, row func(i int) []any,
 	tail string, scan func(*sql.Rows) error) error {
 	return sqldb.InsertRows(q.dialect, n, itemsPerInsert, insert, row, tail, func(stmt string, args []any) error {
 		if scan == nil {
-			_, err := q.execAs(ctx, kind, stmt, args...)
+			_, err := q.execTouching(ctx, t, stmt, args...)
 			return err
 		}
-		return q.scanRows(ctx, kind, stmt, args, scan)
+		return q.scanRows(ctx, t, stmt, args, scan)
 	})
 }
 
 // scanRows runs query and calls scan for each row it returns.
-func (q *Queries) scanRows(ctx context.Context, kind stmtKind, query string, args []any, scan func(*sql.Rows) error) error {
-	rows, err := q.queryAs(ctx, kind, query, args...)
+func (q *Queries) scanRows(ctx context.Context, t touching, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := q.queryTouching(ctx, t, query, args...)
 	if err != nil {
 		return err
 	}
@@ -62,16 +62,16 @@ func (r *rowSet) unwritten() *rowSet {
 	return &rowSet{values: r.values[r.written:], setKey: r.setKey[r.written:]}
 }
 
-// insertRowSet inserts rows, a few hundred per statement; when returnsKey, each statement returns
-// the rows' generated key (the table's seq) and each row is handed its own. The keys of one
-// statement's rows are drawn in the order of its VALUES on both engines, but RETURNING lists them
-// in no promised order: they are sorted.
-func (q *Queries) insertRowSet(ctx context.Context, insert, tail string, returnsKey bool, rows *rowSet) error {
+// insertRowSet inserts rows into the table t, a few hundred per statement; when returnsKey, each
+// statement returns the rows' generated key (the table's seq) and each row is handed its own. The keys of one statement's rows are drawn in
+// the order of its VALUES on both engines, but RETURNING lists them in no promised order: they
+// are sorted.
+func (q *Queries) insertRowSet(ctx context.Context, t table, insert, tail string, returnsKey bool, rows *rowSet) error {
 	stmts, err := q.insertStmts(insert, tail, returnsKey, rows)
 	if err != nil {
 		return err
 	}
-	return q.run(ctx, changing, stmts)
+	return q.run(ctx, writing(t), stmts)
 }
 
 // insertStmts are the statements of insertRowSet, to run or to send in a pipeline.
@@ -119,19 +119,19 @@ func (q *Queries) insertStmts(insert, tail string, returnsKey bool, rows *rowSet
 	return stmts, nil
 }
 
-// run runs stmts one after another, each of the given kind.
-func (q *Queries) run(ctx context.Context, kind stmtKind, stmts []sqldb.Stmt) error {
+// run runs stmts one after another, each said to touch t.
+func (q *Queries) run(ctx context.Context, t touching, stmts []sqldb.Stmt) error {
 	for _, s := range stmts {
 		var n int64
 		if s.Row == nil {
-			res, err := q.execAs(ctx, kind, s.Query, s.Args...)
+			res, err := q.execTouching(ctx, t, s.Query, s.Args...)
 			if err != nil {
 				return err
 			}
 			if n, err = res.RowsAffected(); err != nil {
 				return err
 			}
-		} else if err := q.scanRows(ctx, kind, s.Query, s.Args, func(r *sql.Rows) error { n++; return s.Row(r.Scan) }); err != nil {
+		} else if err := q.scanRows(ctx, t, s.Query, s.Args, func(r *sql.Rows) error { n++; return s.Row(r.Scan) }); err != nil {
 			return err
 		}
 		if s.Done != nil {

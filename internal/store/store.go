@@ -112,50 +112,57 @@ func (q *Queries) prepare(ctx context.Context, query string) (context.Context, s
 	return ctx, query, q.db.Prepared(ctx, q.tx, query)
 }
 
-// One rule for every statement a job sends, whatever tables it names: the batch's rows held back
-// (held.go) are written first, so that it sees them; and if it may change rows, the batch's copies
-// of rows read (the batch view, batch_reads.go) are dropped, so that no read acts on a stale one.
-// Its call says which kind it is by the method it uses; its text is never read for it. The
-// savepoints and the held rows' own INSERTs go round this (Savepoint, writeHeld).
-type stmtKind uint8
+// A table is one whose rows a batch holds back (held.go) or keeps copies of (batch_reads.go).
+// Every statement sent in a write transaction says, in code, which of them it touches
+// (touching); the statement's text is never read for it. What it says decides what is done
+// first: held rows of a table it reads or writes are written, so it sees them; copies are
+// dropped when it writes a table they come from.
+type table uint16
 
 const (
-	// changing is a statement that may change rows (exec, query, queryRow): the held rows are
-	// written first and the copies dropped. It is the kind of any statement not said otherwise.
-	changing stmtKind = iota
-	// reading is a SELECT (read, readRow): the held rows are written first; the copies stay, as
-	// a read changes none.
-	reading
-	// aside is a statement on the idempotency keys or the posting ids' sequence, of which a batch
-	// holds and copies nothing (the keys it claims ahead are kept by their own code,
-	// idempotency.go): nothing is written or dropped first.
-	aside
+	transfersTable table = 1 << iota
+	postingsTable
+	taxYearsTable
+	eventsTable
+	deliveriesTable
+	appsTable
+	endpointsTable
+	usersTable
+	accountsTable
+	payoutMethodsTable
+
+	heldTables   = transfersTable | postingsTable | taxYearsTable | eventsTable | deliveriesTable
+	copiedTables = appsTable | endpointsTable | usersTable | accountsTable | payoutMethodsTable
 )
 
+// touching is what a statement says it touches of the tables a batch holds rows of or copies.
+type touching struct{ reads, writes table }
+
+var (
+	// touchingAll is what exec, query and queryRow assume of a statement that says nothing:
+	// the held rows are written first and the copies dropped, whatever the statement is.
+	touchingAll = touching{heldTables | copiedTables, heldTables | copiedTables}
+	// touchingNone is a statement on other tables only (idempotency keys, links, savepoints).
+	touchingNone = touching{}
+)
+
+func reading(t table) touching { return touching{reads: t} }
+func writing(t table) touching { return touching{reads: t, writes: t} }
+
 func (q *Queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return q.execAs(ctx, changing, query, args...)
+	return q.execTouching(ctx, touchingAll, query, args...)
 }
 
 func (q *Queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return q.queryAs(ctx, changing, query, args...)
+	return q.queryTouching(ctx, touchingAll, query, args...)
 }
 
 func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	return q.queryRowAs(ctx, changing, query, args...)
+	return q.queryRowTouching(ctx, touchingAll, query, args...)
 }
 
-// read runs a SELECT.
-func (q *Queries) read(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return q.queryAs(ctx, reading, query, args...)
-}
-
-// readRow runs a SELECT of one row.
-func (q *Queries) readRow(ctx context.Context, query string, args ...any) *sql.Row {
-	return q.queryRowAs(ctx, reading, query, args...)
-}
-
-func (q *Queries) execAs(ctx context.Context, kind stmtKind, query string, args ...any) (sql.Result, error) {
-	if err := q.beforeStatement(ctx, kind); err != nil {
+func (q *Queries) execTouching(ctx context.Context, t touching, query string, args ...any) (sql.Result, error) {
+	if err := q.beforeStatement(ctx, t); err != nil {
 		return nil, err
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -165,8 +172,8 @@ func (q *Queries) execAs(ctx context.Context, kind stmtKind, query string, args 
 	return q.conn.ExecContext(ctx, query, args...)
 }
 
-func (q *Queries) queryAs(ctx context.Context, kind stmtKind, query string, args ...any) (*sql.Rows, error) {
-	if err := q.beforeStatement(ctx, kind); err != nil {
+func (q *Queries) queryTouching(ctx context.Context, t touching, query string, args ...any) (*sql.Rows, error) {
+	if err := q.beforeStatement(ctx, t); err != nil {
 		return nil, err
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -176,8 +183,8 @@ func (q *Queries) queryAs(ctx context.Context, kind stmtKind, query string, args
 	return q.conn.QueryContext(ctx, query, args...)
 }
 
-func (q *Queries) queryRowAs(ctx context.Context, kind stmtKind, query string, args ...any) *sql.Row {
-	if err := q.beforeStatement(ctx, kind); err != nil && q.failed == nil {
+func (q *Queries) queryRowTouching(ctx context.Context, t touching, query string, args ...any) *sql.Row {
+	if err := q.beforeStatement(ctx, t); err != nil && q.failed == nil {
 		q.failed = err // InTx fails with it: the transaction never commits
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -222,8 +229,8 @@ func (q *Queries) lockRows(of string, skipLocked bool) string {
 }
 
 // execOne runs a statement that must change exactly one row; none is ErrNoRecord.
-func (q *Queries) execOne(ctx context.Context, query string, args ...any) error {
-	res, err := q.exec(ctx, query, args...)
+func (q *Queries) execOne(ctx context.Context, t touching, query string, args ...any) error {
+	res, err := q.execTouching(ctx, t, query, args...)
 	if err != nil {
 		return err
 	}
@@ -296,9 +303,7 @@ func (t txQueries) Savepoint(ctx context.Context, fn func() error) error {
 	if err != nil {
 		q.job.undo(m)
 		if sent {
-			// Sent as it is, outside beforeStatement: rows held before the savepoint and written
-			// now would be rolled back with it, and lost.
-			if _, rbErr := q.tx.ExecContext(context.WithoutCancel(ctx), `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
+			if _, rbErr := q.execTouching(ctx, touchingNone, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
 				return errors.Join(err, rbErr)
 			}
 		}
@@ -311,17 +316,17 @@ func (t txQueries) Savepoint(ctx context.Context, fn func() error) error {
 		q.itemOpen = true
 		return err
 	}
-	if _, relErr := q.tx.ExecContext(context.WithoutCancel(ctx), `RELEASE SAVEPOINT item`); relErr != nil {
+	if _, relErr := q.execTouching(ctx, touchingNone, `RELEASE SAVEPOINT item`); relErr != nil {
 		return errors.Join(err, relErr)
 	}
 	return err
 }
 
-// beforeStatement readies the transaction for a statement of a job of the given kind: the job's
-// savepoint and those of the running Savepoint calls are sent; unless the statement is aside, the
-// held rows not written yet are written first, and, if it may change rows, the batch view's
-// copies are dropped.
-func (q *Queries) beforeStatement(ctx context.Context, kind stmtKind) error {
+// beforeStatement readies the transaction for a statement of a job that touches t: the job's
+// savepoint and those of the running Savepoint calls are sent, the held rows not written yet are
+// written first if it touches their tables, and the batch view's copies are dropped if it writes
+// a table they come from.
+func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 	j := q.job
 	if j == nil {
 		return nil
@@ -332,13 +337,10 @@ func (q *Queries) beforeStatement(ctx context.Context, kind stmtKind) error {
 	if err := q.openSavepoints(ctx); err != nil {
 		return err
 	}
-	if kind == aside {
-		return nil
-	}
-	if kind == changing {
+	if t.writes&copiedTables != 0 {
 		j.dropView()
 	}
-	if !j.st.held.unwritten() {
+	if (t.reads|t.writes)&heldTables == 0 || !j.st.held.unwritten() {
 		return nil
 	}
 	return q.writeHeld(ctx)

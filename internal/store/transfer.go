@@ -54,7 +54,7 @@ func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord)
 		q.job.st.held.transfers.add(transferValues(t), func(seq int64) { t.Seq = seq })
 		return nil
 	}
-	return q.queryRow(ctx, insertTransfer+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return q.queryRowTouching(ctx, writing(transfersTable), insertTransfer+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		RETURNING seq`, transferValues(t)...).Scan(&t.Seq)
 }
 
@@ -89,7 +89,7 @@ func (q *Queries) GetPayoutOnRail(ctx context.Context, platform payouts.Platform
 // transferWhere reads (and on PostgreSQL locks) the transfer id, which is ErrNoRecord unless
 // ours says it is the one asked for.
 func (q *Queries) transferWhere(ctx context.Context, id string, ours func(*service.TransferRecord) bool) (*service.TransferRecord, error) {
-	t, err := scanTransfer(q.readRow(ctx, `SELECT `+transferColumns+` FROM transfers WHERE id = ?`+q.lockRow(""), id))
+	t, err := scanTransfer(q.queryRowTouching(ctx, reading(transfersTable), `SELECT `+transferColumns+` FROM transfers WHERE id = ?`+q.lockRow(""), id))
 	if err == nil && !ours(&t) {
 		err = service.ErrNoRecord
 	}
@@ -106,7 +106,7 @@ func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord,
 	// By the unique id alone (t was read with its app, or made here): with app_id and status in
 	// the WHERE, PostgreSQL may walk transfers_status, every pending payout of the app, when its
 	// statistics say pending ones are few (TestByIDPlans).
-	err = q.execOne(ctx, `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
+	err = q.execOne(ctx, writing(transfersTable), `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
 		attempts = ?, rail_state = ?, lease_until = ?, updated = ?, payout_link_id = ?, rail_reference = ?
 		WHERE id = ? AND status = ?`,
 		t.Status, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), t.Attempts, t.RailState,
@@ -125,7 +125,7 @@ func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord,
 // first; by the id alone, as UpdateTransfer (t was read with its app, or made here).
 func (q *Queries) UpdateClaimedPayout(ctx context.Context, t *service.TransferRecord, from service.RailState) (err error) {
 	defer wrap(&err, "update claimed payout %s", t.ID)
-	return q.execOne(ctx, `UPDATE transfers SET rail_state = ?, external_id = ?, settle_at = ?, lease_until = ?, updated = ?
+	return q.execOne(ctx, writing(transfersTable), `UPDATE transfers SET rail_state = ?, external_id = ?, settle_at = ?, lease_until = ?, updated = ?
 		WHERE id = ? AND status = ? AND rail_state = ? AND attempts = ?`,
 		t.RailState, t.ExternalData.ExternalID, micros0(t.SettleAt), micros0(t.LeaseUntil), sqldb.Micros(t.Updated),
 		t.ID, payouts.TransferPending, from, t.Attempts)
@@ -149,7 +149,7 @@ func (q *Queries) TransferHistories(ctx context.Context, appID string, ids []str
 	// transfer written before migration 0013, its first transfer_events row. Sorted here, not by
 	// an ORDER BY id, which SQLite could answer by walking every event.
 	marks, args := appAndIDs(appID, ids)
-	rows, err := q.read(ctx, `SELECT 0, id, first_status, first_reason, created FROM transfers
+	rows, err := q.queryTouching(ctx, reading(transfersTable), `SELECT 0, id, first_status, first_reason, created FROM transfers
 			WHERE app_id = ? AND id IN (`+marks+`) AND first_status IS NOT NULL
 		UNION ALL
 		SELECT id, transfer_id, status, reason, at FROM transfer_events
@@ -207,7 +207,7 @@ const pendingPayouts = `status = '` + string(payouts.TransferPending) + `' AND t
 func (q *Queries) ClaimDuePayouts(ctx context.Context, now time.Time, limit int) (_ []service.TransferRecord, err error) {
 	defer wrap(&err, "claim due payouts")
 	var due []service.TransferRecord
-	err = q.scanRows(ctx, reading, `SELECT `+transferColumns+` FROM transfers
+	err = q.scanRows(ctx, reading(transfersTable), `SELECT `+transferColumns+` FROM transfers
 		WHERE `+pendingPayouts+` AND settle_at <= ? AND lease_until <= ? ORDER BY settle_at LIMIT ?`+q.skipLocked(),
 		[]any{sqldb.Micros(now), sqldb.Micros(now), limit},
 		func(r *sql.Rows) error {

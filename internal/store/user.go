@@ -22,6 +22,9 @@ const userSelect = `SELECT u.seq, u.id, u.app_id, u.first_name, u.last_name, u.e
 	LEFT JOIN ledger_accounts a ON a.app_id = u.app_id AND a.kind = '` + string(ledger.UserWallet) + `' AND a.ref = u.id
 	LEFT JOIN payout_methods m ON m.id = u.default_method_id`
 
+// readingUsers is what userSelect touches.
+var readingUsers = reading(usersTable | accountsTable | payoutMethodsTable)
+
 func scanUser(row interface{ Scan(...any) error }) (service.UserRecord, error) {
 	u, _, err := scanUserWallet(row)
 	return u, err
@@ -72,7 +75,7 @@ func (q *Queries) CreateUser(ctx context.Context, u *service.UserRecord) (err er
 	}
 	// Check first so the answer can say which key is taken; the unique indexes still decide.
 	var taken string
-	err = q.readRow(ctx, `SELECT CASE WHEN email_key = ? THEN 'email' ELSE 'username' END FROM users
+	err = q.queryRowTouching(ctx, reading(usersTable), `SELECT CASE WHEN email_key = ? THEN 'email' ELSE 'username' END FROM users
 		WHERE app_id = ? AND deleted_at IS NULL AND (email_key = ? OR username_key = ?) LIMIT 1`,
 		strings.ToLower(u.Email), u.AppID, strings.ToLower(u.Email), usernameKey).Scan(&taken)
 	switch {
@@ -83,7 +86,7 @@ func (q *Queries) CreateUser(ctx context.Context, u *service.UserRecord) (err er
 	case err != sql.ErrNoRows:
 		return err
 	}
-	err = q.queryRow(ctx, `INSERT INTO users (id, app_id, first_name, last_name, email, email_key, country_code,
+	err = q.queryRowTouching(ctx, writing(usersTable), `INSERT INTO users (id, app_id, first_name, last_name, email, email_key, country_code,
 		phone_number, username, username_key, status, verified, metadata, search, created)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		u.ID, u.AppID, u.FirstName, u.LastName, u.Email, strings.ToLower(u.Email), u.PhoneNumber.CountryCode,
@@ -115,7 +118,7 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.Use
 	// every user of the app to find one.
 	u, wallet, ok := q.batchReads().user(appID, id)
 	if !ok {
-		read, readWallet, err := scanUserWallet(q.readRow(ctx, userSelect+` WHERE u.id = ?`+q.lockRow("u"), id))
+		read, readWallet, err := scanUserWallet(q.queryRowTouching(ctx, readingUsers, userSelect+` WHERE u.id = ?`+q.lockRow("u"), id))
 		if err == nil && read.AppID != appID {
 			err = service.ErrNoRecord
 		}
@@ -152,7 +155,7 @@ func (q *Queries) ListUsers(ctx context.Context, appID string, page payouts.Page
 func (q *Queries) UpdateUser(ctx context.Context, u *service.UserRecord) (err error) {
 	defer wrap(&err, "update user %s", u.ID)
 	c := u.Compliance
-	return q.execOne(ctx, `UPDATE users SET status = ?, verified = ?, tax_id_collected = ?, address_collected = ?,
+	return q.execOne(ctx, writing(usersTable), `UPDATE users SET status = ?, verified = ?, tax_id_collected = ?, address_collected = ?,
 		dob_collected = ?, must_collect_1099 = ?, collected_1099 = ?, w8ben_collected = ?, flagged = ?,
 		id_verified = ?, metadata = ? WHERE app_id = ? AND id = ? AND deleted_at IS NULL`,
 		u.Status, u.Verified, c.TaxIDCollected, c.AddressCollected, c.DateOfBirthCollected, c.MustCollect1099,
@@ -162,14 +165,14 @@ func (q *Queries) UpdateUser(ctx context.Context, u *service.UserRecord) (err er
 // DeleteUser marks a user deleted; its email and username become free again.
 func (q *Queries) DeleteUser(ctx context.Context, appID, id string, at time.Time) (err error) {
 	defer wrap(&err, "delete user %s", id)
-	return q.execOne(ctx, `UPDATE users SET deleted_at = ?, status = ? WHERE app_id = ? AND id = ? AND deleted_at IS NULL`,
+	return q.execOne(ctx, writing(usersTable), `UPDATE users SET deleted_at = ?, status = ? WHERE app_id = ? AND id = ? AND deleted_at IS NULL`,
 		sqldb.Micros(at), payouts.UserDisabled, appID, id)
 }
 
 // SaveVerification stores the user's outstanding token, replacing any earlier one.
 func (q *Queries) SaveVerification(ctx context.Context, v *service.VerificationRecord) (err error) {
 	defer wrap(&err, "save verification of user %s", v.UserID)
-	_, err = q.exec(ctx, `INSERT INTO verifications (app_id, user_id, token_hash, expires, attempts) VALUES (?, ?, ?, ?, ?)
+	_, err = q.execTouching(ctx, touchingNone, `INSERT INTO verifications (app_id, user_id, token_hash, expires, attempts) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (app_id, user_id) DO UPDATE SET token_hash = excluded.token_hash, expires = excluded.expires,
 		attempts = excluded.attempts`, v.AppID, v.UserID, v.TokenHash, sqldb.Micros(v.Expires), v.Attempts)
 	return err
@@ -180,7 +183,7 @@ func (q *Queries) GetVerification(ctx context.Context, appID, userID string) (_ 
 	defer wrap(&err, "get verification of user %s", userID)
 	v := service.VerificationRecord{AppID: appID, UserID: userID}
 	var expires int64
-	err = q.readRow(ctx, `SELECT token_hash, expires, attempts FROM verifications WHERE app_id = ? AND user_id = ?`,
+	err = q.queryRowTouching(ctx, touchingNone, `SELECT token_hash, expires, attempts FROM verifications WHERE app_id = ? AND user_id = ?`,
 		appID, userID).Scan(&v.TokenHash, &expires, &v.Attempts)
 	if err != nil {
 		return nil, noRecord(err)
@@ -192,14 +195,14 @@ func (q *Queries) GetVerification(ctx context.Context, appID, userID string) (_ 
 // DeleteVerification forgets the user's token.
 func (q *Queries) DeleteVerification(ctx context.Context, appID, userID string) (err error) {
 	defer wrap(&err, "delete verification of user %s", userID)
-	_, err = q.exec(ctx, `DELETE FROM verifications WHERE app_id = ? AND user_id = ?`, appID, userID)
+	_, err = q.execTouching(ctx, touchingNone, `DELETE FROM verifications WHERE app_id = ? AND user_id = ?`, appID, userID)
 	return err
 }
 
 // FindUserByContact reads the app's user with this phone number, or else with this email.
 func (q *Queries) FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (_ *service.UserRecord, err error) {
 	defer wrap(&err, "find user by contact")
-	u, err := scanUser(q.readRow(ctx, userSelect+` WHERE u.app_id = ? AND u.deleted_at IS NULL
+	u, err := scanUser(q.queryRowTouching(ctx, readingUsers, userSelect+` WHERE u.app_id = ? AND u.deleted_at IS NULL
 		AND ((u.country_code = ? AND u.phone_number = ?) OR u.email_key = ?)
 		ORDER BY CASE WHEN u.phone_number = ? THEN 0 ELSE 1 END, u.seq LIMIT 1`,
 		appID, countryCode, phone, strings.ToLower(email), phone))

@@ -51,7 +51,7 @@ func joinTypes(types []payouts.EventType) string {
 // CreateWebhookEndpoint inserts an endpoint.
 func (q *Queries) CreateWebhookEndpoint(ctx context.Context, e *service.WebhookEndpointRecord) (err error) {
 	defer wrap(&err, "create webhook endpoint %s", e.ID)
-	return q.queryRow(ctx, `INSERT INTO webhook_endpoints (id, app_id, url, event_types, enabled, description,
+	return q.queryRowTouching(ctx, writing(endpointsTable), `INSERT INTO webhook_endpoints (id, app_id, url, event_types, enabled, description,
 		disabled_reason, secret, old_secret, old_secret_until, failing_since, created)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		e.ID, e.AppID, e.URL, joinTypes(e.EventTypes), e.Enabled, e.Description, e.DisabledReason, e.SealedSecret,
@@ -61,7 +61,7 @@ func (q *Queries) CreateWebhookEndpoint(ctx context.Context, e *service.WebhookE
 // GetWebhookEndpoint reads one endpoint of the app.
 func (q *Queries) GetWebhookEndpoint(ctx context.Context, appID, id string) (_ *service.WebhookEndpointRecord, err error) {
 	defer wrap(&err, "get webhook endpoint %s", id)
-	e, err := scanEndpoint(q.readRow(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints
+	e, err := scanEndpoint(q.queryRowTouching(ctx, reading(endpointsTable), `SELECT `+endpointColumns+` FROM webhook_endpoints
 		WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
 	if err != nil {
 		return nil, err
@@ -83,7 +83,7 @@ func (q *Queries) ListWebhookEndpoints(ctx context.Context, appID string) (_ []s
 }
 
 func (q *Queries) listWebhookEndpoints(ctx context.Context, appID string) ([]service.WebhookEndpointRecord, error) {
-	rows, err := q.read(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE app_id = ? ORDER BY seq DESC`, appID)
+	rows, err := q.queryTouching(ctx, reading(endpointsTable), `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE app_id = ? ORDER BY seq DESC`, appID)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (q *Queries) listWebhookEndpoints(ctx context.Context, appID string) ([]ser
 // UpdateWebhookEndpoint writes every field of an endpoint but its id, app and creation.
 func (q *Queries) UpdateWebhookEndpoint(ctx context.Context, e *service.WebhookEndpointRecord) (err error) {
 	defer wrap(&err, "update webhook endpoint %s", e.ID)
-	return q.execOne(ctx, `UPDATE webhook_endpoints SET url = ?, event_types = ?, enabled = ?, description = ?,
+	return q.execOne(ctx, writing(endpointsTable), `UPDATE webhook_endpoints SET url = ?, event_types = ?, enabled = ?, description = ?,
 		disabled_reason = ?, secret = ?, old_secret = ?, old_secret_until = ?, failing_since = ?
 		WHERE app_id = ? AND id = ?`, e.URL, joinTypes(e.EventTypes), e.Enabled, e.Description, e.DisabledReason,
 		e.SealedSecret, e.SealedOld, micros0(e.OldUntil), micros0(e.FailingSince), e.AppID, e.ID)
@@ -119,13 +119,13 @@ func (q *Queries) DeleteWebhookEndpoint(ctx context.Context, appID, id string) (
 			return err
 		}
 	}
-	return q.execOne(ctx, `DELETE FROM webhook_endpoints WHERE app_id = ? AND id = ?`, appID, id)
+	return q.execOne(ctx, writing(endpointsTable), `DELETE FROM webhook_endpoints WHERE app_id = ? AND id = ?`, appID, id)
 }
 
 // ClearWebhookFailures ends an endpoint's failure streak, if it has one.
 func (q *Queries) ClearWebhookFailures(ctx context.Context, endpointID string) (err error) {
 	defer wrap(&err, "clear webhook failures %s", endpointID)
-	_, err = q.exec(ctx, `UPDATE webhook_endpoints SET failing_since = 0 WHERE id = ? AND failing_since <> 0`, endpointID)
+	_, err = q.execTouching(ctx, writing(endpointsTable), `UPDATE webhook_endpoints SET failing_since = 0 WHERE id = ? AND failing_since <> 0`, endpointID)
 	return err
 }
 
@@ -137,7 +137,7 @@ func (q *Queries) InsertWebhookDeliveries(ctx context.Context, ds []service.Webh
 		rows.add([]any{d.AppID, d.EventID, d.EndpointID, d.ObjectID, payouts.DeliveryPending, d.Attempts,
 			sqldb.Micros(d.NextAttempt), sqldb.Micros(d.Created)}, nil)
 	}
-	return q.insertOrHold(ctx, insertDelivery, false, rows, func(h *held) *rowSet { return &h.deliveries })
+	return q.insertOrHold(ctx, deliveriesTable, insertDelivery, false, rows, func(h *held) *rowSet { return &h.deliveries })
 }
 
 const insertDelivery = `INSERT INTO webhook_deliveries (app_id, event_id, endpoint_id, object_id, status, attempts,
