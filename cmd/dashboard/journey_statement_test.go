@@ -96,15 +96,24 @@ func managerReconcilesMonth(t *testing.T, j *journey) {
 		j.noConsoleErrors()
 		return
 	}
+	// The body the click swaps in (outerHTML) lacks the mark put on the one before it, so the
+	// period is read from the answer, in one evaluation, never from the page mid-swap.
 	j.run(
 		chromedp.Click(chromedp.Search(`(//nav[@aria-label="Main"])[1]//a[normalize-space()="Statement"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#statement-body`)),
+		chromedp.Poll[chromedp.Void](`(document.querySelector('#statement-body').dataset.before = 'swap') === 'swap'`),
 		chromedp.Click(chromedp.Search(`//button[normalize-space()="This month"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="statement-closing"]`)),
 	)
-	first, _ := chromedp.Run(j.tab, chromedp.Value(chromedp.CSS(`#field-from`)))
-	last, _ := chromedp.Run(j.tab, chromedp.Value(chromedp.CSS(`#field-to`)))
-	zone, _ := chromedp.Run(j.tab, chromedp.Value(chromedp.CSS(`#statement-body input[name="tz"]`)))
+	period, err := chromedp.Run(j.tab, chromedp.Poll[[]string](`(() => {
+		const body = document.querySelector('#statement-body');
+		if (!body || body.dataset.before || !body.querySelector('[data-testid="statement-closing"]')) return null;
+		return ['#field-from', '#field-to', 'input[name="tz"]'].map(sel => body.querySelector(sel).value);
+	})()`, chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		browser.Screenshot(t, j.tab, "this-month")
+		t.Fatalf("the statement of this month: %v", err)
+	}
+	first, last, zone := period[0], period[1], period[2]
 	now := time.Now()
 	if loc, err := time.LoadLocation(zone); err == nil {
 		now = now.In(loc)

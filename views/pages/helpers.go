@@ -188,13 +188,6 @@ func PayeeName(p payouts.Payee) string {
 	return "anyone with the link"
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 // payeeContact is how a payee is reached: their email and phone, as given.
 func payeeContact(p payouts.Payee) string {
 	var parts []string
