@@ -20,7 +20,7 @@ type book struct {
 	kinds   map[int64]ledger.Kind
 	wallet  *party // the app's wallet once resolved: it is made with the app, so no rollback undoes it
 	// users are the users read (and, on PostgreSQL, locked) through this book, so that a batch
-	// reads each of its users once; forgetUser drops one whose read a savepoint undid.
+	// reads each of its users once.
 	users map[string]*UserRecord
 	dry   *dryRun // set for a preflight: the book reads and writes nothing
 }

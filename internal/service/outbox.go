@@ -49,18 +49,11 @@ type recorder struct {
 	// objects are the changed transfers as GET /v2/transfers/{id} answers, read in the
 	// transaction when it ends (readTransfers), for their events.
 	objects map[string]*payouts.Transfer
-	// fresh are the postings of the transfers created in the transaction and not changed since,
-	// by transfer id: such a transfer is rendered as written, without reading it back.
-	fresh map[string][]*ledger.Posting
-	// savepoints counts the open savepoints; undo holds what their writes replaced in transfers.
-	savepoints int
-	undo       []transferUndo
-}
-
-type transferUndo struct {
-	id      string
-	was     payouts.Transfer
-	existed bool
+	// fresh are the transfers created in the transaction and not changed since: such a
+	// transfer is rendered as written, with its postings made in the transaction (made, by
+	// transfer id, posted before or after the transfer was), without reading it back.
+	fresh map[string]bool
+	made  map[string][]*ledger.Posting
 }
 
 func (r *recorder) note(typ payouts.EventType, appID, id string, render func(context.Context, Queries) (any, error)) {
@@ -85,10 +78,6 @@ func transferEvent(t *TransferRecord, status payouts.TransferStatus) payouts.Eve
 func (r *recorder) transferChanged(t *TransferRecord, status payouts.TransferStatus) {
 	if r.transfers == nil {
 		r.transfers = map[string]payouts.Transfer{}
-	}
-	if r.savepoints > 0 {
-		was, existed := r.transfers[t.ID]
-		r.undo = append(r.undo, transferUndo{id: t.ID, was: was, existed: existed})
 	}
 	r.transfers[t.ID] = t.Transfer
 	appID, id := t.AppID, t.ID
@@ -149,10 +138,10 @@ func (r *recorder) readTransfers(ctx context.Context, q Queries) error {
 // asWritten is a transfer created in the transaction as it was written (its one status and the
 // postings made with it, numbered by Post), or nil when it changed since.
 func (r *recorder) asWritten(t payouts.Transfer) *payouts.Transfer {
-	postings, ok := r.fresh[t.ID]
-	if !ok {
+	if !r.fresh[t.ID] {
 		return nil
 	}
+	postings := r.made[t.ID]
 	lines := make([]payouts.Transaction, len(postings))
 	for i, p := range postings {
 		lines[i] = transactionOf(*p)
@@ -165,9 +154,9 @@ func (r *recorder) CreateTransfer(ctx context.Context, t *TransferRecord) error 
 		return err
 	}
 	if r.fresh == nil {
-		r.fresh = map[string][]*ledger.Posting{}
+		r.fresh = map[string]bool{}
 	}
-	r.fresh[t.ID] = []*ledger.Posting{}
+	r.fresh[t.ID] = true
 	r.transferChanged(t, payouts.TransferCreated)
 	r.transferChanged(t, t.Status)
 	return nil
@@ -201,10 +190,11 @@ func (r *recorder) Post(ctx context.Context, m ledger.Movement) error {
 	if err := r.Queries.Post(ctx, m); err != nil {
 		return err
 	}
+	if r.made == nil {
+		r.made = map[string][]*ledger.Posting{}
+	}
 	for _, p := range m.Made() {
-		if postings, ok := r.fresh[p.TransferID]; ok {
-			r.fresh[p.TransferID] = append(postings, p)
-		}
+		r.made[p.TransferID] = append(r.made[p.TransferID], p)
 	}
 	return nil
 }
@@ -410,30 +400,6 @@ func (r *recorder) FinishTransferBatch(ctx context.Context, b *TransferBatchReco
 		return rec.TransferBatch, nil
 	})
 	return nil
-}
-
-// Savepoint forgets the changes fn noted, and its transfers as written, when fn's writes are
-// undone.
-func (r *recorder) Savepoint(ctx context.Context, fn func() error) error {
-	changes, undo := len(r.changes), len(r.undo)
-	r.savepoints++
-	err := r.Queries.Savepoint(ctx, fn)
-	r.savepoints--
-	if err != nil {
-		clear(r.fresh) // some of their postings may be undone: read them back
-		r.changes = r.changes[:changes]
-		for i := len(r.undo) - 1; i >= undo; i-- {
-			if u := r.undo[i]; u.existed {
-				r.transfers[u.id] = u.was
-			} else {
-				delete(r.transfers, u.id)
-			}
-		}
-	}
-	if err != nil || r.savepoints == 0 {
-		r.undo = r.undo[:undo]
-	}
-	return err
 }
 
 // writeEvents renders each changed object once, as it stands at the end of the transaction,

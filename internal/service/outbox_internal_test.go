@@ -26,27 +26,35 @@ func (q *postQueries) Post(_ context.Context, m ledger.Movement) error {
 }
 
 // TestRecorderRendersFreshTransfersAsWritten: a transfer created in the transaction is rendered
-// for its events as written, with the postings made with it, until a movement settles one of its
-// postings; then it is read back (asWritten says nil), whether or not its status changes.
+// for its events as written, with the postings made with it (posted before the transfer was
+// written, as a balance transfer does, or after), until a movement settles one of its postings;
+// then it is read back (asWritten says nil), whether or not its status changes.
 func TestRecorderRendersFreshTransfersAsWritten(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	noGuard := func(int64) bool { return false }
 	tests := []struct {
-		name      string
-		settle    bool
-		wantFresh bool
+		name        string
+		postedFirst bool
+		settle      bool
+		wantFresh   bool
 	}{
-		{"postings made with it", false, true},
-		{"a posting of it settled", true, false},
+		{"postings made after it", false, false, true},
+		{"postings made before it", true, false, true},
+		{"a posting of it settled", false, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &recorder{Queries: &postQueries{}}
 			tr := &TransferRecord{AppID: "app", Updated: at, Transfer: payouts.Transfer{ID: "t1",
 				Created: payouts.NewTime(at), Type: payouts.TransferPayout, Amount: 5, Status: payouts.TransferCreated}}
-			if err := r.CreateTransfer(ctx, tr); err != nil {
-				t.Fatal(err)
+			create := func() {
+				if err := r.CreateTransfer(ctx, tr); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !tt.postedFirst {
+				create()
 			}
 			reserve := &ledger.Posting{TransferID: "t1", Debit: 1, Credit: 2, Amount: 5}
 			m, err := ledger.NewMovement([]ledger.Change{{Op: ledger.OpReserve, Posting: reserve}}, at, noGuard)
@@ -55,6 +63,9 @@ func TestRecorderRendersFreshTransfersAsWritten(t *testing.T) {
 			}
 			if err := r.Post(ctx, m); err != nil {
 				t.Fatal(err)
+			}
+			if tt.postedFirst {
+				create()
 			}
 			if tt.settle {
 				commit := *reserve

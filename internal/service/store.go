@@ -38,9 +38,6 @@ type Intent struct {
 type Queries interface {
 	Reads
 	Writes
-	// Savepoint runs fn, which writes through the same Queries, so that its writes are undone
-	// alone when it fails, leaving the transaction around it usable.
-	Savepoint(ctx context.Context, fn func() error) error
 }
 
 // Reads are the statements that change nothing, one interface per noun. Inside a transaction

@@ -62,14 +62,19 @@ func (s *Service) answer(ctx context.Context, appID, id string, made *payouts.Tr
 }
 
 // balanceTransfer moves money between the app of the book b and a user inside q and returns the
-// transfer as written, whose id is id.
+// transfer as written, whose id is id. Whatever can refuse it (no such user, an overdraft)
+// refuses before its first write, so a refused transfer leaves nothing: a batch's items run one
+// after another in one transaction without a savepoint each (runBatchItems).
 func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id string, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
-	appID := b.appID
 	user, err := s.bookUser(ctx, q, b, req.UserID)
 	if err != nil {
 		return nil, err
 	}
-	t := s.newTransfer(appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
+	postings, err := s.bookBalanceTransfer(ctx, b, id, user, req)
+	if err != nil {
+		return nil, err
+	}
+	t := s.newTransfer(b.appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
 	t.ID = id
 	t.UserID = &user.ID
 	t.Status = payouts.TransferCompleted
@@ -78,15 +83,12 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id st
 	if err := q.CreateTransfer(ctx, t); err != nil {
 		return nil, err
 	}
-	postings, err := s.bookBalanceTransfer(ctx, b, t.ID, user, req)
-	if err != nil {
-		return nil, err
-	}
 	return written(t, postings), nil
 }
 
-// bookBalanceTransfer books a balance transfer's line, guarded against overdraft, and counts
-// money paid to the user towards their 1099 threshold; on a dry book, in its memory alone.
+// bookBalanceTransfer books a balance transfer's line, guarded against overdraft (a refusal books
+// nothing), and counts money paid to the user towards their 1099 threshold; on a dry book, in its
+// memory alone.
 func (s *Service) bookBalanceTransfer(ctx context.Context, b *book, transferID string, user *UserRecord,
 	req payouts.CreateTransferRequest) ([]ledger.Posting, error) {
 	app, wallet, err := b.appAndUser(ctx, &user.User)

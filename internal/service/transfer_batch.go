@@ -87,9 +87,10 @@ func (s *Service) ProcessBatches(ctx context.Context, max int) (int, error) {
 	return max, nil
 }
 
-// runBatchChunk makes the next chunk of a batch's transfers, each in a savepoint of its own so
-// that one item's failure undoes only that item, and completes the batch after its last item.
-// What a chunk leaves pending the next claim picks up.
+// runBatchChunk makes the next chunk of a batch's transfers, one after another in the one
+// transaction, and completes the batch after its last item. An item that is refused wrote
+// nothing (balanceTransfer refuses before its first write), so the items around it stand
+// without a savepoint each. What a chunk leaves pending the next claim picks up.
 func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatchRecord) error {
 	bk, err := s.book(ctx, q, b.AppID)
 	if err != nil {
@@ -172,31 +173,22 @@ func itemRequest(it payouts.TransferBatchItem) (payouts.CreateTransferRequest, s
 }
 
 // batchItem makes one item's transfer through the same path as POST /v2/transfers, idempotent
-// on the item's key.
+// on the item's key. A refused item wrote nothing but the claim of its key, by the chunk or by
+// the item itself, which is released with the chunk's outcomes.
 func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it payouts.TransferBatchItem) (string, error) {
 	req, hash, err := itemRequest(it)
 	if err != nil {
 		return "", err
 	}
-	var id string
-	err = fq.Savepoint(ctx, func() error {
-		var err error
-		id, _, err = s.idempotentIn(ctx, fq, b.appID, "transfer", req.IdempotencyKey, hash, "", false, func(q Queries) (string, error) {
-			t, err := s.balanceTransfer(ctx, q, b, newID(), req)
-			if err != nil {
-				return "", err
-			}
-			return t.ID, nil
-		})
-		return err
-	})
-	if err != nil {
-		// The savepoint undid the item's writes, its user's changes and lock with them; the
-		// chunk's claim of its key, made outside it, is released with the chunk's outcomes.
-		delete(b.users, it.UserID)
-		if fq.claimed[it.IdempotencyKey] {
-			fq.release = append(fq.release, it.IdempotencyKey)
+	id, _, err := s.idempotentIn(ctx, fq, b.appID, "transfer", req.IdempotencyKey, hash, "", false, func(q Queries) (string, error) {
+		t, err := s.balanceTransfer(ctx, q, b, newID(), req)
+		if err != nil {
+			return "", err
 		}
+		return t.ID, nil
+	})
+	if err != nil && fq.claimed[it.IdempotencyKey] {
+		fq.release = append(fq.release, it.IdempotencyKey)
 	}
 	return id, err
 }
@@ -209,7 +201,7 @@ type finishLater struct {
 	Queries
 	keys        []string
 	resourceIDs map[string]string
-	claimed     map[string]bool // keys the chunk took for its items (claimKeys)
+	claimed     map[string]bool // keys taken for the chunk's items, by the chunk (claimKeys) or the item
 	release     []string        // claimed keys of items that failed
 }
 
@@ -224,7 +216,10 @@ func (f *finishLater) ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRec
 		return nil, nil // taken for this item by the chunk's claim
 	}
 	prior, err := f.Queries.ClaimIdempotencyKey(ctx, k)
-	if prior != nil && prior.ResourceID == "" {
+	switch {
+	case err == nil && prior == nil:
+		f.claimed[k.Key] = true // taken now by its item: an expired key, released and claimed again
+	case prior != nil && prior.ResourceID == "":
 		prior.ResourceID = f.resourceIDs[k.Key]
 	}
 	return prior, err

@@ -110,8 +110,8 @@ func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 // read and the apps of their keys, read before they ran (startBatch), and the app rows and
 // webhook endpoints its jobs read since, once per batch. It is dropped whole by any statement
 // that says it writes a table it copies (touching), so it never holds what the transaction does
-// not see. A job or a savepoint of it rolled back puts it back as it was before (jobState.undo):
-// the rollback puts the rows back as they were then.
+// not see. A job rolled back puts it back as it was before (jobState.undo): the rollback puts the
+// rows back as they were then.
 type batchReads struct {
 	apps      map[string]*service.AppRecord
 	endpoints map[string][]service.WebhookEndpointRecord

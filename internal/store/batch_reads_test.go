@@ -130,24 +130,6 @@ func TestBatchReads(t *testing.T) {
 					return errors.Join(setStatus(q, payouts.AppInReview), q.CreateWebhookEndpoint(ctx, endpoint(1)))
 				}},
 				{"read the writes", func() error { return seen(q, payouts.AppInReview, 1) }},
-				{"savepoint rolled back", func() error {
-					err := q.Savepoint(ctx, func() error {
-						disabled := endpoint(1)
-						disabled.Enabled = false
-						if err := errors.Join(setStatus(q, payouts.AppApproved), q.UpdateWebhookEndpoint(ctx, disabled)); err != nil {
-							return err
-						}
-						if err := seen(q, payouts.AppApproved, 0); err != nil {
-							return err
-						}
-						return errChangedMind
-					})
-					if !errors.Is(err, errChangedMind) {
-						return fmt.Errorf("savepoint: %v, want its own error", err)
-					}
-					return nil
-				}},
-				{"read after the rollback", func() error { return seen(q, payouts.AppInReview, 1) }},
 				{"read again", func() error { return seen(q, payouts.AppInReview, 1) }},
 				{"read as written, whatever callers changed", func() error {
 					a, err := q.GetApp(ctx, appID)

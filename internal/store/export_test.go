@@ -21,7 +21,7 @@ func EventsSeek(st *Store, appID string, at time.Time, before bool) (int64, bool
 
 // UsersReadAhead returns the ids of the users q's batch holds read ahead, sorted.
 func UsersReadAhead(q service.Queries) []string {
-	r := q.(txQueries).batchReads()
+	r := q.(*Queries).batchReads()
 	if r == nil {
 		return nil
 	}
@@ -37,7 +37,7 @@ func UsersReadAhead(q service.Queries) []string {
 // sorted.
 func KeysClaimedAhead(q service.Queries) []string {
 	var keys []string
-	for ref := range q.(txQueries).job.st.keys.claimed {
+	for ref := range q.(*Queries).job.st.keys.claimed {
 		keys = append(keys, ref.key)
 	}
 	slices.Sort(keys)
@@ -49,14 +49,14 @@ func KeysClaimedAhead(q service.Queries) []string {
 // with the deltas kept and the job's, the keys claimed ahead and not taken, and the batch view's
 // copies. Posting ids given are left out: ids rolled back are gaps.
 func BatchState(q service.Queries) string {
-	st := q.(txQueries).job.st
+	st := q.(*Queries).job.st
 	var b strings.Builder
 	for i, t := range st.held.tables() {
 		fmt.Fprintf(&b, "held table %d: %d rows, %d written: %v\n", i, len(t.values), t.written, t.values)
 	}
 	fmt.Fprintf(&b, "yearly totals stored %v, paid %v\n", st.held.stored, st.held.paid)
-	fmt.Fprintf(&b, "accounts read %v by ref %v; deltas kept %v; the job's %v, net %v\n",
-		st.netting.read, st.netting.refs, st.netting.kept, st.job.deltas, st.job.net)
+	fmt.Fprintf(&b, "accounts read %v by ref %v; deltas kept %v; the job's net %v\n",
+		st.netting.read, st.netting.refs, st.netting.kept, st.job.net)
 	fmt.Fprintf(&b, "keys claimed ahead %v\n", st.keys.claimed)
 	apps := map[string]service.AppRecord{}
 	for id, a := range st.reads.apps {
@@ -71,4 +71,4 @@ func BatchState(q service.Queries) string {
 }
 
 // BatchOf is q's batch, to tell which jobs shared one.
-func BatchOf(q service.Queries) any { return q.(txQueries).batch }
+func BatchOf(q service.Queries) any { return q.(*Queries).batch }

@@ -15,8 +15,8 @@ import (
 // statement before the commit instead of several round trips per transfer. Values are taken when
 // a row is held, so later changes of the caller's record do not leak into the insert. A statement
 // of a job on their tables writes them first (writeHeld); the rows written stay here, so that a
-// rollback of the job, or of a savepoint of it, which takes them out of the database again, holds
-// them again (jobState.undo).
+// rollback of the job, which takes them out of the database again, holds them again
+// (jobState.undo).
 type held struct {
 	transfers, postings, payments, events, deliveries rowSet
 	// stored are yearly totals as stored before the batch, read once per user; paid are the sums

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/disburse/disburse/internal/ledger"
@@ -24,12 +25,10 @@ func heldTransfer(appID string, bank, wallet int64, n int) (*service.TransferRec
 }
 
 // TestHeldRows writes transfers, postings and yearly payments held in one write transaction,
-// each item in a savepoint, some rolled back, with a read of a held table halfway: what was kept
-// is stored once, with the seq and id it was given, each yearly total as it was answered, and
-// what was rolled back is not.
+// more than one multi-row statement holds, with a read of a held table halfway: each is stored
+// once, with the seq and id it was given, and each yearly total as it was answered.
 func TestHeldRows(t *testing.T) {
 	const n = 450
-	failed := func(i int) bool { return i%5 == 3 }
 	payee := func(i int) string { return userID(i % 3) }
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
@@ -45,30 +44,19 @@ func TestHeldRows(t *testing.T) {
 		err := st.InTx(ctx, func(q service.Queries) error {
 			for i := range n {
 				transfers[i], postings[i] = heldTransfer(appID, bank.ID, wallet.ID, i)
-				err := q.Savepoint(ctx, func() error {
-					if err := q.CreateTransfer(ctx, transfers[i]); err != nil {
-						return err
-					}
-					if err := post(ctx, q, postings[i]); err != nil {
-						return err
-					}
-					total, err := addPayments(q, payee(i), i+1)
-					if err != nil {
-						return err
-					}
-					if total != want[payee(i)]+payouts.Money(i+1) {
-						return fmt.Errorf("item %d: yearly total %d, want %d", i, total, want[payee(i)]+payouts.Money(i+1))
-					}
-					if failed(i) {
-						return errChangedMind
-					}
-					return nil
-				})
-				if err != nil && !errors.Is(err, errChangedMind) {
+				if err := q.CreateTransfer(ctx, transfers[i]); err != nil {
 					return err
 				}
-				if !failed(i) {
-					want[payee(i)] += payouts.Money(i + 1)
+				if err := post(ctx, q, postings[i]); err != nil {
+					return err
+				}
+				total, err := addPayments(q, payee(i), i+1)
+				if err != nil {
+					return err
+				}
+				want[payee(i)] += payouts.Money(i + 1)
+				if total != want[payee(i)] {
+					return fmt.Errorf("item %d: yearly total %d, want %d", i, total, want[payee(i)])
 				}
 				if i == n/2 { // a read of a held table sees what is held
 					if _, err := q.GetTransfer(ctx, appID, transfers[0].ID); err != nil {
@@ -95,12 +83,6 @@ func TestHeldRows(t *testing.T) {
 		}
 		for i := range n {
 			got, err := st.GetTransfer(ctx, appID, transfers[i].ID)
-			if failed(i) {
-				if !errors.Is(err, service.ErrNoRecord) {
-					t.Fatalf("transfer %d, rolled back: %v", i, err)
-				}
-				continue
-			}
 			if err != nil || got.Seq != transfers[i].Seq || got.Amount != transfers[i].Amount {
 				t.Fatalf("transfer %d: stored %+v, %v; given seq %d", i, got, err, transfers[i].Seq)
 			}
@@ -116,35 +98,47 @@ func TestHeldRows(t *testing.T) {
 	})
 }
 
-// TestHeldRowsWrittenInRolledBackSavepoint reads a held table inside a savepoint that is then
-// rolled back: the rows held before it, written by that read, went with the rollback, and are
-// held again and written at the end, once, with the seq they were given then.
-func TestHeldRowsWrittenInRolledBackSavepoint(t *testing.T) {
+// TestHeldRowsWrittenByAJobRolledBack: in a shared batch, a job that reads a held table writes
+// the rows the jobs before it hold, under its own savepoint; when it then fails, its rollback
+// takes them out of the database again, so they are held again and written at the end, once,
+// with the seq they were given.
+func TestHeldRowsWrittenByAJobRolledBack(t *testing.T) {
+	const jobs = 24 // so that one of PostgreSQL's two writers' batches has several
+	reader := func(i int) bool { return i%2 == 1 }
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		appID, bank, wallet := fundedWallet(t, st, 0)
-		tr, _ := heldTransfer(appID, bank.ID, wallet.ID, 0)
-		err := st.InTx(ctx, func(q service.Queries) error {
-			if err := q.CreateTransfer(ctx, tr); err != nil {
-				return err
-			}
-			err := q.Savepoint(ctx, func() error {
-				if _, err := q.GetTransfer(ctx, appID, tr.ID); err != nil {
-					return err
+		transfers := make([]*service.TransferRecord, jobs)
+		runs := inSharedBatches(t, st, jobs, reader, func(i int) (service.Intent, func(q service.Queries) error) {
+			return service.Intent{}, func(q service.Queries) error {
+				if !reader(i) {
+					transfers[i], _ = heldTransfer(appID, bank.ID, wallet.ID, i)
+					return q.CreateTransfer(ctx, transfers[i])
 				}
-				return errChangedMind
-			})
-			if !errors.Is(err, errChangedMind) {
-				return fmt.Errorf("savepoint: %w", err)
+				_, err := q.GetTransfer(ctx, appID, "30000000-0000-4000-8000-999999999999")
+				if !errors.Is(err, service.ErrNoRecord) {
+					return fmt.Errorf("read of a transfer never made: %v", err)
+				}
+				return nil
 			}
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
+		after := 0 // readers that ran after a writer in their batch
+		for n, r := range runs {
+			if r.failed && slices.ContainsFunc(runs[:n], func(w jobRun) bool { return w.batch == r.batch && !w.failed }) {
+				after++
+			}
 		}
-		got, err := st.GetTransfer(ctx, appID, tr.ID)
-		if err != nil || got.Seq != tr.Seq {
-			t.Fatalf("transfer after the commit: %+v, %v; given seq %d", got, err, tr.Seq)
+		if after == 0 {
+			t.Error("no reader ran after a writer in its batch")
+		}
+		for i, tr := range transfers {
+			if reader(i) {
+				continue
+			}
+			got, err := st.GetTransfer(ctx, appID, tr.ID)
+			if err != nil || got.Seq != tr.Seq {
+				t.Errorf("transfer %d after the commit: %+v, %v; given seq %d", i, got, err, tr.Seq)
+			}
 		}
 	})
 }

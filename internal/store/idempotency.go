@@ -138,9 +138,9 @@ type keyRef struct{ appID, key string }
 
 // takeKeyClaimedAhead answers a job's claim of the key it said it would claim from the batch's
 // claims. It reports whether the key was claimed for this job: then the job holds it, claimed as
-// it said (unfinished, or finished with the resource it named). A job rolled back (or a savepoint
-// of it) puts the key back in the batch's claims (jobState.undo), which gives back at the batch's
-// end the keys no job kept (releaseKeysAhead).
+// it said (unfinished, or finished with the resource it named). A job rolled back puts the key
+// back in the batch's claims (jobState.undo), which gives back at the batch's end the keys no job
+// kept (releaseKeysAhead).
 func (q *Queries) takeKeyClaimedAhead(ctx context.Context, k *service.IdempotencyRecord) (bool, error) {
 	if q.job == nil {
 		return false, nil

@@ -30,17 +30,15 @@ type batchState struct {
 
 // jobState is the running job's part of its batch: where the batch's held rows stood when it
 // started (its own are those after), the ledger deltas it applied, the accounts and yearly
-// totals it read first, the keys claimed ahead that it took, and how many statements it sent.
-// A job that ends well leaves its part in the batch, its deltas netted with the others'. undo
-// puts the batch back as it stood at a mark: the job's start when the job is rolled back, a
-// Savepoint's start when that one is. It is the one undo of everything the store keeps for a
-// batch.
+// totals it read first, the keys claimed ahead that it took, and the changes of the batch view.
+// A job that ends well leaves its part in the batch, its deltas netted with the others'; undo
+// takes it out when the job is rolled back. It is the one undo of everything the store keeps
+// for a batch.
 type jobState struct {
 	st      *batchState
 	running bool
-	start   mark
-	deltas  []ledger.Delta         // as the job applied them, in order
-	net     map[int64]ledger.Delta // deltas summed per account
+	start   heldMark               // the batch's held rows when the job started
+	net     map[int64]ledger.Delta // the job's deltas summed per account
 	// accountsRead are the accounts the job read first: the writes of a part undone may have
 	// created them. paymentsRead are the yearly totals it read first (and on PostgreSQL locked).
 	accountsRead []int64
@@ -54,12 +52,6 @@ type jobState struct {
 type viewChange struct {
 	app, endpoints string
 	dropped        *batchReads
-}
-
-// mark is where the running job's part stood.
-type mark struct {
-	held                                                   heldMark
-	deltas, accountsRead, paymentsRead, taken, viewChanges int
 }
 
 // batchState returns the store's state of q's batch, made by its first job (or its start).
@@ -94,7 +86,7 @@ func (q *Queries) batchState() *batchState {
 func (st *batchState) startJob() *jobState {
 	j := &st.job
 	j.running = true
-	j.start = j.mark()
+	j.start = st.held.mark()
 	return j
 }
 
@@ -110,49 +102,34 @@ func (st *batchState) endJob(ok bool) {
 			st.netting.kept[id] = sum(st.netting.kept[id], d)
 		}
 	} else {
-		j.undo(j.start)
+		j.undo()
 	}
 	j.running = false
-	j.deltas, j.accountsRead, j.paymentsRead, j.taken = j.deltas[:0], j.accountsRead[:0], j.paymentsRead[:0], j.taken[:0]
+	j.accountsRead, j.paymentsRead, j.taken = j.accountsRead[:0], j.paymentsRead[:0], j.taken[:0]
 	clear(j.net)
 	clear(j.viewChanges) // what a drop held is garbage now
 	j.viewChanges = j.viewChanges[:0]
 }
 
-func (j *jobState) mark() mark {
-	return mark{held: j.st.held.mark(), deltas: len(j.deltas), accountsRead: len(j.accountsRead),
-		paymentsRead: len(j.paymentsRead), taken: len(j.taken), viewChanges: len(j.viewChanges)}
-}
-
-// undo puts the batch back as it stood at m, for a job or a savepoint of it rolled back: the
-// rows held since are dropped, and those written since are held again (the rollback took them
-// out of the database; they were another job's, or held before m); the deltas applied since are
-// dropped; what was first read since is forgotten, for the next reader to read (and on
-// PostgreSQL lock) again; the keys taken since go back to the batch's claims, which gives back
-// those no job keeps; the batch view is as it was (what it held then is what the database holds
-// again).
-func (j *jobState) undo(m mark) {
+// undo takes the rolled-back job's part out of the batch: the rows it held are dropped, and
+// those written since it started are held again (the rollback took them out of the database;
+// they were the job's, or held before it); its deltas are dropped; what it read first is
+// forgotten, for the next reader to read (and on PostgreSQL lock) again; the keys it took go
+// back to the batch's claims, which gives back those no job keeps; the batch view is as it was
+// (what it held then is what the database holds again).
+func (j *jobState) undo() {
 	st := j.st
-	st.held.undo(m.held)
-	if len(j.deltas) > m.deltas {
-		j.deltas = j.deltas[:m.deltas]
-		clear(j.net)
-		for _, d := range j.deltas {
-			j.net[d.Account] = sum(j.net[d.Account], d)
-		}
-	}
-	st.netting.forget(j.accountsRead[m.accountsRead:])
-	j.accountsRead = j.accountsRead[:m.accountsRead]
-	for _, k := range j.paymentsRead[m.paymentsRead:] {
+	st.held.undo(j.start)
+	clear(j.net)
+	st.netting.forget(j.accountsRead)
+	for _, k := range j.paymentsRead {
 		delete(st.held.stored, k)
 		delete(st.held.paid, k) // 0: its rows were all held since
 	}
-	j.paymentsRead = j.paymentsRead[:m.paymentsRead]
-	for _, k := range j.taken[m.taken:] {
+	for _, k := range j.taken {
 		st.keys.claimed[keyRef{k.AppID, k.Key}] = k
 	}
-	j.taken = j.taken[:m.taken]
-	for i := len(j.viewChanges) - 1; i >= m.viewChanges; i-- {
+	for i := len(j.viewChanges) - 1; i >= 0; i-- {
 		switch c := j.viewChanges[i]; {
 		case c.dropped != nil:
 			st.reads = *c.dropped
@@ -162,5 +139,4 @@ func (j *jobState) undo(m mark) {
 			delete(st.reads.endpoints, c.endpoints)
 		}
 	}
-	j.viewChanges = j.viewChanges[:m.viewChanges]
 }

@@ -71,8 +71,8 @@ const (
 // whole movement with service.ErrOverdraft, nothing of it written or kept; then the pending
 // postings it settles change state, its deltas are netted with the batch's, and its new postings
 // are numbered and held, written before the commit (held). A failure past the checks (a settled
-// posting no longer pending, a failed statement) fails the job, or the Savepoint around the
-// call, whose undo takes back what the movement left.
+// posting no longer pending, a failed statement) fails the job, whose undo takes back what the
+// movement left.
 func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
 	defer wrap(&err, "post a movement")
 	if q.job == nil {

@@ -118,7 +118,6 @@ func (j *jobState) check(ctx context.Context, q *Queries, deltas []ledger.Delta)
 // add adds deltas that passed check to the job's.
 func (j *jobState) add(deltas []ledger.Delta) {
 	for _, d := range deltas {
-		j.deltas = append(j.deltas, d)
 		j.net[d.Account] = sum(j.net[d.Account], d)
 	}
 }

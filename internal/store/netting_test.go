@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 
@@ -183,43 +182,6 @@ func TestLockedUserWaitsAlone(t *testing.T) {
 			if err != nil {
 				t.Errorf("job %d: %v", i, err)
 			}
-		}
-	})
-}
-
-// TestSavepointUndoesNettedDeltas: deltas applied inside a savepoint that is rolled back leave
-// the job's netted deltas as they were, in a batch of one and in batches shared by many jobs.
-func TestSavepointUndoesNettedDeltas(t *testing.T) {
-	engines(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
-		appID, bank, wallet := fundedWallet(t, st, 1000)
-		debit := func(q service.Queries, amount int64) error {
-			return post(ctx, q, payment(appID, wallet.ID, bank.ID, amount), wallet.ID)
-		}
-		const jobs = 20
-		errs := inParallel(jobs, func(int) error {
-			return st.InTx(ctx, func(q service.Queries) error {
-				err := q.Savepoint(ctx, func() error {
-					if err := debit(q, 5); err != nil {
-						return err
-					}
-					return errChangedMind
-				})
-				if !errors.Is(err, errChangedMind) {
-					return fmt.Errorf("savepoint: %v, want its own error", err)
-				}
-				return debit(q, 3)
-			})
-		})
-		for i, err := range errs {
-			if err != nil {
-				t.Errorf("job %d: %v", i, err)
-			}
-		}
-		a, _ := st.FindAccount(ctx, appID, ledger.AppWallet, "")
-		b, _ := st.FindAccount(ctx, appID, ledger.External, "bank")
-		if a.Balance() != 1000-3*jobs || b.Balance() != -(1000-3*jobs) {
-			t.Errorf("wallet %d, bank %d; want %d and %d: the rolled-back debits of 5 must not count", a.Balance(), b.Balance(), 1000-3*jobs, -(1000 - 3*jobs))
 		}
 	})
 }

@@ -42,7 +42,7 @@ func TestSpellingDecidesNothing(t *testing.T) {
 					Type: payouts.TransferRefill, Amount: 1, Status: payouts.TransferCompleted}}
 				name := "renamed " + s.name
 				err := st.InTx(ctx, func(sq service.Queries) error {
-					q := sq.(txQueries)
+					q := sq.(*Queries)
 					if err := q.CreateTransfer(ctx, transfer); err != nil {
 						return err
 					}

@@ -38,9 +38,6 @@ type Queries struct {
 	// batch writes before its commit, and the one undo of it (job.go).
 	job *jobState
 
-	savepoints int  // how deep in Savepoint calls fn runs
-	sent       int  // how many of those savepoints were sent (openSavepoints)
-	itemOpen   bool // an outermost savepoint is left open for the next one to release
 	// failed is an error that must fail the transaction but could not be returned where it
 	// happened (before a queryRow).
 	failed error
@@ -90,16 +87,12 @@ func (s *Store) InTxWith(ctx context.Context, intent service.Intent, fn func(q s
 	return s.db.InBatch(ctx, intent, func(tx *sql.Tx, b *sqldb.Batch) error {
 		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent}
 		q.job = q.batchState().startJob()
-		if err := fn(txQueries{q}); err != nil {
+		if err := fn(q); err != nil {
 			return err
 		}
 		return q.failed
 	})
 }
-
-// txQueries are the Queries of a write transaction, with what only makes sense inside one
-// (Savepoint): the Store, outside any, has no such method.
-type txQueries struct{ *Queries }
 
 // prepare readies a statement: the engine's placeholders, a prepared statement where the engine
 // has them cached (nil otherwise), and, in a write transaction, a context the caller cannot
@@ -142,7 +135,7 @@ var (
 	// touchingAll is what exec, query and queryRow assume of a statement that says nothing:
 	// the held rows are written first and the copies dropped, whatever the statement is.
 	touchingAll = touching{heldTables | copiedTables, heldTables | copiedTables}
-	// touchingNone is a statement on other tables only (idempotency keys, links, savepoints).
+	// touchingNone is a statement on other tables only (idempotency keys, links).
 	touchingNone = touching{}
 )
 
@@ -284,57 +277,15 @@ func wrap(errp *error, format string, args ...any) {
 	}
 }
 
-// Savepoint runs fn inside a savepoint of the open transaction: when fn fails, its writes alone
-// are rolled back and the transaction goes on; what fn added to the batch (held rows, netted
-// deltas, keys taken) is undone with them (jobState.undo, as for a job rolled back). The
-// savepoint is sent with fn's first statement (openSavepoints), so one around a fn that sends
-// none, such as a batch item whose writes are all held, costs no round trip. A savepoint that is
-// not nested in another is left open and released when the next one is sent, in the same round
-// trip; the transaction's end releases the last.
-func (t txQueries) Savepoint(ctx context.Context, fn func() error) error {
-	q := t.Queries
-	m := q.job.mark()
-	q.savepoints++
-	level := q.savepoints
-	err := fn()
-	q.savepoints--
-	sent := q.sent >= level
-	q.sent = min(q.sent, q.savepoints)
-	if err != nil {
-		q.job.undo(m)
-		if sent {
-			if _, rbErr := q.execTouching(ctx, touchingNone, `ROLLBACK TO SAVEPOINT item`); rbErr != nil {
-				return errors.Join(err, rbErr)
-			}
-		}
-	}
-	if !sent {
-		return err
-	}
-	if q.savepoints == 0 {
-		// Kept, empty after a rollback, until the next savepoint sent releases it.
-		q.itemOpen = true
-		return err
-	}
-	if _, relErr := q.execTouching(ctx, touchingNone, `RELEASE SAVEPOINT item`); relErr != nil {
-		return errors.Join(err, relErr)
-	}
-	return err
-}
-
 // beforeStatement readies the transaction for a statement of a job that touches t: the job's
-// savepoint and those of the running Savepoint calls are sent, the held rows not written yet are
-// written first if it touches their tables, and the batch view's copies are dropped if it writes
-// a table they come from.
+// savepoint is sent, the held rows not written yet are written first if it touches their
+// tables, and the batch view's copies are dropped if it writes a table they come from.
 func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 	j := q.job
 	if j == nil {
 		return nil
 	}
 	if err := q.batch.BeforeStatement(context.WithoutCancel(ctx)); err != nil {
-		return err
-	}
-	if err := q.openSavepoints(ctx); err != nil {
 		return err
 	}
 	if t.writes&copiedTables != 0 {
@@ -344,24 +295,4 @@ func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 		return nil
 	}
 	return q.writeHeld(ctx)
-}
-
-// openSavepoints sends the savepoints of the running Savepoint calls not sent yet, before a
-// statement inside them.
-func (q *Queries) openSavepoints(ctx context.Context) error {
-	for q.sent < q.savepoints {
-		mark := "SAVEPOINT item"
-		if q.sent == 0 && q.itemOpen {
-			mark = "RELEASE SAVEPOINT item; SAVEPOINT item"
-		}
-		// Not prepared: a prepared statement holds one command.
-		if _, err := q.tx.ExecContext(context.WithoutCancel(ctx), mark); err != nil {
-			return err
-		}
-		if q.sent == 0 {
-			q.itemOpen = false
-		}
-		q.sent++
-	}
-	return nil
 }

@@ -153,116 +153,88 @@ func (w *undoWorld) check(t *testing.T, kept func(i int) bool) {
 }
 
 // TestOneUndo: what a job adds to its batch (held rows, written or not, yearly totals, netted
-// deltas, a key claimed ahead and taken, the batch view's copies) is undone by one path: a
-// Savepoint that fails, nested or not, and a job that fails, leave the batch exactly as it was
-// before them, and the database with nothing of theirs.
+// deltas, a key claimed ahead and taken, the batch view's copies) is undone by one path: a job
+// that fails leaves the batch exactly as it was before it, and the database with nothing of its.
 func TestOneUndo(t *testing.T) {
-	t.Run("savepoints", func(t *testing.T) {
-		engines(t, func(t *testing.T, st *store.Store) {
-			ctx := context.Background()
-			w := newUndoWorld(t, st, 4)
-			err := st.InTx(ctx, func(q service.Queries) error {
-				if err := w.work(ctx, q, 0, false); err != nil {
-					return err
-				}
-				before := store.BatchState(q)
-				err := q.Savepoint(ctx, func() error {
-					if err := w.work(ctx, q, 1, true); err != nil {
-						return err
-					}
-					inner := store.BatchState(q)
-					err := q.Savepoint(ctx, func() error {
-						if err := w.work(ctx, q, 2, true); err != nil {
-							return err
-						}
-						return errChangedMind
-					})
-					if !errors.Is(err, errChangedMind) {
-						return fmt.Errorf("inner savepoint: %w", err)
-					}
-					if after := store.BatchState(q); after != inner {
-						t.Errorf("the inner savepoint undone left the batch changed:%s", lineDiff(after, inner))
-					}
-					return errChangedMind
-				})
-				if !errors.Is(err, errChangedMind) {
-					return fmt.Errorf("savepoint: %w", err)
-				}
-				if after := store.BatchState(q); after != before {
-					t.Errorf("the savepoint undone left the batch changed:%s", lineDiff(after, before))
-				}
-				return w.work(ctx, q, 3, false)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			w.check(t, func(i int) bool { return i == 0 || i == 3 })
+	const jobs = 24 // so that one of PostgreSQL's two writers' batches has at least 12
+	failed := func(i int) bool { return i%3 == 1 }
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		w := newUndoWorld(t, st, jobs)
+		runs := inSharedBatches(t, st, jobs, failed, func(i int) (service.Intent, func(q service.Queries) error) {
+			intent := service.Intent{KeyToClaim: w.key(i), UsersToRead: []string{w.users[i].ID}}
+			return intent, func(q service.Queries) error { return w.work(ctx, q, i, failed(i)) }
 		})
-	})
-	t.Run("jobs of a shared batch", func(t *testing.T) {
-		const jobs = 24 // so that one of PostgreSQL's two writers' batches has at least 12
-		failed := func(i int) bool { return i%3 == 1 }
-		engines(t, func(t *testing.T, st *store.Store) {
-			ctx := context.Background()
-			w := newUndoWorld(t, st, jobs)
-			type start struct {
-				batch  any
-				failed bool
-				state  string
+		// The job after one that failed, in the same batch, finds the batch as the failed one did.
+		compared := 0
+		for n, r := range runs {
+			if !r.failed {
+				continue
 			}
-			var mu sync.Mutex
-			var starts []start // in the order the jobs ran
-			time.AfterFunc(100*time.Millisecond, holdWriters(t, st))
-			errs := inParallel(jobs, func(i int) error {
-				intent := service.Intent{KeyToClaim: w.key(i), UsersToRead: []string{w.users[i].ID}}
-				return st.InTxWith(ctx, intent, func(q service.Queries) error {
-					mu.Lock()
-					starts = append(starts, start{store.BatchOf(q), failed(i), store.BatchState(q)})
-					mu.Unlock()
-					if err := w.work(ctx, q, i, failed(i)); err != nil {
-						return err
-					}
-					if failed(i) {
-						return errChangedMind
-					}
-					return nil
-				})
-			})
-			for i, err := range errs {
-				if failed(i) != errors.Is(err, errChangedMind) || (!failed(i) && err != nil) {
-					t.Errorf("job %d: %v", i, err)
-				}
-			}
-			// The job after one that failed, in the same batch, finds the batch as the failed one did.
-			compared := 0
-			for n, s := range starts {
-				if !s.failed {
+			for _, next := range runs[n+1:] {
+				if next.batch != r.batch {
 					continue
 				}
-				for _, next := range starts[n+1:] {
-					if next.batch != s.batch {
-						continue
-					}
-					if next.state != s.state {
-						t.Errorf("a job undone left its batch changed:%s", lineDiff(next.state, s.state))
-					}
-					compared++
-					break
+				if next.state != r.state {
+					t.Errorf("a job undone left its batch changed:%s", lineDiff(next.state, r.state))
 				}
+				compared++
+				break
 			}
-			if compared == 0 {
-				t.Error("no job ran after one undone in its batch")
+		}
+		if compared == 0 {
+			t.Error("no job ran after one undone in its batch")
+		}
+		var taken bool
+		for i, ahead := range w.claimedAheadWhenTaken {
+			taken = taken || (ahead && failed(i))
+		}
+		if !taken {
+			t.Error("no failed job took a key claimed ahead")
+		}
+		w.check(t, func(i int) bool { return !failed(i) })
+	})
+}
+
+// jobRun is a job of inSharedBatches as it started: its batch, whether it fails, and the
+// batch's state (store.BatchState) it found.
+type jobRun struct {
+	batch  any
+	failed bool
+	state  string
+}
+
+// inSharedBatches runs jobs write transactions at once, queued behind held writers so that they
+// share batches; job(i) gives the i-th's intent and work, and those that failed(i) then fail
+// with errChangedMind. It fails t when a job answers anything else, and returns the jobs' runs in
+// the order they started.
+func inSharedBatches(t *testing.T, st *store.Store, jobs int, failed func(i int) bool,
+	job func(i int) (service.Intent, func(q service.Queries) error)) []jobRun {
+	t.Helper()
+	var mu sync.Mutex
+	var runs []jobRun
+	time.AfterFunc(100*time.Millisecond, holdWriters(t, st))
+	errs := inParallel(jobs, func(i int) error {
+		intent, work := job(i)
+		return st.InTxWith(context.Background(), intent, func(q service.Queries) error {
+			mu.Lock()
+			runs = append(runs, jobRun{store.BatchOf(q), failed(i), store.BatchState(q)})
+			mu.Unlock()
+			if err := work(q); err != nil {
+				return err
 			}
-			var taken bool
-			for i, ahead := range w.claimedAheadWhenTaken {
-				taken = taken || (ahead && failed(i))
+			if failed(i) {
+				return errChangedMind
 			}
-			if !taken {
-				t.Error("no failed job took a key claimed ahead")
-			}
-			w.check(t, func(i int) bool { return !failed(i) })
+			return nil
 		})
 	})
+	for i, err := range errs {
+		if failed(i) != errors.Is(err, errChangedMind) || (!failed(i) && err != nil) {
+			t.Errorf("job %d: %v", i, err)
+		}
+	}
+	return runs
 }
 
 // lineDiff shows the lines of got that differ from want's.
