@@ -174,7 +174,8 @@ func itemRequest(it payouts.TransferBatchItem) (payouts.CreateTransferRequest, s
 
 // batchItem makes one item's transfer through the same path as POST /v2/transfers, idempotent
 // on the item's key. A refused item wrote nothing but the claim of its key, by the chunk or by
-// the item itself, which is released with the chunk's outcomes.
+// the item itself, which is released with the chunk's outcomes (an expired key it took afresh
+// stays forgotten, as the purge would have it).
 func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it payouts.TransferBatchItem) (string, error) {
 	req, hash, err := itemRequest(it)
 	if err != nil {
