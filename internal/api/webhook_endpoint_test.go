@@ -171,7 +171,7 @@ func TestEventsOfEachChange(t *testing.T) {
 }
 
 // TestEventsOfBatchesAndRequests: a batch writes the events of the transfers it made and
-// transfer_batch.completed, and none for an item whose savepoint was rolled back; payout
+// transfer_batch.completed, and none for an item refused; payout
 // requests write created, then approved or rejected.
 func TestEventsOfBatchesAndRequests(t *testing.T) {
 	env := servicetest.Start(t, frozen()...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,10 @@ const maxBatch = 128
 // changed under them (a concurrent writer's commit): the jobs are run again, each alone.
 var ErrRetry = errors.New("sqldb: a concurrent write changed what the batch read; run again")
 
+// errChangedThenFailed loses a shared batch's transaction: one of its jobs failed after it had
+// changed rows, so every job runs again alone.
+var errChangedThenFailed = errors.New("sqldb: a job of the batch failed after it changed rows")
+
 // job is one caller's write transaction waiting for a writer.
 type job struct {
 	ctx  context.Context
@@ -29,9 +34,9 @@ type job struct {
 	// intent is what the job said beforehand it will read and claim (the store's to read, for
 	// all of a batch's jobs at once: Batch.Intents).
 	intent any
-	// lazy jobs call Batch.BeforeStatement before each statement, so their savepoint is sent
-	// with their first statement, if any.
-	lazy bool
+	// tracked jobs call Batch.Changed before a statement that may change rows; any other job
+	// (DB.InTx) is taken to change the database from its start.
+	tracked bool
 	// runs counts the job's runs alone after a retryable failure; retryAt is when the next may
 	// start (writers.retries).
 	runs    int
@@ -40,8 +45,14 @@ type job struct {
 
 // Batch is what the jobs of one shared transaction share. A store keeps deferred writes in its
 // State (the app wallet's deltas of a whole batch, netted to one UPDATE): a job's part is kept
-// when the job ends well and dropped when it is rolled back (OnJobEnd), and all of it is written
-// before the commit (BeforeCommit).
+// when the job ends well and dropped when it fails (OnJobEnd), and all of it is written before
+// the commit (BeforeCommit).
+//
+// The jobs share the transaction without a savepoint each. A job that fails having changed
+// nothing in the database (Changed) leaves nothing to undo there, and the batch goes on; one
+// that fails after it changed rows fails the batch, whose jobs then run again, each alone in its
+// own transaction. So does a statement that failed on PostgreSQL, whatever its job did with the
+// error: it aborts the transaction, whose later statements and commit then fail.
 type Batch struct {
 	State   any // the store's, made by the first job that needs it
 	shared  bool
@@ -51,39 +62,18 @@ type Batch struct {
 	flush   func(ctx context.Context, tx *sql.Tx) error
 	tx      *sql.Tx
 	conn    *sql.Conn // tx's, for a Pipeline
-	// saved is set while the transaction holds a job savepoint (released by the next job's);
-	// savedJob while the running job's was sent. unsaved is a savepoint that could not be sent:
-	// the job's statements then ran outside it, and only the whole batch can be rolled back.
-	saved, savedJob bool
-	unsaved         error
+	// changed is set once the running job may have changed rows (Changed).
+	changed bool
 }
 
 // Shared reports whether the batch runs several jobs: a job that must wait for a lock held
 // elsewhere had better fail (and run again alone) than wait.
 func (b *Batch) Shared() bool { return b.shared }
 
-// BeforeStatement readies the transaction for a statement of the running job: in a shared batch
-// the job's savepoint is sent before its first statement, releasing the one before it in the same
-// round trip. A job that sends no statement (its writes all held or netted for the batch's end,
-// its reads answered from the batch's) thus costs no savepoint, and on PostgreSQL no round trip;
-// if it fails there is nothing in the database to roll back.
-func (b *Batch) BeforeStatement(ctx context.Context) error {
-	if !b.shared || b.savedJob {
-		return nil
-	}
-	// One savepoint name, released and taken again per job, keeps one level of nesting. Not
-	// prepared: a prepared statement holds one command.
-	mark := "SAVEPOINT job"
-	if b.saved {
-		mark = "RELEASE SAVEPOINT job; SAVEPOINT job"
-	}
-	if _, err := b.tx.ExecContext(ctx, mark); err != nil {
-		b.unsaved = err
-		return err
-	}
-	b.saved, b.savedJob = true, true
-	return nil
-}
+// Changed says the running job is about to send a statement that may change rows: from then on
+// its failure fails the batch (see Batch). A job that reads, holds its writes for the batch's
+// end and then fails is undone by its store alone (OnJobEnd).
+func (b *Batch) Changed() { b.changed = true }
 
 // Intents are what the batch's jobs said beforehand they will read and claim (InBatch), in the
 // order they run, for a store to read and claim it for all of them at once (DB.OnBatchStart).
@@ -96,7 +86,7 @@ func (b *Batch) Tx() *sql.Tx { return b.tx }
 func (b *Batch) Left() int { return b.left }
 
 // OnJobEnd sets what runs when each job ends, from the one running now on: ok when its writes
-// stand, not when they were rolled back.
+// stand, not when it failed.
 func (b *Batch) OnJobEnd(fn func(ok bool)) { b.jobEnd = fn }
 
 // BeforeCommit sets what runs after the last job and before the commit. Its error aborts the
@@ -111,9 +101,9 @@ func (b *Batch) endJob(ok bool) {
 }
 
 // writers apply the write transactions of every caller through writer goroutines (one on
-// SQLite, a few on PostgreSQL: see Open) that each take all the jobs waiting and run them in one database
-// transaction, each under a savepoint: one commit, one disk flush for the lot (group commit).
-// Callers wait in a Go channel instead of in the engine's lock back-off.
+// SQLite, a few on PostgreSQL: see Open) that each take all the jobs waiting and run them in one
+// database transaction: one commit, one disk flush for the lot (group commit). Callers wait in a
+// Go channel instead of in the engine's lock back-off.
 type writers struct {
 	pool *sql.DB
 	jobs chan *job // unbuffered: a job is either taken by a writer or still its caller's
@@ -154,8 +144,8 @@ func (w *writers) stop() {
 // submit queues fn and waits for its outcome. A job whose caller gives up while it waits is
 // answered with the context's error and never run; once a writer has started it, it runs to
 // its end under the batch, whole or not at all, and the caller hears how it went.
-func (w *writers) submit(ctx context.Context, lazy bool, intent any, fn func(*sql.Tx, *Batch) error) error {
-	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1), lazy: lazy, intent: intent}
+func (w *writers) submit(ctx context.Context, tracked bool, intent any, fn func(*sql.Tx, *Batch) error) error {
+	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1), tracked: tracked, intent: intent}
 	select {
 	case w.jobs <- j:
 	case <-ctx.Done():
@@ -240,10 +230,10 @@ func (w *writers) runDue(retries []*job) []*job {
 	return waiting
 }
 
-// runBatch applies a batch and answers its callers after the commit. A job that failed alone
-// was rolled back to its savepoint and answers its own error; a job of a batch whose
-// transaction failed as a whole runs again at once, alone. A job that failed retryably (a lost
-// deadlock, a lock it would not wait for, SQLite busy) is returned, to run again alone later.
+// runBatch applies a batch and answers its callers after the commit. A job that failed having
+// changed nothing answers its own error; a job of a batch whose transaction failed as a whole
+// (see Batch) runs again at once, alone. A job that failed retryably (a lost deadlock, a row
+// another batch holds, SQLite busy) is returned, to run again alone later.
 func (w *writers) runBatch(batch []*job) (retries []*job) {
 	if len(batch) == 1 {
 		return w.runAlone(batch[0])
@@ -255,7 +245,7 @@ func (w *writers) runBatch(batch []*job) (retries []*job) {
 			continue
 		}
 		j.runs++
-		retries = append(retries, w.answer(j, errs[i], false)...)
+		retries = append(retries, w.answer(j, errs[i])...)
 	}
 	return retries
 }
@@ -267,17 +257,14 @@ func (w *writers) runAlone(j *job) (retry []*job) {
 		err = errs[0]
 	}
 	j.runs++
-	return w.answer(j, err, true)
+	return w.answer(j, err)
 }
 
 // answer tells the job's caller err, or returns the job to run again later when err is
-// retryable and the job has runs left. A caller that gave up meanwhile hears why. A job that
-// ran alone waited for its row locks up to the lock timeout (a shared batch's jobs do not wait:
-// see the store's lockRow): one that ran out of it fails, rather than keep its caller waiting
-// that long again.
-func (w *writers) answer(j *job, err error, alone bool) (retry []*job) {
+// retryable and the job has runs left. A caller that gave up meanwhile hears why.
+func (w *writers) answer(j *job, err error) (retry []*job) {
 	switch {
-	case !IsRetryable(err), alone && isLockNotAvailable(err):
+	case !IsRetryable(err):
 	case j.ctx.Err() != nil:
 		err = j.ctx.Err()
 	case j.runs < maxRuns:
@@ -288,9 +275,9 @@ func (w *writers) answer(j *job, err error, alone bool) (retry []*job) {
 	return nil
 }
 
-// apply runs the jobs in one transaction and commits it. With several jobs each runs under a
-// savepoint, so a job that fails is undone alone; errs holds each job's own error. txErr is the
-// error that lost the whole transaction, nil when it committed.
+// apply runs the jobs in one transaction and commits it; errs holds each job's own error. txErr
+// is the error that lost the whole transaction, nil when it committed: with several jobs, a job
+// that fails after it changed rows loses it (errChangedThenFailed).
 func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 	// The batch outlives any one caller: a caller's cancellation must not abort the others.
 	ctx := context.Background()
@@ -310,7 +297,6 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 		batch.intents[i] = j.intent
 	}
 	if start := w.start.Load(); start != nil && !single {
-		// Under no job's savepoint: no job's rollback undoes what it did.
 		if err := (*start)(ctx, batch); err != nil {
 			tx.Rollback()
 			return errs, err
@@ -329,35 +315,16 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 			batch.endJob(true)
 			break
 		}
-		batch.savedJob = false
-		if !j.lazy {
-			if err := batch.BeforeStatement(ctx); err != nil {
-				tx.Rollback()
-				return errs, err
-			}
-		}
+		batch.changed = !j.tracked
 		errs[i] = j.fn(tx, batch)
-		if batch.unsaved != nil {
+		if errs[i] != nil && batch.changed {
+			// What it changed cannot be taken out of the transaction alone.
 			tx.Rollback()
-			return errs, batch.unsaved
-		}
-		if errs[i] != nil && batch.savedJob {
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT job"); err != nil {
-				tx.Rollback()
-				return errs, err
-			}
+			return errs, fmt.Errorf("%w: %w", errChangedThenFailed, errs[i])
 		}
 		batch.endJob(errs[i] == nil)
 	}
 	if batch.flush != nil {
-		// The flush's writes belong to no job: inside the last job's savepoint each page they
-		// change would first be copied to the statement journal.
-		if batch.saved {
-			if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT job"); err != nil {
-				tx.Rollback()
-				return errs, err
-			}
-		}
 		if err := batch.flush(ctx, tx); err != nil {
 			tx.Rollback()
 			return errs, err

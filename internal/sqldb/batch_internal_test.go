@@ -8,13 +8,21 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/disburse/disburse/internal/testutil/pgtest"
 )
 
 // testWriters are writers over a fresh SQLite file, driven by the test itself: no goroutine
 // takes jobs, so each step the writer would take is one call.
 func testWriters(t *testing.T) *writers {
 	t.Helper()
-	db, err := open(context.Background(), filepath.Join(t.TempDir(), "w.db"), defaultTuning(), Timeouts{})
+	return testWritersOn(t, filepath.Join(t.TempDir(), "w.db"))
+}
+
+// testWritersOn are testWriters over the database of dsn.
+func testWritersOn(t *testing.T, dsn string) *writers {
+	t.Helper()
+	db, err := open(context.Background(), dsn, defaultTuning(), Timeouts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +31,7 @@ func testWriters(t *testing.T) *writers {
 }
 
 func newJob(ctx context.Context, fn func(*sql.Tx, *Batch) error) *job {
-	return &job{ctx: ctx, fn: fn, done: make(chan error, 1), lazy: true}
+	return &job{ctx: ctx, fn: fn, done: make(chan error, 1), tracked: true}
 }
 
 // answered returns the job's answer, and whether it has one.
@@ -115,9 +123,7 @@ func TestCanceledJobOfBatchSkipped(t *testing.T) {
 	late, giveUp := context.WithCancel(context.Background())
 	insert := func(k int) func(*sql.Tx, *Batch) error {
 		return func(tx *sql.Tx, b *Batch) error {
-			if err := b.BeforeStatement(context.Background()); err != nil {
-				return err
-			}
+			b.Changed()
 			_, err := tx.Exec(`INSERT INTO items (k) VALUES (?)`, k)
 			return err
 		}
@@ -161,8 +167,8 @@ func TestCanceledJobOfBatchSkipped(t *testing.T) {
 }
 
 // TestBatchStart: the batch start runs once in a batch of several jobs, before the first, with
-// every job's intent, and what it writes stays when a job is rolled back; it does not run for a
-// job alone. When it fails, the batch's jobs run each alone and commit.
+// every job's intent, and what it writes stays when a job fails; it does not run for a job
+// alone. When it fails, the batch's jobs run each alone and commit.
 func TestBatchStart(t *testing.T) {
 	w := testWriters(t)
 	if _, err := w.pool.Exec(`CREATE TABLE items (k INTEGER PRIMARY KEY)`); err != nil {
@@ -190,17 +196,13 @@ func TestBatchStart(t *testing.T) {
 	named := func(name string, fail bool) *job {
 		j := newJob(context.Background(), func(tx *sql.Tx, b *Batch) error {
 			ran += name
-			if err := b.BeforeStatement(context.Background()); err != nil {
-				return err
-			}
-			rows++
-			if _, err := tx.Exec(`INSERT INTO items (k) VALUES (?)`, rows); err != nil {
-				return err
-			}
 			if fail {
 				return errChanged
 			}
-			return nil
+			b.Changed()
+			rows++
+			_, err := tx.Exec(`INSERT INTO items (k) VALUES (?)`, rows)
+			return err
 		})
 		j.intent = name
 		return j
@@ -224,3 +226,44 @@ func TestBatchStart(t *testing.T) {
 }
 
 var errChanged = errors.New("changed its mind")
+
+// TestJobsAfterAFailedStatement: a job whose statement failed, and which then fails with an error
+// of its own without saying it changed anything, has left PostgreSQL's transaction aborted: the
+// statements after it fail, and so does the commit, so the batch's jobs run again alone and the
+// jobs after it get their own outcomes. The writes of the job before it, too.
+func TestJobsAfterAFailedStatement(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		w := testWritersOn(t, dsn)
+		if _, err := w.pool.Exec(`CREATE TABLE items (k INTEGER PRIMARY KEY)`); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		failed := newJob(ctx, func(tx *sql.Tx, b *Batch) error {
+			tx.QueryRow(`SELECT k FROM no_such_table`).Scan(new(int))
+			return errChanged
+		})
+		reads := newJob(ctx, func(tx *sql.Tx, b *Batch) error {
+			return tx.QueryRow(`SELECT count(*) FROM items`).Scan(new(int))
+		})
+		writes := newJob(ctx, func(tx *sql.Tx, b *Batch) error {
+			b.Changed()
+			_, err := tx.Exec(`INSERT INTO items (k) VALUES (1)`)
+			return err
+		})
+		if retries := w.runBatch([]*job{writes, failed, reads}); len(retries) != 0 {
+			t.Fatalf("%d jobs handed back", len(retries))
+		}
+		for name, c := range map[string]struct {
+			j    *job
+			want error
+		}{"failed": {failed, errChanged}, "reads": {reads, nil}, "writes": {writes, nil}} {
+			if err, ok := answered(c.j); !ok || !errors.Is(err, c.want) {
+				t.Errorf("%s: answered %v, %v; want %v", name, ok, err, c.want)
+			}
+		}
+		var n int
+		if err := w.pool.QueryRow(`SELECT count(*) FROM items`).Scan(&n); err != nil || n != 1 {
+			t.Errorf("%d rows (%v), want the one written", n, err)
+		}
+	})
+}

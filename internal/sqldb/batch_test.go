@@ -105,35 +105,49 @@ func TestInTxCanceledNeverRuns(t *testing.T) {
 	})
 }
 
-// TestInBatchSavesOnlyJobsThatWrite: a job of a shared batch has its savepoint sent with its first
-// statement (Batch.BeforeStatement), so one that sends none costs none. Each job still gets its
-// own outcome: one that wrote and failed leaves nothing behind, and one that failed before any
-// statement rolls back nothing, in particular not the job before it.
-func TestInBatchSavesOnlyJobsThatWrite(t *testing.T) {
+// TestInBatchJobsFailAlone: jobs share a transaction without a savepoint each, and each still
+// gets its own outcome. A job that fails before it changes anything (Batch.Changed) leaves
+// nothing to undo, and its batch commits the others'; one that fails after it changed rows, or
+// after a statement of its failed (which aborts the whole transaction on PostgreSQL, whatever
+// the job did with the error), makes its batch's jobs run again alone, and nothing of it stays.
+func TestInBatchJobsFailAlone(t *testing.T) {
 	engines(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
 		if _, err := db.ExecContext(ctx, `CREATE TABLE items (k INTEGER PRIMARY KEY)`); err != nil {
 			t.Fatal(err)
 		}
-		const jobs = 200
+		const (
+			writes = iota
+			writesThenFails
+			failsFirst
+			failedStatement
+			sendsNothing
+			reads
+			kinds
+		)
+		const jobs = 300
 		errs := make([]error, jobs)
 		var wg sync.WaitGroup
 		for i := range jobs {
 			wg.Go(func() {
 				errs[i] = db.InBatch(ctx, nil, func(tx *sql.Tx, b *sqldb.Batch) error {
-					if i%4 >= 2 { // 2 fails, 3 succeeds, neither sending a statement
-						if i%4 == 2 {
-							return errRefused
-						}
+					switch i % kinds {
+					case failsFirst:
+						return errRefused
+					case sendsNothing:
 						return nil
+					case reads:
+						return tx.QueryRowContext(ctx, `SELECT count(*) FROM items`).Scan(new(int))
+					case failedStatement:
+						// Its error is not the statement's: the writer must not need to see it.
+						tx.QueryRowContext(ctx, `SELECT k FROM no_such_table`).Scan(new(int))
+						return errRefused
 					}
-					if err := b.BeforeStatement(ctx); err != nil {
-						return err
-					}
+					b.Changed()
 					if _, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO items (k) VALUES (?)`), i); err != nil {
 						return err
 					}
-					if i%4 == 1 {
+					if i%kinds == writesThenFails {
 						return errRefused
 					}
 					return nil
@@ -143,14 +157,17 @@ func TestInBatchSavesOnlyJobsThatWrite(t *testing.T) {
 		wg.Wait()
 		var want []int
 		for i, err := range errs {
-			switch {
-			case i%4 == 1 || i%4 == 2:
+			switch i % kinds {
+			case writesThenFails, failsFirst, failedStatement:
 				if !errors.Is(err, errRefused) {
 					t.Errorf("job %d: %v, want its own error", i, err)
 				}
-			case err != nil:
+				continue
+			}
+			if err != nil {
 				t.Errorf("job %d: %v", i, err)
-			case i%4 == 0:
+			}
+			if i%kinds == writes {
 				want = append(want, i)
 			}
 		}

@@ -349,26 +349,26 @@ func Rebind(d Dialect, query string) string {
 	return b.String()
 }
 
-// InTx runs fn in a write transaction and commits it when fn returns nil. The transaction is
-// shared with other callers' (group commit) under a savepoint of its own, so fn's error undoes
-// fn alone. A transaction that loses a deadlock or serialization race on PostgreSQL, or finds
+// InTx runs fn in a write transaction and commits it when fn returns nil. The transaction may be
+// shared with other callers' (group commit); fn's error runs them again alone, so it undoes fn
+// alone (see Batch). A transaction that loses a deadlock or serialization race on PostgreSQL, or finds
 // SQLite busy, is run again, so fn must not have effects outside the transaction.
 func (db *DB) InTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return db.writers.submit(ctx, false, nil, func(tx *sql.Tx, _ *Batch) error { return fn(tx) })
 }
 
 // InBatch is InTx for a store that defers writes to the end of the shared transaction through
-// the Batch, and calls Batch.BeforeStatement before each statement fn sends: a job that sends
-// none costs no savepoint. intent, the store's own, is what the job said beforehand it will read
-// and claim; Batch.Intents hands the batch's.
+// the Batch, and calls Batch.Changed before each statement fn sends that may change rows: a job
+// that fails before it does fails alone. intent, the store's own, is what the job said
+// beforehand it will read and claim; Batch.Intents hands the batch's.
 func (db *DB) InBatch(ctx context.Context, intent any, fn func(*sql.Tx, *Batch) error) error {
 	return db.writers.submit(ctx, true, intent, fn)
 }
 
 // OnBatchStart sets what runs in the transaction of every batch of several jobs before its first
 // job: a store reads there, for all the jobs at once, what their intents (Batch.Intents) said
-// they will read and claim. It runs under no job's savepoint, so no job's rollback undoes it;
-// its error fails the batch, whose jobs then run alone, where it does not run.
+// they will read and claim. It belongs to no job; its error fails the batch, whose jobs then run
+// alone, where it does not run.
 func (db *DB) OnBatchStart(fn func(ctx context.Context, b *Batch) error) { db.writers.start.Store(&fn) }
 
 // IsUniqueViolation reports whether err is a unique or primary key constraint failure.
@@ -385,15 +385,17 @@ func IsUniqueViolation(err error) bool {
 	return false
 }
 
-// IsRetryable reports whether err is a transient conflict worth retrying the transaction for.
+// IsRetryable reports whether err is a transient conflict worth retrying the transaction for. A
+// lock waited for past the lock timeout (lock_not_available) is not: running again would keep
+// the caller waiting that long again.
 func IsRetryable(err error) bool {
 	if errors.Is(err, ErrRetry) {
 		return true
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		// Serialization failure, deadlock, and a row lock a shared batch would not wait for.
-		return pgErr.Code == "40001" || pgErr.Code == "40P01" || pgErr.Code == "55P03"
+		// Serialization failure and deadlock.
+		return pgErr.Code == "40001" || pgErr.Code == "40P01"
 	}
 	var liteErr *sqlite.Error
 	if errors.As(err, &liteErr) {
@@ -401,13 +403,6 @@ func IsRetryable(err error) bool {
 		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 	}
 	return false
-}
-
-// isLockNotAvailable reports whether err is PostgreSQL's lock_not_available: a lock not waited
-// for (NOWAIT) or waited for past the lock timeout.
-func isLockNotAvailable(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
 
 // Micros converts t to the integer microseconds since the epoch that both engines store.

@@ -21,9 +21,9 @@ const minAhead = 8
 // the batch (claimKeysStmts), reads the users said, with their wallets, and the apps of the keys.
 // On PostgreSQL all of it is one round trip (a pipeline); the users' rows are locked as GetUser
 // locks them, but a row another transaction holds is skipped (SKIP LOCKED), for its job to read
-// itself. A deleted user is left out, for its job's own read to refuse. It runs under no job's
-// savepoint: a job rolled back undoes none of it, and gives back only the key it took. Each job
-// then reads through the view (batchReads, takeKeyClaimedAhead).
+// itself. A deleted user is left out, for its job's own read to refuse. It belongs to no job: a
+// job that fails undoes none of it, and gives back only the key it took. Each job then reads
+// through the view (batchReads, takeKeyClaimedAhead).
 func (s *Store) startBatch(ctx context.Context, b *sqldb.Batch) error {
 	var userIDs, appIDs []string
 	said := map[keyRef][]service.IdempotencyRecord{}
@@ -74,7 +74,7 @@ func (s *Store) startBatch(ctx context.Context, b *sqldb.Batch) error {
 // readUsersStmt reads the users ids with their wallets into the view r.
 func (q *Queries) readUsersStmt(ids []string, r *batchReads) sqldb.Stmt {
 	marks, args := idList(ids)
-	return sqldb.Stmt{Query: userSelect + ` WHERE u.id IN (` + marks + `)` + q.lockRows("u", true), Args: args,
+	return sqldb.Stmt{Query: userSelect + ` WHERE u.id IN (` + marks + `)` + q.lockRow("u"), Args: args,
 		Row: func(scan func(...any) error) error {
 			u, wallet, err := scanUserWallet(scanFunc(scan))
 			switch {
@@ -110,8 +110,8 @@ func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 // read and the apps of their keys, read before they ran (startBatch), and the app rows and
 // webhook endpoints its jobs read since, once per batch. It is dropped whole by any statement
 // that says it writes a table it copies (touching), so it never holds what the transaction does
-// not see. A job rolled back puts it back as it was before (jobState.undo): the rollback puts the
-// rows back as they were then.
+// not see. Such a statement makes its job one that changed rows, whose failure fails the batch;
+// a job that fails alone has only read, and what it kept stays true.
 type batchReads struct {
 	apps      map[string]*service.AppRecord
 	endpoints map[string][]service.WebhookEndpointRecord
@@ -149,18 +149,13 @@ func (r *batchReads) app(id string) (*service.AppRecord, bool) {
 func (j *jobState) keepApp(a *service.AppRecord) {
 	if j != nil {
 		j.st.reads.keepApp(a)
-		j.viewChanges = append(j.viewChanges, viewChange{app: a.ID})
 	}
 }
 
 func (r *batchReads) keepApp(a *service.AppRecord) { r.apps[a.ID] = cloneApp(a) }
 
 // dropView drops the batch view's copies, for a statement that writes a table they come from.
-func (j *jobState) dropView() {
-	was := j.st.reads
-	j.st.reads = newBatchReads()
-	j.viewChanges = append(j.viewChanges, viewChange{dropped: &was})
-}
+func (j *jobState) dropView() { j.st.reads = newBatchReads() }
 
 func cloneApp(a *service.AppRecord) *service.AppRecord {
 	c := *a
@@ -191,7 +186,6 @@ func copyOf[V any](m map[string]V, key string, clone func(V) V) (V, bool) {
 func (j *jobState) keepWebhookEndpoints(appID string, eps []service.WebhookEndpointRecord) {
 	if j != nil {
 		j.st.reads.endpoints[appID] = cloneEndpoints(eps)
-		j.viewChanges = append(j.viewChanges, viewChange{endpoints: appID})
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // SaveTaxForm stores a sealed tax form; the latest one is the one in force.
 func (q *Queries) SaveTaxForm(ctx context.Context, f *service.TaxFormRecord) (err error) {
 	defer wrap(&err, "save tax form of user %s", f.UserID)
-	_, err = q.execTouching(ctx, touchingNone, `INSERT INTO tax_forms (app_id, user_id, kind, sealed, tin_last4, created) VALUES (?, ?, ?, ?, ?, ?)`,
+	_, err = q.execTouching(ctx, writingOthers, `INSERT INTO tax_forms (app_id, user_id, kind, sealed, tin_last4, created) VALUES (?, ?, ?, ?, ?, ?)`,
 		f.AppID, f.UserID, f.Kind, f.Sealed, f.TINLast4, sqldb.Micros(f.Created))
 	return err
 }
@@ -36,7 +36,7 @@ func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, y
 func (q *Queries) YearlyPayments(ctx context.Context, appID, userID string, year int) (_ payouts.Money, err error) {
 	defer wrap(&err, "read %d payments of user %s", year, userID)
 	var total int64
-	err = q.queryRow(ctx, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`,
+	err = q.queryRowTouching(ctx, reading(taxYearsTable), `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`,
 		appID, userID, year).Scan(&total)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil

@@ -44,29 +44,20 @@ func KeysClaimedAhead(q service.Queries) []string {
 	return keys
 }
 
-// BatchState describes what the store keeps for q's batch, the running job's part included: the
-// held rows and how many were written, the yearly totals read and paid, the accounts as read
-// with the deltas kept and the job's, the keys claimed ahead and not taken, and the batch view's
-// copies. Posting ids given are left out: ids rolled back are gaps.
+// BatchState describes what q's batch holds of its jobs' writes, the running job's part
+// included: the held rows, the yearly payments held, the deltas kept and the job's, and the keys
+// claimed ahead and not taken. What the batch read (accounts, yearly totals, the view's copies)
+// and which held rows are written yet are left out: a job that fails keeps them, as they are
+// what the database holds. So are posting ids given: ids of a failed job are gaps.
 func BatchState(q service.Queries) string {
 	st := q.(*Queries).job.st
 	var b strings.Builder
 	for i, t := range st.held.tables() {
-		fmt.Fprintf(&b, "held table %d: %d rows, %d written: %v\n", i, len(t.values), t.written, t.values)
+		fmt.Fprintf(&b, "held table %d: %d rows: %v\n", i, len(t.values), t.values)
 	}
-	fmt.Fprintf(&b, "yearly totals stored %v, paid %v\n", st.held.stored, st.held.paid)
-	fmt.Fprintf(&b, "accounts read %v by ref %v; deltas kept %v; the job's net %v\n",
-		st.netting.read, st.netting.refs, st.netting.kept, st.job.net)
+	fmt.Fprintf(&b, "yearly payments held %v\n", st.held.paid)
+	fmt.Fprintf(&b, "deltas kept %v; the job's net %v\n", st.netting.kept, st.job.net)
 	fmt.Fprintf(&b, "keys claimed ahead %v\n", st.keys.claimed)
-	apps := map[string]service.AppRecord{}
-	for id, a := range st.reads.apps {
-		apps[id] = *a
-	}
-	users := map[string]string{}
-	for id, u := range st.reads.users {
-		users[id] = fmt.Sprintf("%+v wallet %v", u.user, u.wallet != nil)
-	}
-	fmt.Fprintf(&b, "view: apps %+v, endpoints %+v, users %v\n", apps, st.reads.endpoints, users)
 	return b.String()
 }
 

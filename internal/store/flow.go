@@ -43,7 +43,7 @@ func stepsJSON(steps []string) string {
 // CreateFlow inserts a flow.
 func (q *Queries) CreateFlow(ctx context.Context, f *service.FlowRecord) (err error) {
 	defer wrap(&err, "create flow %s", f.ID)
-	return q.queryRowTouching(ctx, touchingNone, `INSERT INTO flows (id, app_id, user_id, steps, completed_steps, payout_link_id,
+	return q.queryRowTouching(ctx, writingOthers, `INSERT INTO flows (id, app_id, user_id, steps, completed_steps, payout_link_id,
 		redirect_url, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		f.ID, f.AppID, sqlNullPtr(f.UserID), stepsJSON(f.Steps), stepsJSON(f.CompletedSteps), sqlNullPtr(f.PayoutLinkID),
 		f.RedirectURL, metadataValue(f.Metadata), sqldb.Micros(f.Created.Time)).Scan(&f.Seq)
@@ -52,7 +52,7 @@ func (q *Queries) CreateFlow(ctx context.Context, f *service.FlowRecord) (err er
 // GetFlow reads one flow of the app.
 func (q *Queries) GetFlow(ctx context.Context, appID, id string) (_ *service.FlowRecord, err error) {
 	defer wrap(&err, "get flow %s", id)
-	f, err := scanFlow(q.queryRowTouching(ctx, touchingNone, `SELECT `+flowColumns+` FROM flows WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
+	f, err := scanFlow(q.queryRowLocked(ctx, readingOthers, `SELECT `+flowColumns+` FROM flows WHERE app_id = ? AND id = ?`, "", appID, id))
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (q *Queries) GetFlow(ctx context.Context, appID, id string) (_ *service.Flo
 // FlowByID reads a flow by id alone, for the hosted pages.
 func (q *Queries) FlowByID(ctx context.Context, id string) (_ *service.FlowRecord, err error) {
 	defer wrap(&err, "flow by id %s", id)
-	f, err := scanFlow(q.queryRowTouching(ctx, touchingNone, `SELECT `+flowColumns+` FROM flows WHERE id = ?`+q.lockRow(""), id))
+	f, err := scanFlow(q.queryRowLocked(ctx, readingOthers, `SELECT `+flowColumns+` FROM flows WHERE id = ?`, "", id))
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (q *Queries) FlowByID(ctx context.Context, id string) (_ *service.FlowRecor
 // UpdateFlow writes a flow's user and completed steps.
 func (q *Queries) UpdateFlow(ctx context.Context, f *service.FlowRecord) (err error) {
 	defer wrap(&err, "update flow %s", f.ID)
-	return q.execOne(ctx, touchingNone, `UPDATE flows SET user_id = ?, completed_steps = ? WHERE app_id = ? AND id = ?`,
+	return q.execOne(ctx, writingOthers, `UPDATE flows SET user_id = ?, completed_steps = ? WHERE app_id = ? AND id = ?`,
 		sqlNullPtr(f.UserID), stepsJSON(f.CompletedSteps), f.AppID, f.ID)
 }
 

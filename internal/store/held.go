@@ -14,9 +14,8 @@ import (
 // webhook deliveries that a batch's jobs make, kept back to be written a few hundred per
 // statement before the commit instead of several round trips per transfer. Values are taken when
 // a row is held, so later changes of the caller's record do not leak into the insert. A statement
-// of a job on their tables writes them first (writeHeld); the rows written stay here, so that a
-// rollback of the job, which takes them out of the database again, holds them again
-// (jobState.undo).
+// of a job on their tables writes them first (writeHeld); the rows written stay here, counted as
+// written.
 type held struct {
 	transfers, postings, payments, events, deliveries rowSet
 	// stored are yearly totals as stored before the batch, read once per user; paid are the sums
@@ -33,27 +32,38 @@ func (h *held) tables() []*rowSet {
 	return []*rowSet{&h.transfers, &h.postings, &h.payments, &h.events, &h.deliveries}
 }
 
-// heldMark is where held rows stood: how many rows each table held, and how many of them were
-// written.
-type heldMark struct{ rows, written [5]int }
+// heldMark is where held rows stood: how many rows each table held.
+type heldMark [5]int
 
 func (h *held) mark() heldMark {
 	var m heldMark
 	for i, t := range h.tables() {
-		m.rows[i], m.written[i] = len(t.values), t.written
+		m[i] = len(t.values)
 	}
 	return m
 }
 
-// undo drops the rows held after m and holds again those written after it.
+// undo drops the rows held after m, of which none was written.
 func (h *held) undo(m heldMark) {
-	for _, v := range h.payments.values[m.rows[2]:] { // payments are tables()[2]
-		h.paid[paymentKey(v)] -= v[3].(int64)
+	for _, v := range h.payments.values[m[2]:] { // payments are tables()[2]
+		k := paymentKey(v)
+		if h.paid[k] -= v[3].(int64); h.paid[k] == 0 {
+			delete(h.paid, k) // as if none were held
+		}
 	}
 	for i, t := range h.tables() {
-		t.truncate(m.rows[i])
-		t.written = m.written[i]
+		t.truncate(m[i])
 	}
+}
+
+// unwrittenSince reports whether rows held after m are not written yet.
+func (h *held) unwrittenSince(m heldMark) bool {
+	for i, t := range h.tables() {
+		if len(t.values) > max(m[i], t.written) {
+			return true
+		}
+	}
+	return false
 }
 
 // unwritten reports whether rows are held that were not written yet.
@@ -73,21 +83,21 @@ func (q *Queries) runInBatch(ctx context.Context, stmts []sqldb.Stmt) error {
 		return q.batch.Pipeline(ctx, stmts)
 	}
 	tx := q.batch.Tx()
-	return (&Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect}).run(ctx, touchingNone, stmts)
+	return (&Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect}).run(ctx, writingOthers, stmts)
 }
 
 // holdYearlyPayments holds an addition to a user's payments in a year and returns the new total:
 // the total as stored before the batch, read once, plus the additions held. The user's row,
 // which the caller read in this transaction, is locked on PostgreSQL, so no other writer adds
-// meanwhile. No row of the user and year is held before the total is read, nor after the read is
-// undone (jobState.undo), so what is read never counts a held row written.
+// meanwhile. No row of the user and year is held before the total is read, so what is read
+// never counts a held row written.
 func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error) {
 	h, k := &q.job.st.held, taxYear{appID, userID, year}
 	stored, ok := h.stored[k]
 	if !ok {
 		// Said to touch no held table: the held additions are added to what it reads below, not
 		// written first.
-		err := q.queryRowTouching(ctx, touchingNone, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`+q.lockRow(""),
+		err := q.queryRowLocked(ctx, readingOthers, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`, "",
 			appID, userID, year).Scan(&stored)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, err
@@ -96,7 +106,6 @@ func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, 
 			h.stored, h.paid = map[taxYear]int64{}, map[taxYear]int64{}
 		}
 		h.stored[k] = stored
-		q.job.paymentsRead = append(q.job.paymentsRead, k)
 	}
 	h.payments.add(paymentValues(appID, userID, year, int64(amount)), nil)
 	h.paid[k] += int64(amount)
@@ -136,15 +145,19 @@ func (q *Queries) insertOrHold(ctx context.Context, t table, insert string, retu
 }
 
 // writeHeld writes the batch's held rows not written yet, before a statement of the running job
-// on their tables: the rows of the jobs ended before it, and its own.
+// on their tables: the rows of the jobs ended before it, and its own, which makes it a job that
+// changed rows (sqldb.Batch.Changed).
 func (q *Queries) writeHeld(ctx context.Context) error {
 	h := &q.job.st.held
+	if h.unwrittenSince(q.job.start) {
+		q.batch.Changed()
+	}
 	stmts, err := q.heldStmts(h)
 	if err != nil {
 		return err
 	}
-	// Said to touch no held table: they are what is held, written now.
-	if err := q.run(ctx, touchingNone, stmts); err != nil {
+	// The batch's writes, not the job's statements: nothing is done before them.
+	if err := q.runInBatch(ctx, stmts); err != nil {
 		return err
 	}
 	for _, t := range h.tables() {

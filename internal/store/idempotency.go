@@ -23,19 +23,22 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, k *service.Idempotenc
 	if taken, err := q.takeKeyClaimedAhead(ctx, k); err != nil || taken {
 		return nil, err
 	}
-	res, err := q.execTouching(ctx, touchingNone, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
+	res, err := q.execTouching(ctx, claimingKeys, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (app_id, key) DO NOTHING`,
 		k.AppID, k.Key, k.Operation, k.RequestHash, nullString(k.ResourceID), sqldb.Micros(k.Created))
 	if err != nil {
 		return nil, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		if err == nil && q.job != nil {
+			q.job.claimed = append(q.job.claimed, *k)
+		}
 		return nil, err
 	}
 	prior := service.IdempotencyRecord{AppID: k.AppID, Key: k.Key}
 	var resource sql.NullString
 	var created int64
-	err = q.queryRowTouching(ctx, touchingNone, `SELECT operation, request_hash, resource_id, created FROM idempotency_keys
+	err = q.queryRowTouching(ctx, readingOthers, `SELECT operation, request_hash, resource_id, created FROM idempotency_keys
 		WHERE app_id = ? AND key = ?`, k.AppID, k.Key).Scan(&prior.Operation, &prior.RequestHash, &resource, &created)
 	if err != nil {
 		return nil, err
@@ -65,7 +68,7 @@ func (q *Queries) FinishIdempotencyKeys(ctx context.Context, appID string, keys 
 			args = append(args, k, resourceIDs[k])
 		}
 		marks, in := appAndIDs(appID, part)
-		res, err := q.execTouching(ctx, touchingNone, `UPDATE idempotency_keys SET resource_id = CASE key`+cases.String()+` END
+		res, err := q.execTouching(ctx, writingOthers, `UPDATE idempotency_keys SET resource_id = CASE key`+cases.String()+` END
 			WHERE app_id = ? AND key IN (`+marks+`)`, append(args, in...)...)
 		if err != nil {
 			return err
@@ -83,7 +86,7 @@ func (q *Queries) FinishIdempotencyKeys(ctx context.Context, appID string, keys 
 func (q *Queries) ClaimIdempotencyKeys(ctx context.Context, keys []service.IdempotencyRecord) (_ []string, err error) {
 	defer wrap(&err, "claim %d idempotency keys", len(keys))
 	var claimed []string
-	err = q.insertRows(ctx, touchingNone, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)`, len(keys),
+	err = q.insertRows(ctx, writingOthers, `INSERT INTO idempotency_keys (app_id, key, operation, request_hash, created)`, len(keys),
 		func(i int) []any {
 			k := keys[i]
 			return []any{k.AppID, k.Key, k.Operation, k.RequestHash, sqldb.Micros(k.Created)}
@@ -104,7 +107,7 @@ func (q *Queries) ReleaseIdempotencyKey(ctx context.Context, appID, key string) 
 // ReleaseIdempotencyKeys forgets keys, in one statement per few hundred.
 func (q *Queries) ReleaseIdempotencyKeys(ctx context.Context, appID string, keys []string) (err error) {
 	defer wrap(&err, "release %d idempotency keys", len(keys))
-	return q.run(ctx, touchingNone, releaseKeysStmts(appID, keys))
+	return q.run(ctx, claimingKeys, releaseKeysStmts(appID, keys))
 }
 
 // releaseKeysStmts are the statements of ReleaseIdempotencyKeys.
@@ -120,7 +123,7 @@ func releaseKeysStmts(appID string, keys []string) []sqldb.Stmt {
 // PurgeIdempotencyKeys forgets keys made before the given time and returns how many.
 func (q *Queries) PurgeIdempotencyKeys(ctx context.Context, before time.Time) (_ int64, err error) {
 	defer wrap(&err, "purge idempotency keys")
-	res, err := q.execTouching(ctx, touchingNone, `DELETE FROM idempotency_keys WHERE created < ?`, sqldb.Micros(before))
+	res, err := q.execTouching(ctx, writingOthers, `DELETE FROM idempotency_keys WHERE created < ?`, sqldb.Micros(before))
 	if err != nil {
 		return 0, err
 	}
@@ -138,7 +141,7 @@ type keyRef struct{ appID, key string }
 
 // takeKeyClaimedAhead answers a job's claim of the key it said it would claim from the batch's
 // claims. It reports whether the key was claimed for this job: then the job holds it, claimed as
-// it said (unfinished, or finished with the resource it named). A job rolled back puts the key
+// it said (unfinished, or finished with the resource it named). A job that fails puts the key
 // back in the batch's claims (jobState.undo), which gives back at the batch's end the keys no job
 // kept (releaseKeysAhead).
 func (q *Queries) takeKeyClaimedAhead(ctx context.Context, k *service.IdempotencyRecord) (bool, error) {
@@ -154,8 +157,8 @@ func (q *Queries) takeKeyClaimedAhead(ctx context.Context, k *service.Idempotenc
 	q.job.taken = append(q.job.taken, claim)
 	if claim.Operation != k.Operation || claim.RequestHash != k.RequestHash || claim.ResourceID != k.ResourceID {
 		// Not the claim this job said it would make: take ours back, for its own claim to find
-		// the key as it stands. (If the job is rolled back, so is this, and ours is given back
-		// at the end.)
+		// the key as it stands. (If the job fails, ours is given back again at the end: a
+		// statement that deletes nothing.)
 		return false, q.ReleaseIdempotencyKey(ctx, k.AppID, k.Key)
 	}
 	return true, nil
@@ -202,7 +205,8 @@ func claimKeysStmts(d sqldb.Dialect, keys []service.IdempotencyRecord, ka *keysA
 }
 
 // releaseKeysAhead are the statements that give back, before the batch commits, the keys it
-// claimed ahead that no job kept: their jobs were rolled back, or never took them.
+// claimed ahead that no job kept, and those its failed jobs claimed themselves: their jobs
+// failed, or never took them.
 func releaseKeysAhead(ka keysAhead) []sqldb.Stmt {
 	byApp := map[string][]string{}
 	for ref := range ka.claimed {

@@ -29,29 +29,22 @@ type batchState struct {
 }
 
 // jobState is the running job's part of its batch: where the batch's held rows stood when it
-// started (its own are those after), the ledger deltas it applied, the accounts and yearly
-// totals it read first, the keys claimed ahead that it took, and the changes of the batch view.
-// A job that ends well leaves its part in the batch, its deltas netted with the others'; undo
-// takes it out when the job is rolled back. It is the one undo of everything the store keeps
-// for a batch.
+// started (its own are those after), the ledger deltas it applied and the keys claimed ahead
+// that it took. A job that ends well leaves its part in the batch, its deltas netted with the
+// others'; undo takes it out when the job fails. It is the one undo of everything the store
+// keeps for a batch.
+//
+// Only a job that changed no row fails alone (sqldb.Batch): every statement that may change
+// rows, and a write of the job's own held rows, says so first (beforeStatement, writeHeld). So
+// what a failed job leaves in the batch is what the database holds: the accounts, yearly totals,
+// apps and endpoints it read stay read, for the jobs after it.
 type jobState struct {
 	st      *batchState
 	running bool
-	start   heldMark               // the batch's held rows when the job started
-	net     map[int64]ledger.Delta // the job's deltas summed per account
-	// accountsRead are the accounts the job read first: the writes of a part undone may have
-	// created them. paymentsRead are the yearly totals it read first (and on PostgreSQL locked).
-	accountsRead []int64
-	paymentsRead []taxYear
-	taken        []service.IdempotencyRecord // claimed ahead for the job, and taken by it
-	viewChanges  []viewChange                // to the batch view, in order
-}
-
-// viewChange is a change of the batch view: a copy kept (of an app, or an app's endpoints), or
-// the view dropped (what it held before).
-type viewChange struct {
-	app, endpoints string
-	dropped        *batchReads
+	start   heldMark                    // the batch's held rows when the job started
+	net     map[int64]ledger.Delta      // the job's deltas summed per account
+	taken   []service.IdempotencyRecord // claimed ahead for the job, and taken by it
+	claimed []service.IdempotencyRecord // claimed by the job itself (ClaimIdempotencyKey)
 }
 
 // batchState returns the store's state of q's batch, made by its first job (or its start).
@@ -91,7 +84,7 @@ func (st *batchState) startJob() *jobState {
 }
 
 // endJob ends the running job's part (sqldb.Batch.OnJobEnd): kept when the job's writes stand,
-// undone when they were rolled back.
+// undone when it failed.
 func (st *batchState) endJob(ok bool) {
 	j := &st.job
 	if !j.running { // a job that never touched the store (sqldb.DB.InTx)
@@ -105,38 +98,21 @@ func (st *batchState) endJob(ok bool) {
 		j.undo()
 	}
 	j.running = false
-	j.accountsRead, j.paymentsRead, j.taken = j.accountsRead[:0], j.paymentsRead[:0], j.taken[:0]
+	j.taken, j.claimed = j.taken[:0], j.claimed[:0]
 	clear(j.net)
-	clear(j.viewChanges) // what a drop held is garbage now
-	j.viewChanges = j.viewChanges[:0]
 }
 
-// undo takes the rolled-back job's part out of the batch: the rows it held are dropped, and
-// those written since it started are held again (the rollback took them out of the database;
-// they were the job's, or held before it); its deltas are dropped; what it read first is
-// forgotten, for the next reader to read (and on PostgreSQL lock) again; the keys it took go
-// back to the batch's claims, which gives back those no job keeps; the batch view is as it was
-// (what it held then is what the database holds again).
+// undo takes the failed job's part out of the batch: the rows it held, none of them written,
+// are dropped; its deltas are dropped; the keys it took or claimed go to the batch's claims,
+// which gives back before the commit those no later job takes (releaseKeysAhead).
 func (j *jobState) undo() {
 	st := j.st
 	st.held.undo(j.start)
 	clear(j.net)
-	st.netting.forget(j.accountsRead)
-	for _, k := range j.paymentsRead {
-		delete(st.held.stored, k)
-		delete(st.held.paid, k) // 0: its rows were all held since
+	if st.keys.claimed == nil && len(j.claimed) > 0 {
+		st.keys.claimed = map[keyRef]service.IdempotencyRecord{}
 	}
-	for _, k := range j.taken {
+	for _, k := range append(j.taken, j.claimed...) {
 		st.keys.claimed[keyRef{k.AppID, k.Key}] = k
-	}
-	for i := len(j.viewChanges) - 1; i >= 0; i-- {
-		switch c := j.viewChanges[i]; {
-		case c.dropped != nil:
-			st.reads = *c.dropped
-		case c.app != "":
-			delete(st.reads.apps, c.app)
-		default:
-			delete(st.reads.endpoints, c.endpoints)
-		}
 	}
 }

@@ -228,14 +228,14 @@ const (
 // the table's sequence, as many at a time as the batch has jobs left, and twice as many as the
 // last time when it runs out again (a transfer batch's one job makes thousands).
 //
-// A posting rolled back leaves a gap, as a rolled-back AUTOINCREMENT or sequence does; so do
-// ids reserved and not given.
+// A posting of a job that failed leaves a gap, as a rolled-back AUTOINCREMENT or sequence does;
+// so do ids reserved and not given.
 func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
 	st := q.job.st
 	if q.dialect == sqldb.SQLite {
 		if st.lastPostingID == 0 {
 			// sqlite_sequence is no held table: the held postings were numbered here, not by it.
-			err := q.queryRowTouching(ctx, touchingNone, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
+			err := q.queryRowTouching(ctx, readingOthers, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
 				Scan(&st.lastPostingID)
 			if err != nil {
 				return 0, err
@@ -246,7 +246,7 @@ func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
 	}
 	if len(st.postingIDs) == 0 {
 		n := min(max(q.batch.Left(), 2*st.reserved), maxPostingIDsReserved)
-		err := q.scanRows(ctx, touchingNone, `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
+		err := q.scanRows(ctx, readingOthers, `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
 			[]any{"postings", n}, func(r *sql.Rows) error {
 				var id int64
 				err := r.Scan(&id)
@@ -297,7 +297,7 @@ func (q *Queries) PostingsOfTransfers(ctx context.Context, appID string, transfe
 		return nil, nil
 	}
 	marks, args := appAndIDs(appID, transferIDs)
-	postings, err := scanPostings(q.query(ctx, `SELECT `+postingColumns+` FROM postings
+	postings, err := scanPostings(q.queryTouching(ctx, reading(postingsTable), `SELECT `+postingColumns+` FROM postings
 		WHERE app_id = ? AND transfer_id IN (`+marks+`)`, args...))
 	slices.SortFunc(postings, func(a, b ledger.Posting) int { return cmp.Compare(a.ID, b.ID) })
 	return postings, err
@@ -323,7 +323,7 @@ func idList(ids []string) (string, []any) {
 // LedgerSnapshot reads all accounts and postings of an app, for the invariant checker.
 func (q *Queries) LedgerSnapshot(ctx context.Context, appID string) (_ []ledger.Account, _ []ledger.Posting, err error) {
 	defer wrap(&err, "ledger snapshot of app %s", appID)
-	rows, err := q.query(ctx, `SELECT `+accountColumns+` FROM ledger_accounts WHERE app_id = ? ORDER BY id`, appID)
+	rows, err := q.queryTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts WHERE app_id = ? ORDER BY id`, appID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -340,14 +340,14 @@ func (q *Queries) LedgerSnapshot(ctx context.Context, appID string) (_ []ledger.
 	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
-	postings, err := scanPostings(q.query(ctx, `SELECT `+postingColumns+` FROM postings WHERE app_id = ? ORDER BY id`, appID))
+	postings, err := scanPostings(q.queryTouching(ctx, reading(postingsTable), `SELECT `+postingColumns+` FROM postings WHERE app_id = ? ORDER BY id`, appID))
 	return accounts, postings, err
 }
 
 // GetTransaction reads one posting of the app.
 func (q *Queries) GetTransaction(ctx context.Context, appID string, id int64) (_ *ledger.Posting, err error) {
 	defer wrap(&err, "get transaction %d", id)
-	p, err := scanPosting(q.queryRow(ctx, `SELECT `+postingColumns+` FROM postings WHERE app_id = ? AND id = ?`, appID, id))
+	p, err := scanPosting(q.queryRowTouching(ctx, reading(postingsTable), `SELECT `+postingColumns+` FROM postings WHERE app_id = ? AND id = ?`, appID, id))
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +363,7 @@ func (q *Queries) ListTransactions(ctx context.Context, appID string, page payou
 			if _, err := fmt.Sscan(cursor, &id); err != nil || fmt.Sprint(id) != cursor {
 				return 0, service.ErrNoRecord
 			}
-			err := q.queryRow(ctx, `SELECT id FROM postings WHERE app_id = ? AND id = ?`, appID, id).Scan(&id)
+			err := q.queryRowTouching(ctx, reading(postingsTable), `SELECT id FROM postings WHERE app_id = ? AND id = ?`, appID, id).Scan(&id)
 			return id, noRecord(err)
 		}}
 	var match listQuery

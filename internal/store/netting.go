@@ -36,23 +36,12 @@ func newNetting() netting {
 	return netting{read: map[int64]ledger.Account{}, refs: map[accountRef]int64{}, kept: map[int64]ledger.Delta{}}
 }
 
-// forget drops accounts first read by writes that were rolled back: those writes may have
-// created them.
-func (n *netting) forget(accounts []int64) {
-	for _, id := range accounts {
-		a := n.read[id]
-		delete(n.refs, accountRef{a.AppID, a.Kind, a.Ref})
-		delete(n.read, id)
-	}
-}
-
 // seen records an account row as read from the database, and returns it as it stands in the
 // batch so far.
 func (j *jobState) seen(a *ledger.Account) *ledger.Account {
 	n := &j.st.netting
 	if _, ok := n.read[a.ID]; !ok {
 		n.read[a.ID] = *a
-		j.accountsRead = append(j.accountsRead, a.ID)
 	}
 	n.refs[accountRef{a.AppID, a.Kind, a.Ref}] = a.ID
 	v := j.view(a.ID)

@@ -26,7 +26,7 @@ func scanOrgTransfer(row interface{ Scan(...any) error }) (service.OrganizationT
 // CreateOrganizationTransfer inserts an organization transfer.
 func (q *Queries) CreateOrganizationTransfer(ctx context.Context, t *service.OrganizationTransferRecord) (err error) {
 	defer wrap(&err, "create organization transfer %s", t.ID)
-	return q.queryRowTouching(ctx, touchingNone, `INSERT INTO organization_transfers (id, organization_id, app_id, amount, status, metadata,
+	return q.queryRowTouching(ctx, writingOthers, `INSERT INTO organization_transfers (id, organization_id, app_id, amount, status, metadata,
 		idempotency_key, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		t.ID, t.OrganizationID, t.APIAppID, int64(t.Amount), t.Status, metadataValue(t.Metadata), t.IdempotencyKey,
 		sqldb.Micros(t.Created.Time)).Scan(&t.Seq)
@@ -35,7 +35,7 @@ func (q *Queries) CreateOrganizationTransfer(ctx context.Context, t *service.Org
 // GetOrganizationTransfer reads one transfer of the organization.
 func (q *Queries) GetOrganizationTransfer(ctx context.Context, orgID, id string) (_ *service.OrganizationTransferRecord, err error) {
 	defer wrap(&err, "get organization transfer %s", id)
-	t, err := scanOrgTransfer(q.queryRowTouching(ctx, touchingNone, `SELECT `+orgTransferColumns+` FROM organization_transfers
+	t, err := scanOrgTransfer(q.queryRowTouching(ctx, readingOthers, `SELECT `+orgTransferColumns+` FROM organization_transfers
 		WHERE organization_id = ? AND id = ?`, orgID, id))
 	if err != nil {
 		return nil, err

@@ -49,7 +49,7 @@ func (q *Queries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRec
 	defer wrap(&err, "create payout link %s", l.ID)
 	p := l.Payee
 	search := payouts.PayoutLinkSearchText(p, l.Memo)
-	return q.queryRowTouching(ctx, touchingNone, `INSERT INTO payout_links (id, app_id, amount, status, payee_first_name, payee_last_name,
+	return q.queryRowTouching(ctx, writingOthers, `INSERT INTO payout_links (id, app_id, amount, status, payee_first_name, payee_last_name,
 		payee_email, payee_country, payee_phone, delivery_method, delivery_message, tax_exempt, force_compliance,
 		user_id, claimed_user_id, flow_id, transfer_id, memo, metadata, fee_party, search, created, updated)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
@@ -63,7 +63,7 @@ func (q *Queries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRec
 // GetTransfer does.
 func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (_ *service.PayoutLinkRecord, err error) {
 	defer wrap(&err, "get payout link %s", id)
-	l, err := scanLink(q.queryRowTouching(ctx, touchingNone, linkByID+q.lockRow(""), id))
+	l, err := scanLink(q.queryRowLocked(ctx, readingOthers, linkByID, "", id))
 	if err == nil && l.AppID != appID {
 		err = service.ErrNoRecord
 	}
@@ -76,7 +76,7 @@ func (q *Queries) GetPayoutLink(ctx context.Context, appID, id string) (_ *servi
 // PayoutLinkByID reads a payout link by id alone, for the hosted pages its payee opens.
 func (q *Queries) PayoutLinkByID(ctx context.Context, id string) (_ *service.PayoutLinkRecord, err error) {
 	defer wrap(&err, "payout link by id %s", id)
-	l, err := scanLink(q.queryRowTouching(ctx, touchingNone, linkByID+q.lockRow(""), id))
+	l, err := scanLink(q.queryRowLocked(ctx, readingOthers, linkByID, "", id))
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (q *Queries) UpdatePayoutLink(ctx context.Context, l *service.PayoutLinkRec
 	if l.ClaimedAt != nil {
 		claimedAt = sql.NullInt64{Int64: sqldb.Micros(l.ClaimedAt.Time), Valid: true}
 	}
-	return q.execOne(ctx, touchingNone, `UPDATE payout_links SET status = ?, claimed_user_id = ?, claimed_at = ?, claimed_via = ?,
+	return q.execOne(ctx, writingOthers, `UPDATE payout_links SET status = ?, claimed_user_id = ?, claimed_at = ?, claimed_via = ?,
 		updated = ? WHERE app_id = ? AND id = ? AND status = ?`,
 		l.Status, sqlNullPtr(l.ClaimedUserID), claimedAt, l.ClaimedVia, sqldb.Micros(l.Updated), l.AppID, l.ID, from)
 }
@@ -119,7 +119,7 @@ func (q *Queries) ListPayoutLinks(ctx context.Context, appID string, page payout
 // time) has passed, skipping rows other workers hold; none is service.ErrNoRecord.
 func (q *Queries) ClaimDueDelivery(ctx context.Context, now time.Time) (_ *service.PayoutLinkRecord, err error) {
 	defer wrap(&err, "claim due delivery")
-	l, err := scanLink(q.queryRowTouching(ctx, touchingNone, `SELECT `+linkColumns+` FROM payout_links WHERE status = ? AND updated <= ?
+	l, err := scanLink(q.queryRowTouching(ctx, readingOthers, `SELECT `+linkColumns+` FROM payout_links WHERE status = ? AND updated <= ?
 		ORDER BY updated LIMIT 1`+q.skipLocked(), payouts.LinkDeliveryPending, sqldb.Micros(now)))
 	if err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func scanPayoutRequest(row interface{ Scan(...any) error }) (service.PayoutReque
 // CreatePayoutRequest inserts a payout request.
 func (q *Queries) CreatePayoutRequest(ctx context.Context, r *service.PayoutRequestRecord) (err error) {
 	defer wrap(&err, "create payout request %s", r.ID)
-	return q.queryRowTouching(ctx, touchingNone, `INSERT INTO payout_requests (id, app_id, amount, status, user_id, payee_first_name,
+	return q.queryRowTouching(ctx, writingOthers, `INSERT INTO payout_requests (id, app_id, amount, status, user_id, payee_first_name,
 		payee_last_name, payee_email, payee_country, payee_phone, memo, metadata, created, updated)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		r.ID, r.AppID, int64(r.Amount), r.Status, sqlNullPtr(r.UserID), r.Payee.FirstName, r.Payee.LastName,
@@ -44,8 +44,8 @@ func (q *Queries) CreatePayoutRequest(ctx context.Context, r *service.PayoutRequ
 // here, as GetTransfer does.
 func (q *Queries) GetPayoutRequest(ctx context.Context, appID, id string) (_ *service.PayoutRequestRecord, err error) {
 	defer wrap(&err, "get payout request %s", id)
-	r, err := scanPayoutRequest(q.queryRowTouching(ctx, touchingNone, `SELECT `+payoutRequestColumns+` FROM payout_requests
-		WHERE id = ?`+q.lockRow(""), id))
+	r, err := scanPayoutRequest(q.queryRowLocked(ctx, readingOthers, `SELECT `+payoutRequestColumns+` FROM payout_requests
+		WHERE id = ?`, "", id))
 	if err == nil && r.AppID != appID {
 		err = service.ErrNoRecord
 	}
@@ -59,7 +59,7 @@ func (q *Queries) GetPayoutRequest(ctx context.Context, appID, id string) (_ *se
 // approved or rejected once. It names the id, not the app, as UpdateTransfer does.
 func (q *Queries) UpdatePayoutRequest(ctx context.Context, r *service.PayoutRequestRecord, from payouts.PayoutRequestStatus) (err error) {
 	defer wrap(&err, "update payout request %s", r.ID)
-	return q.execOne(ctx, touchingNone, `UPDATE payout_requests SET status = ?, payout_link_id = ?, transfer_id = ?,
+	return q.execOne(ctx, writingOthers, `UPDATE payout_requests SET status = ?, payout_link_id = ?, transfer_id = ?,
 		reject_reason = ?, updated = ? WHERE id = ? AND status = ?`,
 		r.Status, sqlNullPtr(r.PayoutLinkID), sqlNullPtr(r.TransferID), r.RejectReason, sqldb.Micros(r.Updated),
 		r.ID, from)
@@ -80,7 +80,7 @@ func (q *Queries) CountPayoutRequests(ctx context.Context, appID string, f payou
 	defer wrap(&err, "count payout requests of app %s", appID)
 	l := listQuery{}
 	payoutRequestsOf(&l, appID, f)
-	err = q.queryRowTouching(ctx, touchingNone, `SELECT COUNT(*) FROM payout_requests WHERE `+strings.Join(l.where, " AND "), l.args...).Scan(&n)
+	err = q.queryRowTouching(ctx, readingOthers, `SELECT COUNT(*) FROM payout_requests WHERE `+strings.Join(l.where, " AND "), l.args...).Scan(&n)
 	return n, err
 }
 

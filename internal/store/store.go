@@ -105,11 +105,12 @@ func (q *Queries) prepare(ctx context.Context, query string) (context.Context, s
 	return ctx, query, q.db.Prepared(ctx, q.tx, query)
 }
 
-// A table is one whose rows a batch holds back (held.go) or keeps copies of (batch_reads.go).
-// Every statement sent in a write transaction says, in code, which of them it touches
-// (touching); the statement's text is never read for it. What it says decides what is done
-// first: held rows of a table it reads or writes are written, so it sees them; copies are
-// dropped when it writes a table they come from.
+// A table is one whose rows a batch holds back (held.go) or keeps copies of (batch_reads.go), or
+// otherTables, all the rest. Every statement sent in a write transaction says, in code, which
+// of them it reads and writes (touching); the statement's text is never read for it. What it
+// says decides what is done first: held rows of a table it reads or writes are written, so it
+// sees them; copies are dropped when it writes a table they come from; and a statement that
+// writes any table makes its job one that changed rows (sqldb.Batch.Changed).
 type table uint16
 
 const (
@@ -123,6 +124,12 @@ const (
 	usersTable
 	accountsTable
 	payoutMethodsTable
+	// keysTable is the idempotency keys, whose claims and releases (claimingKeys) do not make
+	// their job one that changed rows: the claims of a job that fails are given back with the
+	// batch's (jobState.undo), and a key released is as good as expired. Other statements on it
+	// are writingOthers.
+	keysTable
+	otherTables
 
 	heldTables   = transfersTable | postingsTable | taxYearsTable | eventsTable | deliveriesTable
 	copiedTables = appsTable | endpointsTable | usersTable | accountsTable | payoutMethodsTable
@@ -134,9 +141,12 @@ type touching struct{ reads, writes table }
 var (
 	// touchingAll is what exec, query and queryRow assume of a statement that says nothing:
 	// the held rows are written first and the copies dropped, whatever the statement is.
-	touchingAll = touching{heldTables | copiedTables, heldTables | copiedTables}
-	// touchingNone is a statement on other tables only (idempotency keys, links).
-	touchingNone = touching{}
+	touchingAll = touching{heldTables | copiedTables | otherTables, heldTables | copiedTables | otherTables}
+	// readingOthers and writingOthers are statements on other tables only (idempotency keys,
+	// links, flows).
+	readingOthers = reading(otherTables)
+	writingOthers = writing(otherTables)
+	claimingKeys  = writing(keysTable)
 )
 
 func reading(t table) touching { return touching{reads: t} }
@@ -192,33 +202,63 @@ func (q *Queries) queryRowTouching(ctx context.Context, t touching, query string
 // first wrote, instead of acting on a stale copy. SQLite needs nothing: the write transaction
 // holds the one write lock. of names the table when the query joins others.
 //
-// In a batch shared with other jobs the lock is taken without waiting (NOWAIT): batches lock
-// rows in no common order, and a wait could close a deadlock, which PostgreSQL breaks only after
-// deadlock_timeout. A row another batch holds fails the job, which then runs alone and waits.
-// NO KEY UPDATE leaves foreign-key checks of other writers (KEY SHARE) unblocked.
-func (q *Queries) lockRow(of string) string { return q.lockRows(of, false) }
-
-// lockRows is lockRow for a read of several rows that had better leave out the ones another
-// transaction holds (SKIP LOCKED) than wait for them or fail: their callers read them alone.
-func (q *Queries) lockRows(of string, skipLocked bool) string {
+// In a batch shared with other jobs the lock is not waited for, and rows another transaction
+// holds are left out (SKIP LOCKED): batches lock rows in no common order, and a wait could close
+// a deadlock, which PostgreSQL breaks only after deadlock_timeout. A lock refused with an error
+// instead (NOWAIT) would abort the whole transaction. NO KEY UPDATE leaves foreign-key checks of
+// other writers (KEY SHARE) unblocked.
+func (q *Queries) lockRow(of string) string {
 	if q.dialect != sqldb.Postgres || q.tx == nil {
 		return ""
 	}
-	shared := q.batch != nil && q.batch.Shared()
 	lock := " FOR UPDATE"
-	if shared {
+	if q.skipsLockedRows() {
 		lock = " FOR NO KEY UPDATE"
 	}
 	if of != "" {
 		lock += " OF " + of
 	}
-	switch {
-	case skipLocked:
+	if q.skipsLockedRows() {
 		lock += " SKIP LOCKED"
-	case shared:
-		lock += " NOWAIT"
 	}
 	return lock
+}
+
+// skipsLockedRows reports whether lockRow leaves out the rows other transactions hold.
+func (q *Queries) skipsLockedRows() bool {
+	return q.dialect == sqldb.Postgres && q.batch != nil && q.batch.Shared()
+}
+
+// errRowHeld fails a job of a shared batch that needs a row another transaction holds: it runs
+// again alone, where it waits for the row (sqldb.ErrRetry).
+var errRowHeld = fmt.Errorf("store: a row this job needs is locked by another transaction: %w", sqldb.ErrRetry)
+
+// queryRowLocked is queryRowTouching for a read of one row the transaction locks (lockRow),
+// which has the lock appended. Where lockRow leaves out a row another transaction holds, the
+// same read without the lock tells that row from none: the answer is errRowHeld.
+func (q *Queries) queryRowLocked(ctx context.Context, t touching, query, of string, args ...any) lockedRow {
+	r := lockedRow{row: q.queryRowTouching(ctx, t, query+q.lockRow(of), args...)}
+	if q.skipsLockedRows() {
+		r.unlocked = func() *sql.Row { return q.queryRowTouching(ctx, t, query, args...) }
+	}
+	return r
+}
+
+// lockedRow is the answer of queryRowLocked.
+type lockedRow struct {
+	row      *sql.Row
+	unlocked func() *sql.Row // the read without the lock, when a held row was left out
+}
+
+func (r lockedRow) Scan(dest ...any) error {
+	err := r.row.Scan(dest...)
+	if r.unlocked == nil || !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if err := r.unlocked().Scan(dest...); err != nil {
+		return err // sql.ErrNoRows: there is no such row
+	}
+	return errRowHeld
 }
 
 // execOne runs a statement that must change exactly one row; none is ErrNoRecord.
@@ -277,16 +317,17 @@ func wrap(errp *error, format string, args ...any) {
 	}
 }
 
-// beforeStatement readies the transaction for a statement of a job that touches t: the job's
-// savepoint is sent, the held rows not written yet are written first if it touches their
-// tables, and the batch view's copies are dropped if it writes a table they come from.
+// beforeStatement readies the transaction for a statement of a job that touches t: a job whose
+// statement writes is one that changed rows, the held rows not written yet are written first if
+// it touches their tables, and the batch view's copies are dropped if it writes a table they
+// come from.
 func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 	j := q.job
 	if j == nil {
 		return nil
 	}
-	if err := q.batch.BeforeStatement(context.WithoutCancel(ctx)); err != nil {
-		return err
+	if t.writes&^keysTable != 0 {
+		q.batch.Changed()
 	}
 	if t.writes&copiedTables != 0 {
 		j.dropView()

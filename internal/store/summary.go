@@ -75,7 +75,7 @@ func (q *Queries) appWalletID(ctx context.Context, appID string) (string, error)
 // FindAccount it takes no lock: an account's id never changes.
 func (q *Queries) AppWalletID(ctx context.Context, appID string) (int64, error) {
 	var wallet int64
-	err := q.queryRow(ctx, `SELECT id FROM ledger_accounts WHERE app_id = ? AND kind = ? AND ref = ''`,
+	err := q.queryRowTouching(ctx, reading(accountsTable), `SELECT id FROM ledger_accounts WHERE app_id = ? AND kind = ? AND ref = ''`,
 		appID, ledger.AppWallet).Scan(&wallet)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, err

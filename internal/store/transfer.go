@@ -89,7 +89,7 @@ func (q *Queries) GetPayoutOnRail(ctx context.Context, platform payouts.Platform
 // transferWhere reads (and on PostgreSQL locks) the transfer id, which is ErrNoRecord unless
 // ours says it is the one asked for.
 func (q *Queries) transferWhere(ctx context.Context, id string, ours func(*service.TransferRecord) bool) (*service.TransferRecord, error) {
-	t, err := scanTransfer(q.queryRowTouching(ctx, reading(transfersTable), `SELECT `+transferColumns+` FROM transfers WHERE id = ?`+q.lockRow(""), id))
+	t, err := scanTransfer(q.queryRowLocked(ctx, reading(transfersTable), `SELECT `+transferColumns+` FROM transfers WHERE id = ?`, "", id))
 	if err == nil && !ours(&t) {
 		err = service.ErrNoRecord
 	}

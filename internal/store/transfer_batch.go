@@ -29,13 +29,13 @@ func scanBatch(row interface{ Scan(...any) error }) (service.TransferBatchRecord
 // CreateTransferBatch inserts a batch and its items, a few hundred rows per statement.
 func (q *Queries) CreateTransferBatch(ctx context.Context, b *service.TransferBatchRecord) (err error) {
 	defer wrap(&err, "create transfer batch %s", b.ID)
-	err = q.queryRowTouching(ctx, touchingNone, `INSERT INTO transfer_batches (id, app_id, status, metadata, idempotency_key, created, updated)
+	err = q.queryRowTouching(ctx, writingOthers, `INSERT INTO transfer_batches (id, app_id, status, metadata, idempotency_key, created, updated)
 		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`, b.ID, b.AppID, b.Status, metadataValue(b.Metadata),
 		b.IdempotencyKey, sqldb.Micros(b.Created.Time), sqldb.Micros(b.Updated)).Scan(&b.Seq)
 	if err != nil {
 		return err
 	}
-	return q.insertRows(ctx, touchingNone, `INSERT INTO transfer_batch_items (batch_id, position, amount, user_id, tax_exempt,
+	return q.insertRows(ctx, writingOthers, `INSERT INTO transfer_batch_items (batch_id, position, amount, user_id, tax_exempt,
 		allow_debit, idempotency_key, metadata)`, len(b.Items), func(i int) []any {
 		it := b.Items[i]
 		return []any{b.ID, i, it.Amount, it.UserID, it.TaxExempt, it.AllowDebit, it.IdempotencyKey,
@@ -46,7 +46,7 @@ func (q *Queries) CreateTransferBatch(ctx context.Context, b *service.TransferBa
 // GetTransferBatch reads one batch of the app with its items.
 func (q *Queries) GetTransferBatch(ctx context.Context, appID, id string) (_ *service.TransferBatchRecord, err error) {
 	defer wrap(&err, "get transfer batch %s", id)
-	b, err := scanBatch(q.queryRowTouching(ctx, touchingNone, `SELECT `+batchColumns+` FROM transfer_batches WHERE app_id = ? AND id = ?`, appID, id))
+	b, err := scanBatch(q.queryRowTouching(ctx, readingOthers, `SELECT `+batchColumns+` FROM transfer_batches WHERE app_id = ? AND id = ?`, appID, id))
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (q *Queries) GetTransferBatch(ctx context.Context, appID, id string) (_ *se
 }
 
 func (q *Queries) batchItems(ctx context.Context, b *service.TransferBatchRecord) error {
-	rows, err := q.queryTouching(ctx, touchingNone, `SELECT amount, user_id, tax_exempt, allow_debit, idempotency_key, metadata,
+	rows, err := q.queryTouching(ctx, readingOthers, `SELECT amount, user_id, tax_exempt, allow_debit, idempotency_key, metadata,
 		transfer_id, error FROM transfer_batch_items WHERE batch_id = ? ORDER BY position`, b.ID)
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func (q *Queries) ListTransferBatches(ctx context.Context, appID string, page pa
 // other workers hold; none is service.ErrNoRecord.
 func (q *Queries) ClaimPendingBatch(ctx context.Context) (_ *service.TransferBatchRecord, err error) {
 	defer wrap(&err, "claim a pending transfer batch")
-	b, err := scanBatch(q.queryRowTouching(ctx, touchingNone, `SELECT `+batchColumns+` FROM transfer_batches WHERE status = ?
+	b, err := scanBatch(q.queryRowTouching(ctx, readingOthers, `SELECT `+batchColumns+` FROM transfer_batches WHERE status = ?
 		ORDER BY seq LIMIT 1`+q.skipLocked(), payouts.BatchPending))
 	if err != nil {
 		return nil, err
@@ -130,6 +130,6 @@ func (q *Queries) SetBatchItemOutcomes(ctx context.Context, batchID string, outc
 // FinishTransferBatch marks a pending batch completed.
 func (q *Queries) FinishTransferBatch(ctx context.Context, b *service.TransferBatchRecord) (err error) {
 	defer wrap(&err, "finish transfer batch %s", b.ID)
-	return q.execOne(ctx, touchingNone, `UPDATE transfer_batches SET status = ?, updated = ? WHERE app_id = ? AND id = ? AND status = ?`,
+	return q.execOne(ctx, writingOthers, `UPDATE transfer_batches SET status = ?, updated = ? WHERE app_id = ? AND id = ? AND status = ?`,
 		payouts.BatchCompleted, sqldb.Micros(b.Updated), b.AppID, b.ID, payouts.BatchPending)
 }

@@ -30,16 +30,37 @@ type undoWorld struct {
 	claimedAheadWhenTaken []bool
 }
 
-func newUndoWorld(t *testing.T, st *store.Store, n int) *undoWorld {
+// newUndoWorld makes n users; those withWallet(i) have their wallet made already.
+func newUndoWorld(t *testing.T, st *store.Store, n int, withWallet func(i int) bool) *undoWorld {
 	t.Helper()
 	w := &undoWorld{st: st, transfers: make([]*service.TransferRecord, n), heldPostings: make([]*ledger.Posting, n),
 		yearlyAnswered: make([]payouts.Money, n), claimedAheadWhenTaken: make([]bool, n)}
 	w.appID, w.bank, w.wallet = fundedWallet(t, st, 1000*int64(n))
 	for i := range n {
 		w.users = append(w.users, newUser(t, st, w.appID, i, fmt.Sprintf("u%d@example.com", i)))
+		if !withWallet(i) {
+			continue
+		}
+		err := st.InTx(context.Background(), func(q service.Queries) error {
+			_, err := q.EnsureAccount(context.Background(), w.appID, ledger.UserWallet, w.users[i].ID)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	return w
 }
+
+// How a job of the undo tests ends.
+type ending int
+
+const (
+	kept           ending = iota // its writes stand
+	failsUnchanged               // it fails having changed no row: it only read, held, netted and claimed
+	failsChanged                 // it fails after it made its user's wallet and changed its user
+	failsWroteHeld               // it fails after a read that wrote its own held rows
+)
 
 func (w *undoWorld) key(i int) *service.IdempotencyRecord {
 	return &service.IdempotencyRecord{AppID: w.appID, Key: fmt.Sprintf("undo-%d", i), Operation: "transfer",
@@ -47,13 +68,20 @@ func (w *undoWorld) key(i int) *service.IdempotencyRecord {
 }
 
 // work adds to q's batch all a job can: a transfer held, a yearly payment held (its total read
-// first), its user's wallet made and read, the transfer's movement from the app's wallet to it
-// posted (its posting held, its guarded debit netted), its key
-// claimed (from the batch's claims ahead when there are), the app and its endpoints copied into
-// the batch view, and a read of a held table, which writes the rows held so far, the batch's
-// other jobs' among them. Work that will be undone also changes its user, which drops the view,
-// and copies the app again.
-func (w *undoWorld) work(ctx context.Context, q service.Queries, i int, undone bool) error {
+// first), its user's wallet made or read, the transfer's movement from the app's wallet to it
+// posted (its posting held, its guarded debit netted), its key claimed (from the batch's claims
+// ahead when there are), the app and its endpoints copied into the batch view, and a read of a
+// held table, which writes the rows held so far, the batch's other jobs' among them. A job that
+// will fail unchanged reads the held table first, before it holds rows of its own, and its user
+// has a wallet already, as has one that fails after its own rows were written. One that fails
+// changed makes its user's wallet and changes its user, which drops the view, and copies the app
+// again, but reads no held table after.
+func (w *undoWorld) work(ctx context.Context, q service.Queries, i int, end ending) error {
+	if end == failsUnchanged {
+		if _, err := q.GetTransfer(ctx, w.appID, "30000000-0000-4000-8000-999999999999"); !errors.Is(err, service.ErrNoRecord) {
+			return fmt.Errorf("read of a transfer never made: %v", err)
+		}
+	}
 	w.transfers[i], w.heldPostings[i] = heldTransfer(w.appID, w.bank.ID, w.wallet.ID, i)
 	if err := q.CreateTransfer(ctx, w.transfers[i]); err != nil {
 		return err
@@ -87,7 +115,10 @@ func (w *undoWorld) work(ctx context.Context, q service.Queries, i int, undone b
 	if _, err := q.ListWebhookEndpoints(ctx, w.appID); err != nil {
 		return err
 	}
-	if undone {
+	switch end {
+	case failsUnchanged:
+		return nil
+	case failsChanged:
 		u, err := q.GetUser(ctx, w.appID, w.users[i].ID)
 		if err != nil {
 			return err
@@ -96,18 +127,18 @@ func (w *undoWorld) work(ctx context.Context, q service.Queries, i int, undone b
 		if err := q.UpdateUser(ctx, u); err != nil {
 			return err
 		}
-		if _, err := q.GetApp(ctx, w.appID); err != nil {
-			return err
-		}
+		_, err = q.GetApp(ctx, w.appID)
+		return err
 	}
 	_, err = q.GetTransfer(ctx, w.appID, w.transfers[i].ID)
 	return err
 }
 
 // check reads back what the jobs left: the transfers, postings, yearly totals, user wallets and
-// keys of the jobs kept are stored as their job was told, those of the jobs undone are not (nor
-// their users' changes), and the app's wallet holds what the kept debits left.
-func (w *undoWorld) check(t *testing.T, kept func(i int) bool) {
+// keys of the jobs kept are stored as their job was told, those of the jobs that failed are not
+// (nor their users' changes, nor the wallets they made), and the app's wallet holds what the
+// kept debits left.
+func (w *undoWorld) check(t *testing.T, endOf func(i int) ending) {
 	t.Helper()
 	ctx := context.Background()
 	spent := int64(0)
@@ -125,9 +156,13 @@ func (w *undoWorld) check(t *testing.T, kept func(i int) bool) {
 		if u.Status != payouts.UserUnverified {
 			t.Errorf("job %d: user %s, want the change undone", i, u.Status)
 		}
-		if !kept(i) {
-			if !errors.Is(err, service.ErrNoRecord) || total != 0 || prior != nil || !errors.Is(wErr, service.ErrNoRecord) {
-				t.Errorf("job %d was undone, yet left transfer %v, yearly total %d, key %+v, user wallet %+v (%v)", i, err, total, prior, userWallet, wErr)
+		if end := endOf(i); end != kept {
+			walletLeft := !errors.Is(wErr, service.ErrNoRecord)
+			if end == failsUnchanged || end == failsWroteHeld { // the one it read, made before
+				walletLeft = wErr != nil || userWallet.Balance() != 0
+			}
+			if !errors.Is(err, service.ErrNoRecord) || total != 0 || prior != nil || walletLeft {
+				t.Errorf("job %d failed, yet left transfer %v, yearly total %d, key %+v, user wallet %+v (%v)", i, err, total, prior, userWallet, wErr)
 			}
 			continue
 		}
@@ -152,23 +187,35 @@ func (w *undoWorld) check(t *testing.T, kept func(i int) bool) {
 	}
 }
 
-// TestOneUndo: what a job adds to its batch (held rows, written or not, yearly totals, netted
-// deltas, a key claimed ahead and taken, the batch view's copies) is undone by one path: a job
-// that fails leaves the batch exactly as it was before it, and the database with nothing of its.
+// TestOneUndo: what a job adds to its batch without changing a row (held rows, yearly payments,
+// netted deltas, a key claimed ahead and taken) is undone by one path: a job that fails so
+// leaves the batch's writes exactly as they were before it, the database with nothing of its,
+// and its batch going on without running anything again. What it read and the rows of earlier
+// jobs it wrote stay.
 func TestOneUndo(t *testing.T) {
 	const jobs = 24 // so that one of PostgreSQL's two writers' batches has at least 12
 	failed := func(i int) bool { return i%3 == 1 }
+	endOf := func(i int) ending {
+		if failed(i) {
+			return failsUnchanged
+		}
+		return kept
+	}
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		w := newUndoWorld(t, st, jobs)
+		w := newUndoWorld(t, st, jobs, failed)
 		runs := inSharedBatches(t, st, jobs, failed, func(i int) (service.Intent, func(q service.Queries) error) {
 			intent := service.Intent{KeyToClaim: w.key(i), UsersToRead: []string{w.users[i].ID}}
-			return intent, func(q service.Queries) error { return w.work(ctx, q, i, failed(i)) }
+			return intent, func(q service.Queries) error { return w.work(ctx, q, i, endOf(i)) }
 		})
-		// The job after one that failed, in the same batch, finds the batch as the failed one did.
+		if len(runs) != jobs {
+			t.Errorf("%d runs of %d jobs: a batch ran again", len(runs), jobs)
+		}
+		// The job after one that failed, in the same batch, finds the batch as the failed one did,
+		// but for a key the failed job claimed itself, which it gives back at the batch's end.
 		compared := 0
 		for n, r := range runs {
-			if !r.failed {
+			if !r.failed || !w.claimedAheadWhenTaken[r.i] {
 				continue
 			}
 			for _, next := range runs[n+1:] {
@@ -192,13 +239,46 @@ func TestOneUndo(t *testing.T) {
 		if !taken {
 			t.Error("no failed job took a key claimed ahead")
 		}
-		w.check(t, func(i int) bool { return !failed(i) })
+		w.check(t, endOf)
 	})
 }
 
-// jobRun is a job of inSharedBatches as it started: its batch, whether it fails, and the
-// batch's state (store.BatchState) it found.
+// TestJobThatChangedRowsFailsItsBatch: a job that fails after it changed rows (a wallet made and
+// its user changed, or its own held rows written before a read) cannot be taken out of its
+// batch's transaction alone: its batch's jobs run again, each alone, and the database keeps
+// nothing of it and all of the others. Each way is tried in batches of its own, so that one
+// cannot hide the other.
+func TestJobThatChangedRowsFailsItsBatch(t *testing.T) {
+	const jobs = 24
+	for name, failing := range map[string]ending{"changed": failsChanged, "wrote held rows": failsWroteHeld} {
+		t.Run(name, func(t *testing.T) {
+			engines(t, func(t *testing.T, st *store.Store) {
+				endOf := func(i int) ending {
+					if i%8 == 3 {
+						return failing
+					}
+					return kept
+				}
+				failed := func(i int) bool { return endOf(i) != kept }
+				ctx := context.Background()
+				w := newUndoWorld(t, st, jobs, func(i int) bool { return endOf(i) == failsWroteHeld })
+				runs := inSharedBatches(t, st, jobs, failed, func(i int) (service.Intent, func(q service.Queries) error) {
+					intent := service.Intent{KeyToClaim: w.key(i), UsersToRead: []string{w.users[i].ID}}
+					return intent, func(q service.Queries) error { return w.work(ctx, q, i, endOf(i)) }
+				})
+				if len(runs) <= jobs {
+					t.Errorf("%d runs of %d jobs: no batch ran again", len(runs), jobs)
+				}
+				w.check(t, endOf)
+			})
+		})
+	}
+}
+
+// jobRun is a job of inSharedBatches as it started: which job, its batch, whether it fails, and
+// the batch's state (store.BatchState) it found.
 type jobRun struct {
+	i      int
 	batch  any
 	failed bool
 	state  string
@@ -218,7 +298,7 @@ func inSharedBatches(t *testing.T, st *store.Store, jobs int, failed func(i int)
 		intent, work := job(i)
 		return st.InTxWith(context.Background(), intent, func(q service.Queries) error {
 			mu.Lock()
-			runs = append(runs, jobRun{store.BatchOf(q), failed(i), store.BatchState(q)})
+			runs = append(runs, jobRun{i, store.BatchOf(q), failed(i), store.BatchState(q)})
 			mu.Unlock()
 			if err := work(q); err != nil {
 				return err
@@ -268,7 +348,7 @@ func TestKeyOfJobUndone(t *testing.T) {
 	undone := func(i int) bool { return i%3 == 1 }
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
-		w := newUndoWorld(t, st, jobs)
+		w := newUndoWorld(t, st, jobs, func(int) bool { return false })
 		for i := range jobs {
 			w.transfers[i], w.heldPostings[i] = heldTransfer(w.appID, w.bank.ID, w.wallet.ID, i)
 		}

@@ -118,7 +118,7 @@ func (q *Queries) GetUser(ctx context.Context, appID, id string) (_ *service.Use
 	// every user of the app to find one.
 	u, wallet, ok := q.batchReads().user(appID, id)
 	if !ok {
-		read, readWallet, err := scanUserWallet(q.queryRowTouching(ctx, readingUsers, userSelect+` WHERE u.id = ?`+q.lockRow("u"), id))
+		read, readWallet, err := scanUserWallet(q.queryRowLocked(ctx, readingUsers, userSelect+` WHERE u.id = ?`, "u", id))
 		if err == nil && read.AppID != appID {
 			err = service.ErrNoRecord
 		}
@@ -172,7 +172,7 @@ func (q *Queries) DeleteUser(ctx context.Context, appID, id string, at time.Time
 // SaveVerification stores the user's outstanding token, replacing any earlier one.
 func (q *Queries) SaveVerification(ctx context.Context, v *service.VerificationRecord) (err error) {
 	defer wrap(&err, "save verification of user %s", v.UserID)
-	_, err = q.execTouching(ctx, touchingNone, `INSERT INTO verifications (app_id, user_id, token_hash, expires, attempts) VALUES (?, ?, ?, ?, ?)
+	_, err = q.execTouching(ctx, writingOthers, `INSERT INTO verifications (app_id, user_id, token_hash, expires, attempts) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (app_id, user_id) DO UPDATE SET token_hash = excluded.token_hash, expires = excluded.expires,
 		attempts = excluded.attempts`, v.AppID, v.UserID, v.TokenHash, sqldb.Micros(v.Expires), v.Attempts)
 	return err
@@ -183,7 +183,7 @@ func (q *Queries) GetVerification(ctx context.Context, appID, userID string) (_ 
 	defer wrap(&err, "get verification of user %s", userID)
 	v := service.VerificationRecord{AppID: appID, UserID: userID}
 	var expires int64
-	err = q.queryRowTouching(ctx, touchingNone, `SELECT token_hash, expires, attempts FROM verifications WHERE app_id = ? AND user_id = ?`,
+	err = q.queryRowTouching(ctx, readingOthers, `SELECT token_hash, expires, attempts FROM verifications WHERE app_id = ? AND user_id = ?`,
 		appID, userID).Scan(&v.TokenHash, &expires, &v.Attempts)
 	if err != nil {
 		return nil, noRecord(err)
@@ -195,7 +195,7 @@ func (q *Queries) GetVerification(ctx context.Context, appID, userID string) (_ 
 // DeleteVerification forgets the user's token.
 func (q *Queries) DeleteVerification(ctx context.Context, appID, userID string) (err error) {
 	defer wrap(&err, "delete verification of user %s", userID)
-	_, err = q.execTouching(ctx, touchingNone, `DELETE FROM verifications WHERE app_id = ? AND user_id = ?`, appID, userID)
+	_, err = q.execTouching(ctx, writingOthers, `DELETE FROM verifications WHERE app_id = ? AND user_id = ?`, appID, userID)
 	return err
 }
 

@@ -61,8 +61,8 @@ func (q *Queries) CreateWebhookEndpoint(ctx context.Context, e *service.WebhookE
 // GetWebhookEndpoint reads one endpoint of the app.
 func (q *Queries) GetWebhookEndpoint(ctx context.Context, appID, id string) (_ *service.WebhookEndpointRecord, err error) {
 	defer wrap(&err, "get webhook endpoint %s", id)
-	e, err := scanEndpoint(q.queryRowTouching(ctx, reading(endpointsTable), `SELECT `+endpointColumns+` FROM webhook_endpoints
-		WHERE app_id = ? AND id = ?`+q.lockRow(""), appID, id))
+	e, err := scanEndpoint(q.queryRowLocked(ctx, reading(endpointsTable), `SELECT `+endpointColumns+` FROM webhook_endpoints
+		WHERE app_id = ? AND id = ?`, "", appID, id))
 	if err != nil {
 		return nil, err
 	}
