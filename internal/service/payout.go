@@ -17,12 +17,13 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 		return nil, err
 	}
 	var made *madePayout
-	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "payout", req.IdempotencyKey, "", req, false, func(q Queries) (string, error) {
+	payoutID := newID()
+	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "payout", req.IdempotencyKey, payoutID, req, false, func(q Queries) (string, error) {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
 		if err != nil {
 			return "", err
 		}
-		made, err = s.payout(ctx, q, payoutOrderOf(user, req))
+		made, err = s.payout(ctx, q, payoutOrderOf(payoutID, user, req))
 		if err != nil {
 			return "", err
 		}
@@ -45,9 +46,9 @@ func preparePayout(req *payouts.CreatePayoutRequest) error {
 	return req.Validate()
 }
 
-// payoutOrderOf is the payout a POST /v2/payouts request asks of user.
-func payoutOrderOf(user *UserRecord, req payouts.CreatePayoutRequest) payoutOrder {
-	return payoutOrder{user: user, amount: payouts.Money(req.Amount), platform: req.Platform,
+// payoutOrderOf is the payout a POST /v2/payouts request asks of user, with id (any when "").
+func payoutOrderOf(id string, user *UserRecord, req payouts.CreatePayoutRequest) payoutOrder {
+	return payoutOrder{id: id, user: user, amount: payouts.Money(req.Amount), platform: req.Platform,
 		accountID: req.AccountID, fund: req.Fund, feeParty: req.PayoutFeeParty, taxExempt: req.TaxExempt,
 		metadata: req.Metadata, idempotencyKey: req.IdempotencyKey}
 }
@@ -89,6 +90,9 @@ func (s *Service) answerMade(ctx context.Context, made *madePayout) (*payouts.Tr
 
 // payoutOrder is a payout to make, from the API or from a payout link's claim.
 type payoutOrder struct {
+	// id is the payout's, when chosen beforehand: its request's idempotency key is then claimed
+	// finished with it (idempotentAs), a statement fewer than a claim and a finish.
+	id             string
 	user           *UserRecord
 	amount         payouts.Money
 	platform       payouts.Platform
@@ -179,6 +183,9 @@ func (s *Service) planPayout(ctx context.Context, q Reads, b *book, o payoutOrde
 		return nil, nil, err
 	}
 	t := s.newTransfer(user.AppID, payouts.TransferPayout, o.amount, o.metadata)
+	if o.id != "" {
+		t.ID = o.id
+	}
 	t.UserID = &user.ID
 	t.ExternalData = payouts.ExternalData{AccountID: method.ID, Platform: method.Platform}
 	t.IdempotencyKey, t.FeeParty, t.Fund, t.TaxExempt = o.idempotencyKey, party, o.fund, o.taxExempt

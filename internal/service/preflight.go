@@ -132,7 +132,7 @@ func (s *Service) preflightPayout(ctx context.Context, b *book, req payouts.Crea
 	if r != nil || err != nil {
 		return refusalsOf(r), false, err
 	}
-	return s.preflightOrder(ctx, b, payoutOrderOf(user, req))
+	return s.preflightOrder(ctx, b, payoutOrderOf("", user, req))
 }
 
 // preflightOrder runs a payout's rules, planPayout and bookPayout, which the real payout runs
