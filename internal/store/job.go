@@ -112,7 +112,9 @@ func (j *jobState) undo() {
 	if st.keys.claimed == nil && len(j.claimed) > 0 {
 		st.keys.claimed = map[keyRef]service.IdempotencyRecord{}
 	}
-	for _, k := range append(j.taken, j.claimed...) {
-		st.keys.claimed[keyRef{k.AppID, k.Key}] = k
+	for _, keys := range [][]service.IdempotencyRecord{j.taken, j.claimed} {
+		for _, k := range keys {
+			st.keys.claimed[keyRef{k.AppID, k.Key}] = k
+		}
 	}
 }
