@@ -63,8 +63,9 @@ func (s *Service) answer(ctx context.Context, appID, id string, made *payouts.Tr
 
 // balanceTransfer moves money between the app of the book b and a user inside q and returns the
 // transfer as written, whose id is id. Whatever can refuse it (no such user, an overdraft)
-// refuses before its first write, so a refused transfer leaves nothing: a batch's items run one
-// after another in one transaction without a savepoint each (runBatchItems).
+// refuses before it writes the transfer or its postings, so a batch's items run one after
+// another in one transaction without a savepoint each (runBatchItems). The one write before a
+// refusal is a first-paid user's wallet, made empty to be posted to, which stays.
 func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id string, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
 	user, err := s.bookUser(ctx, q, b, req.UserID)
 	if err != nil {

@@ -88,9 +88,9 @@ func (s *Service) ProcessBatches(ctx context.Context, max int) (int, error) {
 }
 
 // runBatchChunk makes the next chunk of a batch's transfers, one after another in the one
-// transaction, and completes the batch after its last item. An item that is refused wrote
-// nothing (balanceTransfer refuses before its first write), so the items around it stand
-// without a savepoint each. What a chunk leaves pending the next claim picks up.
+// transaction, and completes the batch after its last item. An item that is refused wrote no
+// transfer or posting (balanceTransfer refuses before it writes them), so the items around it
+// stand without a savepoint each. What a chunk leaves pending the next claim picks up.
 func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatchRecord) error {
 	bk, err := s.book(ctx, q, b.AppID)
 	if err != nil {
@@ -175,7 +175,8 @@ func itemRequest(it payouts.TransferBatchItem) (payouts.CreateTransferRequest, s
 // batchItem makes one item's transfer through the same path as POST /v2/transfers, idempotent
 // on the item's key. A refused item wrote nothing but the claim of its key, by the chunk or by
 // the item itself, which is released with the chunk's outcomes (an expired key it took afresh
-// stays forgotten, as the purge would have it).
+// stays forgotten, as the purge would have it), and, for a user paid for the first time, their
+// empty wallet.
 func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it payouts.TransferBatchItem) (string, error) {
 	req, hash, err := itemRequest(it)
 	if err != nil {

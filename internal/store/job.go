@@ -29,8 +29,8 @@ type batchState struct {
 }
 
 // jobState is the running job's part of its batch: where the batch's held rows stood when it
-// started (its own are those after), the ledger deltas it applied and the keys claimed ahead
-// that it took. A job that ends well leaves its part in the batch, its deltas netted with the
+// started (its own are those after), the ledger deltas it applied, the keys claimed ahead that
+// it took and those it claimed itself. A job that ends well leaves its part in the batch, its deltas netted with the
 // others'; undo takes it out when the job fails. It is the one undo of everything the store
 // keeps for a batch.
 //
