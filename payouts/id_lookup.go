@@ -18,9 +18,10 @@ const IDLookupLimit = 10
 // ShortIDLength is the length of a short id, and the shortest beginning of an id a lookup takes.
 const ShortIDLength = 8
 
-// ShortID is how lists name an object: the last 8 hexadecimal digits of its id. They are random in
-// every id the service makes, where the first 8 digits of a time-ordered id (UUIDv7) are the same
-// for every object made in the same minute or so.
+// ShortID is how lists name an object: the last 8 hexadecimal digits of its id. They differ from
+// one object to the next in every id the service makes (random, or for a transfer two random
+// digits and then a count of the app's transfers, lowest digit first), where the first 8 digits of
+// a time-ordered id (UUIDv7) are the same for every object made in the same minute or so.
 func ShortID(id string) string {
 	if len(id) > ShortIDLength {
 		return id[len(id)-ShortIDLength:]

@@ -31,7 +31,7 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 		if err != nil {
 			return "", err
 		}
-		t := s.newTransfer(appID, payouts.TransferPayout, payouts.Money(req.Amount), req.Metadata)
+		t := s.newTransfer(s.transferIDs.New(appID), appID, payouts.TransferPayout, payouts.Money(req.Amount), req.Metadata)
 		t.ExternalData = payouts.ExternalData{AccountID: method.ID, Platform: method.Platform}
 		t.IdempotencyKey = req.IdempotencyKey
 		t.Status, t.RailState, t.SettleAt = payouts.TransferPending, RailSubmitting, s.now()

@@ -17,7 +17,7 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 		return nil, err
 	}
 	var made *madePayout
-	payoutID := newID()
+	payoutID := s.transferIDs.New(appID)
 	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "payout", req.IdempotencyKey, payoutID, req, false, func(q Queries) (string, error) {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
 		if err != nil {
@@ -182,10 +182,11 @@ func (s *Service) planPayout(ctx context.Context, q Reads, b *book, o payoutOrde
 	if err != nil {
 		return nil, nil, err
 	}
-	t := s.newTransfer(user.AppID, payouts.TransferPayout, o.amount, o.metadata)
-	if o.id != "" {
-		t.ID = o.id
+	id := o.id
+	if id == "" {
+		id = s.transferIDs.New(user.AppID)
 	}
+	t := s.newTransfer(id, user.AppID, payouts.TransferPayout, o.amount, o.metadata)
 	t.UserID = &user.ID
 	t.ExternalData = payouts.ExternalData{AccountID: method.ID, Platform: method.Platform}
 	t.IdempotencyKey, t.FeeParty, t.Fund, t.TaxExempt = o.idempotencyKey, party, o.fund, o.taxExempt

@@ -44,7 +44,7 @@ func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID 
 	if err != nil {
 		return "", err
 	}
-	t := s.newTransfer(appID, payouts.TransferBalance, -link.Amount, nil)
+	t := s.newTransfer(s.transferIDs.New(appID), appID, payouts.TransferBalance, -link.Amount, nil)
 	t.Status, t.PayoutLinkID, t.TaxExempt = payouts.TransferPending, &link.ID, link.TaxExempt
 	if err := q.CreateTransfer(ctx, t); err != nil {
 		return "", err

@@ -92,6 +92,8 @@ type Service struct {
 	limits   limiters
 	// credentials are the app credentials that authenticated lately (credentials.go).
 	credentials *credentials
+	// transferIDs makes the ids of new transfers (id.go).
+	transferIDs TransferIDs
 }
 
 // New returns a Service on store. clock may be nil for the system clock; the notifier and the

@@ -15,7 +15,7 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 		return nil, err
 	}
 	var made *payouts.Transfer
-	transferID := newID()
+	transferID := s.transferIDs.New(appID)
 	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "transfer", req.IdempotencyKey, transferID, req, false, func(q Queries) (string, error) {
 		b, err := s.book(ctx, q, appID)
 		if err != nil {
@@ -75,8 +75,7 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id st
 	if err != nil {
 		return nil, err
 	}
-	t := s.newTransfer(b.appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
-	t.ID = id
+	t := s.newTransfer(id, b.appID, payouts.TransferBalance, payouts.Money(req.Amount), req.Metadata)
 	t.UserID = &user.ID
 	t.Status = payouts.TransferCompleted
 	t.IdempotencyKey = req.IdempotencyKey
@@ -113,10 +112,11 @@ func (s *Service) bookBalanceTransfer(ctx context.Context, b *book, transferID s
 	return postings, nil
 }
 
-func (s *Service) newTransfer(appID string, typ payouts.TransferType, amount payouts.Money, md payouts.Metadata) *TransferRecord {
+// newTransfer returns a new transfer of the app with the id given (TransferIDs.New).
+func (s *Service) newTransfer(id, appID string, typ payouts.TransferType, amount payouts.Money, md payouts.Metadata) *TransferRecord {
 	now := s.now()
 	return &TransferRecord{AppID: appID, Updated: now, Transfer: payouts.Transfer{
-		ID: newID(), Created: payouts.NewTime(now), Type: typ, Amount: amount,
+		ID: id, Created: payouts.NewTime(now), Type: typ, Amount: amount,
 		Status: payouts.TransferCreated, Metadata: payouts.NormalizeMetadata(md),
 	}}
 }
@@ -139,7 +139,7 @@ func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.Dep
 		if err != nil {
 			return "", err
 		}
-		t := s.newTransfer(appID, payouts.TransferRefill, payouts.Money(req.Amount), req.Metadata)
+		t := s.newTransfer(s.transferIDs.New(appID), appID, payouts.TransferRefill, payouts.Money(req.Amount), req.Metadata)
 		t.Status = payouts.TransferCompleted
 		t.IdempotencyKey = req.IdempotencyKey
 		t.ExternalData = payouts.ExternalData{ExternalID: "dep_" + strings.ReplaceAll(t.ID[:13], "-", "")}

@@ -183,7 +183,7 @@ func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it pa
 		return "", err
 	}
 	id, _, err := s.idempotentIn(ctx, fq, b.appID, "transfer", req.IdempotencyKey, hash, "", false, func(q Queries) (string, error) {
-		t, err := s.balanceTransfer(ctx, q, b, newID(), req)
+		t, err := s.balanceTransfer(ctx, q, b, s.transferIDs.New(b.appID), req)
 		if err != nil {
 			return "", err
 		}

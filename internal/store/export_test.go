@@ -63,3 +63,6 @@ func BatchState(q service.Queries) string {
 
 // BatchOf is q's batch, to tell which jobs shared one.
 func BatchOf(q service.Queries) any { return q.(*Queries).batch }
+
+// ShortIDKeySQL is the short-id indexes' key of a row (id_lookup.go).
+const ShortIDKeySQL = shortIDKeySQL

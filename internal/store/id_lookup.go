@@ -5,8 +5,13 @@ import (
 	"database/sql"
 	"slices"
 
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/payouts"
 )
+
+// shortIDKeySQL is service.ShortIDKey of a row's short id (characters 29 to 36 of its id), written
+// exactly as the short-id indexes of migration 0019 are, so that both engines' planners find them.
+const shortIDKeySQL = `(substr(id, 36, 1) || substr(id, 35, 1) || substr(id, 34, 1) || substr(id, 33, 1) || substr(id, 32, 1) || substr(id, 31, 1) || substr(id, 29, 2))`
 
 // LookUpIDs finds the ids of the app's users, payout links, transfers and flows whose short id is
 // text (when it has a short id's length) or that begin with it (lower-case, as NormalizeIDQuery
@@ -17,8 +22,8 @@ import (
 // the LIKE then keeps exactly the ids that begin with text, which holds no wildcard. The app is
 // compared as app_id || ” so that no (app_id, ...) index is used: SQLite preferred one and read
 // every row of the app (2,000 lookups among 1,000,000 transfers had not finished in 13 minutes)
-// where the id range reads a handful. The short id is found in the (app_id, substr(id, 29))
-// index of migration 0011: the expression must stay written exactly as there.
+// where the id range reads a handful. The short id is found by its key (service.ShortIDKey) in the
+// (app_id, shortIDKeySQL) index of migration 0019.
 func (q *Queries) LookUpIDs(ctx context.Context, appID, text string, limit int) (_ payouts.IDLookup, err error) {
 	defer wrap(&err, "look up ids %s", text)
 	var out payouts.IDLookup
@@ -37,8 +42,8 @@ func (q *Queries) LookUpIDs(ctx context.Context, appID, text string, limit int) 
 			return out, err
 		}
 		if len(text) == payouts.ShortIDLength {
-			short, err := q.ids(ctx, `SELECT id FROM `+kind.table+` WHERE app_id = ? AND substr(id, 29) = ?`+
-				kind.also+` ORDER BY id LIMIT ?`, appID, text, limit)
+			short, err := q.ids(ctx, `SELECT id FROM `+kind.table+` WHERE app_id = ? AND `+shortIDKeySQL+` = ?`+
+				kind.also+` ORDER BY id LIMIT ?`, appID, service.ShortIDKey(text), limit)
 			if err != nil {
 				return out, err
 			}

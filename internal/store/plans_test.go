@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/payouts"
 )
 
 // queryPlan is the plan of query on the store's engine, one line per row, explained on one
@@ -164,16 +166,46 @@ func TestIndexDietPlans(t *testing.T) {
 	})
 }
 
-// TestShortIDPlans: LookUpIDs finds a short id through the table's (app_id, substr(id, 29)) index
-// (migration 0011), not by reading the app's rows.
+// TestShortIDPlans: LookUpIDs finds a short id by its key in the table's (app_id, ShortIDKey)
+// index (migration 0019), not by reading the app's rows: the query's expression is the index's.
 func TestShortIDPlans(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
 		for _, table := range []string{"users", "payout_links", "transfers", "flows"} {
 			t.Run(table, func(t *testing.T) {
-				p := queryPlan(t, st, `SELECT id FROM `+table+` WHERE app_id = ? AND substr(id, 29) = ? ORDER BY id LIMIT ?`,
-					"app", "5d6a9e10", 10)
-				if !strings.Contains(p, table+"_short_id") {
-					t.Fatalf("the short id lookup does not read %s_short_id:\n%s", table, p)
+				p := queryPlan(t, st, `SELECT id FROM `+table+` WHERE app_id = ? AND `+store.ShortIDKeySQL+` = ? ORDER BY id LIMIT ?`,
+					"app", "01e9a65d", 10)
+				// The index must be searched by the key, not only by the app with the key as a filter.
+				byKey := strings.Contains(p, table+"_short_id (app_id=? AND <expr>=?)")
+				if st.DB().Dialect == sqldb.Postgres {
+					byKey = strings.Contains(p, "Index Scan using "+table+"_short_id") &&
+						strings.Contains(p, "substr(id, 29, 2)) = ") && !strings.Contains(p, "Filter:")
+				}
+				if !byKey {
+					t.Fatalf("the short id lookup does not search %s_short_id by its key:\n%s", table, p)
+				}
+			})
+		}
+	})
+}
+
+// TestShortIDKeySQL: the short-id indexes' expression is service.ShortIDKey of the id's short id,
+// for ids of every kind the service has made.
+func TestShortIDKeySQL(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		db := st.DB()
+		for _, id := range []string{
+			"0199b5a2-7c1e-7d3a-9f10-2b8f5d6a9e10", // a UUIDv7 made before the counter: random
+			"019ac1f2-3b4d-7e5f-8a6b-7c8da3012345", // counter 0x543210, random digits a3
+			"3f2504e0-4f89-41d3-9a0c-0305e82c3301", // an unguessable UUIDv4
+		} {
+			t.Run(id, func(t *testing.T) {
+				var key string
+				err := db.QueryRowContext(context.Background(), db.Rebind(`SELECT `+store.ShortIDKeySQL+` FROM (SELECT CAST(? AS TEXT) AS id) AS row`), id).Scan(&key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := service.ShortIDKey(payouts.ShortID(id)); key != want {
+					t.Errorf("key in SQL %q, want %q", key, want)
 				}
 			})
 		}
