@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
 )
 
@@ -103,7 +104,9 @@ type journalWriter struct {
 	available map[int64]int64 // each account's available balance as committed, read once
 	keys      map[string]bool // every key in the journal
 	appended  atomic.Int64    // rows this writer appended
-	commitCPU time.Duration   // the writer thread's CPU in commit
+	// transferIDs makes the transfers' ids as payoutd does.
+	transferIDs service.TransferIDs
+	commitCPU   time.Duration // the writer thread's CPU in commit
 }
 
 // newJournalWriter starts a writer on the journal, knowing every key it holds already.
@@ -156,7 +159,7 @@ func (jw *journalWriter) commit(ctx context.Context, batch []*rawJob) ([]error, 
 		c.credits++
 		deltas[j.move.credit] = c
 		hash := sha256.Sum256([]byte(j.key))
-		rows = append(rows, journalRow{appID: jw.appID, transferID: uuid.Must(uuid.NewV7()).String(), userID: j.move.user,
+		rows = append(rows, journalRow{appID: jw.appID, transferID: jw.transferIDs.New(jw.appID), userID: j.move.user,
 			amount: j.move.amount, debit: j.move.debit, credit: j.move.credit, key: j.key,
 			requestHash: hex.EncodeToString(hash[:]), status: "completed", created: now})
 	}

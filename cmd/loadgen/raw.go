@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
 )
 
@@ -80,6 +81,9 @@ type rawWorld struct {
 	appID string
 	app   int64
 	users []rawUser
+	// transferIDs makes the transfers' ids as payoutd does, so that their rows cost what
+	// payoutd's cost.
+	transferIDs service.TransferIDs
 }
 
 // rawUser is a user's wallet and the ref it is named by.
@@ -226,7 +230,7 @@ var rawEventData = `{"object":"transfer","data":` + `"` + strings.Repeat("x", 54
 // many committed. Any failure ends the run: none is expected (every wallet has money enough).
 func rawLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d time.Duration, pick func(*rand.Rand) rawMove) (int, error) {
 	return rawClosedLoop(ctx, clients, d, pick, func(key string, m rawMove) error {
-		return rawTransferOnce(ctx, db, w.appID, key, m)
+		return rawTransferOnce(ctx, db, w, key, m)
 	})
 }
 
@@ -262,8 +266,8 @@ func rawClosedLoop(ctx context.Context, clients int, d time.Duration, pick func(
 
 // rawTransferOnce makes the transfer m under the idempotency key, with fresh ids, in one
 // statement.
-func rawTransferOnce(ctx context.Context, db *sql.DB, appID, key string, m rawMove) error {
-	id := uuid.Must(uuid.NewV7()).String()
+func rawTransferOnce(ctx context.Context, db *sql.DB, w *rawWorld, key string, m rawMove) error {
+	appID, id := w.appID, w.transferIDs.New(w.appID)
 	hash := sha256.Sum256([]byte(key))
 	events := []string{uuid.Must(uuid.NewV7()).String(), uuid.Must(uuid.NewV7()).String(), uuid.Must(uuid.NewV7()).String()}
 	now := time.Now().UnixMicro()

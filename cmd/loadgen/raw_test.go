@@ -92,14 +92,14 @@ func TestRawTransferWritesAllOrNothing(t *testing.T) {
 		move func() error
 	}{
 		{"overdraft", func() error {
-			return rawTransferOnce(ctx, db, w.appID, "k0", rawMove{debit: empty, credit: w.app, user: "empty", amount: 1})
+			return rawTransferOnce(ctx, db, w, "k0", rawMove{debit: empty, credit: w.app, user: "empty", amount: 1})
 		}},
 		{"key taken", func() error {
 			if _, err := db.Exec(`INSERT INTO loadgen_raw_idempotency_keys (app_id, key, operation, request_hash, created)
 				VALUES ('app1', 'k1', 'transfer', '', 0)`); err != nil {
 				return err
 			}
-			return rawTransferOnce(ctx, db, w.appID, "k1", taken)
+			return rawTransferOnce(ctx, db, w, "k1", taken)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,7 +163,7 @@ func TestRawSQLiteGroupCommitWritesAllOrNothing(t *testing.T) {
 		{key: "k1", move: good}, // its key taken by the first
 		{key: "k3", move: good},
 	}
-	errs, err := rawSQLiteBatch(ctx, db, w.appID, batch)
+	errs, err := rawSQLiteBatch(ctx, db, w, batch)
 	if err != nil {
 		t.Fatal(err)
 	}

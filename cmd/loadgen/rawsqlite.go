@@ -116,7 +116,7 @@ func rawSQLiteLoad(ctx context.Context, db *sql.DB, w *rawWorld, clients int, d 
 	n, err := rawGroupCommitLoad(ctx, clients, d, pick, func(batch []*rawJob) ([]error, error) {
 		start := threadCPU()
 		defer func() { cpu += threadCPU() - start }()
-		return rawSQLiteBatch(ctx, db, w.appID, batch)
+		return rawSQLiteBatch(ctx, db, w, batch)
 	}, nil)
 	return n, cpu, err
 }
@@ -212,7 +212,7 @@ const (
 
 // rawSQLiteBatch runs the batch's transfers in one transaction, each under a savepoint that a
 // transfer whose key was taken or whose debit the guard refused is rolled back to, and commits.
-func rawSQLiteBatch(ctx context.Context, db *sql.DB, appID string, batch []*rawJob) ([]error, error) {
+func rawSQLiteBatch(ctx context.Context, db *sql.DB, w *rawWorld, batch []*rawJob) ([]error, error) {
 	errs := make([]error, len(batch))
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -230,7 +230,7 @@ func rawSQLiteBatch(ctx context.Context, db *sql.DB, appID string, batch []*rawJ
 		if _, err := stmts[rawSavepoint].ExecContext(ctx); err != nil {
 			return errs, err
 		}
-		if errs[i] = rawSQLiteTransfer(ctx, stmts, appID, j.key, j.move); errs[i] != nil {
+		if errs[i] = rawSQLiteTransfer(ctx, stmts, w.appID, w.transferIDs.New(w.appID), j.key, j.move); errs[i] != nil {
 			if _, err := stmts[rawRollback].ExecContext(ctx); err != nil {
 				return errs, err
 			}
@@ -244,10 +244,9 @@ func rawSQLiteBatch(ctx context.Context, db *sql.DB, appID string, batch []*rawJ
 
 var errRawRefused = errors.New("raw transfer refused: key taken or funds short")
 
-// rawSQLiteTransfer writes one transfer's rows in the open transaction, through its prepared
+// rawSQLiteTransfer writes the rows of one transfer, id, in the open transaction, through its prepared
 // statements.
-func rawSQLiteTransfer(ctx context.Context, stmts []*sql.Stmt, appID, key string, m rawMove) error {
-	id := uuid.Must(uuid.NewV7()).String()
+func rawSQLiteTransfer(ctx context.Context, stmts []*sql.Stmt, appID, id, key string, m rawMove) error {
 	hash := sha256.Sum256([]byte(key))
 	now := time.Now().UnixMicro()
 	for _, s := range []struct {
