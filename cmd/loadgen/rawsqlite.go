@@ -20,10 +20,11 @@ import (
 )
 
 // On SQLite the baseline is a hand-written durable group commit: the clients hand their
-// transfers to one writer goroutine, which takes every one waiting (up to 128), runs each under
-// a savepoint in one transaction (the same rows and guard as the PostgreSQL statement: the key
-// claimed, the debit guarded, the credit, the transfer, its posting and its three events) and
-// commits them with one flush (synchronous=FULL, WAL). It writes a scratch database beside the
+// transfers to one writer goroutine, which takes every one waiting (up to 128), runs them one
+// after another in one transaction, without a savepoint each, as payoutd does (the same rows and
+// guard as the PostgreSQL statement: the key claimed, the debit guarded, the credit, the
+// transfer, its posting and its three events) and commits them with one flush
+// (synchronous=FULL, WAL). It writes a scratch database beside the
 // service's, with payoutd's schema (its migrations), removed afterwards.
 
 // rawJob is a transfer waiting for a group-commit writer, answered on done.
@@ -179,10 +180,9 @@ func rawGroupCommitWriter(jobs <-chan *rawJob, commit func([]*rawJob) ([]error, 
 	return nil
 }
 
-// rawSQLiteStatements are a transfer's statements, in the order they run, prepared once per
-// batch.
+// rawSQLiteStatements are a transfer's statements, in the order they run, and the one that gives
+// back its key when its debit is refused, prepared once per batch.
 var rawSQLiteStatements = []string{
-	`SAVEPOINT transfer`,
 	`INSERT INTO idempotency_keys (app_id, key, operation, request_hash, resource_id, created)
 		VALUES (?, ?, 'transfer', ?, ?, ?) ON CONFLICT DO NOTHING`,
 	`UPDATE ledger_accounts SET debits_posted = debits_posted + 1
@@ -194,24 +194,23 @@ var rawSQLiteStatements = []string{
 		source_name, destination_name, created, posted) VALUES (?, ?, ?, ?, 1, 'posted', 'balance', ?, 'Source', 'Destination', ?, ?)`,
 	`INSERT INTO events (id, app_id, type, object_id, data, created) VALUES
 		(?, ?, 'transfer.created', ?, ?, ?), (?, ?, 'transfer.completed', ?, ?, ?), (?, ?, 'transfer.updated', ?, ?, ?)`,
-	`ROLLBACK TO transfer`,
-	`RELEASE transfer`,
+	`DELETE FROM idempotency_keys WHERE app_id = ? AND key = ?`,
 }
 
 const (
-	rawSavepoint = iota
-	rawClaim
+	rawClaim = iota
 	rawDebit
 	rawCredit
 	rawInsertTransfer
 	rawInsertPosting
 	rawInsertEvents
-	rawRollback
-	rawRelease
+	rawUnclaim
 )
 
-// rawSQLiteBatch runs the batch's transfers in one transaction, each under a savepoint that a
-// transfer whose key was taken or whose debit the guard refused is rolled back to, and commits.
+// rawSQLiteBatch runs the batch's transfers one after another in one transaction, without a
+// savepoint each, as payoutd runs a batch's jobs: a transfer whose key was taken or whose debit
+// the guard refused leaves nothing behind (rawSQLiteTransfer), and any other failure fails the
+// batch. It commits.
 func rawSQLiteBatch(ctx context.Context, db *sql.DB, w *rawWorld, batch []*rawJob) ([]error, error) {
 	errs := make([]error, len(batch))
 	tx, err := db.BeginTx(ctx, nil)
@@ -227,16 +226,9 @@ func rawSQLiteBatch(ctx context.Context, db *sql.DB, w *rawWorld, batch []*rawJo
 		defer stmts[i].Close()
 	}
 	for i, j := range batch {
-		if _, err := stmts[rawSavepoint].ExecContext(ctx); err != nil {
-			return errs, err
-		}
-		if errs[i] = rawSQLiteTransfer(ctx, stmts, w.appID, w.transferIDs.New(w.appID), j.key, j.move); errs[i] != nil {
-			if _, err := stmts[rawRollback].ExecContext(ctx); err != nil {
-				return errs, err
-			}
-		}
-		if _, err := stmts[rawRelease].ExecContext(ctx); err != nil {
-			return errs, err
+		errs[i] = rawSQLiteTransfer(ctx, stmts, w.appID, w.transferIDs.New(w.appID), j.key, j.move)
+		if errs[i] != nil && !errors.Is(errs[i], errRawRefused) {
+			return errs, errs[i]
 		}
 	}
 	return errs, tx.Commit()
@@ -244,17 +236,29 @@ func rawSQLiteBatch(ctx context.Context, db *sql.DB, w *rawWorld, batch []*rawJo
 
 var errRawRefused = errors.New("raw transfer refused: key taken or funds short")
 
-// rawSQLiteTransfer writes the rows of one transfer, id, in the open transaction, through its prepared
-// statements.
+// rawSQLiteTransfer writes the rows of one transfer, id, in the open transaction, through its
+// prepared statements. It decides before it writes anything else: a key already taken claims
+// nothing, and a debit the guard refuses gives its claim back; either is errRawRefused, having
+// left nothing behind.
 func rawSQLiteTransfer(ctx context.Context, stmts []*sql.Stmt, appID, id, key string, m rawMove) error {
 	hash := sha256.Sum256([]byte(key))
 	now := time.Now().UnixMicro()
+	if err := rawExecOne(ctx, stmts[rawClaim], appID, key, hex.EncodeToString(hash[:]), id, now); err != nil {
+		return err
+	}
+	if err := rawExecOne(ctx, stmts[rawDebit], m.debit); err != nil {
+		if !errors.Is(err, errRawRefused) {
+			return err
+		}
+		if _, err := stmts[rawUnclaim].ExecContext(ctx, appID, key); err != nil {
+			return err
+		}
+		return errRawRefused
+	}
 	for _, s := range []struct {
 		stmt int
 		args []any
 	}{
-		{rawClaim, []any{appID, key, hex.EncodeToString(hash[:]), id, now}},
-		{rawDebit, []any{m.debit}},
 		{rawCredit, []any{m.credit}},
 		{rawInsertTransfer, []any{id, appID, m.user, m.amount, key, now, now}},
 		{rawInsertPosting, []any{appID, id, m.debit, m.credit, m.user, now, now}},
@@ -262,13 +266,27 @@ func rawSQLiteTransfer(ctx context.Context, stmts []*sql.Stmt, appID, id, key st
 			uuid.Must(uuid.NewV7()).String(), appID, id, rawEventData, now,
 			uuid.Must(uuid.NewV7()).String(), appID, id, rawEventData, now}},
 	} {
-		res, err := stmts[s.stmt].ExecContext(ctx, s.args...)
+		err := rawExecOne(ctx, stmts[s.stmt], s.args...)
+		if errors.Is(err, errRawRefused) {
+			// Past the debit a statement that changes nothing is no refusal: what the transfer
+			// wrote cannot be taken back alone, so its batch fails.
+			return fmt.Errorf("raw transfer %s: a statement after its debit changed no row", id)
+		}
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return errors.Join(err, errRawRefused)
-		}
+	}
+	return nil
+}
+
+// rawExecOne runs stmt, which must change a row: one that changes none is errRawRefused.
+func rawExecOne(ctx context.Context, stmt *sql.Stmt, args ...any) error {
+	res, err := stmt.ExecContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return errors.Join(err, errRawRefused)
 	}
 	return nil
 }
