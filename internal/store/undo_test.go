@@ -57,6 +57,7 @@ type ending int
 
 const (
 	kept           ending = iota // its writes stand
+	keptUnread                   // its writes stand; it ends without the read of a held table
 	failsUnchanged               // it fails having changed no row: it only read, held, netted and claimed
 	failsChanged                 // it fails after it made its user's wallet and changed its user
 	failsWroteHeld               // it fails after a read that wrote its own held rows
@@ -116,7 +117,7 @@ func (w *undoWorld) work(ctx context.Context, q service.Queries, i int, end endi
 		return err
 	}
 	switch end {
-	case failsUnchanged:
+	case failsUnchanged, keptUnread:
 		return nil
 	case failsChanged:
 		u, err := q.GetUser(ctx, w.appID, w.users[i].ID)
@@ -156,7 +157,7 @@ func (w *undoWorld) check(t *testing.T, endOf func(i int) ending) {
 		if u.Status != payouts.UserUnverified {
 			t.Errorf("job %d: user %s, want the change undone", i, u.Status)
 		}
-		if end := endOf(i); end != kept {
+		if end := endOf(i); end != kept && end != keptUnread {
 			walletLeft := !errors.Is(wErr, service.ErrNoRecord)
 			if end == failsUnchanged || end == failsWroteHeld { // the one it read, made before
 				walletLeft = wErr != nil || userWallet.Balance() != 0
@@ -247,19 +248,27 @@ func TestOneUndo(t *testing.T) {
 // its user changed, or its own held rows written before a read) cannot be taken out of its
 // batch's transaction alone: its batch's jobs run again, each alone, and the database keeps
 // nothing of it and all of the others. Each way is tried in batches of its own, so that one
-// cannot hide the other.
+// cannot hide the other. Beside a job that wrote its own held rows the others end without a
+// read of a held table: such a read, failing for what a failed job left behind, would run the
+// batch again for its own reason and hide the failed job's rows left written.
 func TestJobThatChangedRowsFailsItsBatch(t *testing.T) {
 	const jobs = 24
-	for name, failing := range map[string]ending{"changed": failsChanged, "wrote held rows": failsWroteHeld} {
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		failing, others ending
+	}{
+		{"changed", failsChanged, kept},
+		{"wrote held rows", failsWroteHeld, keptUnread},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			engines(t, func(t *testing.T, st *store.Store) {
 				endOf := func(i int) ending {
 					if i%8 == 3 {
-						return failing
+						return tc.failing
 					}
-					return kept
+					return tc.others
 				}
-				failed := func(i int) bool { return endOf(i) != kept }
+				failed := func(i int) bool { return endOf(i) == tc.failing }
 				ctx := context.Background()
 				w := newUndoWorld(t, st, jobs, func(i int) bool { return endOf(i) == failsWroteHeld })
 				runs := inSharedBatches(t, st, jobs, failed, func(i int) (service.Intent, func(q service.Queries) error) {
