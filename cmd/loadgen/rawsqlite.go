@@ -24,8 +24,8 @@ import (
 // after another in one transaction, without a savepoint each, as payoutd does (the same rows and
 // guard as the PostgreSQL statement: the key claimed, the debit guarded, the credit, the
 // transfer, its posting and its three events) and commits them with one flush
-// (synchronous=FULL, WAL). It writes a scratch database beside the
-// service's, with payoutd's schema (its migrations), removed afterwards.
+// (synchronous=FULL, WAL). It writes a scratch database beside the service's, with payoutd's
+// schema (its migrations), removed afterwards.
 
 // rawJob is a transfer waiting for a group-commit writer, answered on done.
 type rawJob struct {
