@@ -254,7 +254,7 @@ func TestOneUndo(t *testing.T) {
 func TestJobThatChangedRowsFailsItsBatch(t *testing.T) {
 	const jobs = 24
 	for _, tc := range []struct {
-		name             string
+		name            string
 		failing, others ending
 	}{
 		{"changed", failsChanged, kept},
