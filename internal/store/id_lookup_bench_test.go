@@ -58,8 +58,12 @@ func benchmarkLookUpIDs(b *testing.B, dsn string) {
 		insert := `INSERT INTO transfers (id, app_id, status, type, amount, created, updated)
 			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
 			SELECT ` + randomIDs[db.Dialect] + `, ?, 'completed', 'balance', 100, 0, 0 FROM n`
-		if _, err := tx.ExecContext(ctx, sqldb.Rebind(db.Dialect, insert), total, appID); err != nil {
-			return err
+		// In chunks, each well inside the store's statement timeout on PostgreSQL (30 s).
+		const chunk = 100_000
+		for range total / chunk {
+			if _, err := tx.ExecContext(ctx, sqldb.Rebind(db.Dialect, insert), chunk, appID); err != nil {
+				return err
+			}
 		}
 		return tx.QueryRowContext(ctx, sqldb.Rebind(db.Dialect, `SELECT id FROM transfers ORDER BY seq LIMIT 1 OFFSET ?`), total/2).Scan(&probe)
 	})
