@@ -25,12 +25,12 @@ type TransferIDs struct {
 // New returns the id of a new transfer of the app: a UUIDv7 (newID) whose short id (its last 8
 // hexadecimal digits, which lists show: payouts.ShortID) is two random digits and then the six of
 // a count of the app's transfers, lowest digit first. Transfers made one after another so differ
-// in their short ids' first three digits, where an operator reads them, while their ShortIDKeys
-// count up: the transfers' short-id index, keyed by it, takes each new transfer on the page the
-// last one went to, as the id's own index does, where a random short id dirtied a page of its own
-// in every commit. The count is the app's own, started at random, so a transfer's id tells those
-// who see it nothing about other apps, and no more about their own than how many transfers it
-// made between two they were shown.
+// in their short ids' third digit, after two random ones, where an operator reads them, while
+// their ShortIDKeys count up: the transfers' short-id index, keyed by it, takes each new transfer
+// on the page the last one went to, as the id's own index does, where a random short id dirtied a
+// page of its own in every commit. The count is the app's own, started at random, so a
+// transfer's id tells those who see it nothing about other apps, and no more about their own than
+// how many transfers it made between two they were shown.
 func (t *TransferIDs) New(appID string) string {
 	id := uuid.Must(uuid.NewV7())
 	n := t.count(appID).Add(1)

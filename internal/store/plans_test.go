@@ -194,8 +194,8 @@ func TestShortIDKeySQL(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
 		db := st.DB()
 		for _, id := range []string{
-			"0199b5a2-7c1e-7d3a-9f10-2b8f5d6a9e10", // a UUIDv7 made before the counter: random
-			"019ac1f2-3b4d-7e5f-8a6b-7c8da3012345", // counter 0x543210, random digits a3
+			"0199b5a2-7c1e-7d3a-9f10-2b8f5d6a9e10", // a UUIDv7 made before the count: random
+			"019ac1f2-3b4d-7e5f-8a6b-7c8da3012345", // count 0x543210, random digits a3
 			"3f2504e0-4f89-41d3-9a0c-0305e82c3301", // an unguessable UUIDv4
 		} {
 			t.Run(id, func(t *testing.T) {

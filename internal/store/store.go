@@ -211,14 +211,14 @@ func (q *Queries) lockRow(of string) string {
 	if q.dialect != sqldb.Postgres || q.tx == nil {
 		return ""
 	}
-	lock := " FOR UPDATE"
-	if q.skipsLockedRows() {
+	lock, skip := " FOR UPDATE", q.skipsLockedRows()
+	if skip {
 		lock = " FOR NO KEY UPDATE"
 	}
 	if of != "" {
 		lock += " OF " + of
 	}
-	if q.skipsLockedRows() {
+	if skip {
 		lock += " SKIP LOCKED"
 	}
 	return lock
