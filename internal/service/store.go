@@ -41,7 +41,7 @@ type Queries interface {
 }
 
 // Reads are the statements that change nothing, one interface per noun. Inside a transaction
-// they see its writes (and on PostgreSQL GetUser and FindAccount lock the rows they read).
+// they see its writes (and on PostgreSQL GetUser locks the user it reads).
 type Reads interface {
 	AppReads
 	LedgerReads

@@ -66,3 +66,16 @@ func BatchOf(q service.Queries) any { return q.(*Queries).batch }
 
 // ShortIDKeySQL is the short-id indexes' key of a row (id_lookup.go).
 const ShortIDKeySQL = shortIDKeySQL
+
+// AccountsRead lists the accounts q's batch has read, each as "app kind ref", sorted.
+func AccountsRead(q service.Queries) []string {
+	var read []string
+	for ref := range q.(*Queries).job.st.netting.refs {
+		read = append(read, fmt.Sprintf("%s %s %s", ref.appID, ref.kind, ref.ref))
+	}
+	slices.Sort(read)
+	return read
+}
+
+// AppAccounts is the statement that reads the accounts of an app itself (ledger.go).
+const AppAccounts = appAccounts

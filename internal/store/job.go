@@ -21,7 +21,7 @@ type batchState struct {
 	keys    keysAhead  // idempotency keys claimed for the batch's jobs (idempotency.go)
 	job     jobState   // the running job's part
 	// lastPostingID is the id of the last posting numbered in the transaction (SQLite,
-	// nextPostingID); 0 until the first. postingIDs are ids the transaction took from the
+	// postingIDs); 0 until the first. postingIDs are ids the transaction took from the
 	// sequence and has not yet given (PostgreSQL), reserved the last time.
 	lastPostingID int64
 	postingIDs    []int64

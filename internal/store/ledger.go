@@ -50,12 +50,39 @@ func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kin
 	if a, ok := q.job.known(appID, kind, ref); ok {
 		return a, nil
 	}
+	if q.job != nil && kind != ledger.UserWallet {
+		if err := q.readAppAccounts(ctx, appID); err != nil {
+			return nil, err
+		}
+		if a, ok := q.job.known(appID, kind, ref); ok {
+			return a, nil
+		}
+		return nil, service.ErrNoRecord
+	}
 	a, err := scanAccount(q.queryRowTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts
 		WHERE app_id = ? AND kind = ? AND ref = ?`, appID, kind, ref))
 	if q.job != nil && err == nil {
 		return q.job.seen(a), nil
 	}
 	return a, err
+}
+
+// appAccounts are the accounts of an app itself, every kind but its users' wallets: a few (its
+// wallet, fees, escrow, a clearing account per rail and an external one per source of money).
+const appAccounts = `SELECT ` + accountColumns + ` FROM ledger_accounts
+	WHERE app_id = ? AND kind IN ('app_wallet', 'clearing', 'escrow', 'external', 'fees')`
+
+// readAppAccounts reads every account of the app itself into the batch, in one statement: a
+// movement posts to several of them (a payout to the app's wallet, the rail's clearing account
+// and fees), and on PostgreSQL each read alone is a round trip.
+func (q *Queries) readAppAccounts(ctx context.Context, appID string) error {
+	return q.scanRows(ctx, reading(accountsTable), appAccounts, []any{appID}, func(r *sql.Rows) error {
+		a, err := scanAccount(r)
+		if err == nil {
+			q.job.seen(a)
+		}
+		return err
+	})
 }
 
 // The guard and the write are one statement: the row is locked while its balance is checked,
@@ -87,12 +114,15 @@ func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
 		}
 	}
 	q.job.add(m.Deltas())
-	for _, p := range m.Made() {
-		// The transaction numbers its postings itself and holds them with its other rows: no
-		// job sends a statement for its postings, and its answer still carries their ids.
-		if p.ID, err = q.nextPostingID(ctx); err != nil {
-			return err
-		}
+	// The transaction numbers its postings itself and holds them with its other rows: no job
+	// sends a statement for its postings, and its answer still carries their ids.
+	made := m.Made()
+	ids, err := q.postingIDs(ctx, len(made))
+	if err != nil {
+		return err
+	}
+	for i, p := range made {
+		p.ID = ids[i]
 		q.job.st.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
 	}
 	return nil
@@ -218,19 +248,20 @@ const (
 	insertPostingWithID = `INSERT INTO postings (id, ` + postingInsertColumns + `)`
 )
 
-// nextPostingID numbers a new posting of a write transaction.
+// postingIDs numbers the n new postings of a movement in a write transaction.
 //
-// SQLite: one past the highest id the table ever gave (AUTOINCREMENT keeps it in
+// SQLite: from one past the highest id the table ever gave (AUTOINCREMENT keeps it in
 // sqlite_sequence), read once per transaction. Every posting the transaction makes is numbered
 // here, and no other writer can insert while it holds the write lock.
 //
 // PostgreSQL, where other transactions take ids meanwhile: ids the transaction reserved from
-// the table's sequence, as many at a time as the batch has jobs left, and twice as many as the
-// last time when it runs out again (a transfer batch's one job makes thousands).
+// the table's sequence. When it has fewer than n left it reserves, in one statement, n for each
+// job the batch has left (a payout's two postings cost one statement, not two), and twice as
+// many as the last time when it runs out again (a transfer batch's one job makes thousands).
 //
 // A posting of a job that failed leaves a gap, as a rolled-back AUTOINCREMENT or sequence does;
 // so do ids reserved and not given.
-func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
+func (q *Queries) postingIDs(ctx context.Context, n int) ([]int64, error) {
 	st := q.job.st
 	if q.dialect == sqldb.SQLite {
 		if st.lastPostingID == 0 {
@@ -238,30 +269,36 @@ func (q *Queries) nextPostingID(ctx context.Context) (int64, error) {
 			err := q.queryRowTouching(ctx, readingOthers, `SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = ?`, "postings").
 				Scan(&st.lastPostingID)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
 		}
-		st.lastPostingID++
-		return st.lastPostingID, nil
+		ids := make([]int64, n)
+		for i := range ids {
+			st.lastPostingID++
+			ids[i] = st.lastPostingID
+		}
+		return ids, nil
 	}
-	if len(st.postingIDs) == 0 {
-		n := min(max(q.batch.Left(), 2*st.reserved), maxPostingIDsReserved)
+	if short := n - len(st.postingIDs); short > 0 {
+		k := max(short, min(max(n*q.batch.Left(), 2*st.reserved), maxPostingIDsReserved))
+		var reserved []int64
 		err := q.scanRows(ctx, readingOthers, `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
-			[]any{"postings", n}, func(r *sql.Rows) error {
+			[]any{"postings", k}, func(r *sql.Rows) error {
 				var id int64
 				err := r.Scan(&id)
-				st.postingIDs = append(st.postingIDs, id)
+				reserved = append(reserved, id)
 				return err
 			})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		slices.Sort(st.postingIDs)
-		st.reserved = n
+		slices.Sort(reserved) // after the ids left: the sequence only grows
+		st.postingIDs = append(st.postingIDs, reserved...)
+		st.reserved = k
 	}
-	id := st.postingIDs[0]
-	st.postingIDs = st.postingIDs[1:]
-	return id, nil
+	ids := st.postingIDs[:n:n]
+	st.postingIDs = st.postingIDs[n:]
+	return ids, nil
 }
 
 // maxPostingIDsReserved bounds the ids a transaction reserves from the postings' sequence at once.

@@ -38,6 +38,75 @@ func postChanges(ctx context.Context, q service.LedgerWrites, changes []ledger.C
 	return q.Post(ctx, m)
 }
 
+// TestAppAccountsReadTogether: in a write transaction, the first account of an app itself that
+// a job asks for brings every other one into the batch in the same statement (a payout posts to
+// the app's wallet, the rail's clearing account and fees), but not the app's users' wallets nor
+// another app's accounts; each is then found as it is, and one the app does not have yet is
+// made.
+func TestAppAccountsReadTogether(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID, otherApp := newApp(t, st, "ours"), newApp(t, st, "theirs")
+		own := []struct {
+			kind ledger.Kind
+			ref  string
+		}{
+			{ledger.AppWallet, ""}, {ledger.Clearing, "ach"}, {ledger.Clearing, "paypal"}, {ledger.Fees, ""},
+			{ledger.Escrow, ""}, {ledger.External, "bank"},
+		}
+		ids := map[string]int64{}
+		var want []string
+		for _, a := range own {
+			acct, err := st.EnsureAccount(ctx, appID, a.kind, a.ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[string(a.kind)+"/"+a.ref] = acct.ID
+			want = append(want, appID+" "+string(a.kind)+" "+a.ref)
+		}
+		slices.Sort(want)
+		for _, a := range []struct {
+			app, ref string
+			kind     ledger.Kind
+		}{{appID, userID(1), ledger.UserWallet}, {otherApp, "", ledger.AppWallet}, {otherApp, "", ledger.Fees}} {
+			if _, err := st.EnsureAccount(ctx, a.app, a.kind, a.ref); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := st.InTx(ctx, func(q service.Queries) error {
+			if _, err := q.FindAccount(ctx, appID, ledger.Fees, ""); err != nil {
+				return err
+			}
+			if got := store.AccountsRead(q); !slices.Equal(got, want) {
+				t.Errorf("after one account, the batch read\n%v\nwant\n%v", got, want)
+			}
+			for _, a := range own {
+				got, err := q.FindAccount(ctx, appID, a.kind, a.ref)
+				if err != nil {
+					return err
+				}
+				if got.ID != ids[string(a.kind)+"/"+a.ref] || got.Kind != a.kind || got.Ref != a.ref || got.AppID != appID {
+					t.Errorf("FindAccount(%s, %q) = %+v", a.kind, a.ref, got)
+				}
+			}
+			if _, err := q.FindAccount(ctx, appID, ledger.Clearing, "venmo"); !errors.Is(err, service.ErrNoRecord) {
+				t.Errorf("FindAccount of an account the app lacks = %v, want ErrNoRecord", err)
+			}
+			made, err := q.EnsureAccount(ctx, appID, ledger.Clearing, "venmo")
+			if err != nil {
+				return err
+			}
+			if made.Kind != ledger.Clearing || made.Ref != "venmo" || made.AppID != appID {
+				t.Errorf("EnsureAccount made %+v", made)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 // TestPostAllOrNone: a movement of several accounts, which PostgreSQL writes in one statement,
 // is posted all or none: one guarded delta that would overdraw, or one naming no account,
 // refuses the lot.

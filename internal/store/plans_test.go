@@ -148,6 +148,13 @@ func TestIndexDietPlans(t *testing.T) {
 			index: []string{"webhook_deliveries_object"},
 		},
 		{
+			// FindAccount in a write transaction: an app's own accounts, not its users' wallets.
+			name:  "an app's own accounts",
+			query: store.AppAccounts,
+			args:  []any{"app"},
+			index: []string{"(app_id=? AND kind=?)", "Index Cond: ((app_id = 'app'::text) AND (kind = ANY"},
+		},
+		{
 			name:  "webhook queue",
 			query: `SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending'`,
 			index: []string{"webhook_deliveries_due", "webhook_deliveries_object"}, // both partial
