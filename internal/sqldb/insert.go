@@ -60,7 +60,7 @@ func chunkSize(d Dialect, left, perStatement int) int {
 
 // PadIDs returns ids grown to a power of two by repeating the last, for an IN list: the list
 // means the same, and a query has a few texts instead of one per length (see InsertRows).
-func PadIDs(ids []string) []string {
+func PadIDs[ID any](ids []ID) []ID {
 	if len(ids) == 0 {
 		return ids
 	}

@@ -108,10 +108,8 @@ func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
 	if err := q.job.check(ctx, q, m.Deltas()); err != nil {
 		return err
 	}
-	for _, p := range m.Settled() {
-		if err := q.settle(ctx, p); err != nil {
-			return err
-		}
+	if err := q.settle(ctx, m.Settled()); err != nil {
+		return err
 	}
 	q.job.add(m.Deltas())
 	// The transaction numbers its postings itself and holds them with its other rows: no job
@@ -317,12 +315,39 @@ func postedValue(at time.Time) any {
 	return sqldb.Micros(at)
 }
 
-// settle writes the new state of a pending posting and its posted time (none for a voided one);
-// a posting no longer pending is ErrNoRecord, so a reservation is settled once only.
-func (q *Queries) settle(ctx context.Context, p *ledger.Posting) (err error) {
-	defer wrap(&err, "settle posting %d as %s", p.ID, p.State)
-	return q.execOne(ctx, writing(postingsTable), `UPDATE postings SET state = ?, posted = ? WHERE id = ? AND state = ?`,
-		p.State, postedValue(p.Posted), p.ID, ledger.Pending)
+// settle writes the new states of pending postings and their posted times (none for a voided
+// one), one statement for the postings of one state and time, which a settlement's all are (on
+// PostgreSQL each statement is a round trip). A posting no longer pending is service.ErrNoRecord,
+// so a reservation is settled once only.
+func (q *Queries) settle(ctx context.Context, postings []*ledger.Posting) (err error) {
+	defer wrap(&err, "settle %d postings", len(postings))
+	type outcome struct {
+		state  ledger.State
+		posted time.Time
+	}
+	var outcomes []outcome
+	ids := map[outcome][]int64{}
+	for _, p := range postings {
+		o := outcome{p.State, p.Posted}
+		if _, ok := ids[o]; !ok {
+			outcomes = append(outcomes, o)
+		}
+		ids[o] = append(ids[o], p.ID)
+	}
+	for _, o := range outcomes {
+		marks, args := idList(ids[o])
+		res, err := q.execTouching(ctx, writing(postingsTable), `UPDATE postings SET state = ?, posted = ? WHERE state = ? AND id IN (`+marks+`)`,
+			append([]any{o.state, postedValue(o.posted), ledger.Pending}, args...)...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != int64(len(ids[o])) {
+			return service.ErrNoRecord
+		}
+	}
+	return nil
 }
 
 // PostingsOfTransfers reads the postings of the given transfers, oldest first. They are looked up
@@ -348,7 +373,7 @@ func appAndIDs(appID string, ids []string) (string, []any) {
 }
 
 // idList is appAndIDs without the app.
-func idList(ids []string) (string, []any) {
+func idList[ID any](ids []ID) (string, []any) {
 	ids = sqldb.PadIDs(ids)
 	args := make([]any, len(ids))
 	for i, id := range ids {

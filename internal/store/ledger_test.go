@@ -107,6 +107,73 @@ func TestAppAccountsReadTogether(t *testing.T) {
 	})
 }
 
+// TestSettleOnce: a movement settles pending postings all or none, those it commits and those it
+// voids alike, and one no longer pending refuses the whole movement with ErrNoRecord: a
+// reservation is settled once only.
+func TestSettleOnce(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID, _, wallet := fundedWallet(t, st, 100)
+		fees, err := st.EnsureAccount(ctx, appID, ledger.Fees, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		inTx := func(changes ...ledger.Change) error {
+			return st.InTx(ctx, func(q service.Queries) error { return postChanges(ctx, q, changes, wallet.ID) })
+		}
+		pending := make([]*ledger.Posting, 4)
+		for i := range pending {
+			pending[i] = payment(appID, wallet.ID, fees.ID, int64(i+1))
+			if err := inTx(ledger.Change{Op: ledger.OpReserve, Posting: pending[i]}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		change := func(op ledger.Op, i int) ledger.Change {
+			p := *pending[i]
+			return ledger.Change{Op: op, Posting: &p}
+		}
+		steps := []struct {
+			name    string
+			changes []ledger.Change
+			want    error
+		}{
+			{"commit two, void one", []ledger.Change{change(ledger.OpCommit, 0), change(ledger.OpCommit, 1), change(ledger.OpVoid, 2)}, nil},
+			{"commit one again", []ledger.Change{change(ledger.OpCommit, 0)}, service.ErrNoRecord},
+			{"one pending, one voided", []ledger.Change{change(ledger.OpCommit, 3), change(ledger.OpVoid, 2)}, service.ErrNoRecord},
+			{"the one still pending", []ledger.Change{change(ledger.OpVoid, 3)}, nil},
+		}
+		for _, step := range steps {
+			if err := inTx(step.changes...); !errors.Is(err, step.want) {
+				t.Fatalf("%s: %v, want %v", step.name, err, step.want)
+			}
+		}
+		ids := make([]string, len(pending))
+		for i, p := range pending {
+			ids[i] = p.TransferID
+		}
+		stored, err := st.PostingsOfTransfers(ctx, appID, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		states := map[int64]ledger.State{}
+		for _, p := range stored {
+			states[p.ID] = p.State
+		}
+		for i, want := range []ledger.State{ledger.Posted, ledger.Posted, ledger.Voided, ledger.Voided} {
+			if got := states[pending[i].ID]; got != want {
+				t.Errorf("posting %d is %s, want %s", i, got, want)
+			}
+		}
+		w, err := st.FindAccount(ctx, appID, ledger.AppWallet, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Balance() != 97 || w.DebitsPending != 0 {
+			t.Errorf("wallet balance %d with %d pending, want 97 with none", w.Balance(), w.DebitsPending)
+		}
+	})
+}
+
 // TestPostAllOrNone: a movement of several accounts, which PostgreSQL writes in one statement,
 // is posted all or none: one guarded delta that would overdraw, or one naming no account,
 // refuses the lot.

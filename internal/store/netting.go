@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"maps"
 	"slices"
@@ -83,22 +84,51 @@ func (j *jobState) wallet(u *service.UserRecord) {
 
 // check refuses with service.ErrOverdraft deltas of which one guarded would leave its account's
 // available balance below zero, as the batch has it with the job's deltas so far; it reads the
-// accounts the batch has not read yet.
+// accounts the batch has not read yet, in one statement.
 func (j *jobState) check(ctx context.Context, q *Queries, deltas []ledger.Delta) error {
+	if err := j.readAccounts(ctx, q, deltas); err != nil {
+		return err
+	}
 	for _, d := range deltas {
-		if _, ok := j.st.netting.read[d.Account]; !ok {
-			a, err := scanAccount(q.queryRowTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts WHERE id = ?`, d.Account))
-			if err != nil {
-				return fmt.Errorf("store: read account %d: %w", d.Account, err)
-			}
-			j.seen(a)
-		}
 		after := j.view(d.Account)
 		after.CreditsPosted += d.CreditsPosted
 		after.DebitsPosted += d.DebitsPosted
 		after.DebitsPending += d.DebitsPending
 		if d.Guard && after.Available() < 0 {
 			return service.ErrOverdraft
+		}
+	}
+	return nil
+}
+
+// readAccounts reads the accounts of deltas that the batch has not read yet, all in one
+// statement: a payout's settlement moves four (the user's wallet, the app's, the rail's clearing
+// account and fees), and on PostgreSQL each read alone is a round trip.
+func (j *jobState) readAccounts(ctx context.Context, q *Queries, deltas []ledger.Delta) error {
+	var ids []int64
+	for _, d := range deltas {
+		if _, ok := j.st.netting.read[d.Account]; !ok && !slices.Contains(ids, d.Account) {
+			ids = append(ids, d.Account)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	marks, args := idList(ids)
+	err := q.scanRows(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts WHERE id IN (`+marks+`)`, args,
+		func(r *sql.Rows) error {
+			a, err := scanAccount(r)
+			if err == nil {
+				j.seen(a)
+			}
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("store: read accounts %v: %w", ids, err)
+	}
+	for _, id := range ids {
+		if _, ok := j.st.netting.read[id]; !ok {
+			return fmt.Errorf("store: read account %d: %w", id, service.ErrNoRecord)
 		}
 	}
 	return nil
