@@ -160,9 +160,10 @@ type TransferWrites interface {
 	// UpdateClaimedPayout writes t's rail state, external id, settle time and lease if t is still
 	// pending in rail state from with t.Attempts (still the caller's claim), else ErrNoRecord.
 	UpdateClaimedPayout(ctx context.Context, t *TransferRecord, from RailState) error
-	// ClaimDuePayouts locks and returns up to limit pending payouts whose settle time has come,
-	// longest due first, skipping those another worker holds.
-	ClaimDuePayouts(ctx context.Context, now time.Time, limit int) ([]TransferRecord, error)
+	// ClaimDuePayouts claims up to limit pending payouts whose settle time has come, longest due
+	// first, skipping those another worker holds: one more attempt each, leased until then, and
+	// returns them as claimed.
+	ClaimDuePayouts(ctx context.Context, now, until time.Time, limit int) ([]TransferRecord, error)
 	CreateTransferBatch(ctx context.Context, b *TransferBatchRecord) error
 	// ClaimPendingBatch locks and returns the oldest pending batch with its items, skipping
 	// batches other workers hold; none is ErrNoRecord.

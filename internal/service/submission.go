@@ -90,18 +90,19 @@ func (s *Service) SettleDue(ctx context.Context, max int) (int, error) {
 func (s *Service) claimDue(ctx context.Context, limit int) (calls []*railCall, claimed int, err error) {
 	err = s.store.InTx(ctx, func(q Queries) error {
 		calls = calls[:0] // the transaction may run more than once
-		due, err := q.ClaimDuePayouts(ctx, s.now(), limit)
+		now := s.now()
+		due, err := q.ClaimDuePayouts(ctx, now, now.Add(s.cfg.RailLease), limit)
 		if err != nil {
 			return err
 		}
 		claimed = len(due)
 		for i := range due {
-			c, err := s.lease(ctx, q, &due[i])
+			method, err := s.railMethodOrFail(ctx, q, &due[i], payouts.TransferPending)
 			if err != nil {
 				return err
 			}
-			if c != nil {
-				calls = append(calls, c)
+			if method != nil {
+				calls = append(calls, &railCall{t: &due[i], method: method})
 			}
 		}
 		return nil
@@ -162,21 +163,6 @@ func (s *Service) submit(ctx context.Context, t *TransferRecord, method *PayoutM
 		return nil
 	}
 	return c.recorded
-}
-
-// lease claims t for one rail call. A payout whose method was removed fails here instead, and
-// there is nothing to call.
-func (s *Service) lease(ctx context.Context, q Queries, t *TransferRecord) (*railCall, error) {
-	method, err := s.railMethodOrFail(ctx, q, t, payouts.TransferPending)
-	if method == nil {
-		return nil, err
-	}
-	t.Attempts++
-	t.LeaseUntil, t.Updated = s.now().Add(s.cfg.RailLease), s.now()
-	if err := q.UpdateTransfer(ctx, t, payouts.TransferPending); err != nil {
-		return nil, err
-	}
-	return &railCall{t: t, method: method}, nil
 }
 
 // railMethodOrFail returns the method t is paid to, or fails t (in status from) when its method

@@ -144,8 +144,8 @@ func (q faultyQueries) UpdateTransfer(ctx context.Context, t *service.TransferRe
 	return q.exec(func() error { return q.Queries.UpdateTransfer(ctx, t, from) })
 }
 
-func (q faultyQueries) ClaimDuePayouts(ctx context.Context, now time.Time, limit int) ([]service.TransferRecord, error) {
-	return query(q, func() ([]service.TransferRecord, error) { return q.Queries.ClaimDuePayouts(ctx, now, limit) })
+func (q faultyQueries) ClaimDuePayouts(ctx context.Context, now, until time.Time, limit int) ([]service.TransferRecord, error) {
+	return query(q, func() ([]service.TransferRecord, error) { return q.Queries.ClaimDuePayouts(ctx, now, until, limit) })
 }
 
 func (q faultyQueries) CreatePayoutLink(ctx context.Context, l *service.PayoutLinkRecord) error {

@@ -75,6 +75,48 @@ func TestUserReadKnowsWallet(t *testing.T) {
 // TestBatchReads: a write transaction reads an app and its webhook endpoints once, yet every
 // read answers what the transaction sees: a write to either, a savepoint rolled back and a job
 // of a shared batch rolled back all show through, and a caller changing what it got changes
+
+// TestStatusChangeKeepsTheView: a transfer's change of status (its row and its history's) writes
+// no table the batch view copies, so the app read before it stays in the view for the batch's
+// next jobs; an update of the app drops it.
+func TestStatusChangeKeepsTheView(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID, bank, wallet := fundedWallet(t, st, 0)
+		tr, _ := heldTransfer(appID, bank.ID, wallet.ID, 1)
+		tr.Status = payouts.TransferPending
+		if err := st.InTx(ctx, func(q service.Queries) error { return q.CreateTransfer(ctx, tr) }); err != nil {
+			t.Fatal(err)
+		}
+		err := st.InTx(ctx, func(q service.Queries) error {
+			app, err := q.GetApp(ctx, appID)
+			if err != nil {
+				return err
+			}
+			tr.Status, tr.Updated = payouts.TransferCompleted, t0.Add(time.Minute)
+			if err := q.UpdateTransfer(ctx, tr, payouts.TransferPending); err != nil {
+				return err
+			}
+			if got := store.AppsInView(q); !slices.Equal(got, []string{appID}) {
+				t.Errorf("after a status change the view holds apps %v, want %v", got, []string{appID})
+			}
+			if err := q.UpdateApp(ctx, app); err != nil {
+				return err
+			}
+			if got := store.AppsInView(q); len(got) != 0 {
+				t.Errorf("after an update of the app the view holds apps %v, want none", got)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, err := st.TransferHistory(ctx, appID, tr.ID); err != nil || len(h) != 2 || h[1].Status != payouts.TransferCompleted {
+			t.Fatalf("history %+v (%v), want pending then completed", h, err)
+		}
+	})
+}
+
 // nothing for the next.
 func TestBatchReads(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {

@@ -53,7 +53,7 @@ func BatchState(q service.Queries) string {
 	st := q.(*Queries).job.st
 	var b strings.Builder
 	for i, t := range st.held.tables() {
-		fmt.Fprintf(&b, "held table %d: %d rows: %v\n", i, len(t.values), t.values)
+		fmt.Fprintf(&b, "held table %d: %d rows: %v\n", i, len(t.rows.values), t.rows.values)
 	}
 	fmt.Fprintf(&b, "yearly payments held %v\n", st.held.paid)
 	fmt.Fprintf(&b, "deltas kept %v; the job's net %v\n", st.netting.kept, st.job.net)
@@ -79,3 +79,24 @@ func AccountsRead(q service.Queries) []string {
 
 // AppAccounts is the statement that reads the accounts of an app itself (ledger.go).
 const AppAccounts = appAccounts
+
+// HeldUnwritten is, for each held table in the order they are written (transfers, postings,
+// yearly payments, events, webhook deliveries), how many rows q's batch holds and has not
+// written yet.
+func HeldUnwritten(q service.Queries) []int {
+	var n []int
+	for _, t := range q.(*Queries).job.st.held.tables() {
+		n = append(n, len(t.rows.values)-t.rows.written)
+	}
+	return n
+}
+
+// AppsInView lists the apps q's batch view holds, sorted.
+func AppsInView(q service.Queries) []string {
+	var ids []string
+	for id := range q.(*Queries).job.st.reads.apps {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}

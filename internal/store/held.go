@@ -28,8 +28,17 @@ type taxYear struct {
 	year          int
 }
 
-func (h *held) tables() []*rowSet {
-	return []*rowSet{&h.transfers, &h.postings, &h.payments, &h.events, &h.deliveries}
+// heldTable is the rows a batch holds of one table.
+type heldTable struct {
+	table table
+	rows  *rowSet
+}
+
+// tables are the held tables in the order they are written: the events before the webhook
+// deliveries that name them.
+func (h *held) tables() []heldTable {
+	return []heldTable{{transfersTable, &h.transfers}, {postingsTable, &h.postings}, {taxYearsTable, &h.payments},
+		{eventsTable, &h.events}, {deliveriesTable, &h.deliveries}}
 }
 
 // heldMark is where held rows stood: how many rows each table held.
@@ -38,7 +47,7 @@ type heldMark [5]int
 func (h *held) mark() heldMark {
 	var m heldMark
 	for i, t := range h.tables() {
-		m[i] = len(t.values)
+		m[i] = len(t.rows.values)
 	}
 	return m
 }
@@ -52,28 +61,38 @@ func (h *held) undo(m heldMark) {
 		}
 	}
 	for i, t := range h.tables() {
-		t.truncate(m[i])
+		t.rows.truncate(m[i])
 	}
 }
 
-// unwrittenSince reports whether rows held after m are not written yet.
-func (h *held) unwrittenSince(m heldMark) bool {
+// unwrittenSince reports whether rows of the tables held after m are not written yet.
+func (h *held) unwrittenSince(m heldMark, tables table) bool {
 	for i, t := range h.tables() {
-		if len(t.values) > max(m[i], t.written) {
+		if tables&t.table != 0 && len(t.rows.values) > max(m[i], t.rows.written) {
 			return true
 		}
 	}
 	return false
 }
 
-// unwritten reports whether rows are held that were not written yet.
-func (h *held) unwritten() bool {
+// unwritten reports whether rows of the tables are held that were not written yet.
+func (h *held) unwritten(tables table) bool {
 	for _, t := range h.tables() {
-		if t.written < len(t.values) {
+		if tables&t.table != 0 && t.rows.written < len(t.rows.values) {
 			return true
 		}
 	}
 	return false
+}
+
+// mustBeWritten are the held tables whose rows a statement touching tables needs written: those
+// it touches, and the events named by the webhook deliveries it touches (their foreign key).
+func mustBeWritten(tables table) table {
+	tables &= heldTables
+	if tables&deliveriesTable != 0 {
+		tables |= eventsTable
+	}
+	return tables
 }
 
 // runInBatch runs stmts in the batch's transaction outside any job: on PostgreSQL in one round
@@ -144,15 +163,16 @@ func (q *Queries) insertOrHold(ctx context.Context, t table, insert string, retu
 	return nil
 }
 
-// writeHeld writes the batch's held rows not written yet, before a statement of the running job
-// on their tables: the rows of the jobs ended before it, and its own, which makes it a job that
-// changed rows (sqldb.Batch.Changed).
-func (q *Queries) writeHeld(ctx context.Context) error {
+// writeHeld writes the batch's held rows of tables not written yet, before a statement of the
+// running job that touches them: the rows of the jobs ended before it, and its own, which makes
+// it a job that changed rows (sqldb.Batch.Changed). The rows of other tables stay held, to be
+// written with the batch's next ones.
+func (q *Queries) writeHeld(ctx context.Context, tables table) error {
 	h := &q.job.st.held
-	if h.unwrittenSince(q.job.start) {
+	if h.unwrittenSince(q.job.start, tables) {
 		q.batch.Changed()
 	}
-	stmts, err := q.heldStmts(h)
+	stmts, err := q.heldStmts(h, tables)
 	if err != nil {
 		return err
 	}
@@ -161,26 +181,32 @@ func (q *Queries) writeHeld(ctx context.Context) error {
 		return err
 	}
 	for _, t := range h.tables() {
-		t.written = len(t.values)
+		if tables&t.table != 0 {
+			t.rows.written = len(t.rows.values)
+		}
 	}
 	return nil
 }
 
-// heldStmts are the statements that write the rows h holds and has not written: transfers
-// first, which their postings follow.
-func (q *Queries) heldStmts(h *held) ([]sqldb.Stmt, error) {
+// heldStmts are the statements that write the rows h holds of tables and has not written, in
+// the order of h.tables().
+func (q *Queries) heldStmts(h *held, tables table) ([]sqldb.Stmt, error) {
 	var stmts []sqldb.Stmt
 	for _, w := range []struct {
+		table        table
 		insert, tail string
 		returnsKey   bool
 		rows         *rowSet
 	}{
-		{insertTransfer, "", true, h.transfers.unwritten()},
-		{insertPostingWithID, "", false, h.postings.unwritten()},
-		{insertPayments, addPayments, false, sumPayments(h.payments.unwritten())},
-		{insertEvent, "", true, h.events.unwritten()},
-		{insertDelivery, "", false, h.deliveries.unwritten()}, // after the events they name
+		{transfersTable, insertTransfer, "", true, h.transfers.unwritten()},
+		{postingsTable, insertPostingWithID, "", false, h.postings.unwritten()},
+		{taxYearsTable, insertPayments, addPayments, false, sumPayments(h.payments.unwritten())},
+		{eventsTable, insertEvent, "", true, h.events.unwritten()},
+		{deliveriesTable, insertDelivery, "", false, h.deliveries.unwritten()},
 	} {
+		if tables&w.table == 0 {
+			continue
+		}
 		s, err := q.insertStmts(w.insert, w.tail, w.returnsKey, w.rows)
 		if err != nil {
 			return nil, err

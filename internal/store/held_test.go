@@ -98,6 +98,61 @@ func TestHeldRows(t *testing.T) {
 	})
 }
 
+// TestHeldRowsWrittenByTable: a statement of a job writes first the held rows of the tables it
+// touches, and only those: a read of transfers leaves the postings and events held, to go with
+// the batch's next ones, and a read of events then finds the event held. Everything is stored
+// once at the commit.
+func TestHeldRowsWrittenByTable(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID, bank, wallet := fundedWallet(t, st, 0)
+		tr, p := heldTransfer(appID, bank.ID, wallet.ID, 1)
+		event := &service.EventRecord{Event: payouts.Event{ID: "40000000-0000-4000-8000-000000000001", AppID: appID,
+			Type: payouts.EventTransferCreated, ObjectID: tr.ID, Data: []byte(`{}`), Created: payouts.NewTime(t0)}}
+		err := st.InTx(ctx, func(q service.Queries) error {
+			if err := q.CreateTransfer(ctx, tr); err != nil {
+				return err
+			}
+			if err := post(ctx, q, p); err != nil {
+				return err
+			}
+			if err := q.InsertEvents(ctx, []*service.EventRecord{event}); err != nil {
+				return err
+			}
+			steps := []struct {
+				name string
+				read func() error
+				want []int // unwritten: transfers, postings, payments, events, deliveries
+			}{
+				{"held", func() error { return nil }, []int{1, 1, 0, 1, 0}},
+				{"a read of transfers", func() error { _, err := q.GetTransfer(ctx, appID, tr.ID); return err }, []int{0, 1, 0, 1, 0}},
+				{"a read of events", func() error { _, err := q.GetEvent(ctx, appID, event.ID); return err }, []int{0, 1, 0, 0, 0}},
+			}
+			for _, step := range steps {
+				if err := step.read(); err != nil {
+					return fmt.Errorf("%s: %w", step.name, err)
+				}
+				if got := store.HeldUnwritten(q); !slices.Equal(got, step.want) {
+					t.Errorf("after %s, rows held unwritten %v, want %v", step.name, got, step.want)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.GetTransfer(ctx, appID, tr.ID); err != nil {
+			t.Fatalf("transfer not stored: %v", err)
+		}
+		if ps, err := st.PostingsOfTransfers(ctx, appID, []string{tr.ID}); err != nil || len(ps) != 1 || ps[0].ID != p.ID {
+			t.Fatalf("postings stored %+v (%v), want the one numbered %d", ps, err, p.ID)
+		}
+		if e, err := st.GetEvent(ctx, appID, event.ID); err != nil || e.Seq != event.Seq {
+			t.Fatalf("event stored %+v (%v), want seq %d", e, err, event.Seq)
+		}
+	})
+}
+
 // TestHeldRowsWrittenByAFailedJob: in a shared batch, a job that reads a held table writes the
 // rows the jobs before it hold; when it then fails, having changed nothing of its own, those rows
 // stay written, and the batch commits without running a job again or writing a row twice, each

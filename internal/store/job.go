@@ -59,7 +59,7 @@ func (q *Queries) batchState() *batchState {
 	q.batch.OnJobEnd(st.endJob)
 	q.batch.BeforeCommit(func(ctx context.Context, _ *sql.Tx) error {
 		stmts := releaseKeysAhead(st.keys)
-		held, err := q.heldStmts(&st.held)
+		held, err := q.heldStmts(&st.held, heldTables)
 		if err != nil {
 			return err
 		}

@@ -75,3 +75,26 @@ func TestSpellingDecidesNothing(t *testing.T) {
 		}
 	})
 }
+
+// TestMustBeWritten: a statement needs written the held rows of the tables it touches, and the
+// events its webhook deliveries name; tables nothing holds need none.
+func TestMustBeWritten(t *testing.T) {
+	tests := []struct {
+		name    string
+		touches table
+		want    table
+	}{
+		{"transfers", transfersTable, transfersTable},
+		{"postings and accounts", postingsTable | accountsTable, postingsTable},
+		{"deliveries", deliveriesTable, deliveriesTable | eventsTable},
+		{"users and keys", usersTable | keysTable | otherTables, 0},
+		{"all", touchingAll.reads, heldTables},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mustBeWritten(tt.touches); got != tt.want {
+				t.Errorf("mustBeWritten(%b) = %b, want %b", tt.touches, got, tt.want)
+			}
+		})
+	}
+}

@@ -318,9 +318,9 @@ func wrap(errp *error, format string, args ...any) {
 }
 
 // beforeStatement readies the transaction for a statement of a job that touches t: a job whose
-// statement writes is one that changed rows, the held rows not written yet are written first if
-// it touches their tables, and the batch view's copies are dropped if it writes a table they
-// come from.
+// statement writes is one that changed rows, the held rows of the tables it touches not written
+// yet are written first (mustBeWritten), and the batch view's copies are dropped if it writes a
+// table they come from.
 func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 	j := q.job
 	if j == nil {
@@ -332,8 +332,9 @@ func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 	if t.writes&copiedTables != 0 {
 		j.dropView()
 	}
-	if (t.reads|t.writes)&heldTables == 0 || !j.st.held.unwritten() {
+	tables := mustBeWritten(t.reads | t.writes)
+	if !j.st.held.unwritten(tables) {
 		return nil
 	}
-	return q.writeHeld(ctx)
+	return q.writeHeld(ctx, tables)
 }

@@ -71,9 +71,13 @@ func (q *Queries) appWalletID(ctx context.Context, appID string) (string, error)
 	return strconv.FormatInt(wallet, 10), err
 }
 
-// AppWalletID is the id of the app's wallet account, or 0 when the app has none yet. Unlike
-// FindAccount it takes no lock: an account's id never changes.
+// AppWalletID is the id of the app's wallet account, or 0 when the app has none yet: in a write
+// transaction from the accounts its batch read, when it read the wallet (an account's id never
+// changes).
 func (q *Queries) AppWalletID(ctx context.Context, appID string) (int64, error) {
+	if a, ok := q.job.known(appID, ledger.AppWallet, ""); ok {
+		return a.ID, nil
+	}
 	var wallet int64
 	err := q.queryRowTouching(ctx, reading(accountsTable), `SELECT id FROM ledger_accounts WHERE app_id = ? AND kind = ? AND ref = ''`,
 		appID, ledger.AppWallet).Scan(&wallet)

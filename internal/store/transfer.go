@@ -114,7 +114,9 @@ func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord,
 	if err != nil || t.Status == from {
 		return err
 	}
-	_, err = q.exec(ctx, `INSERT INTO transfer_events (app_id, transfer_id, status, reason, at) VALUES (?, ?, ?, ?, ?)`,
+	// transfer_events is neither held nor copied (and has no foreign key to a held row): the batch
+	// view stays, for the batch's next jobs.
+	_, err = q.execTouching(ctx, writingOthers, `INSERT INTO transfer_events (app_id, transfer_id, status, reason, at) VALUES (?, ?, ?, ?, ?)`,
 		t.AppID, t.ID, t.Status, t.FailureReason, sqldb.Micros(t.Updated))
 	return err
 }
@@ -201,19 +203,26 @@ func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.
 // PostgreSQL generic plan) cannot use a partial index.
 const pendingPayouts = `status = '` + string(payouts.TransferPending) + `' AND type = '` + string(payouts.TransferPayout) + `'`
 
-// ClaimDuePayouts locks and returns up to limit pending payouts whose settle time has come and
-// whose lease (if a worker took one) has run out, the longest due first, skipping rows other
-// workers hold.
-func (q *Queries) ClaimDuePayouts(ctx context.Context, now time.Time, limit int) (_ []service.TransferRecord, err error) {
+// ClaimDuePayouts claims up to limit pending payouts whose settle time has come and whose lease
+// (if a worker took one) has run out, the longest due first, skipping rows other workers hold:
+// each is given one more attempt and a lease until then, in one statement, and returned as
+// claimed.
+func (q *Queries) ClaimDuePayouts(ctx context.Context, now, until time.Time, limit int) (_ []service.TransferRecord, err error) {
 	defer wrap(&err, "claim due payouts")
 	var due []service.TransferRecord
-	err = q.scanRows(ctx, reading(transfersTable), `SELECT `+transferColumns+` FROM transfers
-		WHERE `+pendingPayouts+` AND settle_at <= ? AND lease_until <= ? ORDER BY settle_at LIMIT ?`+q.skipLocked(),
-		[]any{sqldb.Micros(now), sqldb.Micros(now), limit},
+	err = q.scanRows(ctx, writing(transfersTable), `UPDATE transfers SET attempts = attempts + 1, lease_until = ?, updated = ?
+		WHERE id IN (SELECT id FROM transfers WHERE `+pendingPayouts+` AND settle_at <= ? AND lease_until <= ?
+			ORDER BY settle_at LIMIT ?`+q.skipLocked()+`)
+		RETURNING `+transferColumns,
+		[]any{sqldb.Micros(until), sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), limit},
 		func(r *sql.Rows) error {
 			t, err := scanTransfer(r)
 			due = append(due, t)
 			return err
 		})
+	// RETURNING promises no order.
+	slices.SortFunc(due, func(a, b service.TransferRecord) int {
+		return cmp.Or(a.SettleAt.Compare(b.SettleAt), cmp.Compare(a.ID, b.ID))
+	})
 	return due, err
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -63,6 +64,73 @@ func TestUpdateClaimedPayout(t *testing.T) {
 					t.Errorf("stored %+v, want %+v", got, want)
 				}
 			})
+		}
+	})
+}
+
+// TestClaimDuePayouts claims, in one statement, the pending payouts whose time has come and whose
+// lease ran out, longest due first: each claimed is given one more attempt and the lease, as
+// returned and as stored. A payout leased to another worker, not yet due, or settled is left.
+func TestClaimDuePayouts(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		rows := []struct {
+			name            string
+			status          payouts.TransferStatus
+			settleAt, lease time.Duration // from t0
+		}{
+			{"due first", payouts.TransferPending, -3 * time.Minute, -time.Minute},
+			{"due second", payouts.TransferPending, -2 * time.Minute, 0},
+			{"due third", payouts.TransferPending, -time.Minute, 0},
+			{"leased to another worker", payouts.TransferPending, -4 * time.Minute, time.Minute},
+			{"not yet due", payouts.TransferPending, time.Minute, 0},
+			{"completed", payouts.TransferCompleted, -5 * time.Minute, 0},
+		}
+		ids := map[string]string{}
+		for n, p := range rows {
+			rec := &service.TransferRecord{AppID: appID, Updated: t0.Add(-time.Hour), RailState: service.RailSubmitted,
+				SettleAt: t0.Add(p.settleAt), LeaseUntil: t0.Add(p.lease), Transfer: payouts.Transfer{ID: userID(960 + n),
+					Type: payouts.TransferPayout, Amount: 100, Status: p.status, Created: payouts.NewTime(t0.Add(-time.Hour))}}
+			if err := st.CreateTransfer(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+			ids[rec.ID] = p.name
+		}
+		until := t0.Add(30 * time.Second)
+		for _, claim := range []struct {
+			limit int
+			want  []string
+		}{
+			{2, []string{"due first", "due second"}},
+			{10, []string{"due third"}},
+			{10, nil},
+		} {
+			var claimed []service.TransferRecord
+			err := st.InTx(ctx, func(q service.Queries) (err error) {
+				claimed, err = q.ClaimDuePayouts(ctx, t0, until, claim.limit)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, c := range claimed {
+				names = append(names, ids[c.ID])
+				stored, err := st.GetTransfer(ctx, appID, c.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, got := range []*service.TransferRecord{&c, stored} {
+					if got.Attempts != 1 || !got.LeaseUntil.Equal(until) || !got.Updated.Equal(t0) || got.Status != payouts.TransferPending {
+						t.Errorf("%s claimed as attempts %d, lease %v, updated %v, %s; want 1, %v, %v, pending",
+							ids[c.ID], got.Attempts, got.LeaseUntil, got.Updated, got.Status, until, t0)
+					}
+				}
+			}
+			if !slices.Equal(names, claim.want) {
+				t.Errorf("claim of %d took %v, want %v", claim.limit, names, claim.want)
+			}
 		}
 	})
 }
