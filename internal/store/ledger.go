@@ -261,6 +261,9 @@ const (
 // so do ids reserved and not given.
 func (q *Queries) postingIDs(ctx context.Context, n int) ([]int64, error) {
 	st := q.job.st
+	if n == 0 { // a movement that only settles
+		return nil, nil
+	}
 	if q.dialect == sqldb.SQLite {
 		if st.lastPostingID == 0 {
 			// sqlite_sequence is no held table: the held postings were numbered here, not by it.
