@@ -28,17 +28,24 @@ type taxYear struct {
 	year          int
 }
 
-// heldTable is the rows a batch holds of one table.
+// heldTable is the rows a batch holds of one table, and the statement that inserts them.
 type heldTable struct {
-	table table
-	rows  *rowSet
+	table        table
+	rows         *rowSet
+	insert, tail string
+	returnsKey   bool
 }
 
-// tables are the held tables in the order they are written: the events before the webhook
-// deliveries that name them.
+// tables are the held tables in the order they are written: transfers first, which their
+// postings follow, and the events before the webhook deliveries that name them.
 func (h *held) tables() []heldTable {
-	return []heldTable{{transfersTable, &h.transfers}, {postingsTable, &h.postings}, {taxYearsTable, &h.payments},
-		{eventsTable, &h.events}, {deliveriesTable, &h.deliveries}}
+	return []heldTable{
+		{transfersTable, &h.transfers, insertTransfer, "", true},
+		{postingsTable, &h.postings, insertPostingWithID, "", false},
+		{taxYearsTable, &h.payments, insertPayments, addPayments, false},
+		{eventsTable, &h.events, insertEvent, "", true},
+		{deliveriesTable, &h.deliveries, insertDelivery, "", false},
+	}
 }
 
 // heldMark is where held rows stood: how many rows each table held.
@@ -192,22 +199,15 @@ func (q *Queries) writeHeld(ctx context.Context, tables table) error {
 // the order of h.tables().
 func (q *Queries) heldStmts(h *held, tables table) ([]sqldb.Stmt, error) {
 	var stmts []sqldb.Stmt
-	for _, w := range []struct {
-		table        table
-		insert, tail string
-		returnsKey   bool
-		rows         *rowSet
-	}{
-		{transfersTable, insertTransfer, "", true, h.transfers.unwritten()},
-		{postingsTable, insertPostingWithID, "", false, h.postings.unwritten()},
-		{taxYearsTable, insertPayments, addPayments, false, sumPayments(h.payments.unwritten())},
-		{eventsTable, insertEvent, "", true, h.events.unwritten()},
-		{deliveriesTable, insertDelivery, "", false, h.deliveries.unwritten()},
-	} {
-		if tables&w.table == 0 {
+	for _, t := range h.tables() {
+		if tables&t.table == 0 {
 			continue
 		}
-		s, err := q.insertStmts(w.insert, w.tail, w.returnsKey, w.rows)
+		rows := t.rows.unwritten()
+		if t.table == taxYearsTable {
+			rows = sumPayments(rows) // one row per user and year: the additions summed
+		}
+		s, err := q.insertStmts(t.insert, t.tail, t.returnsKey, rows)
 		if err != nil {
 			return nil, err
 		}

@@ -44,7 +44,7 @@ func (q *Queries) EnsureAccount(ctx context.Context, appID string, kind ledger.K
 }
 
 // FindAccount reads the app's account of this kind and ref; in a batch, with the batch's deltas
-// so far.
+// so far, and an account of the app itself with all the others (readAppAccounts).
 func (q *Queries) FindAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (_ *ledger.Account, err error) {
 	defer wrap(&err, "find %s account %q", kind, ref)
 	if a, ok := q.job.known(appID, kind, ref); ok {
@@ -76,7 +76,12 @@ const appAccounts = `SELECT ` + accountColumns + ` FROM ledger_accounts
 // movement posts to several of them (a payout to the app's wallet, the rail's clearing account
 // and fees), and on PostgreSQL each read alone is a round trip.
 func (q *Queries) readAppAccounts(ctx context.Context, appID string) error {
-	return q.scanRows(ctx, reading(accountsTable), appAccounts, []any{appID}, func(r *sql.Rows) error {
+	return q.readIntoBatch(ctx, appAccounts, []any{appID})
+}
+
+// readIntoBatch reads the accounts query selects into the running job's batch (jobState.seen).
+func (q *Queries) readIntoBatch(ctx context.Context, query string, args []any) error {
+	return q.scanRows(ctx, reading(accountsTable), query, args, func(r *sql.Rows) error {
 		a, err := scanAccount(r)
 		if err == nil {
 			q.job.seen(a)

@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
 	"maps"
 	"slices"
@@ -115,15 +114,7 @@ func (j *jobState) readAccounts(ctx context.Context, q *Queries, deltas []ledger
 		return nil
 	}
 	marks, args := idList(ids)
-	err := q.scanRows(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts WHERE id IN (`+marks+`)`, args,
-		func(r *sql.Rows) error {
-			a, err := scanAccount(r)
-			if err == nil {
-				j.seen(a)
-			}
-			return err
-		})
-	if err != nil {
+	if err := q.readIntoBatch(ctx, `SELECT `+accountColumns+` FROM ledger_accounts WHERE id IN (`+marks+`)`, args); err != nil {
 		return fmt.Errorf("store: read accounts %v: %w", ids, err)
 	}
 	for _, id := range ids {
