@@ -54,6 +54,10 @@ type recorder struct {
 	// transfer id, posted before or after the transfer was), without reading it back.
 	fresh map[string]bool
 	made  map[string][]*ledger.Posting
+	// read are the postings of the transfers whose postings the transaction read whole
+	// (PostingsOfTransfers), as its own movements left them since: a settled transfer is
+	// rendered with them, its history alone read back.
+	read map[string][]ledger.Posting
 }
 
 func (r *recorder) note(typ payouts.EventType, appID, id string, render func(context.Context, Queries) (any, error)) {
@@ -115,7 +119,7 @@ func (r *recorder) readTransfers(ctx context.Context, q Queries) error {
 		}
 	}
 	for appID, ts := range byApp {
-		ts, err := withLines(ctx, q, appID, ts)
+		ts, err := r.withLines(ctx, q, appID, ts)
 		if err != nil {
 			return err
 		}
@@ -133,6 +137,34 @@ func (r *recorder) readTransfers(ctx context.Context, q Queries) error {
 		}
 	}
 	return nil
+}
+
+// withLines gives ts their ledger lines: from the postings the transaction read and changed
+// (read) where it has them, the others' read in one query.
+func (r *recorder) withLines(ctx context.Context, q Queries, appID string, ts []payouts.Transfer) ([]payouts.Transfer, error) {
+	var known, unread []payouts.Transfer
+	for _, t := range ts {
+		if _, ok := r.read[t.ID]; ok {
+			known = append(known, t)
+		} else {
+			unread = append(unread, t)
+		}
+	}
+	for i := range known {
+		postings := r.read[known[i].ID]
+		if err := withAppWallet(ctx, q, appID, postings); err != nil {
+			return nil, err
+		}
+		known[i].Transactions = make([]payouts.Transaction, len(postings))
+		for j, p := range postings {
+			known[i].Transactions[j] = transactionOf(p)
+		}
+	}
+	if len(unread) == 0 {
+		return known, nil
+	}
+	unread, err := withLines(ctx, q, appID, unread)
+	return append(known, unread...), err
 }
 
 // asWritten is a transfer created in the transaction as it was written (its one status and the
@@ -183,9 +215,27 @@ func (r *recorder) UpdateClaimedPayout(ctx context.Context, t *TransferRecord, f
 	return nil
 }
 
+// PostingsOfTransfers notes the postings read, each transfer's whole, for its events (read).
+func (r *recorder) PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error) {
+	postings, err := r.Queries.PostingsOfTransfers(ctx, appID, transferIDs)
+	if err != nil {
+		return nil, err
+	}
+	if r.read == nil {
+		r.read = map[string][]ledger.Posting{}
+	}
+	for _, id := range transferIDs {
+		r.read[id] = []ledger.Posting{}
+	}
+	for _, p := range postings {
+		r.read[p.TransferID] = append(r.read[p.TransferID], p)
+	}
+	return postings, nil
+}
+
 func (r *recorder) Post(ctx context.Context, m ledger.Movement) error {
 	for _, p := range m.Settled() {
-		delete(r.fresh, p.TransferID) // its postings changed: read them back
+		delete(r.fresh, p.TransferID) // its postings changed: not as written
 	}
 	if err := r.Queries.Post(ctx, m); err != nil {
 		return err
@@ -193,10 +243,31 @@ func (r *recorder) Post(ctx context.Context, m ledger.Movement) error {
 	if r.made == nil {
 		r.made = map[string][]*ledger.Posting{}
 	}
+	for _, p := range m.Settled() {
+		r.settled(p)
+	}
 	for _, p := range m.Made() {
 		r.made[p.TransferID] = append(r.made[p.TransferID], p)
+		if postings, ok := r.read[p.TransferID]; ok {
+			r.read[p.TransferID] = append(postings, *p)
+		}
 	}
 	return nil
+}
+
+// settled puts a posting the transaction settled in its new state among the postings read of
+// its transfer; a posting not among them makes the transfer's lines read back.
+func (r *recorder) settled(p *ledger.Posting) {
+	postings, ok := r.read[p.TransferID]
+	if !ok {
+		return
+	}
+	i := slices.IndexFunc(postings, func(read ledger.Posting) bool { return read.ID == p.ID })
+	if i < 0 {
+		delete(r.read, p.TransferID)
+		return
+	}
+	postings[i] = *p
 }
 
 var linkEvents = map[payouts.PayoutLinkStatus]payouts.EventType{

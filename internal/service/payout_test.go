@@ -90,6 +90,15 @@ func TestPayoutLifecycle(t *testing.T) {
 			if final.Status != tc.wantFinal {
 				t.Fatalf("final status %s (%s), want %s", final.Status, final.FailureReason, tc.wantFinal)
 			}
+			// The last event tells the payout as a read does: rendered from what the
+			// settlement wrote, its postings as it settled them.
+			events, err := e.svc.ListEvents(e.ctx, e.app, payouts.Page{}, payouts.EventFilter{ObjectID: tr.ID})
+			if err != nil || len(events.Data) == 0 {
+				t.Fatalf("events of the payout: %v, %v", events, err)
+			}
+			if got, want := string(events.Data[0].Data), asJSON(t, final); got != want {
+				t.Errorf("the last event (%s) says\n%s\na read answers\n%s", events.Data[0].Type, got, want)
+			}
 			app, user := e.wallets(t, e.user.ID)
 			if app.Amount != tc.wantApp || user.Amount != tc.wantUser {
 				t.Fatalf("app %v, user %v; want %v and %v", app.Amount, user.Amount, tc.wantApp, tc.wantUser)
