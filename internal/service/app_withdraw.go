@@ -69,9 +69,36 @@ func (s *Service) appBankMethod(ctx context.Context, q Reads, appID string) (*Pa
 // railMethod is where a payout goes: the user's saved method, or for an app's withdrawal (no
 // user) the app's ACH account.
 func (s *Service) railMethod(ctx context.Context, q Reads, t *TransferRecord) (*PayoutMethodRecord, error) {
+	methods, err := usersMethods(ctx, q, []*TransferRecord{t})
+	if err != nil {
+		return nil, err
+	}
+	return s.methodOf(ctx, q, t, methods)
+}
+
+// usersMethods reads the saved methods of the users ts pay, each app's in one query.
+func usersMethods(ctx context.Context, q Reads, ts []*TransferRecord) ([]PayoutMethodRecord, error) {
+	users := map[string][]string{} // by app
+	for _, t := range ts {
+		if t.UserID != nil {
+			users[t.AppID] = append(users[t.AppID], *t.UserID)
+		}
+	}
+	var methods []PayoutMethodRecord
+	for appID, ids := range users {
+		read, err := q.ListPayoutMethods(ctx, appID, ids...)
+		if err != nil {
+			return nil, err
+		}
+		methods = append(methods, read...)
+	}
+	return methods, nil
+}
+
+// methodOf is where t goes, its user's method picked from methods (usersMethods).
+func (s *Service) methodOf(ctx context.Context, q Reads, t *TransferRecord, methods []PayoutMethodRecord) (*PayoutMethodRecord, error) {
 	if t.UserID == nil {
 		return s.appBankMethod(ctx, q, t.AppID)
 	}
-	return s.payoutMethod(ctx, q, &UserRecord{AppID: t.AppID, User: payouts.User{ID: *t.UserID}},
-		t.ExternalData.Platform, t.ExternalData.AccountID)
+	return pickMethod(methods, *t.UserID, t.ExternalData.Platform, t.ExternalData.AccountID)
 }

@@ -40,6 +40,7 @@ type countingRail struct {
 	mu       sync.Mutex
 	receipts map[string]service.RailReceipt // accepted submissions by idempotency key
 	calls    map[string]int                 // Submit calls that reached the rail, by key
+	methods  map[string]string              // the method each key was last submitted to
 	next     []railStep
 	die      context.CancelFunc
 	gates    []chan struct{} // of the held calls to come, in turn
@@ -54,7 +55,7 @@ const settleDelay = 5 * time.Second
 
 func newCountingRail() *countingRail {
 	return &countingRail{receipts: map[string]service.RailReceipt{}, calls: map[string]int{},
-		entered: make(chan struct{})}
+		methods: map[string]string{}, entered: make(chan struct{})}
 }
 
 // rails is the rail on every platform.
@@ -103,6 +104,7 @@ func (r *countingRail) Submit(ctx context.Context, key string, p service.RailPay
 		return service.RailReceipt{}, ctx.Err()
 	}
 	r.calls[key]++
+	r.methods[key] = p.Method.ID
 	var gate chan struct{}
 	if step == hold {
 		gate, r.gates = r.gates[0], r.gates[1:]

@@ -238,9 +238,16 @@ func (s *Service) payoutMethod(ctx context.Context, q Reads, user *UserRecord, p
 	if err != nil {
 		return nil, err
 	}
+	return pickMethod(methods, user.ID, platform, accountID)
+}
+
+// pickMethod is the method of the user userID among methods (newest first, of any users) that a
+// payout names, or the refusal saying it has none.
+func pickMethod(methods []PayoutMethodRecord, userID string, platform payouts.Platform, accountID string) (*PayoutMethodRecord, error) {
 	for i := range methods {
 		m := &methods[i]
 		switch {
+		case m.UserID != userID:
 		case accountID != "":
 			if m.ID == accountID {
 				if platform != payouts.PlatformDefault && m.Platform != platform {

@@ -38,7 +38,7 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payo
 		// Released, it takes the path of a new payout: due for submission and claimed by this
 		// request, which submits it after this transaction; it fails here if its method was
 		// removed meanwhile, as a worker's claim would fail it.
-		if method, err := s.railMethodOrFail(ctx, q, t, payouts.TransferFlagged); method == nil {
+		if methods, err := s.railMethodsOrFail(ctx, q, []*TransferRecord{t}, payouts.TransferFlagged); err != nil || methods[0] == nil {
 			return err
 		}
 		t.Status, t.RailState, t.SettleAt, t.Updated = payouts.TransferPending, RailSubmitting, s.now(), s.now()

@@ -115,7 +115,9 @@ type UserReads interface {
 	ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) ([]UserRecord, bool, error)
 	FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (*UserRecord, error)
 	GetVerification(ctx context.Context, appID, userID string) (*VerificationRecord, error)
-	ListPayoutMethods(ctx context.Context, appID, userID string) ([]PayoutMethodRecord, error)
+	// ListPayoutMethods reads the methods of the app's users userIDs, newest first, each
+	// user's default marked.
+	ListPayoutMethods(ctx context.Context, appID string, userIDs ...string) ([]PayoutMethodRecord, error)
 	// YearlyPayments reads what AddYearlyPayments added up, 0 for none.
 	YearlyPayments(ctx context.Context, appID, userID string, year int) (payouts.Money, error)
 	// LookUpIDs finds the ids of users, payout links, transfers and flows whose short id is text or that begin with it.

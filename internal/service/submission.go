@@ -96,13 +96,17 @@ func (s *Service) claimDue(ctx context.Context, limit int) (calls []*railCall, c
 			return err
 		}
 		claimed = len(due)
+		ts := make([]*TransferRecord, len(due))
 		for i := range due {
-			method, err := s.railMethodOrFail(ctx, q, &due[i], payouts.TransferPending)
-			if err != nil {
-				return err
-			}
+			ts[i] = &due[i]
+		}
+		methods, err := s.railMethodsOrFail(ctx, q, ts, payouts.TransferPending)
+		if err != nil {
+			return err
+		}
+		for i, method := range methods {
 			if method != nil {
-				calls = append(calls, &railCall{t: &due[i], method: method})
+				calls = append(calls, &railCall{t: ts[i], method: method})
 			}
 		}
 		return nil
@@ -165,18 +169,27 @@ func (s *Service) submit(ctx context.Context, t *TransferRecord, method *PayoutM
 	return c.recorded
 }
 
-// railMethodOrFail returns the method t is paid to, or fails t (in status from) when its method
-// was removed and returns no method.
-func (s *Service) railMethodOrFail(ctx context.Context, q Queries, t *TransferRecord, from payouts.TransferStatus) (*PayoutMethodRecord, error) {
-	method, err := s.railMethod(ctx, q, t)
-	if err == nil {
-		return method, nil
-	}
-	b, err := s.book(ctx, q, t.AppID)
+// railMethodsOrFail returns the method each of ts is paid to, the users' methods read in one
+// query per app, or fails the payout (in status from) whose method was removed and gives it none.
+func (s *Service) railMethodsOrFail(ctx context.Context, q Queries, ts []*TransferRecord, from payouts.TransferStatus) ([]*PayoutMethodRecord, error) {
+	methods, err := usersMethods(ctx, q, ts)
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.failPayout(ctx, q, b, t, from, "the payout method was removed")
+	out := make([]*PayoutMethodRecord, len(ts))
+	for i, t := range ts {
+		if out[i], err = s.methodOf(ctx, q, t, methods); err == nil {
+			continue
+		}
+		b, err := s.book(ctx, q, t.AppID)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.failPayout(ctx, q, b, t, from, "the payout method was removed"); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // callRail asks the payout's rail, with no transaction open.

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -289,6 +290,60 @@ func TestSubmissionClaimedTogether(t *testing.T) {
 		}
 		if n, err := e.svc.SettleDue(e.ctx, 100); n != 0 || err != nil {
 			t.Fatalf("before the retry delay SettleDue = %d, %v; want nothing due", n, err)
+		}
+		settleAll(t, e)
+		checkPaidOnce(t, e, rail, ids)
+	})
+}
+
+// TestClaimPaysEachUserTheirMethod: a worker's claim reads the methods of every payout it
+// claimed in one query; each payout still goes to the method its request chose for it (by
+// platform, by default or by id), never to another user's.
+func TestClaimPaysEachUserTheirMethod(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e, rail := newRailEnv(t, dsn)
+		type payee struct {
+			req  payouts.CreatePayoutRequest
+			want string // the method id the rail must be handed
+		}
+		var payees []payee
+		for i := range 4 {
+			u := e.newUser(t, fmt.Sprintf("payee%d@example.com", i), fmt.Sprintf("555020%d", i))
+			paypal := e.addMethod(t, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+				Email: fmt.Sprintf("paypal%d@example.com", i)})
+			venmo := e.addMethod(t, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformVenmo,
+				Handle: fmt.Sprintf("venmo-%d", i)})
+			req := payouts.CreatePayoutRequest{UserID: u.ID, Amount: payoutAmount, Fund: true, TaxExempt: true}
+			want := paypal.ID
+			switch i {
+			case 0: // the newest of the platform
+				req.Platform = payouts.PlatformPayPal
+			case 1:
+				req.Platform, want = payouts.PlatformVenmo, venmo.ID
+			case 2: // the user's default: the first method saved
+				req.Platform = payouts.PlatformDefault
+			case 3: // named by id
+				req.Platform, req.AccountID = payouts.PlatformPayPal, paypal.ID
+			}
+			payees = append(payees, payee{req, want})
+		}
+		var ids []string
+		for _, p := range payees {
+			rail.then(unreachable) // the request's own try, so that the worker claims them together
+			tr, err := e.svc.CreatePayout(e.ctx, e.app, p.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, tr.ID)
+		}
+		e.clock.Advance(pastRetry)
+		if n, err := e.svc.SettleDue(e.ctx, 100); n != len(payees) || err != nil {
+			t.Fatalf("SettleDue = %d, %v; want %d payouts moved on", n, err, len(payees))
+		}
+		for i, p := range payees {
+			if got := rail.methods[ids[i]]; got != p.want {
+				t.Errorf("payout %d (%s) went to method %q, want %q", i, p.req.Platform, got, p.want)
+			}
 		}
 		settleAll(t, e)
 		checkPaidOnce(t, e, rail, ids)

@@ -116,8 +116,10 @@ func (q faultyQueries) SavePayoutMethod(ctx context.Context, m *service.PayoutMe
 	return q.exec(func() error { return q.Queries.SavePayoutMethod(ctx, m) })
 }
 
-func (q faultyQueries) ListPayoutMethods(ctx context.Context, appID, userID string) ([]service.PayoutMethodRecord, error) {
-	return query(q, func() ([]service.PayoutMethodRecord, error) { return q.Queries.ListPayoutMethods(ctx, appID, userID) })
+func (q faultyQueries) ListPayoutMethods(ctx context.Context, appID string, userIDs ...string) ([]service.PayoutMethodRecord, error) {
+	return query(q, func() ([]service.PayoutMethodRecord, error) {
+		return q.Queries.ListPayoutMethods(ctx, appID, userIDs...)
+	})
 }
 
 func (q faultyQueries) SetDefaultPayoutMethod(ctx context.Context, appID, userID, methodID string) error {

@@ -24,14 +24,19 @@ func (q *Queries) SavePayoutMethod(ctx context.Context, m *service.PayoutMethodR
 		sqldb.Micros(m.Created.Time)).Scan(&m.ID)
 }
 
-// ListPayoutMethods reads the user's methods, newest first, marking the default.
-func (q *Queries) ListPayoutMethods(ctx context.Context, appID, userID string) (_ []service.PayoutMethodRecord, err error) {
-	defer wrap(&err, "list payout methods of user %s", userID)
+// ListPayoutMethods reads the methods of the app's users userIDs, newest first, marking each
+// user's default: one user's for most callers, every claimed payout's for the rail worker.
+func (q *Queries) ListPayoutMethods(ctx context.Context, appID string, userIDs ...string) (_ []service.PayoutMethodRecord, err error) {
+	defer wrap(&err, "list payout methods of users %v", userIDs)
+	if len(userIDs) == 0 {
+		return nil, nil
+	}
+	marks, args := idList(userIDs)
 	rows, err := q.queryTouching(ctx, reading(payoutMethodsTable), `SELECT m.id, m.user_id, m.platform, m.fingerprint, m.description, m.mask, m.email,
 		m.phone_number, m.handle, m.cash_tag, m.routing_number, m.account_type, m.sealed_account, m.country,
 		m.currency, m.created, CASE WHEN u.default_method_id = m.id THEN 1 ELSE 0 END
 		FROM payout_methods m JOIN users u ON u.id = m.user_id
-		WHERE m.app_id = ? AND m.user_id = ? ORDER BY m.seq DESC`, appID, userID)
+		WHERE m.app_id = ? AND m.user_id IN (`+marks+`) ORDER BY m.seq DESC`, append([]any{appID}, args...)...)
 	if err != nil {
 		return nil, err
 	}

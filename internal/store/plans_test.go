@@ -122,6 +122,15 @@ func TestIndexDietPlans(t *testing.T) {
 			index: []string{"transfers_settle"},
 		},
 		{
+			// ListPayoutMethods of one user; those of several users sort their few methods
+			// (TestListPayoutMethodsOfUsers).
+			name: "methods of a user",
+			query: `SELECT m.id FROM payout_methods m JOIN users u ON u.id = m.user_id
+				WHERE m.app_id = ? AND m.user_id IN (?) ORDER BY m.seq DESC`,
+			args:  []any{"app", "u1"},
+			index: []string{"payout_methods_user"},
+		},
+		{
 			// SQLite keeps idempotency keys WITHOUT ROWID: the table is the key's B-tree.
 			name:  "idempotency key",
 			query: `SELECT operation, request_hash FROM idempotency_keys WHERE app_id = ? AND key = ?`,

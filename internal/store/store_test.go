@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -353,6 +354,52 @@ func TestPayoutMethodUpsert(t *testing.T) {
 		methods, err := st.ListPayoutMethods(ctx, appID, u.ID)
 		if err != nil || len(methods) != 1 || methods[0].Description != "new" || !methods[0].Default || len(methods[0].SealedAccount) != 2 {
 			t.Fatalf("ListPayoutMethods = %+v, %v", methods, err)
+		}
+	})
+}
+
+// TestListPayoutMethodsOfUsers: the methods of several users come in one read, newest first,
+// each user's default marked, never a method of another app's user; the read finds them by the
+// users' index, even before the table's first ANALYZE.
+func TestListPayoutMethodsOfUsers(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID, otherApp := newApp(t, st, "acme"), newApp(t, st, "other")
+		save := func(app, user string, n int) string {
+			m := &service.PayoutMethodRecord{AppID: app, UserID: user, Fingerprint: fmt.Sprint("fp", n),
+				PayoutMethod: payouts.PayoutMethod{ID: fmt.Sprintf("20000000-0000-4000-8000-%012d", n),
+					Platform: payouts.PlatformPayPal, Email: fmt.Sprint(n, "@example.com"), Created: payouts.NewTime(t0)}}
+			if err := st.SavePayoutMethod(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+			return m.ID
+		}
+		for n := range 300 {
+			newUser(t, st, appID, n, fmt.Sprintf("user%d@example.com", n))
+			save(appID, userID(n), n)
+		}
+		stranger := newUser(t, st, otherApp, 300, "stranger@example.com")
+		save(otherApp, stranger.ID, 300)
+		newest := save(appID, userID(7), 301)
+		if err := st.SetDefaultPayoutMethod(ctx, appID, userID(7), newest); err != nil {
+			t.Fatal(err)
+		}
+		methods, err := st.ListPayoutMethods(ctx, appID, userID(7), userID(9), stranger.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range methods {
+			got = append(got, fmt.Sprintf("%s %s %v", m.UserID[len(m.UserID)-3:], m.ID[len(m.ID)-3:], m.Default))
+		}
+		if want := []string{"007 301 true", "009 009 false", "007 007 false"}; !slices.Equal(got, want) {
+			t.Errorf("methods %q, want %q", got, want)
+		}
+		query := `SELECT m.id FROM payout_methods m JOIN users u ON u.id = m.user_id
+			WHERE m.app_id = ? AND m.user_id IN (?, ?, ?, ?) ORDER BY m.seq DESC`
+		p := queryPlan(t, st, query, appID, userID(1), userID(2), userID(3), userID(4))
+		if !strings.Contains(p, "payout_methods_user (app_id=? AND user_id=?)") && !strings.Contains(p, "user_id = ANY") {
+			t.Errorf("the users' methods are not found by the users' index:\n%s", p)
 		}
 	})
 }
