@@ -119,7 +119,7 @@ func (r *recorder) readTransfers(ctx context.Context, q Queries) error {
 		}
 	}
 	for appID, ts := range byApp {
-		ts, err := r.withLines(ctx, q, appID, ts)
+		ts, err := withLines(ctx, q, appID, ts, r.read)
 		if err != nil {
 			return err
 		}
@@ -137,34 +137,6 @@ func (r *recorder) readTransfers(ctx context.Context, q Queries) error {
 		}
 	}
 	return nil
-}
-
-// withLines gives ts their ledger lines: from the postings the transaction read and changed
-// (read) where it has them, the others' read in one query.
-func (r *recorder) withLines(ctx context.Context, q Queries, appID string, ts []payouts.Transfer) ([]payouts.Transfer, error) {
-	var known, unread []payouts.Transfer
-	for _, t := range ts {
-		if _, ok := r.read[t.ID]; ok {
-			known = append(known, t)
-		} else {
-			unread = append(unread, t)
-		}
-	}
-	for i := range known {
-		postings := r.read[known[i].ID]
-		if err := withAppWallet(ctx, q, appID, postings); err != nil {
-			return nil, err
-		}
-		known[i].Transactions = make([]payouts.Transaction, len(postings))
-		for j, p := range postings {
-			known[i].Transactions[j] = transactionOf(p)
-		}
-	}
-	if len(unread) == 0 {
-		return known, nil
-	}
-	unread, err := withLines(ctx, q, appID, unread)
-	return append(known, unread...), err
 }
 
 // asWritten is a transfer created in the transaction as it was written (its one status and the

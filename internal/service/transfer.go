@@ -181,18 +181,27 @@ func (s *Service) withTransactions(ctx context.Context, appID string, recs []Tra
 	for i := range recs {
 		out[i] = recs[i].Transfer
 	}
-	return withLines(ctx, s.store, appID, out)
+	return withLines(ctx, s.store, appID, out, nil)
 }
 
-// withLines sets the ledger lines of the app's transfers ts, read through q in one query.
-func withLines(ctx context.Context, q Reads, appID string, ts []payouts.Transfer) ([]payouts.Transfer, error) {
-	ids := make([]string, len(ts))
-	for i := range ts {
-		ids[i] = ts[i].ID
+// withLines sets the ledger lines of the app's transfers ts: for those in known, the postings it
+// holds for them (all of each one's); for the others, read through q in one query.
+func withLines(ctx context.Context, q Reads, appID string, ts []payouts.Transfer, known map[string][]ledger.Posting) ([]payouts.Transfer, error) {
+	var postings []ledger.Posting
+	var unread []string
+	for _, t := range ts {
+		if lines, ok := known[t.ID]; ok {
+			postings = append(postings, lines...)
+		} else {
+			unread = append(unread, t.ID)
+		}
 	}
-	postings, err := q.PostingsOfTransfers(ctx, appID, ids)
-	if err != nil {
-		return nil, err
+	if len(unread) > 0 {
+		read, err := q.PostingsOfTransfers(ctx, appID, unread)
+		if err != nil {
+			return nil, err
+		}
+		postings = append(postings, read...)
 	}
 	if err := withAppWallet(ctx, q, appID, postings); err != nil {
 		return nil, err
