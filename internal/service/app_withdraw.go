@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 
 	"github.com/disburse/disburse/payouts"
 )
@@ -86,7 +87,8 @@ func usersMethods(ctx context.Context, q Reads, ts []*TransferRecord) ([]PayoutM
 	}
 	var methods []PayoutMethodRecord
 	for appID, ids := range users {
-		read, err := q.ListPayoutMethods(ctx, appID, ids...)
+		slices.Sort(ids) // a user paid twice in one claim is read once
+		read, err := q.ListPayoutMethods(ctx, appID, slices.Compact(ids)...)
 		if err != nil {
 			return nil, err
 		}

@@ -298,7 +298,7 @@ func TestSubmissionClaimedTogether(t *testing.T) {
 
 // TestClaimPaysEachUserTheirMethod: a worker's claim reads the methods of every payout it
 // claimed in one query; each payout still goes to the method its request chose for it (by
-// platform, by default or by id), never to another user's.
+// platform, by default or by id), never to another user's, a user paid twice included.
 func TestClaimPaysEachUserTheirMethod(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
 		e, rail := newRailEnv(t, dsn)
@@ -318,8 +318,11 @@ func TestClaimPaysEachUserTheirMethod(t *testing.T) {
 			switch i {
 			case 0: // the newest of the platform
 				req.Platform = payouts.PlatformPayPal
-			case 1:
+			case 1: // and the same user paid again, to the other platform
 				req.Platform, want = payouts.PlatformVenmo, venmo.ID
+				again := req
+				again.Platform = payouts.PlatformPayPal
+				payees = append(payees, payee{again, paypal.ID})
 			case 2: // the user's default: the first method saved
 				req.Platform = payouts.PlatformDefault
 			case 3: // named by id
