@@ -18,7 +18,8 @@ const minAhead = 8
 
 // startBatch builds the batch view before a batch's first job runs (sqldb.DB.OnBatchStart), from
 // what its jobs said they will read and claim (service.Intent): it claims the keys said once in
-// the batch (claimKeysStmts), reads the users said, with their wallets, and the apps of the keys.
+// the batch (claimKeysStmts), reads the users said, with their wallets, and the apps of the keys
+// with their own accounts and webhook endpoints, and on PostgreSQL reserves a posting id per job.
 // On PostgreSQL all of it is one round trip (a pipeline); the users' rows are locked as GetUser
 // locks them, but a row another transaction holds is skipped (SKIP LOCKED), for its job to read
 // itself. A deleted user is left out, for its job's own read to refuse. It belongs to no job: a
@@ -66,9 +67,57 @@ func (s *Store) startBatch(ctx context.Context, b *sqldb.Batch) error {
 		stmts = append(stmts, q.readUsersStmt(userIDs, &st.reads))
 	}
 	if slices.Sort(appIDs); len(appIDs) > 0 {
-		stmts = append(stmts, readAppsStmt(slices.Compact(appIDs), &st.reads))
+		appIDs = slices.Compact(appIDs)
+		stmts = append(stmts, readAppsStmt(appIDs, &st.reads))
+		// What each job of these apps reads once per batch anyway: the app's own accounts (its
+		// wallet is in every transfer) and the webhook endpoints its events go to.
+		for _, appID := range appIDs {
+			stmts = append(stmts, st.readAppAccountsStmt(appID), readEndpointsStmt(appID, &st.reads))
+		}
 	}
-	return q.runInBatch(ctx, stmts)
+	if q.dialect == sqldb.Postgres {
+		// A posting id for each job, as the first job's movement would reserve (postingIDs).
+		stmts = append(stmts, st.reservePostingIDsStmt(len(b.Intents())))
+	}
+	if err := q.runInBatch(ctx, stmts); err != nil {
+		return err
+	}
+	slices.Sort(st.postingIDs)
+	return nil
+}
+
+// readAppAccountsStmt reads the app's own accounts into the batch (readAppAccounts).
+func (st *batchState) readAppAccountsStmt(appID string) sqldb.Stmt {
+	return sqldb.Stmt{Query: appAccounts, Args: []any{appID}, Row: func(scan func(...any) error) error {
+		a, err := scanAccount(scanFunc(scan))
+		if err == nil {
+			st.job.seen(a)
+		}
+		return err
+	}}
+}
+
+// readEndpointsStmt reads the app's webhook endpoints into the view r, none included.
+func readEndpointsStmt(appID string, r *batchReads) sqldb.Stmt {
+	r.endpoints[appID] = []service.WebhookEndpointRecord{}
+	return sqldb.Stmt{Query: endpointsOfApp, Args: []any{appID}, Row: func(scan func(...any) error) error {
+		e, err := scanEndpoint(scanFunc(scan))
+		if err == nil {
+			r.endpoints[appID] = append(r.endpoints[appID], e)
+		}
+		return err
+	}}
+}
+
+// reservePostingIDsStmt reserves n ids from the postings' sequence for the batch (postingIDs).
+func (st *batchState) reservePostingIDsStmt(n int) sqldb.Stmt {
+	st.reserved = n
+	return sqldb.Stmt{Query: reservePostingIDs, Args: []any{"postings", n}, Row: func(scan func(...any) error) error {
+		var id int64
+		err := scan(&id)
+		st.postingIDs = append(st.postingIDs, id)
+		return err
+	}}
 }
 
 // readUsersStmt reads the users ids with their wallets into the view r.

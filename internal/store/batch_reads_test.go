@@ -404,24 +404,46 @@ func TestBatchViewBuiltBeforeJobs(t *testing.T) {
 			return &service.IdempotencyRecord{AppID: appID, Key: fmt.Sprintf("40000000-0000-4000-8000-%012d", i),
 				Operation: "transfer", RequestHash: fmt.Sprint("hash ", i), Created: t0}
 		}
+		for _, kind := range []ledger.Kind{ledger.AppWallet, ledger.Fees} {
+			if _, err := st.EnsureAccount(ctx, appID, kind, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
 		time.AfterFunc(100*time.Millisecond, holdWriters(t, st))
 		keysSeen, usersSeen := make([]int, jobs), make([]int, jobs)
+		type ahead struct {
+			accounts   int
+			endpoints  bool
+			postingIDs int
+		}
+		aheadSeen := make([]ahead, jobs)
 		errs := inParallel(jobs, func(i int) error {
 			intent := service.Intent{UsersToRead: []string{users[i].ID}, KeyToClaim: said(i)}
 			return st.InTxWith(ctx, intent, func(q service.Queries) error {
 				keysSeen[i], usersSeen[i] = len(store.KeysClaimedAhead(q)), len(store.UsersReadAhead(q))
+				a := &aheadSeen[i]
+				a.accounts, a.endpoints, a.postingIDs = store.ReadAhead(q, appID)
 				return nil
 			})
 		})
+		// The first job of a batch that read ahead finds, besides the keys and users, the app's
+		// two accounts and its endpoints (none) read, and on PostgreSQL a posting id reserved
+		// for each of its jobs (at least the 8 that made it read ahead).
+		wantIDs := 0
+		if st.DB().Dialect == sqldb.Postgres {
+			wantIDs = 8
+		}
 		found := false
 		for i, err := range errs {
 			if err != nil {
 				t.Errorf("job %d: %v", i, err)
 			}
-			found = found || (keysSeen[i] >= 8 && usersSeen[i] >= 8)
+			a := aheadSeen[i]
+			found = found || (keysSeen[i] >= 8 && usersSeen[i] >= 8 && a.accounts >= 2 && a.endpoints && a.postingIDs >= wantIDs)
 		}
 		if !found {
-			t.Errorf("no job found its batch's keys claimed and users read before it ran: keys %v, users %v", keysSeen, usersSeen)
+			t.Errorf("no job found its batch's keys claimed, users, app accounts and endpoints read and posting ids reserved before it ran: keys %v, users %v, the rest %+v",
+				keysSeen, usersSeen, aheadSeen)
 		}
 		for i := range jobs {
 			if prior, err := st.ClaimIdempotencyKey(ctx, said(i)); err != nil || prior != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
 )
 
@@ -31,6 +32,20 @@ func UsersReadAhead(q service.Queries) []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// ReadAhead says what q's batch holds beyond users and keys: how many accounts of appID itself
+// (not its users' wallets), whether appID's webhook endpoints, and how many posting ids it has
+// reserved and not given.
+func ReadAhead(q service.Queries, appID string) (appAccounts int, endpoints bool, postingIDs int) {
+	st := q.(*Queries).job.st
+	for _, a := range st.netting.read {
+		if a.AppID == appID && a.Kind != ledger.UserWallet {
+			appAccounts++
+		}
+	}
+	_, endpoints = st.reads.endpoints[appID]
+	return appAccounts, endpoints, len(st.postingIDs)
 }
 
 // KeysClaimedAhead returns the idempotency keys q's batch claimed ahead that no job took yet,

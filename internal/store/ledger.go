@@ -288,13 +288,12 @@ func (q *Queries) postingIDs(ctx context.Context, n int) ([]int64, error) {
 	if short := n - len(st.postingIDs); short > 0 {
 		k := max(short, min(max(n*q.batch.Left(), 2*st.reserved), maxPostingIDsReserved))
 		var reserved []int64
-		err := q.scanRows(ctx, readingOthers, `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
-			[]any{"postings", k}, func(r *sql.Rows) error {
-				var id int64
-				err := r.Scan(&id)
-				reserved = append(reserved, id)
-				return err
-			})
+		err := q.scanRows(ctx, readingOthers, reservePostingIDs, []any{"postings", k}, func(r *sql.Rows) error {
+			var id int64
+			err := r.Scan(&id)
+			reserved = append(reserved, id)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -306,6 +305,9 @@ func (q *Queries) postingIDs(ctx context.Context, n int) ([]int64, error) {
 	st.postingIDs = st.postingIDs[n:]
 	return ids, nil
 }
+
+// reservePostingIDs takes ids from a table's sequence (PostgreSQL).
+const reservePostingIDs = `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`
 
 // maxPostingIDsReserved bounds the ids a transaction reserves from the postings' sequence at once.
 const maxPostingIDsReserved = 1024

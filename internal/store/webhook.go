@@ -82,8 +82,11 @@ func (q *Queries) ListWebhookEndpoints(ctx context.Context, appID string) (_ []s
 	return eps, err
 }
 
+// endpointsOfApp selects an app's webhook endpoints, newest first.
+const endpointsOfApp = `SELECT ` + endpointColumns + ` FROM webhook_endpoints WHERE app_id = ? ORDER BY seq DESC`
+
 func (q *Queries) listWebhookEndpoints(ctx context.Context, appID string) ([]service.WebhookEndpointRecord, error) {
-	rows, err := q.queryTouching(ctx, reading(endpointsTable), `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE app_id = ? ORDER BY seq DESC`, appID)
+	rows, err := q.queryTouching(ctx, reading(endpointsTable), endpointsOfApp, appID)
 	if err != nil {
 		return nil, err
 	}
