@@ -72,52 +72,22 @@ func (s *Store) startBatch(ctx context.Context, b *sqldb.Batch) error {
 		// What each job of these apps reads once per batch anyway: the app's own accounts (its
 		// wallet is in every transfer) and the webhook endpoints its events go to.
 		for _, appID := range appIDs {
-			stmts = append(stmts, st.readAppAccountsStmt(appID), readEndpointsStmt(appID, &st.reads))
+			st.reads.endpoints[appID] = []service.WebhookEndpointRecord{} // none, until read
+			stmts = append(stmts, st.accountsStmt(appAccounts, appID), endpointsStmt(appID, func(e service.WebhookEndpointRecord) {
+				st.reads.endpoints[appID] = append(st.reads.endpoints[appID], e)
+			}))
 		}
 	}
 	if q.dialect == sqldb.Postgres {
 		// A posting id for each job, as the first job's movement would reserve (postingIDs).
-		stmts = append(stmts, st.reservePostingIDsStmt(len(b.Intents())))
+		st.reserved = len(b.Intents())
+		stmts = append(stmts, reservePostingIDsStmt(st.reserved, &st.postingIDs))
 	}
 	if err := q.runInBatch(ctx, stmts); err != nil {
 		return err
 	}
 	slices.Sort(st.postingIDs)
 	return nil
-}
-
-// readAppAccountsStmt reads the app's own accounts into the batch (readAppAccounts).
-func (st *batchState) readAppAccountsStmt(appID string) sqldb.Stmt {
-	return sqldb.Stmt{Query: appAccounts, Args: []any{appID}, Row: func(scan func(...any) error) error {
-		a, err := scanAccount(scanFunc(scan))
-		if err == nil {
-			st.job.seen(a)
-		}
-		return err
-	}}
-}
-
-// readEndpointsStmt reads the app's webhook endpoints into the view r, none included.
-func readEndpointsStmt(appID string, r *batchReads) sqldb.Stmt {
-	r.endpoints[appID] = []service.WebhookEndpointRecord{}
-	return sqldb.Stmt{Query: endpointsOfApp, Args: []any{appID}, Row: func(scan func(...any) error) error {
-		e, err := scanEndpoint(scanFunc(scan))
-		if err == nil {
-			r.endpoints[appID] = append(r.endpoints[appID], e)
-		}
-		return err
-	}}
-}
-
-// reservePostingIDsStmt reserves n ids from the postings' sequence for the batch (postingIDs).
-func (st *batchState) reservePostingIDsStmt(n int) sqldb.Stmt {
-	st.reserved = n
-	return sqldb.Stmt{Query: reservePostingIDs, Args: []any{"postings", n}, Row: func(scan func(...any) error) error {
-		var id int64
-		err := scan(&id)
-		st.postingIDs = append(st.postingIDs, id)
-		return err
-	}}
 }
 
 // readUsersStmt reads the users ids with their wallets into the view r.

@@ -76,18 +76,18 @@ const appAccounts = `SELECT ` + accountColumns + ` FROM ledger_accounts
 // movement posts to several of them (a payout to the app's wallet, the rail's clearing account
 // and fees), and on PostgreSQL each read alone is a round trip.
 func (q *Queries) readAppAccounts(ctx context.Context, appID string) error {
-	return q.readIntoBatch(ctx, appAccounts, []any{appID})
+	return q.runStmt(ctx, reading(accountsTable), q.job.st.accountsStmt(appAccounts, appID))
 }
 
-// readIntoBatch reads the accounts query selects into the running job's batch (jobState.seen).
-func (q *Queries) readIntoBatch(ctx context.Context, query string, args []any) error {
-	return q.scanRows(ctx, reading(accountsTable), query, args, func(r *sql.Rows) error {
-		a, err := scanAccount(r)
+// accountsStmt reads the accounts query selects into the batch (jobState.seen).
+func (st *batchState) accountsStmt(query string, args ...any) sqldb.Stmt {
+	return sqldb.Stmt{Query: query, Args: args, Row: func(scan func(...any) error) error {
+		a, err := scanAccount(scanFunc(scan))
 		if err == nil {
-			q.job.seen(a)
+			st.job.seen(a)
 		}
 		return err
-	})
+	}}
 }
 
 // The guard and the write are one statement: the row is locked while its balance is checked,
@@ -288,13 +288,7 @@ func (q *Queries) postingIDs(ctx context.Context, n int) ([]int64, error) {
 	if short := n - len(st.postingIDs); short > 0 {
 		k := max(short, min(max(n*q.batch.Left(), 2*st.reserved), maxPostingIDsReserved))
 		var reserved []int64
-		err := q.scanRows(ctx, readingOthers, reservePostingIDs, []any{"postings", k}, func(r *sql.Rows) error {
-			var id int64
-			err := r.Scan(&id)
-			reserved = append(reserved, id)
-			return err
-		})
-		if err != nil {
+		if err := q.runStmt(ctx, readingOthers, reservePostingIDsStmt(k, &reserved)); err != nil {
 			return nil, err
 		}
 		slices.Sort(reserved) // after the ids left: the sequence only grows
@@ -306,8 +300,16 @@ func (q *Queries) postingIDs(ctx context.Context, n int) ([]int64, error) {
 	return ids, nil
 }
 
-// reservePostingIDs takes ids from a table's sequence (PostgreSQL).
-const reservePostingIDs = `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`
+// reservePostingIDsStmt reserves n ids from the postings' sequence into ids (PostgreSQL).
+func reservePostingIDsStmt(n int, ids *[]int64) sqldb.Stmt {
+	return sqldb.Stmt{Query: `SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)`,
+		Args: []any{"postings", n}, Row: func(scan func(...any) error) error {
+			var id int64
+			err := scan(&id)
+			*ids = append(*ids, id)
+			return err
+		}}
+}
 
 // maxPostingIDsReserved bounds the ids a transaction reserves from the postings' sequence at once.
 const maxPostingIDsReserved = 1024

@@ -114,7 +114,7 @@ func (j *jobState) readAccounts(ctx context.Context, q *Queries, deltas []ledger
 		return nil
 	}
 	marks, args := idList(ids)
-	if err := q.readIntoBatch(ctx, `SELECT `+accountColumns+` FROM ledger_accounts WHERE id IN (`+marks+`)`, args); err != nil {
+	if err := q.runStmt(ctx, reading(accountsTable), j.st.accountsStmt(`SELECT `+accountColumns+` FROM ledger_accounts WHERE id IN (`+marks+`)`, args...)); err != nil {
 		return fmt.Errorf("store: read accounts %v: %w", ids, err)
 	}
 	for _, id := range ids {

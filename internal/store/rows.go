@@ -42,6 +42,12 @@ func (q *Queries) scanRows(ctx context.Context, t touching, query string, args [
 	return rows.Err()
 }
 
+// runStmt runs s as the running job's own statement, declared as t: the batch view's reads
+// (sqldb.Stmt, run before any job) and a job's read of the same rows share one statement.
+func (q *Queries) runStmt(ctx context.Context, t touching, s sqldb.Stmt) error {
+	return q.scanRows(ctx, t, s.Query, s.Args, func(r *sql.Rows) error { return s.Row(r.Scan) })
+}
+
 // rowSet are rows to insert into one table; setKey[i], when set, receives the key the database
 // gives row i. Of rows held (held.go), the first written are in the database already.
 type rowSet struct {

@@ -82,24 +82,22 @@ func (q *Queries) ListWebhookEndpoints(ctx context.Context, appID string) (_ []s
 	return eps, err
 }
 
-// endpointsOfApp selects an app's webhook endpoints, newest first.
-const endpointsOfApp = `SELECT ` + endpointColumns + ` FROM webhook_endpoints WHERE app_id = ? ORDER BY seq DESC`
+// endpointsStmt reads the app's webhook endpoints, newest first, handing each to add.
+func endpointsStmt(appID string, add func(service.WebhookEndpointRecord)) sqldb.Stmt {
+	return sqldb.Stmt{Query: `SELECT ` + endpointColumns + ` FROM webhook_endpoints WHERE app_id = ? ORDER BY seq DESC`,
+		Args: []any{appID}, Row: func(scan func(...any) error) error {
+			e, err := scanEndpoint(scanFunc(scan))
+			if err == nil {
+				add(e)
+			}
+			return err
+		}}
+}
 
 func (q *Queries) listWebhookEndpoints(ctx context.Context, appID string) ([]service.WebhookEndpointRecord, error) {
-	rows, err := q.queryTouching(ctx, reading(endpointsTable), endpointsOfApp, appID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []service.WebhookEndpointRecord
-	for rows.Next() {
-		e, err := scanEndpoint(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	err := q.runStmt(ctx, reading(endpointsTable), endpointsStmt(appID, func(e service.WebhookEndpointRecord) { out = append(out, e) }))
+	return out, err
 }
 
 // UpdateWebhookEndpoint writes every field of an endpoint but its id, app and creation.
