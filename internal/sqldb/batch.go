@@ -224,7 +224,7 @@ func (w *writers) runDue(retries []*job) []*job {
 			waiting = append(waiting, j)
 			continue
 		}
-		waiting = append(waiting, w.runAlone(j)...)
+		waiting = append(waiting, w.runAlone(j, false)...)
 		w.afterBatch()
 	}
 	return waiting
@@ -236,12 +236,12 @@ func (w *writers) runDue(retries []*job) []*job {
 // another batch holds, SQLite busy) is returned, to run again alone later.
 func (w *writers) runBatch(batch []*job) (retries []*job) {
 	if len(batch) == 1 {
-		return w.runAlone(batch[0])
+		return w.runAlone(batch[0], true)
 	}
-	errs, txErr := w.apply(batch)
+	errs, txErr := w.apply(batch, true)
 	for i, j := range batch {
 		if txErr != nil {
-			retries = append(retries, w.runAlone(j)...)
+			retries = append(retries, w.runAlone(j, false)...)
 			continue
 		}
 		j.runs++
@@ -250,9 +250,11 @@ func (w *writers) runBatch(batch []*job) (retries []*job) {
 	return retries
 }
 
-// runAlone runs a job in its own transaction.
-func (w *writers) runAlone(j *job) (retry []*job) {
-	errs, err := w.apply([]*job{j})
+// runAlone runs a job in its own transaction. A job the writer took alone is a batch of one, for
+// which the store's batch start runs first (withStart): it reads what the job said it would, so
+// its error is the job's. A job run again, after its batch failed or to retry, runs without it.
+func (w *writers) runAlone(j *job, withStart bool) (retry []*job) {
+	errs, err := w.apply([]*job{j}, withStart)
 	if err == nil {
 		err = errs[0]
 	}
@@ -277,8 +279,9 @@ func (w *writers) answer(j *job, err error) (retry []*job) {
 
 // apply runs the jobs in one transaction and commits it; errs holds each job's own error. txErr
 // is the error that lost the whole transaction, nil when it committed: with several jobs, a job
-// that fails after it changed rows loses it (errChangedThenFailed).
-func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
+// that fails after it changed rows loses it (errChangedThenFailed), and so does a failed batch
+// start, which runs first when withStart.
+func (w *writers) apply(jobs []*job, withStart bool) (errs []error, txErr error) {
 	// The batch outlives any one caller: a caller's cancellation must not abort the others.
 	ctx := context.Background()
 	errs = make([]error, len(jobs))
@@ -296,7 +299,7 @@ func (w *writers) apply(jobs []*job) (errs []error, txErr error) {
 	for i, j := range jobs {
 		batch.intents[i] = j.intent
 	}
-	if start := w.start.Load(); start != nil && !single {
+	if start := w.start.Load(); start != nil && withStart {
 		if err := (*start)(ctx, batch); err != nil {
 			tx.Rollback()
 			return errs, err

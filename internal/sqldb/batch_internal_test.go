@@ -166,9 +166,10 @@ func TestCanceledJobOfBatchSkipped(t *testing.T) {
 	}
 }
 
-// TestBatchStart: the batch start runs once in a batch of several jobs, before the first, with
-// every job's intent, and what it writes stays when a job fails; it does not run for a job
-// alone. When it fails, the batch's jobs run each alone and commit.
+// TestBatchStart: the batch start runs once in a batch, before the first job, with every job's
+// intent, and what it writes stays when a job fails. A job the writer took alone is a batch of
+// one and has its start too. When it fails, the batch's jobs run again alone without it and
+// commit; a job alone hears its error. A job run again alone has none.
 func TestBatchStart(t *testing.T) {
 	w := testWriters(t)
 	if _, err := w.pool.Exec(`CREATE TABLE items (k INTEGER PRIMARY KEY)`); err != nil {
@@ -183,12 +184,14 @@ func TestBatchStart(t *testing.T) {
 	}
 	var starts []string
 	var failStart bool
+	startRows := 100 // the start's rows, apart from the jobs'
 	start := func(_ context.Context, b *Batch) error {
 		starts = append(starts, fmt.Sprint(b.Intents()...))
 		if failStart {
 			return errors.New("start failed")
 		}
-		_, err := b.Tx().Exec(`INSERT INTO items (k) VALUES (100)`)
+		startRows++
+		_, err := b.Tx().Exec(`INSERT INTO items (k) VALUES (?)`, startRows)
 		return err
 	}
 	w.start.Store(&start)
@@ -215,13 +218,27 @@ func TestBatchStart(t *testing.T) {
 	}
 	starts, ran = nil, ""
 	w.runBatch([]*job{named("c", false)})
-	if len(starts) != 0 || ran != "c" {
-		t.Fatalf("a job alone: starts %q, jobs ran %q; want no start", starts, ran)
+	if fmt.Sprint(starts) != "[c]" || ran != "c" || count() != 4 {
+		t.Fatalf("a job alone: starts %q, jobs ran %q, %d rows; want a start with its intent, the job, "+
+			"a second start's row and c's", starts, ran, count())
 	}
 	starts, ran, failStart = nil, "", true
 	w.runBatch([]*job{named("d", false), named("e", false)})
-	if fmt.Sprint(starts) != "[de]" || ran != "de" || count() != 5 {
-		t.Fatalf("a failed start: starts %q, jobs ran %q, %d rows; want the jobs run alone and committed", starts, ran, count())
+	if fmt.Sprint(starts) != "[de]" || ran != "de" || count() != 6 {
+		t.Fatalf("a failed start: starts %q, jobs ran %q, %d rows; want the jobs run alone, without it, and committed", starts, ran, count())
+	}
+	starts, ran = nil, ""
+	lone := named("f", false)
+	w.runBatch([]*job{lone})
+	if err := <-lone.done; fmt.Sprint(starts) != "[f]" || ran != "" || count() != 6 || err == nil || err.Error() != "start failed" {
+		t.Fatalf("a failed start of a job alone: starts %q, jobs ran %q, %d rows, the job's answer %v; want the start's error "+
+			"as the job's, and nothing written", starts, ran, count(), err)
+	}
+	starts, ran, failStart = nil, "", false
+	retry := named("g", false)
+	w.runAlone(retry, false)
+	if len(starts) != 0 || ran != "g" || count() != 7 {
+		t.Fatalf("a job run again alone: starts %q, jobs ran %q, %d rows; want no start", starts, ran, count())
 	}
 }
 

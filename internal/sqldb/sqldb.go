@@ -365,10 +365,12 @@ func (db *DB) InBatch(ctx context.Context, intent any, fn func(*sql.Tx, *Batch) 
 	return db.writers.submit(ctx, true, intent, fn)
 }
 
-// OnBatchStart sets what runs in the transaction of every batch of several jobs before its first
-// job: a store reads there, for all the jobs at once, what their intents (Batch.Intents) said
-// they will read and claim. It belongs to no job; its error fails the batch, whose jobs then run
-// alone, where it does not run.
+// OnBatchStart sets what runs in the transaction of every batch before its first job, a job the
+// writer took alone included (a batch of one, Batch.Shared false): a store reads there, for all
+// the jobs at once, what their intents (Batch.Intents) said they will read and claim. It belongs
+// to no job; its error fails the batch, whose jobs then run alone, where it does not run. A job
+// alone hears its error as its own, and runs again without it if the error is retryable. Nor does
+// it run for a job run again after its batch failed.
 func (db *DB) OnBatchStart(fn func(ctx context.Context, b *Batch) error) { db.writers.start.Store(&fn) }
 
 // IsUniqueViolation reports whether err is a unique or primary key constraint failure.

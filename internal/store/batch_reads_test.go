@@ -452,3 +452,50 @@ func TestBatchViewBuiltBeforeJobs(t *testing.T) {
 		}
 	})
 }
+
+// TestLoneJobReadsAheadOnPostgreSQL: a job the writer takes alone builds the batch view on
+// PostgreSQL, so that its key, user, app accounts, endpoints and a posting id come in one round
+// trip; on SQLite, where that saves nothing, it reads for itself. Either way a key the job did
+// not keep is free after it, whether it ended well or failed.
+func TestLoneJobReadsAheadOnPostgreSQL(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		user := newUser(t, st, appID, 0, "lone@example.com")
+		for _, kind := range []ledger.Kind{ledger.AppWallet, ledger.Fees} {
+			if _, err := st.EnsureAccount(ctx, appID, kind, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		key := &service.IdempotencyRecord{AppID: appID, Key: "50000000-0000-4000-8000-000000000001",
+			Operation: "transfer", RequestHash: "hash", Created: t0}
+		want := "keys 0, users 0, accounts 0, endpoints false, posting ids 0"
+		if st.DB().Dialect == sqldb.Postgres {
+			want = "keys 1, users 1, accounts 2, endpoints true, posting ids 1"
+		}
+		for _, fail := range []bool{false, true} {
+			var seen string
+			err := st.InTxWith(ctx, service.Intent{UsersToRead: []string{user.ID}, KeyToClaim: key}, func(q service.Queries) error {
+				accounts, endpoints, ids := store.ReadAhead(q, appID)
+				seen = fmt.Sprintf("keys %d, users %d, accounts %d, endpoints %v, posting ids %d",
+					len(store.KeysClaimedAhead(q)), len(store.UsersReadAhead(q)), accounts, endpoints, ids)
+				if fail {
+					return errors.New("the job changed its mind")
+				}
+				return nil
+			})
+			if fail != (err != nil) {
+				t.Fatalf("failing %v: %v", fail, err)
+			}
+			if seen != want {
+				t.Errorf("failing %v: the job alone found %s; want %s", fail, seen, want)
+			}
+			if prior, err := st.ClaimIdempotencyKey(ctx, key); err != nil || prior != nil {
+				t.Fatalf("failing %v: the key after the job: %+v, %v; want it free", fail, prior, err)
+			}
+			if err := st.ReleaseIdempotencyKey(ctx, appID, key.Key); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

@@ -207,11 +207,14 @@ func (q *Queries) queryRowTouching(ctx context.Context, t touching, query string
 // a deadlock, which PostgreSQL breaks only after deadlock_timeout. A lock refused with an error
 // instead (NOWAIT) would abort the whole transaction. NO KEY UPDATE leaves foreign-key checks of
 // other writers (KEY SHARE) unblocked.
-func (q *Queries) lockRow(of string) string {
+func (q *Queries) lockRow(of string) string { return q.lockRowSkipping(of, q.skipsLockedRows()) }
+
+// lockRowSkipping is lockRow, leaving out the rows other transactions hold when skip.
+func (q *Queries) lockRowSkipping(of string, skip bool) string {
 	if q.dialect != sqldb.Postgres || q.tx == nil {
 		return ""
 	}
-	lock, skip := " FOR UPDATE", q.skipsLockedRows()
+	lock := " FOR UPDATE"
 	if skip {
 		lock = " FOR NO KEY UPDATE"
 	}
