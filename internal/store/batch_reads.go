@@ -17,16 +17,19 @@ import (
 // rate), and a view for every shared batch lowered the 64-client transfer rate by about a fifth.
 const minAhead = 8
 
-// readsAhead reports whether a batch whose jobs said keys and users builds its view. A batch of
-// several does from minAhead keys or users on. A job alone does on PostgreSQL whenever it said a
-// key or a user: the view's statements are the ones it would send itself, one round trip in all
-// instead of one each (a transfer's six); on SQLite they would be the same statements, run the
-// same way.
-func readsAhead(dialect sqldb.Dialect, shared bool, keys, users int) bool {
-	if shared {
-		return keys >= minAhead || users >= minAhead
+// leastAhead is the fewest keys, or users, its jobs said that make a batch build its view; 0 for
+// none. A batch of several needs minAhead. A job alone needs one on PostgreSQL: the view's
+// statements are the ones it would send itself, one round trip in all instead of one each (a
+// transfer's six). On SQLite they would be the same statements, run the same way.
+func leastAhead(dialect sqldb.Dialect, shared bool) int {
+	switch {
+	case shared:
+		return minAhead
+	case dialect == sqldb.Postgres:
+		return 1
+	default:
+		return 0
 	}
-	return dialect == sqldb.Postgres && keys+users > 0
 }
 
 // startBatch builds the batch view before a batch's first job runs (sqldb.DB.OnBatchStart), from
@@ -35,10 +38,10 @@ func readsAhead(dialect sqldb.Dialect, shared bool, keys, users int) bool {
 // with their own accounts and webhook endpoints, and on PostgreSQL reserves a posting id per job.
 // On PostgreSQL all of it is one round trip (a pipeline); the users' rows are locked as GetUser
 // locks them, but a row another transaction holds is skipped (SKIP LOCKED), for its job to read
-// itself, in a shared batch or alone (readUsersStmt). A deleted user is left
-// out, for its job's own read to refuse. It belongs to no job: a job of a shared batch that fails
-// undoes none of it, and gives back only the key it took; a job alone that fails rolls it back
-// with its transaction. Each job then reads through the view (batchReads, takeKeyClaimedAhead).
+// itself, in a shared batch or alone (readUsersStmt). A deleted user is left out, for its job's
+// own read to refuse. It belongs to no job: a job of a shared batch that fails undoes none of it,
+// and gives back only the key it took; a job alone that fails rolls it back with its
+// transaction. Each job then reads through the view (batchReads, takeKeyClaimedAhead).
 func (s *Store) startBatch(ctx context.Context, b *sqldb.Batch) error {
 	var userIDs, appIDs []string
 	said := map[keyRef][]service.IdempotencyRecord{}
@@ -63,12 +66,9 @@ func (s *Store) startBatch(ctx context.Context, b *sqldb.Batch) error {
 	}
 	slices.Sort(userIDs)
 	userIDs = slices.Compact(userIDs)
-	if !readsAhead(s.db.Dialect, b.Shared(), len(keys), len(userIDs)) {
+	least := leastAhead(s.db.Dialect, b.Shared())
+	if least == 0 || (len(keys) < least && len(userIDs) < least) {
 		return nil
-	}
-	least := minAhead
-	if !b.Shared() {
-		least = 1
 	}
 	q := &Queries{conn: b.Tx(), db: s.db, tx: b.Tx(), batch: b, dialect: s.db.Dialect}
 	st := q.batchState()
