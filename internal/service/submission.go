@@ -171,6 +171,7 @@ func (s *Service) submit(ctx context.Context, t *TransferRecord, method *PayoutM
 
 // railMethodsOrFail returns the method each of ts is paid to, the users' methods read in one
 // query per app, or fails the payout (in status from) whose method was removed and gives it none.
+// An error of the store is no removal: it is returned, and fails no payout.
 func (s *Service) railMethodsOrFail(ctx context.Context, q Queries, ts []*TransferRecord, from payouts.TransferStatus) ([]*PayoutMethodRecord, error) {
 	methods, err := usersMethods(ctx, q, ts)
 	if err != nil {
@@ -178,8 +179,11 @@ func (s *Service) railMethodsOrFail(ctx context.Context, q Queries, ts []*Transf
 	}
 	out := make([]*PayoutMethodRecord, len(ts))
 	for i, t := range ts {
-		if out[i], err = s.methodOf(ctx, q, t, methods); err == nil {
+		switch out[i], err = s.methodOf(ctx, q, t, methods); {
+		case err == nil:
 			continue
+		case payouts.ErrorCode(err) == payouts.EInternal:
+			return nil, err
 		}
 		b, err := s.book(ctx, q, t.AppID)
 		if err != nil {
