@@ -280,11 +280,21 @@ func (w *writers) answer(j *job, err error) (retry []*job) {
 // apply runs the jobs in one transaction and commits it; errs holds each job's own error. txErr
 // is the error that lost the whole transaction, nil when it committed: with several jobs, a job
 // that fails after it changed rows loses it (errChangedThenFailed), and so does a failed batch
-// start, which runs first when withStart.
+// start, which runs first when withStart. A job whose caller gave up before the transaction
+// began is left out of it, its intent too, and hears why; with none left, none begins.
 func (w *writers) apply(jobs []*job, withStart bool) (errs []error, txErr error) {
+	errs = make([]error, len(jobs))
+	var live []*job
+	for i, j := range jobs {
+		if errs[i] = j.ctx.Err(); errs[i] == nil {
+			live = append(live, j)
+		}
+	}
+	if len(live) == 0 {
+		return errs, nil
+	}
 	// The batch outlives any one caller: a caller's cancellation must not abort the others.
 	ctx := context.Background()
-	errs = make([]error, len(jobs))
 	conn, err := w.pool.Conn(ctx)
 	if err != nil {
 		return errs, err
@@ -294,9 +304,9 @@ func (w *writers) apply(jobs []*job, withStart bool) (errs []error, txErr error)
 	if err != nil {
 		return errs, err
 	}
-	single := len(jobs) == 1
-	batch := &Batch{shared: !single, left: len(jobs), intents: make([]any, len(jobs)), tx: tx, conn: conn}
-	for i, j := range jobs {
+	single := len(live) == 1
+	batch := &Batch{shared: !single, left: len(live), intents: make([]any, len(live)), tx: tx, conn: conn}
+	for i, j := range live {
 		batch.intents[i] = j.intent
 	}
 	if start := w.start.Load(); start != nil && withStart {
@@ -306,12 +316,15 @@ func (w *writers) apply(jobs []*job, withStart bool) (errs []error, txErr error)
 		}
 	}
 	for i, j := range jobs {
+		if errs[i] != nil { // left out above
+			continue
+		}
 		if errs[i] = j.ctx.Err(); errs[i] != nil {
 			batch.left-- // never run
 			continue
 		}
 		if single {
-			if errs[0] = j.fn(tx, batch); errs[0] != nil {
+			if errs[i] = j.fn(tx, batch); errs[i] != nil {
 				tx.Rollback()
 				return errs, nil
 			}

@@ -242,6 +242,69 @@ func TestBatchStart(t *testing.T) {
 	}
 }
 
+// TestCanceledJobsLeftOutOfTheBatch: a job whose caller gave up before the writer began its
+// transaction is left out of it: the batch start never sees its intent, the job never runs, and
+// its caller hears why. A job alone that was given up begins no transaction at all.
+func TestCanceledJobsLeftOutOfTheBatch(t *testing.T) {
+	w := testWriters(t)
+	if _, err := w.pool.Exec(`CREATE TABLE items (k INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	var starts []string
+	start := func(_ context.Context, b *Batch) error {
+		starts = append(starts, fmt.Sprint(b.Intents()...))
+		return nil
+	}
+	w.start.Store(&start)
+	gone, giveUp := context.WithCancel(context.Background())
+	giveUp()
+	ran, rows := "", 0
+	named := func(ctx context.Context, name string) *job {
+		j := newJob(ctx, func(tx *sql.Tx, b *Batch) error {
+			ran += name
+			b.Changed()
+			rows++
+			_, err := tx.Exec(`INSERT INTO items (k) VALUES (?)`, rows)
+			return err
+		})
+		j.intent = name
+		return j
+	}
+	for _, tc := range []struct {
+		name           string
+		jobs           []*job
+		starts, ran    string
+		canceled, done []int // the jobs answered context.Canceled, and nil
+	}{
+		{"one given up in a batch of three", []*job{named(context.Background(), "a"), named(gone, "b"), named(context.Background(), "c")},
+			"[ac]", "ac", []int{1}, []int{0, 2}},
+		{"one left of two", []*job{named(gone, "d"), named(context.Background(), "e")}, "[e]", "e", []int{0}, []int{1}},
+		{"a job alone", []*job{named(gone, "f")}, "[]", "", []int{0}, nil},
+		{"all of a batch", []*job{named(gone, "g"), named(gone, "h")}, "[]", "", []int{0, 1}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			starts, ran = nil, ""
+			if retries := w.runBatch(tc.jobs); len(retries) != 0 {
+				t.Fatalf("%d jobs handed back", len(retries))
+			}
+			if got := fmt.Sprint(starts); got != tc.starts || ran != tc.ran {
+				t.Errorf("starts %s, jobs ran %q; want %s, %q", got, ran, tc.starts, tc.ran)
+			}
+			for want, idx := range map[error][]int{context.Canceled: tc.canceled, nil: tc.done} {
+				for _, i := range idx {
+					if err, ok := answered(tc.jobs[i]); !ok || !errors.Is(err, want) {
+						t.Errorf("job %d: answered %v, %v; want %v", i, ok, err, want)
+					}
+				}
+			}
+		})
+	}
+	var n int
+	if err := w.pool.QueryRow(`SELECT count(*) FROM items`).Scan(&n); err != nil || n != rows || n != 3 {
+		t.Errorf("%d rows stored (%v); want the 3 of the jobs that ran", n, err)
+	}
+}
+
 var errChanged = errors.New("changed its mind")
 
 // TestJobsAfterAFailedStatement: a job whose statement failed, and which then fails with an error
