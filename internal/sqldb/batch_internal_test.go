@@ -197,18 +197,7 @@ func TestBatchStart(t *testing.T) {
 	w.start.Store(&start)
 	ran, rows := "", 0
 	named := func(name string, fail bool) *job {
-		j := newJob(context.Background(), func(tx *sql.Tx, b *Batch) error {
-			ran += name
-			if fail {
-				return errChanged
-			}
-			b.Changed()
-			rows++
-			_, err := tx.Exec(`INSERT INTO items (k) VALUES (?)`, rows)
-			return err
-		})
-		j.intent = name
-		return j
+		return insertingJob(context.Background(), name, fail, &ran, &rows)
 	}
 
 	w.runBatch([]*job{named("a", true), named("b", false)})
@@ -259,17 +248,7 @@ func TestCanceledJobsLeftOutOfTheBatch(t *testing.T) {
 	gone, giveUp := context.WithCancel(context.Background())
 	giveUp()
 	ran, rows := "", 0
-	named := func(ctx context.Context, name string) *job {
-		j := newJob(ctx, func(tx *sql.Tx, b *Batch) error {
-			ran += name
-			b.Changed()
-			rows++
-			_, err := tx.Exec(`INSERT INTO items (k) VALUES (?)`, rows)
-			return err
-		})
-		j.intent = name
-		return j
-	}
+	named := func(ctx context.Context, name string) *job { return insertingJob(ctx, name, false, &ran, &rows) }
 	for _, tc := range []struct {
 		name           string
 		jobs           []*job
@@ -306,6 +285,23 @@ func TestCanceledJobsLeftOutOfTheBatch(t *testing.T) {
 }
 
 var errChanged = errors.New("changed its mind")
+
+// insertingJob is a job with intent name that adds name to *ran and, unless it fails with
+// errChanged first, inserts row *rows+1 into items.
+func insertingJob(ctx context.Context, name string, fail bool, ran *string, rows *int) *job {
+	j := newJob(ctx, func(tx *sql.Tx, b *Batch) error {
+		*ran += name
+		if fail {
+			return errChanged
+		}
+		b.Changed()
+		*rows++
+		_, err := tx.Exec(`INSERT INTO items (k) VALUES (?)`, *rows)
+		return err
+	})
+	j.intent = name
+	return j
+}
 
 // TestJobsAfterAFailedStatement: a job whose statement failed, and which then fails with an error
 // of its own without saying it changed anything, has left PostgreSQL's transaction aborted: the
