@@ -372,7 +372,7 @@ func (h *Handlers) renderDecision(c *fiber.Ctx, status int, item pages.ApprovalI
 	} else {
 		p.CanDecide = true
 	}
-	return h.web.Render(c, status, web.Page{Title: "Approval", Content: pages.ApprovalDetail(p)})
+	return h.web.Render(c, status, web.Page{Title: "Approval", Content: pages.ApprovalDetail(h.web.View(c), p)})
 }
 
 // decideApproval approves a held request (running it through the client with its idempotency

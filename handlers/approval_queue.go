@@ -33,7 +33,7 @@ func (h *Handlers) approvals(c *fiber.Ctx) error {
 	for _, a := range decided {
 		p.Decided = append(p.Decided, h.approvalRow(a))
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Approvals", Content: pages.Approvals(p)})
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Approvals", Content: pages.Approvals(h.web.View(c), p)})
 }
 
 // approvalQueue is the overview's section: how many wait, and the oldest.
@@ -144,7 +144,7 @@ func (h *Handlers) renderPayoutRequest(c *fiber.Ctx, status int, decision compon
 		return err
 	}
 	if cannot != "" {
-		return h.web.Render(c, status, web.Page{Title: "Approval", Content: pages.ApprovalDetail(pages.ApprovalProps{
+		return h.web.Render(c, status, web.Page{Title: "Approval", Content: pages.ApprovalDetail(h.web.View(c), pages.ApprovalProps{
 			Item: payoutRequestItem(*r), CannotDecide: cannot})})
 	}
 	item := payoutRequestItem(*r)

@@ -59,7 +59,7 @@ func (h *Handlers) renderBulkUpload(c *fiber.Ctx, status int, problem string) er
 	for _, j := range jobs {
 		p.Jobs = append(p.Jobs, bulkJobItem(j))
 	}
-	return h.web.Render(c, status, web.Page{Title: "Bulk payouts", Content: pages.BulkUpload(p)})
+	return h.web.Render(c, status, web.Page{Title: "Bulk payouts", Content: pages.BulkUpload(h.web.View(c), p)})
 }
 
 // uploadBulk reads an uploaded file, validates every row against the service and keeps the job
@@ -146,8 +146,8 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 		}
 		p.Balance = app.Wallet.WithdrawableAmount
 	}
-	progress := pages.BulkProgress(p)
-	return h.web.Render(c, status, web.Page{Title: "Bulk payout", Content: pages.BulkJob(p), Fragment: progress})
+	progress := pages.BulkProgress(h.web.View(c), p)
+	return h.web.Render(c, status, web.Page{Title: "Bulk payout", Content: pages.BulkJob(h.web.View(c), p), Fragment: progress})
 }
 
 // bulkProgress is a running job's progress alone, which its page polls until the job is done.
@@ -156,7 +156,7 @@ func (h *Handlers) bulkProgress(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	progress := pages.BulkProgress(p)
+	progress := pages.BulkProgress(h.web.View(c), p)
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Bulk payout progress", Content: progress, Fragment: progress})
 }
 

@@ -47,7 +47,7 @@ func (h *Handlers) renderCompliance(c *fiber.Ctx, status int, kind string, form 
 		return err
 	}
 	p := pages.ComplianceProps{UserID: u.ID, UserName: u.Name(), Kind: kind, Form: form}
-	return h.web.Render(c, status, web.Page{Title: "Tax form", Content: pages.ComplianceNew(p), Fragment: pages.ComplianceForm(p)})
+	return h.web.Render(c, status, web.Page{Title: "Tax form", Content: pages.ComplianceNew(h.web.View(c), p), Fragment: pages.ComplianceForm(h.web.View(c), p)})
 }
 
 // submitCompliance files the user's tax form.

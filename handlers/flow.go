@@ -75,7 +75,7 @@ func (h *Handlers) flows(c *fiber.Ctx) error {
 	if n := len(list.Data); n > 0 {
 		p.Pages = pageLinks("/flows", nil, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#flows-table")
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flows", Content: pages.Flows(p), Fragment: pages.FlowsTable(p)})
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flows", Content: pages.Flows(h.web.View(c), p), Fragment: pages.FlowsTable(h.web.View(c), p)})
 }
 
 var flowFields = append([]string{"user", "user_id", "metadata"}, stepFields("steps")...)
@@ -92,7 +92,7 @@ func (h *Handlers) newFlow(c *fiber.Ctx) error {
 func (h *Handlers) renderNewFlow(c *fiber.Ctx, status int, form components.Form) error {
 	p := pages.FlowNewProps{Form: form, Steps: stepChoices(),
 		Payee: payeePicker(form, "field-user", "For one of your users", "Type a name, email or phone and choose; leave empty and the payee identifies themselves by phone.")}
-	return h.web.Render(c, status, web.Page{Title: "New flow", Content: pages.FlowNew(p)})
+	return h.web.Render(c, status, web.Page{Title: "New flow", Content: pages.FlowNew(h.web.View(c), p)})
 }
 
 // createFlow makes a hosted flow of the steps picked and opens it.
@@ -140,7 +140,7 @@ func (h *Handlers) flow(c *fiber.Ctx) error {
 		p.LinkMasked = h.maskClaimURL(c, l)
 		p.Flow.Link = l.Link
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flow", Content: pages.FlowDetail(p)})
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flow", Content: pages.FlowDetail(h.web.View(c), p)})
 }
 
 // flowProgress is the flow's progress alone, which the flow page polls until every step is done.

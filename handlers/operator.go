@@ -37,7 +37,7 @@ func (h *Handlers) renderOperators(c *fiber.Ctx, status int, form components.For
 	for _, op := range ops {
 		p.Operators = append(p.Operators, operatorRow(op))
 	}
-	return h.web.Render(c, status, web.Page{Title: "Operators", Content: pages.Operators(p)})
+	return h.web.Render(c, status, web.Page{Title: "Operators", Content: pages.Operators(h.web.View(c), p)})
 }
 
 // createOperator adds an operator with a generated password, shown once.
@@ -75,7 +75,7 @@ func (h *Handlers) renderOperator(c *fiber.Ctx, status int, form components.Form
 	}
 	p := pages.OperatorProps{Operator: operatorRow(op), Roles: roleOptions(), Form: form, NewPassword: newPassword,
 		IsSelf: op.ID == h.operatorOf(c).ID}
-	return h.web.Render(c, status, web.Page{Title: op.Name, Content: pages.Operator(p)})
+	return h.web.Render(c, status, web.Page{Title: op.Name, Content: pages.Operator(h.web.View(c), p)})
 }
 
 // updateOperator applies one change to an operator, records it and goes back to their page.

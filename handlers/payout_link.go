@@ -51,7 +51,7 @@ func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 		query := url.Values{"q": {filter.Search}, "status": {string(filter.Status)}}
 		p.Pages = pageLinks("/payout-links", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#payout-links-table")
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Payout links", Content: pages.PayoutLinks(p), Fragment: pages.PayoutLinksTable(p)})
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Payout links", Content: pages.PayoutLinks(h.web.View(c), p), Fragment: pages.PayoutLinksTable(h.web.View(c), p)})
 }
 
 // Form field names are the API's field paths, so the service's problems land on the inputs.
@@ -79,7 +79,7 @@ func (h *Handlers) renderNewPayoutLink(c *fiber.Ctx, status int, form components
 	if !offered {
 		p.ChecksNote = notOffered("Checking the link and its payee's claim before it is issued")
 	}
-	return h.web.Render(c, status, web.Page{Title: "New payout link", Content: pages.PayoutLinkNew(p)})
+	return h.web.Render(c, status, web.Page{Title: "New payout link", Content: pages.PayoutLinkNew(h.web.View(c), p)})
 }
 
 // createPayoutLink issues a payout link: the app's money is reserved until the payee claims it.
@@ -184,7 +184,7 @@ func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.
 			return err
 		}
 	}
-	return h.web.Render(c, status, web.Page{Title: "Payout link", Content: pages.PayoutLinkDetail(p), Fragment: pages.PayoutLinkCancel(p)})
+	return h.web.Render(c, status, web.Page{Title: "Payout link", Content: pages.PayoutLinkDetail(h.web.View(c), p), Fragment: pages.PayoutLinkCancel(h.web.View(c), p)})
 }
 
 // cancelPayoutLink cancels an unclaimed link; the reserved money returns to the app. The reason

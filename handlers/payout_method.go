@@ -34,8 +34,8 @@ func (h *Handlers) renderPayoutMethod(c *fiber.Ctx, status int, platform payouts
 		return err
 	}
 	p := pages.PayoutMethodProps{UserID: u.ID, UserName: u.Name(), Platform: platform, Form: form}
-	return h.web.Render(c, status, web.Page{Title: "Add payout method", Content: pages.PayoutMethodNew(p),
-		Fragment: pages.PayoutMethodForm(p)})
+	return h.web.Render(c, status, web.Page{Title: "Add payout method", Content: pages.PayoutMethodNew(h.web.View(c), p),
+		Fragment: pages.PayoutMethodForm(h.web.View(c), p)})
 }
 
 // addPayoutMethod saves a payout method; the service validates it and its problems land on the

@@ -24,7 +24,7 @@ func (h *Handlers) sandboxInbox(c *fiber.Ctx) error {
 		return err
 	}
 	if !offered {
-		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Sandbox inbox", Content: pages.SandboxInbox(pages.SandboxInboxProps{Off: true})})
+		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Sandbox inbox", Content: pages.SandboxInbox(h.web.View(c), pages.SandboxInboxProps{Off: true})})
 	}
 	list, err := h.payouts.SandboxMessages(c.UserContext(), page)
 	if err != nil {
@@ -34,5 +34,5 @@ func (h *Handlers) sandboxInbox(c *fiber.Ctx) error {
 	if n := len(list.Data); n > 0 && list.HasMore {
 		p.Older = "/sandbox/inbox?" + url.Values{"starting_after": {list.Data[n-1].ID}}.Encode()
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Sandbox inbox", Content: pages.SandboxInbox(p)})
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Sandbox inbox", Content: pages.SandboxInbox(h.web.View(c), p)})
 }

@@ -43,7 +43,7 @@ func (h *Handlers) search(c *fiber.Ctx) error {
 		}
 		h.maskClaimURLs(c, p.Links)
 	}
-	return h.web.Render(c, status, web.Page{Title: "Search", Content: pages.Search(p), Fragment: pages.SearchSuggestions(p)})
+	return h.web.Render(c, status, web.Page{Title: "Search", Content: pages.Search(h.web.View(c), p), Fragment: pages.SearchSuggestions(p)})
 }
 
 // find runs a search: as a short id or the beginning of an id when it can be one (8 or more hex

@@ -44,7 +44,7 @@ func (h *Handlers) overview(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Overview", Content: pages.Overview(p)})
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Overview", Content: pages.Overview(h.web.View(c), p)})
 }
 
 // failures counts every payout of the app that failed in the overview's window: its failed payout

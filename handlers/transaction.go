@@ -77,8 +77,8 @@ func (h *Handlers) transactions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.web.Render(c, status, web.Page{Title: "Transactions", Content: pages.Transactions(p),
-		Fragment: pages.TransactionsBody(p)})
+	return h.web.Render(c, status, web.Page{Title: "Transactions", Content: pages.Transactions(h.web.View(c), p),
+		Fragment: pages.TransactionsBody(h.web.View(c), p)})
 }
 
 // transactionTypeName is the dashboard's name for a ledger line's type given as text, as the
@@ -102,5 +102,5 @@ func (h *Handlers) transaction(c *fiber.Ctx) error {
 		return err
 	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Transaction " + c.Params("id"),
-		Content: pages.TransactionDetail(pages.TransactionDetailProps{Transaction: *t, People: people})})
+		Content: pages.TransactionDetail(h.web.View(c), pages.TransactionDetailProps{Transaction: *t, People: people})})
 }

@@ -113,7 +113,7 @@ func (h *Handlers) transfers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.web.Render(c, status, web.Page{Title: "Transfers", Content: pages.Transfers(p), Fragment: pages.TransfersBody(p)})
+	return h.web.Render(c, status, web.Page{Title: "Transfers", Content: pages.Transfers(h.web.View(c), p), Fragment: pages.TransfersBody(h.web.View(c), p)})
 }
 
 // transfer shows one transfer: what it moved, its status timeline, its transactions and, when
@@ -137,7 +137,7 @@ func (h *Handlers) renderTransfer(c *fiber.Ctx, status int, review components.Fo
 	} else if !offered {
 		p.ReviewNote = notOffered("Releasing or rejecting a flagged transfer")
 	}
-	return h.web.Render(c, status, web.Page{Title: "Transfer " + t.ID, Content: pages.TransferDetail(p)})
+	return h.web.Render(c, status, web.Page{Title: "Transfer " + t.ID, Content: pages.TransferDetail(h.web.View(c), p)})
 }
 
 // reviewTransfer releases a flagged transfer to its rail or rejects it; a rejection needs a

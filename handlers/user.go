@@ -40,7 +40,7 @@ func (h *Handlers) users(c *fiber.Ctx) error {
 		query := url.Values{"q": {filter.Search}, "status": {string(filter.Status)}}
 		p.Pages = pageLinks("/users", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#users-table")
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Users", Content: pages.Users(p), Fragment: pages.UsersTable(p)})
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Users", Content: pages.Users(h.web.View(c), p), Fragment: pages.UsersTable(h.web.View(c), p)})
 }
 
 var userFields = []string{"first_name", "last_name", "email", "country_code", "phone_number", "username"}
@@ -51,7 +51,7 @@ func (h *Handlers) newUser(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) renderNewUser(c *fiber.Ctx, status int, form components.Form) error {
-	return h.web.Render(c, status, web.Page{Title: "New user", Content: pages.UserNew(pages.UserNewProps{Form: form})})
+	return h.web.Render(c, status, web.Page{Title: "New user", Content: pages.UserNew(h.web.View(c), pages.UserNewProps{Form: form})})
 }
 
 // createUser creates a user and opens their page.
@@ -104,7 +104,7 @@ func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 		CanReadTransfers: h.can(c, web.PermTransfersRead), CanCreateLink: h.can(c, web.PermLinksWrite),
 		Transfer: pages.TransferFormProps{Form: forms.transfer, IdempotencyKey: uuid.NewString()},
 		Payout:   payoutFormProps(methods, forms.payout), Verify: forms.verify}
-	return h.web.Render(c, status, web.Page{Title: u.Name(), Content: pages.User(p)})
+	return h.web.Render(c, status, web.Page{Title: u.Name(), Content: pages.User(h.web.View(c), p)})
 }
 
 // confirmDeleteUser asks before deleting a user.
@@ -114,7 +114,7 @@ func (h *Handlers) confirmDeleteUser(c *fiber.Ctx) error {
 		return err
 	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Delete " + u.Name(),
-		Content: pages.UserDelete(pages.UserDeleteProps{UserID: u.ID, UserName: u.Name()})})
+		Content: pages.UserDelete(h.web.View(c), pages.UserDeleteProps{UserID: u.ID, UserName: u.Name()})})
 }
 
 // deleteUser deletes a user; one with money or a payout in flight stays, and the page says why.
@@ -127,7 +127,7 @@ func (h *Handlers) deleteUser(c *fiber.Ctx) error {
 			name = got.Name()
 		}
 		return h.web.Render(c, fiber.StatusUnprocessableEntity, web.Page{Title: "Delete " + name,
-			Content: pages.UserDelete(pages.UserDeleteProps{UserID: c.Params("id"), UserName: name, Problem: form.Message})})
+			Content: pages.UserDelete(h.web.View(c), pages.UserDeleteProps{UserID: c.Params("id"), UserName: name, Problem: form.Message})})
 	}
 	if err != nil {
 		return err

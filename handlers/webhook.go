@@ -31,7 +31,7 @@ func (h *Handlers) renderWebhooks(c *fiber.Ctx, status int, form components.Form
 		return err
 	}
 	p := pages.WebhooksProps{Endpoints: list.Data, Form: form, Created: created, CanManage: h.can(c, web.PermWebhooksManage)}
-	return h.web.Render(c, status, web.Page{Title: "Webhooks", Content: pages.Webhooks(p)})
+	return h.web.Render(c, status, web.Page{Title: "Webhooks", Content: pages.Webhooks(h.web.View(c), p)})
 }
 
 // eventTypesOf reads a comma-separated list of event types; blank is every type.
@@ -82,7 +82,7 @@ func (h *Handlers) renderWebhook(c *fiber.Ctx, status int, form components.Form,
 	}
 	p := pages.WebhookProps{Endpoint: *e, Attempts: attempts.Data, Form: form, NewSecret: newSecret,
 		CanManage: h.can(c, web.PermWebhooksManage)}
-	return h.web.Render(c, status, web.Page{Title: "Webhook", Content: pages.Webhook(p)})
+	return h.web.Render(c, status, web.Page{Title: "Webhook", Content: pages.Webhook(h.web.View(c), p)})
 }
 
 // setWebhookEnabled turns deliveries to an endpoint on or off.
@@ -170,7 +170,7 @@ func (h *Handlers) objectEvents(find func(ctx context.Context, id string) error)
 		if err != nil {
 			return err
 		}
-		events := pages.ObjectEvents(list.Data)
+		events := pages.ObjectEvents(h.web.View(c), list.Data)
 		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: events, Fragment: events})
 	}
 }

@@ -52,15 +52,20 @@ func (s *Server) Render(c *fiber.Ctx, status int, p Page) error {
 	return c.Status(status).Send(buf.Bytes())
 }
 
-// viewContext carries what every component may need: the CSP nonce, the CSRF token, the clock.
+// viewContext carries the request's CSP nonce, which templ reads from the context for the
+// scripts it renders.
 func (s *Server) viewContext(c *fiber.Ctx) context.Context {
-	ctx := templ.WithNonce(c.UserContext(), Nonce(c))
-	ctx = components.WithCSRF(ctx, CSRFToken(c))
-	return components.WithNow(ctx, s.cfg.Now())
+	return templ.WithNonce(c.UserContext(), Nonce(c))
+}
+
+// View is what the pages rendered for c need of it: the session's CSRF token, for their forms,
+// and the server's clock, for their relative times.
+func (s *Server) View(c *fiber.Ctx) components.Request {
+	return components.Request{CSRF: CSRFToken(c), Now: s.cfg.Now()}
 }
 
 func (s *Server) layoutProps(c *fiber.Ctx, title string) (layout.Props, error) {
-	props := layout.Props{Title: title, Assets: layout.Assets{
+	props := layout.Props{Title: title, CSRF: CSRFToken(c), Assets: layout.Assets{
 		CSS: s.Asset("css/app.css"), HTMX: s.Asset("js/htmx.min.js"), App: s.Asset("js/app.js"),
 	}}
 	op, err := s.CurrentOperator(c)

@@ -1,46 +1,23 @@
 // Package components holds the dashboard's reusable view pieces: money, times, badges, form
 // fields with their error messages, empty states, pagination, flash messages and toasts.
 //
-// Two values reach every component through the context rather than through each view model,
-// the way templ itself passes the CSP nonce: the CSRF token (for the hidden field of every form)
-// and the clock (for relative times). The web package puts both there when it renders.
+// What a component needs of the request it answers comes in its arguments: the session's CSRF
+// token for the hidden field of a form, the time relative times count from. A page takes both
+// as a Request (below) and passes them down.
 package components
 
 import (
-	"context"
 	"time"
 
 	"github.com/a-h/templ"
 )
 
-type ctxKey int
-
-const (
-	csrfKey ctxKey = iota
-	nowKey
-)
-
-// WithCSRF returns ctx carrying the CSRF token that forms rendered with it send back.
-func WithCSRF(ctx context.Context, token string) context.Context {
-	return context.WithValue(ctx, csrfKey, token)
-}
-
-// CSRFToken returns the token put in ctx by WithCSRF.
-func CSRFToken(ctx context.Context) string {
-	tok, _ := ctx.Value(csrfKey).(string)
-	return tok
-}
-
-// WithNow returns ctx carrying the time relative times are counted from.
-func WithNow(ctx context.Context, now time.Time) context.Context {
-	return context.WithValue(ctx, nowKey, now)
-}
-
-func nowOf(ctx context.Context) time.Time {
-	if t, ok := ctx.Value(nowKey).(time.Time); ok {
-		return t
-	}
-	return time.Now()
+// Request is what the dashboard's pages need of the request they answer, made by the web package
+// (web.Server.View): the session's CSRF token, which every form sends back, and the time
+// relative times are counted from (the server's clock, which tests set).
+type Request struct {
+	CSRF string
+	Now  time.Time
 }
 
 // Relative says how long ago (or how far ahead) t is from now: "just now", "5 minutes ago",

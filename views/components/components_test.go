@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a-h/templ"
 )
@@ -142,6 +143,33 @@ func TestProgress(t *testing.T) {
 		t.Run(tc.want, func(t *testing.T) {
 			if got := render(t, Progress(tc.done, tc.total, "t")); got != tc.want {
 				t.Errorf("got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRequestValuesComeFromArguments: the CSRF field carries the token it is given, and relative
+// times count from the now they are given, not the machine's clock.
+func TestRequestValuesComeFromArguments(t *testing.T) {
+	now := time.Date(2031, 3, 4, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		c    templ.Component
+		want []string
+	}{
+		{"CSRF field", CSRFField("tok-123"), []string{`name="_csrf"`, `value="tok-123"`}},
+		{"time", Time(now.Add(-3*time.Hour), now), []string{"3 hours ago", `datetime="2031-03-04T09:00:00Z"`}},
+		{"time ahead", Time(now.Add(2*24*time.Hour), now), []string{"in 2 days"}},
+		{"date and time", DateTime(now.Add(-5*time.Minute), now), []string{"2031-03-04 11:55 UTC", "5 minutes ago"}},
+		{"no time", Time(time.Time{}, now), []string{"—"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := render(t, tt.c)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("rendered %q; want it to contain %q", got, w)
+				}
 			}
 		})
 	}

@@ -16,6 +16,7 @@ type Props struct {
 	Nav      []NavLink
 	Flashes  []components.Flash
 	Assets   Assets
+	CSRF     string // the session's token, sent with every htmx request and the sign-out form
 }
 
 // Operator is who is signed in, as the shell shows them.

@@ -131,7 +131,7 @@ func approvalStatus(status string) templ.Component {
 }
 
 // Approvals is the queue of requests waiting for a second operator, and the latest decided.
-func Approvals(p ApprovalsProps) templ.Component {
+func Approvals(req components.Request, p ApprovalsProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -210,7 +210,7 @@ func Approvals(p ApprovalsProps) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = approvalSection("approvals-open", "Waiting for approval", p.Open, "Waiting for approval, oldest first").Render(templ.WithChildren(ctx, templ_7745c5c3_Var5), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = approvalSection(req, "approvals-open", "Waiting for approval", p.Open, "Waiting for approval, oldest first").Render(templ.WithChildren(ctx, templ_7745c5c3_Var5), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -232,7 +232,7 @@ func Approvals(p ApprovalsProps) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = approvalSection("approvals-decided", "Decided", p.Decided, "Decided, newest first").Render(templ.WithChildren(ctx, templ_7745c5c3_Var6), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = approvalSection(req, "approvals-decided", "Decided", p.Decided, "Decided, newest first").Render(templ.WithChildren(ctx, templ_7745c5c3_Var6), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -246,7 +246,7 @@ func Approvals(p ApprovalsProps) templ.Component {
 
 // approvalSection is one list of the approvals page under its title; the children say why it is
 // empty, when it is.
-func approvalSection(id, title string, items []ApprovalItem, caption string) templ.Component {
+func approvalSection(req components.Request, id, title string, items []ApprovalItem, caption string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -347,7 +347,7 @@ func approvalSection(id, title string, items []ApprovalItem, caption string) tem
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = approvalTable(items, caption).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = approvalTable(req, items, caption).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -360,7 +360,7 @@ func approvalSection(id, title string, items []ApprovalItem, caption string) tem
 	})
 }
 
-func approvalTable(items []ApprovalItem, caption string) templ.Component {
+func approvalTable(req components.Request, items []ApprovalItem, caption string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -516,7 +516,7 @@ func approvalTable(items []ApprovalItem, caption string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Time(it.Created).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Time(it.Created, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -534,7 +534,7 @@ func approvalTable(items []ApprovalItem, caption string) templ.Component {
 }
 
 // ApprovalQueue is the overview's section on what waits for approval.
-func ApprovalQueue(q ApprovalQueueProps) templ.Component {
+func ApprovalQueue(req components.Request, q ApprovalQueueProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -691,7 +691,7 @@ func ApprovalQueue(q ApprovalQueueProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Time(it.Created).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Time(it.Created, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -714,7 +714,7 @@ func ApprovalQueue(q ApprovalQueueProps) templ.Component {
 }
 
 // ApprovalDetail is one item: what would happen, who asked, and Approve / Reject.
-func ApprovalDetail(p ApprovalProps) templ.Component {
+func ApprovalDetail(req components.Request, p ApprovalProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -789,7 +789,7 @@ func ApprovalDetail(p ApprovalProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if p.Item.Open {
-			templ_7745c5c3_Err = approvalDecision(p).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = approvalDecision(req, p).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1084,7 +1084,7 @@ func ApprovalDetail(p ApprovalProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Time(p.Item.Created).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Time(p.Item.Created, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1124,7 +1124,7 @@ func ApprovalDetail(p ApprovalProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Time(p.Item.Decided).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Time(p.Item.Decided, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1253,7 +1253,7 @@ func ApprovalDetail(p ApprovalProps) templ.Component {
 }
 
 // approvalDecision is the approve and reject forms, or why the operator may not use them.
-func approvalDecision(p ApprovalProps) templ.Component {
+func approvalDecision(req components.Request, p ApprovalProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1339,7 +1339,7 @@ func approvalDecision(p ApprovalProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1395,7 +1395,7 @@ func approvalDecision(p ApprovalProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -153,7 +153,7 @@ func AuditActions() []string {
 }
 
 // Audit is the log of what operators changed, filterable by operator and object.
-func Audit(p AuditProps) templ.Component {
+func Audit(req components.Request, p AuditProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -255,7 +255,7 @@ func Audit(p AuditProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = AuditTable(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = AuditTable(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -268,7 +268,7 @@ func Audit(p AuditProps) templ.Component {
 }
 
 // AuditTable is the table of entries, the swap target of its pagination.
-func AuditTable(p AuditProps) templ.Component {
+func AuditTable(req components.Request, p AuditProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -373,7 +373,7 @@ func AuditTable(p AuditProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.DateTime(e.Created).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.DateTime(e.Created, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

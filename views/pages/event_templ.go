@@ -42,7 +42,7 @@ type EventsProps struct {
 }
 
 // Events lists the app's events across every object, filterable by type, user and days.
-func Events(p EventsProps) templ.Component {
+func Events(req components.Request, p EventsProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -130,7 +130,7 @@ func Events(p EventsProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = EventsTable(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = EventsTable(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -143,7 +143,7 @@ func Events(p EventsProps) templ.Component {
 }
 
 // EventsTable is the table of events, the swap target of the filter and the pager.
-func EventsTable(p EventsProps) templ.Component {
+func EventsTable(req components.Request, p EventsProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -265,7 +265,7 @@ func EventsTable(p EventsProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.DateTime(e.Created).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.DateTime(e.Created, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

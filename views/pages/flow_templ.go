@@ -26,7 +26,7 @@ type FlowsProps struct {
 }
 
 // Flows is the list of hosted flows.
-func Flows(p FlowsProps) templ.Component {
+func Flows(req components.Request, p FlowsProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -79,7 +79,7 @@ func Flows(p FlowsProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = FlowsTable(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = FlowsTable(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -92,7 +92,7 @@ func Flows(p FlowsProps) templ.Component {
 }
 
 // FlowsTable is the table of flows, swapped by its pagination.
-func FlowsTable(p FlowsProps) templ.Component {
+func FlowsTable(req components.Request, p FlowsProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -245,7 +245,7 @@ func FlowsTable(p FlowsProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if f.UserID != nil {
-					templ_7745c5c3_Err = Person(p.People, *f.UserID).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Person(req, p.People, *f.UserID).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -356,7 +356,7 @@ func FlowsTable(p FlowsProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Time(f.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Time(f.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -605,7 +605,7 @@ type FlowNewProps struct {
 }
 
 // FlowNew is the form to create a flow.
-func FlowNew(p FlowNewProps) templ.Component {
+func FlowNew(req components.Request, p FlowNewProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -674,7 +674,7 @@ func FlowNew(p FlowNewProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -731,7 +731,7 @@ type FlowDetailProps struct {
 
 // FlowDetail is one flow: the hosted page in an iframe, as on the app's site (not for a payout
 // link's flow, which only its payee may act in), and its progress, which refreshes by itself.
-func FlowDetail(p FlowDetailProps) templ.Component {
+func FlowDetail(req components.Request, p FlowDetailProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -859,7 +859,7 @@ func FlowDetail(p FlowDetailProps) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = components.Time(p.Flow.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Time(p.Flow.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -882,7 +882,7 @@ func FlowDetail(p FlowDetailProps) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = Person(p.People, *p.Flow.UserID).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Person(req, p.People, *p.Flow.UserID).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -89,7 +89,7 @@ func ClaimPreview(l payouts.PayoutLink, appName string) templ.Component {
 
 // LinkTimeline is what happened to a link: issued, and claimed (by whom, when, through which
 // verified contact).
-func LinkTimeline(l payouts.PayoutLink) templ.Component {
+func LinkTimeline(req components.Request, l payouts.PayoutLink) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -132,7 +132,7 @@ func LinkTimeline(l payouts.PayoutLink) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Time(l.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Time(l.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -146,7 +146,7 @@ func LinkTimeline(l payouts.PayoutLink) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if l.ClaimedAt != nil {
-				templ_7745c5c3_Err = components.Time(l.ClaimedAt.Time).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Time(l.ClaimedAt.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -30,7 +30,7 @@ type PayoutLinksProps struct {
 }
 
 // PayoutLinks is the list of payout links, found by payee and narrowed by status.
-func PayoutLinks(p PayoutLinksProps) templ.Component {
+func PayoutLinks(req components.Request, p PayoutLinksProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -113,7 +113,7 @@ func PayoutLinks(p PayoutLinksProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = PayoutLinksTable(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = PayoutLinksTable(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -126,7 +126,7 @@ func PayoutLinks(p PayoutLinksProps) templ.Component {
 }
 
 // PayoutLinksTable is the table of links, swapped by the search and the pagination.
-func PayoutLinksTable(p PayoutLinksProps) templ.Component {
+func PayoutLinksTable(req components.Request, p PayoutLinksProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -331,7 +331,7 @@ func PayoutLinksTable(p PayoutLinksProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if id := linkUserID(l); id != nil {
-					templ_7745c5c3_Err = Person(p.People, *id).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Person(req, p.People, *id).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -366,7 +366,7 @@ func PayoutLinksTable(p PayoutLinksProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Time(l.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Time(l.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -464,7 +464,7 @@ var deliveryMethods = []components.Option{
 }
 
 // PayoutLinkNew is the form with every field of a payout link.
-func PayoutLinkNew(p PayoutLinkNewProps) templ.Component {
+func PayoutLinkNew(req components.Request, p PayoutLinkNewProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -556,7 +556,7 @@ func PayoutLinkNew(p PayoutLinkNewProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -878,7 +878,7 @@ type LinkCancellation struct {
 
 // PayoutLinkDetail is one payout link: the link to hand over, what it is for, the claim page as
 // the payee sees it, and its cancellation.
-func PayoutLinkDetail(p PayoutLinkProps) templ.Component {
+func PayoutLinkDetail(req components.Request, p PayoutLinkProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1031,7 +1031,7 @@ func PayoutLinkDetail(p PayoutLinkProps) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = components.Time(p.Link.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Time(p.Link.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1239,7 +1239,7 @@ func PayoutLinkDetail(p PayoutLinkProps) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = Person(p.People, *p.Link.UserID).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Person(req, p.People, *p.Link.UserID).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1263,7 +1263,7 @@ func PayoutLinkDetail(p PayoutLinkProps) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = Person(p.People, *p.Link.ClaimedUserID).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Person(req, p.People, *p.Link.ClaimedUserID).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1436,17 +1436,17 @@ func PayoutLinkDetail(p PayoutLinkProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = LinkTimeline(p.Link).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = LinkTimeline(req, p.Link).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if p.Link.Status == payouts.LinkCanceled {
-			templ_7745c5c3_Err = LinkCanceled(p.Cancellation).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = LinkCanceled(req, p.Cancellation).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = PayoutLinkCancel(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = PayoutLinkCancel(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1476,7 +1476,7 @@ func PayoutLinkDetail(p PayoutLinkProps) templ.Component {
 
 // LinkCanceled says who canceled the link, when and why; a link canceled through the API left
 // no such record.
-func LinkCanceled(c *LinkCancellation) templ.Component {
+func LinkCanceled(req components.Request, c *LinkCancellation) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1568,7 +1568,7 @@ func LinkCanceled(c *LinkCancellation) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = components.Time(c.At).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Time(c.At, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1620,7 +1620,7 @@ func LinkCanceled(c *LinkCancellation) templ.Component {
 
 // PayoutLinkCancel cancels an open link with a reason for the audit log; the form's answer
 // replaces it when the reason is missing.
-func PayoutLinkCancel(p PayoutLinkProps) templ.Component {
+func PayoutLinkCancel(req components.Request, p PayoutLinkProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1707,7 +1707,7 @@ func PayoutLinkCancel(p PayoutLinkProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -23,7 +23,7 @@ type PayoutMethodProps struct {
 }
 
 // PayoutMethodNew is the page to save a way to pay a user: one form per platform.
-func PayoutMethodNew(p PayoutMethodProps) templ.Component {
+func PayoutMethodNew(req components.Request, p PayoutMethodProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -96,7 +96,7 @@ func PayoutMethodNew(p PayoutMethodProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = PayoutMethodForm(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = PayoutMethodForm(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -109,7 +109,7 @@ func PayoutMethodNew(p PayoutMethodProps) templ.Component {
 }
 
 // PayoutMethodForm is the platform tabs and the form of the chosen platform; the tabs swap it.
-func PayoutMethodForm(p PayoutMethodProps) templ.Component {
+func PayoutMethodForm(req components.Request, p PayoutMethodProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -244,7 +244,7 @@ func PayoutMethodForm(p PayoutMethodProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -65,7 +65,7 @@ var feeParties = []components.Option{
 }
 
 // PayoutForm sends an amount in dollars from the user's wallet to one of their payout methods.
-func PayoutForm(userID string, p PayoutFormProps) templ.Component {
+func PayoutForm(req components.Request, userID string, p PayoutFormProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -103,7 +103,7 @@ func PayoutForm(userID string, p PayoutFormProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -20,7 +20,7 @@ type People map[string]payouts.User
 
 // Person names a user, linked to their page: "Maria López (maria@example.com)". A user the page
 // could not look up (deleted) shows as the short id, still linked, with the full id as its title.
-func Person(people People, id string) templ.Component {
+func Person(req components.Request, people People, id string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

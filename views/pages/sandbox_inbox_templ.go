@@ -69,7 +69,7 @@ func channelTone(channel string) string {
 
 // SandboxInbox is the messages the sandbox kept for this app instead of sending them, newest
 // first, with their links clickable and their codes standing out.
-func SandboxInbox(p SandboxInboxProps) templ.Component {
+func SandboxInbox(req components.Request, p SandboxInboxProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -232,7 +232,7 @@ func SandboxInbox(p SandboxInboxProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Time(m.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Time(m.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

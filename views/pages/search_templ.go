@@ -50,7 +50,7 @@ func (p SearchProps) empty() bool {
 const suggestionsPerKind = 3
 
 // Search is the results of a search, grouped by kind.
-func Search(p SearchProps) templ.Component {
+func Search(req components.Request, p SearchProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -193,7 +193,7 @@ func Search(p SearchProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = searchResults(p, len(p.Users)+len(p.Links)+len(p.Transfers)+len(p.Flows)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = searchResults(req, p, len(p.Users)+len(p.Links)+len(p.Transfers)+len(p.Flows)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -424,7 +424,7 @@ func suggestion(href, label, detail string) templ.Component {
 }
 
 // searchResults lists at most limit results of each kind found.
-func searchResults(p SearchProps, limit int) templ.Component {
+func searchResults(req components.Request, p SearchProps, limit int) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -463,7 +463,7 @@ func searchResults(p SearchProps, limit int) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Person(p.People, u.ID).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Person(req, p.People, u.ID).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -570,7 +570,7 @@ func searchResults(p SearchProps, limit int) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = components.Time(l.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = components.Time(l.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -660,7 +660,7 @@ func searchResults(p SearchProps, limit int) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = components.Time(t.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = components.Time(t.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -674,7 +674,7 @@ func searchResults(p SearchProps, limit int) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Person(p.People, *t.UserID).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Person(req, p.People, *t.UserID).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
@@ -788,7 +788,7 @@ func searchResults(p SearchProps, limit int) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Person(p.People, *f.UserID).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Person(req, p.People, *f.UserID).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}

@@ -70,7 +70,7 @@ type BalanceAsOf struct {
 const StatementDefinition = "In and out are the posted ledger lines into and out of this wallet, the lines the transfers and transactions summaries sum for the app's wallet: a payout and its fee count when the rail settles them, money moved to a user and then paid out counts once, and a failed payout's released fee counts nowhere."
 
 // Statement is a wallet, the app's or a payee's, over a period.
-func Statement(p StatementProps) templ.Component {
+func Statement(req components.Request, p StatementProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -95,7 +95,7 @@ func Statement(p StatementProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = StatementBody(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = StatementBody(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -109,7 +109,7 @@ func Statement(p StatementProps) templ.Component {
 
 // StatementBody is the form and the statement, which the form swaps together so that its
 // problems show on its fields.
-func StatementBody(p StatementProps) templ.Component {
+func StatementBody(req components.Request, p StatementProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -236,7 +236,7 @@ func StatementBody(p StatementProps) templ.Component {
 			}
 		}
 		if p.Sheet != nil {
-			templ_7745c5c3_Err = statementSheet(p.Sheet, p.ExportURL).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = statementSheet(req, p.Sheet, p.ExportURL).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -249,7 +249,7 @@ func StatementBody(p StatementProps) templ.Component {
 	})
 }
 
-func statementSheet(s *StatementSheet, exportURL string) templ.Component {
+func statementSheet(req components.Request, s *StatementSheet, exportURL string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -603,7 +603,7 @@ func statementSheet(s *StatementSheet, exportURL string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.DateTime(m.Posted).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.DateTime(m.Posted, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -52,7 +52,7 @@ func failureSummary(p FailuresProps) string {
 
 // Overview is the app at a glance: its wallet, today's payouts, what needs attention and the
 // last 30 days of payouts.
-func Overview(p OverviewProps) templ.Component {
+func Overview(req components.Request, p OverviewProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -77,7 +77,7 @@ func Overview(p OverviewProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = ApprovalQueue(p.Approvals).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ApprovalQueue(req, p.Approvals).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -113,7 +113,7 @@ func Overview(p OverviewProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.App != nil {
-				templ_7745c5c3_Err = Failures(p.Failures).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Failures(req, p.Failures).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -282,7 +282,7 @@ func Overview(p OverviewProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Failures(p.Failures).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Failures(req, p.Failures).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -344,7 +344,7 @@ func Overview(p OverviewProps) templ.Component {
 
 // Failures is every payout of the app that failed in the window, with where each kind is listed
 // and what the count leaves out.
-func Failures(p FailuresProps) templ.Component {
+func Failures(req components.Request, p FailuresProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

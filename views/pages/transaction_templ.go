@@ -26,7 +26,7 @@ type TransactionsProps struct {
 }
 
 // Transactions is the history of ledger lines, filtered by user, type, status, dates and amounts.
-func Transactions(p TransactionsProps) templ.Component {
+func Transactions(req components.Request, p TransactionsProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -51,7 +51,7 @@ func Transactions(p TransactionsProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = TransactionsBody(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = TransactionsBody(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -64,7 +64,7 @@ func Transactions(p TransactionsProps) templ.Component {
 }
 
 // TransactionsBody is the filter form and the table, swapped together.
-func TransactionsBody(p TransactionsProps) templ.Component {
+func TransactionsBody(req components.Request, p TransactionsProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -111,7 +111,7 @@ func TransactionsBody(p TransactionsProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = TransactionsList(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = TransactionsList(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -124,7 +124,7 @@ func TransactionsBody(p TransactionsProps) templ.Component {
 }
 
 // TransactionsList is the filtered table with its summary, export and pagination.
-func TransactionsList(p TransactionsProps) templ.Component {
+func TransactionsList(req components.Request, p TransactionsProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -220,7 +220,7 @@ func TransactionsList(p TransactionsProps) templ.Component {
 				}
 			}
 		} else {
-			templ_7745c5c3_Err = transactionRows(p.Transactions, p.Payees).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = transactionRows(req, p.Transactions, p.Payees).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -238,7 +238,7 @@ func TransactionsList(p TransactionsProps) templ.Component {
 }
 
 // TransactionsTable lists ledger lines; each opens its own page.
-func TransactionsTable(ts []payouts.Transaction) templ.Component {
+func TransactionsTable(req components.Request, ts []payouts.Transaction) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -259,7 +259,7 @@ func TransactionsTable(ts []payouts.Transaction) templ.Component {
 			templ_7745c5c3_Var10 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = transactionRows(ts, nil).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = transactionRows(req, ts, nil).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -269,7 +269,7 @@ func TransactionsTable(ts []payouts.Transaction) templ.Component {
 
 // transactionRows is the table of ledger lines, naming each line's payee when payees holds
 // them; each line opens its own page.
-func transactionRows(ts []payouts.Transaction, payees map[string]components.PayeeProps) templ.Component {
+func transactionRows(req components.Request, ts []payouts.Transaction, payees map[string]components.PayeeProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -370,7 +370,7 @@ func transactionRows(ts []payouts.Transaction, payees map[string]components.Paye
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.DateTime(t.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.DateTime(t.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -510,7 +510,7 @@ type TransactionDetailProps struct {
 }
 
 // TransactionDetail is one ledger line.
-func TransactionDetail(p TransactionDetailProps) templ.Component {
+func TransactionDetail(req components.Request, p TransactionDetailProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -711,7 +711,7 @@ func TransactionDetail(p TransactionDetailProps) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = components.Time(p.Transaction.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Time(p.Transaction.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -800,7 +800,7 @@ func TransactionDetail(p TransactionDetailProps) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = Person(p.People, *p.Transaction.UserID).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Person(req, p.People, *p.Transaction.UserID).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

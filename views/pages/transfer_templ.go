@@ -28,7 +28,7 @@ const (
 )
 
 // Wallet shows the user's balances and, for operators who may, the form to move money.
-func Wallet(p UserProps) templ.Component {
+func Wallet(req components.Request, p UserProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -120,7 +120,7 @@ func Wallet(p UserProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if p.CanMove {
-			templ_7745c5c3_Err = MoveMoneyForm(p.User.ID, p.Transfer).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = MoveMoneyForm(req, p.User.ID, p.Transfer).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -128,7 +128,7 @@ func Wallet(p UserProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = PayoutForm(p.User.ID, p.Payout).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = PayoutForm(req, p.User.ID, p.Payout).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -142,7 +142,7 @@ func Wallet(p UserProps) templ.Component {
 }
 
 // MoveMoneyForm moves an amount in dollars from the app's wallet to the user's, or back.
-func MoveMoneyForm(userID string, t TransferFormProps) templ.Component {
+func MoveMoneyForm(req components.Request, userID string, t TransferFormProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -180,7 +180,7 @@ func MoveMoneyForm(userID string, t TransferFormProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -287,7 +287,7 @@ func MoveMoneyForm(userID string, t TransferFormProps) templ.Component {
 
 // TransfersTable lists transfers, newest first; linked rows open the transfer's page (for
 // operators who may read transfers).
-func TransfersTable(ts []payouts.Transfer, linked bool) templ.Component {
+func TransfersTable(req components.Request, ts []payouts.Transfer, linked bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -330,7 +330,7 @@ func TransfersTable(ts []payouts.Transfer, linked bool) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Time(t.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Time(t.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -467,7 +467,7 @@ type ListProps struct {
 }
 
 // Transfers is every movement of money, filtered by user, type, status, dates and amounts.
-func Transfers(p TransfersProps) templ.Component {
+func Transfers(req components.Request, p TransfersProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -492,7 +492,7 @@ func Transfers(p TransfersProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = TransfersBody(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = TransfersBody(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -506,7 +506,7 @@ func Transfers(p TransfersProps) templ.Component {
 
 // TransfersBody is the filter form and the table, which the form and the pager swap together
 // so that a filter's problems show on its fields.
-func TransfersBody(p TransfersProps) templ.Component {
+func TransfersBody(req components.Request, p TransfersProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -553,7 +553,7 @@ func TransfersBody(p TransfersProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = TransfersList(p).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = TransfersList(req, p).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -566,7 +566,7 @@ func TransfersBody(p TransfersProps) templ.Component {
 }
 
 // TransfersList is the filtered table with its summary, export and pagination.
-func TransfersList(p TransfersProps) templ.Component {
+func TransfersList(req components.Request, p TransfersProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -684,7 +684,7 @@ func TransfersList(p TransfersProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.DateTime(t.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.DateTime(t.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -806,7 +806,7 @@ type TransferDetailProps struct {
 }
 
 // TransferDetail is one transfer: what it moved, its status timeline and its transactions.
-func TransferDetail(p TransferDetailProps) templ.Component {
+func TransferDetail(req components.Request, p TransferDetailProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -920,7 +920,7 @@ func TransferDetail(p TransferDetailProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = TransferReview(p).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = TransferReview(req, p).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -964,7 +964,7 @@ func TransferDetail(p TransferDetailProps) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = components.Time(p.Transfer.Created.Time).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Time(p.Transfer.Created.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -987,7 +987,7 @@ func TransferDetail(p TransferDetailProps) templ.Component {
 			}
 			ctx = templ.InitializeContext(ctx)
 			if p.Transfer.UserID != nil {
-				templ_7745c5c3_Err = Person(p.People, *p.Transfer.UserID).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Person(req, p.People, *p.Transfer.UserID).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1192,7 +1192,7 @@ func TransferDetail(p TransferDetailProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = StatusTimeline(p.Transfer.StatusHistory).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = StatusTimeline(req, p.Transfer.StatusHistory).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1228,7 +1228,7 @@ func TransferDetail(p TransferDetailProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = TransactionsTable(p.Transfer.Transactions).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = TransactionsTable(req, p.Transfer.Transactions).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1250,7 +1250,7 @@ func TransferDetail(p TransferDetailProps) templ.Component {
 }
 
 // StatusTimeline is every status a transfer took, oldest first, with when and why.
-func StatusTimeline(history []payouts.StatusChange) templ.Component {
+func StatusTimeline(req components.Request, history []payouts.StatusChange) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1312,7 +1312,7 @@ func StatusTimeline(history []payouts.StatusChange) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = components.Time(h.At.Time).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = components.Time(h.At.Time, req.Now).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1358,7 +1358,7 @@ func StatusTimeline(history []payouts.StatusChange) templ.Component {
 }
 
 // TransferReview releases a flagged transfer to its rail or rejects it with a reason.
-func TransferReview(p TransferDetailProps) templ.Component {
+func TransferReview(req components.Request, p TransferDetailProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1404,7 +1404,7 @@ func TransferReview(p TransferDetailProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1460,7 +1460,7 @@ func TransferReview(p TransferDetailProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.CSRFField(req.CSRF).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
