@@ -48,7 +48,8 @@ func (h *Handlers) renderApp(c *fiber.Ctx, status int, form components.Form) err
 		}
 		p.Rails = rails
 	}
-	return h.web.Render(c, status, web.Page{Title: "App wallet", Content: pages.App(h.web.View(c), p), Fragment: pages.Deposits(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, status, web.Page{Title: "App wallet", Content: pages.App(view, p), Fragment: pages.Deposits(view, p)})
 }
 
 // railsOf says which rail pays out on each platform, where the service offers to say (the

@@ -108,7 +108,8 @@ func (h *Handlers) auditLog(c *fiber.Ctx) error {
 	}
 	if len(form.Errors) > 0 {
 		// A filter that cannot be read lists nothing rather than more than was asked for.
-		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Audit log", Content: pages.Audit(h.web.View(c), p), Fragment: pages.AuditTable(h.web.View(c), p)})
+		view := h.web.View(c)
+		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Audit log", Content: pages.Audit(view, p), Fragment: pages.AuditTable(view, p)})
 	}
 	entries, more, err := h.store.AuditLog(ctx, f)
 	if err != nil {
@@ -135,7 +136,8 @@ func (h *Handlers) auditLog(c *fiber.Ctx) error {
 	if len(entries) > 0 {
 		p.ExportURL = queryURL("/audit/export", query)
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Audit log", Content: pages.Audit(h.web.View(c), p), Fragment: pages.AuditTable(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Audit log", Content: pages.Audit(view, p), Fragment: pages.AuditTable(view, p)})
 }
 
 var auditCSVHeader = []string{"created_utc", "operator_name", "operator_email", "action", "action_label", "object_type",

@@ -146,8 +146,9 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 		}
 		p.Balance = app.Wallet.WithdrawableAmount
 	}
-	progress := pages.BulkProgress(h.web.View(c), p)
-	return h.web.Render(c, status, web.Page{Title: "Bulk payout", Content: pages.BulkJob(h.web.View(c), p), Fragment: progress})
+	view := h.web.View(c)
+	progress := pages.BulkProgress(view, p)
+	return h.web.Render(c, status, web.Page{Title: "Bulk payout", Content: pages.BulkJob(view, p), Fragment: progress})
 }
 
 // bulkProgress is a running job's progress alone, which its page polls until the job is done.

@@ -47,7 +47,8 @@ func (h *Handlers) renderCompliance(c *fiber.Ctx, status int, kind string, form 
 		return err
 	}
 	p := pages.ComplianceProps{UserID: u.ID, UserName: u.Name(), Kind: kind, Form: form}
-	return h.web.Render(c, status, web.Page{Title: "Tax form", Content: pages.ComplianceNew(h.web.View(c), p), Fragment: pages.ComplianceForm(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, status, web.Page{Title: "Tax form", Content: pages.ComplianceNew(view, p), Fragment: pages.ComplianceForm(view, p)})
 }
 
 // submitCompliance files the user's tax form.

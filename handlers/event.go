@@ -53,7 +53,8 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 		p.Notes = []string{notOffered("Filtering events by date")}
 	}
 	render := func() error {
-		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: pages.Events(h.web.View(c), p), Fragment: pages.EventsTable(h.web.View(c), p)})
+		view := h.web.View(c)
+		return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Events", Content: pages.Events(view, p), Fragment: pages.EventsTable(view, p)})
 	}
 	if p.Problem != "" {
 		// A filter that cannot be read lists nothing rather than more than was asked for.

@@ -75,7 +75,8 @@ func (h *Handlers) flows(c *fiber.Ctx) error {
 	if n := len(list.Data); n > 0 {
 		p.Pages = pageLinks("/flows", nil, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#flows-table")
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flows", Content: pages.Flows(h.web.View(c), p), Fragment: pages.FlowsTable(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flows", Content: pages.Flows(view, p), Fragment: pages.FlowsTable(view, p)})
 }
 
 var flowFields = append([]string{"user", "user_id", "metadata"}, stepFields("steps")...)

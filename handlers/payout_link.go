@@ -51,7 +51,8 @@ func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 		query := url.Values{"q": {filter.Search}, "status": {string(filter.Status)}}
 		p.Pages = pageLinks("/payout-links", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#payout-links-table")
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Payout links", Content: pages.PayoutLinks(h.web.View(c), p), Fragment: pages.PayoutLinksTable(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Payout links", Content: pages.PayoutLinks(view, p), Fragment: pages.PayoutLinksTable(view, p)})
 }
 
 // Form field names are the API's field paths, so the service's problems land on the inputs.
@@ -184,7 +185,8 @@ func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.
 			return err
 		}
 	}
-	return h.web.Render(c, status, web.Page{Title: "Payout link", Content: pages.PayoutLinkDetail(h.web.View(c), p), Fragment: pages.PayoutLinkCancel(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, status, web.Page{Title: "Payout link", Content: pages.PayoutLinkDetail(view, p), Fragment: pages.PayoutLinkCancel(view, p)})
 }
 
 // cancelPayoutLink cancels an unclaimed link; the reserved money returns to the app. The reason

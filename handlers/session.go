@@ -37,7 +37,8 @@ func (h *Handlers) login(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) renderLogin(c *fiber.Ctx, status int, p pages.LoginProps) error {
-	return h.web.Render(c, status, web.Page{Title: "Sign in", Content: pages.Login(h.web.View(c), p), Fragment: pages.LoginForm(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, status, web.Page{Title: "Sign in", Content: pages.Login(view, p), Fragment: pages.LoginForm(view, p)})
 }
 
 // logout ends the operator's session on the server.

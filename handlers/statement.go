@@ -113,7 +113,8 @@ func (h *Handlers) statement(c *fiber.Ctx) error {
 			p.ExportURL = queryURL("/statement/export", filterQuery(p.Filter))
 		}
 	}
-	return h.web.Render(c, status, web.Page{Title: "Statement", Content: pages.Statement(h.web.View(c), p), Fragment: pages.StatementBody(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, status, web.Page{Title: "Statement", Content: pages.Statement(view, p), Fragment: pages.StatementBody(view, p)})
 }
 
 // statementPicker is the payee picker of the statement's form: a payee's wallet, or the app's

@@ -113,7 +113,8 @@ func (h *Handlers) transfers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.web.Render(c, status, web.Page{Title: "Transfers", Content: pages.Transfers(h.web.View(c), p), Fragment: pages.TransfersBody(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, status, web.Page{Title: "Transfers", Content: pages.Transfers(view, p), Fragment: pages.TransfersBody(view, p)})
 }
 
 // transfer shows one transfer: what it moved, its status timeline, its transactions and, when

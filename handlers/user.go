@@ -40,7 +40,8 @@ func (h *Handlers) users(c *fiber.Ctx) error {
 		query := url.Values{"q": {filter.Search}, "status": {string(filter.Status)}}
 		p.Pages = pageLinks("/users", query, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#users-table")
 	}
-	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Users", Content: pages.Users(h.web.View(c), p), Fragment: pages.UsersTable(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Users", Content: pages.Users(view, p), Fragment: pages.UsersTable(view, p)})
 }
 
 var userFields = []string{"first_name", "last_name", "email", "country_code", "phone_number", "username"}

@@ -284,10 +284,10 @@ func (w *writers) answer(j *job, err error) (retry []*job) {
 // began is left out of it, its intent too, and hears why; with none left, none begins.
 func (w *writers) apply(jobs []*job, withStart bool) (errs []error, txErr error) {
 	errs = make([]error, len(jobs))
-	var live []*job
+	var live []int // the jobs whose callers still wait, by index
 	for i, j := range jobs {
 		if errs[i] = j.ctx.Err(); errs[i] == nil {
-			live = append(live, j)
+			live = append(live, i)
 		}
 	}
 	if len(live) == 0 {
@@ -306,8 +306,8 @@ func (w *writers) apply(jobs []*job, withStart bool) (errs []error, txErr error)
 	}
 	single := len(live) == 1
 	batch := &Batch{shared: !single, left: len(live), intents: make([]any, len(live)), tx: tx, conn: conn}
-	for i, j := range live {
-		batch.intents[i] = j.intent
+	for k, i := range live {
+		batch.intents[k] = jobs[i].intent
 	}
 	if start := w.start.Load(); start != nil && withStart {
 		if err := (*start)(ctx, batch); err != nil {
@@ -315,10 +315,8 @@ func (w *writers) apply(jobs []*job, withStart bool) (errs []error, txErr error)
 			return errs, err
 		}
 	}
-	for i, j := range jobs {
-		if errs[i] != nil { // left out above
-			continue
-		}
+	for _, i := range live {
+		j := jobs[i]
 		if errs[i] = j.ctx.Err(); errs[i] != nil {
 			batch.left-- // never run
 			continue
