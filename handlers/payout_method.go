@@ -34,8 +34,9 @@ func (h *Handlers) renderPayoutMethod(c *fiber.Ctx, status int, platform payouts
 		return err
 	}
 	p := pages.PayoutMethodProps{UserID: u.ID, UserName: u.Name(), Platform: platform, Form: form}
-	return h.web.Render(c, status, web.Page{Title: "Add payout method", Content: pages.PayoutMethodNew(h.web.View(c), p),
-		Fragment: pages.PayoutMethodForm(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, status, web.Page{Title: "Add payout method", Content: pages.PayoutMethodNew(view, p),
+		Fragment: pages.PayoutMethodForm(view, p)})
 }
 
 // addPayoutMethod saves a payout method; the service validates it and its problems land on the

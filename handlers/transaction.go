@@ -77,8 +77,9 @@ func (h *Handlers) transactions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return h.web.Render(c, status, web.Page{Title: "Transactions", Content: pages.Transactions(h.web.View(c), p),
-		Fragment: pages.TransactionsBody(h.web.View(c), p)})
+	view := h.web.View(c)
+	return h.web.Render(c, status, web.Page{Title: "Transactions", Content: pages.Transactions(view, p),
+		Fragment: pages.TransactionsBody(view, p)})
 }
 
 // transactionTypeName is the dashboard's name for a ledger line's type given as text, as the
