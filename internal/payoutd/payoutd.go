@@ -196,7 +196,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.OpenWith(ctx, cfg.DB, cfg.DBTimeouts)
+	st, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeouts: cfg.DBTimeouts, Key: key})
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}

@@ -182,16 +182,19 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 }
 
 // CheckLedger verifies the invariants of an app's or an organization's ledger: every account's
-// totals match its postings, balances sum to zero, no wallet is below zero, and an organization's
-// transfers with each app left both ledgers agreeing. A broken invariant is a *LedgerViolation;
+// totals match its postings, balances sum to zero, no wallet is below zero, the app's chain holds
+// every posting as it was made and settled (ledger.CheckChain), every transfer's amount and
+// status are what its postings book (checkTransfers), and an organization's transfers with each
+// app left both ledgers agreeing. A broken invariant is a *LedgerViolation;
 // any other error is a failure to read the ledger. Tests call it after every scenario, payoutd
 // check and the periodic check through CheckAllLedgers.
 func (s *Service) CheckLedger(ctx context.Context, appID string) error {
-	accounts, postings, err := s.store.LedgerSnapshot(ctx, appID)
+	a, err := s.store.LedgerAudit(ctx, appID)
 	if err != nil {
 		return err
 	}
-	if errs := ledger.Check(accounts, postings); len(errs) > 0 {
+	errs := append(ledger.Check(a.Accounts, a.Postings), a.Chain...)
+	if errs = append(errs, checkTransfers(a)...); len(errs) > 0 {
 		v := &LedgerViolation{AppID: appID, Problems: make([]string, len(errs))}
 		for i, e := range errs {
 			v.Problems[i] = e.Error()

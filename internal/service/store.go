@@ -91,6 +91,9 @@ type LedgerReads interface {
 	AppWalletID(ctx context.Context, appID string) (int64, error)
 	PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error)
 	LedgerSnapshot(ctx context.Context, appID string) ([]ledger.Account, []ledger.Posting, error)
+	// LedgerAudit reads what CheckLedger verifies, as of one moment, and checks the app's chain
+	// under the store's key.
+	LedgerAudit(ctx context.Context, appID string) (LedgerAudit, error)
 	GetTransaction(ctx context.Context, appID string, id int64) (*ledger.Posting, error)
 	ListTransactions(ctx context.Context, appID string, page payouts.Page, f payouts.TransactionFilter) ([]ledger.Posting, bool, error)
 	SummarizeTransactions(ctx context.Context, appID string, f payouts.TransactionFilter) (payouts.Summary, error)

@@ -70,7 +70,7 @@ func (s *Store) startBatch(ctx context.Context, b *sqldb.Batch) error {
 	if least == 0 || (len(keys) < least && len(userIDs) < least) {
 		return nil
 	}
-	q := &Queries{conn: b.Tx(), db: s.db, tx: b.Tx(), batch: b, dialect: s.db.Dialect}
+	q := &Queries{conn: b.Tx(), db: s.db, tx: b.Tx(), batch: b, dialect: s.db.Dialect, chainKey: s.chainKey}
 	st := q.batchState()
 	var stmts []sqldb.Stmt
 	if len(keys) >= least {

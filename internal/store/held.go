@@ -21,6 +21,9 @@ type held struct {
 	// stored are yearly totals as stored before the batch, read once per user; paid are the sums
 	// of the payments rows held, so that a total is found without going through them.
 	stored, paid map[taxYear]int64
+	// chain are the postings made and settled, entered in their apps' chains before the commit
+	// (chain.go).
+	chain []chainItem
 }
 
 type taxYear struct {
@@ -48,14 +51,15 @@ func (h *held) tables() []heldTable {
 	}
 }
 
-// heldMark is where held rows stood: how many rows each table held.
-type heldMark [5]int
+// heldMark is where held rows stood: how many rows each table held, and the chain's items last.
+type heldMark [6]int
 
 func (h *held) mark() heldMark {
 	var m heldMark
 	for i, t := range h.tables() {
 		m[i] = len(t.rows.values)
 	}
+	m[5] = len(h.chain)
 	return m
 }
 
@@ -70,6 +74,7 @@ func (h *held) undo(m heldMark) {
 	for i, t := range h.tables() {
 		t.rows.truncate(m[i])
 	}
+	h.chain = h.chain[:m[5]]
 }
 
 // unwrittenSince reports whether rows of the tables held after m are not written yet.

@@ -65,12 +65,28 @@ func (q *Queries) batchState() *batchState {
 		}
 		stmts = append(stmts, held...)
 		stmts = append(stmts, st.netting.stmts(q.dialect)...)
-		// On PostgreSQL the whole batch's writes are one round trip.
+		// The chains' heads are locked last, after the accounts, as every writer does.
+		heads := map[string]ledger.ChainHead{}
+		if len(st.held.chain) > 0 {
+			lock, err := q.chainHeadsStmts(chainApps(st.held.chain), heads)
+			if err != nil {
+				return err
+			}
+			stmts = append(stmts, lock...)
+		}
+		// On PostgreSQL the whole batch's writes are one round trip, and its chains' a second.
 		err = q.runInBatch(ctx, stmts)
 		if errors.Is(err, service.ErrOverdraft) {
 			return fmt.Errorf("store: a concurrent write overdrew an account of the batch: %w", sqldb.ErrRetry)
 		}
-		return err
+		if err != nil || len(st.held.chain) == 0 {
+			return err
+		}
+		chain, err := q.chainStmts(st.held.chain, heads)
+		if err != nil {
+			return err
+		}
+		return q.runInBatch(ctx, chain)
 	})
 	return st
 }

@@ -116,6 +116,9 @@ func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
 	if err := q.settle(ctx, m.Settled()); err != nil {
 		return err
 	}
+	for _, p := range m.Settled() {
+		q.job.st.held.chain = append(q.job.st.held.chain, chainItem{posting: *p, settles: true})
+	}
 	q.job.add(m.Deltas())
 	// The transaction numbers its postings itself and holds them with its other rows: no job
 	// sends a statement for its postings, and its answer still carries their ids.
@@ -127,6 +130,7 @@ func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
 	for i, p := range made {
 		p.ID = ids[i]
 		q.job.st.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
+		q.job.st.held.chain = append(q.job.st.held.chain, chainItem{posting: *p})
 	}
 	return nil
 }
@@ -395,27 +399,73 @@ func idList[ID any](ids []ID) (string, []any) {
 }
 
 // LedgerSnapshot reads all accounts and postings of an app, for the invariant checker.
-func (q *Queries) LedgerSnapshot(ctx context.Context, appID string) (_ []ledger.Account, _ []ledger.Posting, err error) {
-	defer wrap(&err, "ledger snapshot of app %s", appID)
-	rows, err := q.queryTouching(ctx, reading(accountsTable), `SELECT `+accountColumns+` FROM ledger_accounts WHERE app_id = ? ORDER BY id`, appID)
+func (q *Queries) LedgerSnapshot(ctx context.Context, appID string) ([]ledger.Account, []ledger.Posting, error) {
+	a, err := q.LedgerAudit(ctx, appID)
+	return a.Accounts, a.Postings, err
+}
+
+// LedgerAudit reads an app's accounts, postings, transfers and chain in one read-only
+// transaction, a moment of the database no write is half done in (on PostgreSQL a repeatable
+// read), and checks the chain under the store's key: what CheckLedger verifies.
+func (q *Queries) LedgerAudit(ctx context.Context, appID string) (a service.LedgerAudit, err error) {
+	defer wrap(&err, "audit the ledger of app %s", appID)
+	opts := &sql.TxOptions{ReadOnly: true}
+	if q.dialect == sqldb.Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := q.db.DB.BeginTx(ctx, opts)
 	if err != nil {
-		return nil, nil, err
+		return a, err
 	}
-	var accounts []ledger.Account
-	for rows.Next() {
-		a, err := scanAccount(rows)
+	defer tx.Rollback()
+	read := func(query string, scan func(*sql.Rows) error) error {
+		rows, err := tx.QueryContext(ctx, sqldb.Rebind(q.dialect, query), appID)
 		if err != nil {
-			rows.Close()
-			return nil, nil, err
+			return err
 		}
-		accounts = append(accounts, *a)
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, nil, err
+	var head ledger.ChainHead
+	var entries []ledger.ChainEntry
+	err = errors.Join(
+		read(`SELECT `+accountColumns+` FROM ledger_accounts WHERE app_id = ? ORDER BY id`, func(r *sql.Rows) error {
+			acc, err := scanAccount(r)
+			if err == nil {
+				a.Accounts = append(a.Accounts, *acc)
+			}
+			return err
+		}),
+		read(`SELECT `+postingColumns+` FROM postings WHERE app_id = ? ORDER BY id`, func(r *sql.Rows) error {
+			p, err := scanPosting(r)
+			a.Postings = append(a.Postings, p)
+			return err
+		}),
+		read(`SELECT `+transferColumns+` FROM transfers WHERE app_id = ? ORDER BY seq`, func(r *sql.Rows) error {
+			t, err := scanTransfer(r)
+			a.Transfers = append(a.Transfers, t)
+			return err
+		}),
+		read(`SELECT seq, posting_id, settles, hash FROM ledger_chain WHERE app_id = ? ORDER BY seq`, func(r *sql.Rows) error {
+			var e ledger.ChainEntry
+			err := r.Scan(&e.Seq, &e.PostingID, &e.Settles, &e.Hash)
+			entries = append(entries, e)
+			return err
+		}),
+		read(`SELECT seq, hash FROM ledger_chain_heads WHERE app_id = ?`, func(r *sql.Rows) error {
+			return r.Scan(&head.Seq, &head.Hash)
+		}),
+	)
+	if err != nil {
+		return service.LedgerAudit{}, err
 	}
-	postings, err := scanPostings(q.queryTouching(ctx, reading(postingsTable), `SELECT `+postingColumns+` FROM postings WHERE app_id = ? ORDER BY id`, appID))
-	return accounts, postings, err
+	a.Chain = ledger.CheckChain(q.chainKey, head, entries, a.Postings)
+	return a, nil
 }
 
 // GetTransaction reads one posting of the app.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/payouts"
@@ -33,6 +34,8 @@ type Queries struct {
 	batch   *sqldb.Batch
 	dialect sqldb.Dialect
 	intent  service.Intent // what the transaction's job said it will read and claim
+	// chainKey hashes the entries of the ledger's chains (chain.go).
+	chainKey []byte
 
 	// job is, in a write transaction, its job's part of the batch: what it added to what the
 	// batch writes before its commit, and the one undo of it (job.go).
@@ -52,12 +55,23 @@ type conn interface {
 
 // Open opens dsn (a SQLite file path or a postgres:// URL) and brings its schema up to date.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	return OpenWith(ctx, dsn, sqldb.Timeouts{})
+	return OpenWith(ctx, dsn, Options{})
 }
 
-// OpenWith is Open with the timeouts of PostgreSQL's statements.
-func OpenWith(ctx context.Context, dsn string, timeouts sqldb.Timeouts) (*Store, error) {
-	db, err := sqldb.OpenWith(ctx, dsn, timeouts)
+// Options are what OpenWith is told besides the database.
+type Options struct {
+	// Timeouts bound PostgreSQL's statements.
+	Timeouts sqldb.Timeouts
+	// Key is the service's key, from which the key of the ledger's chains is derived
+	// (ledger.ChainKey). Open has none: its chains are hashed under the key derived from no key,
+	// which tests and tools that write no ledger of a service may use; payoutd gives its own.
+	Key []byte
+}
+
+// OpenWith is Open with options. Given a key, it chains the postings of a database made before
+// the ledger had chains (ChainUnchained), so that every posting is in one before it serves.
+func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
+	db, err := sqldb.OpenWith(ctx, dsn, o.Timeouts)
 	if err != nil {
 		return nil, err
 	}
@@ -65,8 +79,14 @@ func OpenWith(ctx context.Context, dsn string, timeouts sqldb.Timeouts) (*Store,
 		db.Close()
 		return nil, err
 	}
-	s := &Store{Queries: &Queries{conn: db.DB, db: db, dialect: db.Dialect}, db: db}
+	s := &Store{Queries: &Queries{conn: db.DB, db: db, dialect: db.Dialect, chainKey: ledger.ChainKey(o.Key)}, db: db}
 	db.OnBatchStart(s.startBatch)
+	if o.Key != nil {
+		if err := s.ChainUnchained(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -85,7 +105,7 @@ func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) erro
 // the batch reads and claims those of all its jobs at once, before they run (startBatch).
 func (s *Store) InTxWith(ctx context.Context, intent service.Intent, fn func(q service.Queries) error) error {
 	return s.db.InBatch(ctx, intent, func(tx *sql.Tx, b *sqldb.Batch) error {
-		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent}
+		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent, chainKey: s.chainKey}
 		q.job = q.batchState().startJob()
 		if err := fn(q); err != nil {
 			return err
