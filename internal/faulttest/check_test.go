@@ -141,7 +141,7 @@ func checkLedger(t *testing.T, db, appID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(ctx, db)
+	st, err := store.OpenWith(ctx, db, store.Options{Key: key}) // its chain is under payoutd's key
 	if err != nil {
 		t.Fatal(err)
 	}
