@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"io"
 	"log/slog"
@@ -58,22 +57,7 @@ func seeded(t *testing.T, db string) string {
 // corrupt changes one account's totals behind the ledger's back, as a bad manual fix would.
 func corrupt(t *testing.T, db, appID string) {
 	t.Helper()
-	ctx := context.Background()
-	key, _ := payoutd.ParseKey(testKey)
-	srv, err := payoutd.New(ctx, payoutd.Config{DB: db, EncryptionKey: key}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	sqlDB := srv.Store().DB()
-	err = sqlDB.InTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, sqlDB.Rebind(
-			`UPDATE ledger_accounts SET credits_posted = credits_posted + 1 WHERE app_id = ? AND kind = 'app_wallet'`), appID)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tamper(t, db, `UPDATE ledger_accounts SET credits_posted = credits_posted + 1 WHERE app_id = '`+appID+`' AND kind = 'app_wallet'`)
 }
 
 // payoutd check exits 0 on a sound database and 1, naming the broken invariant, on one whose

@@ -419,17 +419,7 @@ func (q *Queries) LedgerAudit(ctx context.Context, appID string) (a service.Ledg
 	}
 	defer tx.Rollback()
 	read := func(query string, scan func(*sql.Rows) error) error {
-		rows, err := tx.QueryContext(ctx, sqldb.Rebind(q.dialect, query), appID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		return eachRow(tx.QueryContext(ctx, sqldb.Rebind(q.dialect, query), appID))(scan)
 	}
 	var head ledger.ChainHead
 	var entries []ledger.ChainEntry

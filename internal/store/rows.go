@@ -29,17 +29,23 @@ func (q *Queries) insertRows(ctx context.Context, t touching, insert string, n i
 
 // scanRows runs query and calls scan for each row it returns.
 func (q *Queries) scanRows(ctx context.Context, t touching, query string, args []any, scan func(*sql.Rows) error) error {
-	rows, err := q.queryTouching(ctx, t, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
+	return eachRow(q.queryTouching(ctx, t, query, args...))(scan)
+}
+
+// eachRow calls scan for each of rows, the answer of a query that failed with err or not.
+func eachRow(rows *sql.Rows, err error) func(scan func(*sql.Rows) error) error {
+	return func(scan func(*sql.Rows) error) error {
+		if err != nil {
 			return err
 		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
 	}
-	return rows.Err()
 }
 
 // runStmt runs s as the running job's own statement, declared as t: the batch view's reads
