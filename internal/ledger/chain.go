@@ -129,7 +129,10 @@ func CheckChain(key []byte, head ChainHead, entries []ChainEntry, postings []Pos
 	var prev []byte
 	var last int64
 	for _, e := range entries {
-		if e.Seq != last+1 {
+		switch {
+		case e.Seq == last+2:
+			errs = append(errs, fmt.Errorf("chain: entry %d is missing", last+1))
+		case e.Seq != last+1:
 			errs = append(errs, fmt.Errorf("chain: entries %d to %d are missing", last+1, e.Seq-1))
 		}
 		last = e.Seq
