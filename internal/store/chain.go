@@ -94,7 +94,7 @@ func chainApps(items []chainItem) []string {
 }
 
 // ChainUnchained enters in a chain the postings of every app that has postings and no chain:
-// those made before migration 0021, chained once as they stand, in id order, each made as it is
+// those made before migration 0022, chained once as they stand, in id order, each made as it is
 // now (their history before it is not known). Each app's in its own transaction, which locks its
 // head first, so two instances starting at once chain an app once.
 func (s *Store) ChainUnchained(ctx context.Context) (err error) {
