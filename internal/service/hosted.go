@@ -103,9 +103,10 @@ func (s *Service) OpenHostedFlow(ctx context.Context, id string) (*HostedFlow, e
 	return out, nil
 }
 
-// IdentifyPayee finds the payee of a hosted flow by phone number, creating the user from the
-// names and email given when the number is new, and sends them a verification code where the
-// claim rules say (see payeeContact). A flow that already belongs to a user (it was issued to
+// IdentifyPayee finds the payee of a hosted flow by the contact their code goes to, creating the
+// user from the names, phone and email given when nobody holds that contact, and sends them a
+// verification code where the claim rules say (see payeeContact): the email a link names when it
+// names only an email, else the phone. A flow that already belongs to a user (it was issued to
 // them, or a payee verified on it first) accepts only that user's number, and creates nobody.
 // Attempts are limited per client address (clientAddr, as the transport sees it) and per flow
 // and address, codes per flow and address and per app: whoever else holds the flow's URL spends
@@ -130,9 +131,9 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 		return nil, err
 	}
 	phone := payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber}
-	var user *payouts.User
+	var user *UserRecord
 	if f.UserID != nil {
-		if user, err = s.GetUser(ctx, f.AppID, *f.UserID); err != nil {
+		if user, err = s.getUser(ctx, s.store, f.AppID, *f.UserID); err != nil {
 			return nil, err
 		}
 		if user.PhoneNumber != phone {
@@ -147,11 +148,15 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 				return nil, err
 			}
 		}
-		if user, err = s.FindOrCreatePayee(ctx, f.AppID, req); err != nil {
+		byEmail := codeByEmail(f.Link)
+		if byEmail {
+			req.Email = f.Link.Payee.Email // the address the code goes to, as the link spells it
+		}
+		if user, err = s.FindOrCreatePayee(ctx, f.AppID, byEmail, req); err != nil {
 			return nil, err
 		}
 	}
-	return user, s.sendPayeeToken(ctx, f, clientAddr, user)
+	return &user.User, s.sendPayeeToken(ctx, f, clientAddr, user)
 }
 
 // flowAddress is the key of the limits counted per flow and client address.
@@ -174,7 +179,7 @@ func (s *Service) ResendPayeeToken(ctx context.Context, flowID, clientAddr, user
 	if err != nil {
 		return err
 	}
-	user, err := s.GetUser(ctx, f.AppID, userID)
+	user, err := s.getUser(ctx, s.store, f.AppID, userID)
 	if err != nil {
 		return err
 	}
@@ -182,7 +187,7 @@ func (s *Service) ResendPayeeToken(ctx context.Context, flowID, clientAddr, user
 }
 
 // sendPayeeToken sends a code for a hosted flow, within the limit per flow and client address.
-func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr string, user *payouts.User) error {
+func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr string, user *UserRecord) error {
 	if err := s.allow(ctx, s.limits.sendsPerFlow, flowAddress(f.ID, clientAddr), "Too many codes were sent for this page. Try again in an hour."); err != nil {
 		return err
 	}

@@ -113,7 +113,10 @@ type LedgerWrites interface {
 type UserReads interface {
 	GetUser(ctx context.Context, appID, id string) (*UserRecord, error)
 	ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) ([]UserRecord, bool, error)
-	FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (*UserRecord, error)
+	// FindUsersByProvenPhone and FindUserByProvenEmail find payees by a contact they proved, or
+	// an operator gave: never by one a payee only typed (UserRecord.Unproven).
+	FindUsersByProvenPhone(ctx context.Context, appID string, phone payouts.Phone) ([]UserRecord, error)
+	FindUserByProvenEmail(ctx context.Context, appID, email string) (*UserRecord, error)
 	GetVerification(ctx context.Context, appID, userID string) (*VerificationRecord, error)
 	// ListPayoutMethods reads the methods of the app's users userIDs, newest first, each
 	// user's default marked.
