@@ -40,7 +40,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 		return chromedp.WaitVisible(`//h1[contains(., "` + text + `")]`)
 	}
 	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
-	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]`))
+	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]:not([name])`))
 
 	step("1-claim",
 		chromedp.Navigate(link.Link),
@@ -100,7 +100,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 		submit,
 		heading("Payout methods"),
 		// The platform is chosen with a link, so the form needs no script.
-		chromedp.Click(`//nav[@aria-label="Payout platform"]/a[contains(., "Venmo")]`),
+		chromedp.Click(`//nav[@aria-label="Payout platform"]/button[contains(., "Venmo")]`),
 		chromedp.WaitVisible(field("handle")),
 		chromedp.SendKeys(field("handle"), "@grace-hopper"),
 	)
@@ -187,7 +187,7 @@ func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
 	heading := func(text string) chromedp.Action[chromedp.Void] {
 		return chromedp.WaitVisible(`//h1[contains(., "` + text + `")]`)
 	}
-	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]`))
+	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]:not([name])`))
 	browser.Run(t, tab,
 		chromedp.Navigate(link.Link),
 		chromedp.Click(`//a[contains(., "Claim $12.00")]`),
@@ -212,7 +212,7 @@ func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
 		}
 	}
 	browser.Run(t, tab,
-		chromedp.Click(`//nav[@aria-label="Payout platform"]/a[contains(., "PayPal")]`),
+		chromedp.Click(`//nav[@aria-label="Payout platform"]/button[contains(., "PayPal")]`),
 		chromedp.WaitVisible(field("email")),
 		chromedp.SendKeys(field("email"), "mal@example.com"),
 		submit,

@@ -17,9 +17,15 @@ import (
 // page issues a fresh one, so a payee who keeps going never runs out.
 const PayeeSessionLifetime = 30 * time.Minute
 
+// PayeeHandoffLifetime is how long the session a redirect carries in its URL lasts: long enough
+// for the browser to follow it, short enough that the URL, kept in the browser's history, opens
+// nothing a minute later.
+const PayeeHandoffLifetime = 2 * time.Minute
+
 // PayeeSession binds a browser to the payee working through a hosted flow. The pages run inside
-// other sites' iframes, where cookies are unreliable, so it travels as a signed token in forms
-// and redirect URLs.
+// other sites' iframes, where cookies are unreliable, so it travels as a signed token: a
+// session in the hidden field of a page's forms, which only a post is accepted with, and a
+// short-lived handoff in the URL a post redirects to, which only a page's GET is accepted with.
 type PayeeSession struct {
 	FlowID string
 	UserID string
@@ -28,35 +34,78 @@ type PayeeSession struct {
 	Expires  time.Time
 }
 
-// SignPayeeSession returns the token of a session of userID on flowID that expires
-// PayeeSessionLifetime from now.
+// The stages a payee token is signed with: a session or a handoff, before or after the payee
+// entered their code.
+const (
+	stagePending         = "p"
+	stageVerified        = "v"
+	stagePendingHandoff  = "hp"
+	stageVerifiedHandoff = "hv"
+)
+
+// SignPayeeSession returns the token of a session of userID on flowID, for a page's forms, that
+// expires PayeeSessionLifetime from now.
 func (s *Service) SignPayeeSession(flowID, userID string, verified bool) string {
-	stage := "p"
+	return s.signPayee(flowID, userID, verified, false)
+}
+
+// SignPayeeHandoff returns the token of a session of userID on flowID, for a redirect's URL, that
+// expires PayeeHandoffLifetime from now.
+func (s *Service) SignPayeeHandoff(flowID, userID string, verified bool) string {
+	return s.signPayee(flowID, userID, verified, true)
+}
+
+func (s *Service) signPayee(flowID, userID string, verified, handoff bool) string {
+	stage, lifetime := stagePending, PayeeSessionLifetime
 	if verified {
-		stage = "v"
+		stage = stageVerified
 	}
-	exp := strconv.FormatInt(s.now().Add(PayeeSessionLifetime).Unix(), 10)
+	if handoff {
+		stage, lifetime = "h"+stage, PayeeHandoffLifetime
+	}
+	exp := strconv.FormatInt(s.now().Add(lifetime).Unix(), 10)
 	return strings.Join([]string{flowID, userID, stage, exp, s.keyedHash("payee-session", flowID, userID, stage, exp)}, ".")
 }
 
 // OpenPayeeSession checks a token from SignPayeeSession and that it is a session on flowID. A
-// token that was altered, belongs to another flow or has expired is an unauthorized error.
+// token that was altered, belongs to another flow, has expired or is a handoff is an
+// unauthorized error.
 func (s *Service) OpenPayeeSession(token, flowID string) (PayeeSession, error) {
+	return s.openPayee(token, flowID, false)
+}
+
+// OpenPayeeHandoff checks a token from SignPayeeHandoff as OpenPayeeSession checks a session; a
+// session is refused.
+func (s *Service) OpenPayeeHandoff(token, flowID string) (PayeeSession, error) {
+	return s.openPayee(token, flowID, true)
+}
+
+func (s *Service) openPayee(token, flowID string, handoff bool) (PayeeSession, error) {
 	invalid := payouts.Errorf(payouts.EUnauthorized, "This page's session is not valid. Start again from your link.")
 	parts := strings.Split(token, ".")
 	if len(parts) != 5 {
 		return PayeeSession{}, invalid
 	}
 	flow, user, stage, exp, mac := parts[0], parts[1], parts[2], parts[3], parts[4]
-	if !hmac.Equal([]byte(mac), []byte(s.keyedHash("payee-session", flow, user, stage, exp))) ||
-		flow != flowID || (stage != "p" && stage != "v") {
+	if !hmac.Equal([]byte(mac), []byte(s.keyedHash("payee-session", flow, user, stage, exp))) || flow != flowID {
+		return PayeeSession{}, invalid
+	}
+	var verified bool
+	switch stage {
+	case stagePending, stagePendingHandoff:
+	case stageVerified, stageVerifiedHandoff:
+		verified = true
+	default:
+		return PayeeSession{}, invalid
+	}
+	if handoff != strings.HasPrefix(stage, "h") {
 		return PayeeSession{}, invalid
 	}
 	unix, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil {
 		return PayeeSession{}, invalid
 	}
-	sess := PayeeSession{FlowID: flow, UserID: user, Verified: stage == "v", Expires: time.Unix(unix, 0).UTC()}
+	sess := PayeeSession{FlowID: flow, UserID: user, Verified: verified, Expires: time.Unix(unix, 0).UTC()}
 	if !s.now().Before(sess.Expires) {
 		return PayeeSession{}, payouts.Errorf(payouts.EUnauthorized, "Your session expired. Confirm your phone number again to continue.")
 	}
