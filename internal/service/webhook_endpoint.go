@@ -193,10 +193,12 @@ func (s *Service) DeleteWebhookEndpoint(ctx context.Context, appID, id string) e
 func (s *Service) RotateWebhookSecret(ctx context.Context, appID, id string, req payouts.RotateWebhookSecretRequest) (*payouts.WebhookEndpoint, error) {
 	overlap := defaultOverlap
 	if req.OverlapSeconds != nil {
-		overlap = time.Duration(*req.OverlapSeconds) * time.Second
-		if overlap < 0 || overlap > maxOverlap {
+		// Bounded as seconds, before the conversion: seconds past int64 nanoseconds would wrap.
+		seconds := *req.OverlapSeconds
+		if seconds < 0 || seconds > int64(maxOverlap/time.Second) {
 			return nil, payouts.FieldError("overlap_seconds", "must be between 0 and 604800")
 		}
+		overlap = time.Duration(seconds) * time.Second
 	}
 	secret := newWebhookSecret()
 	var out payouts.WebhookEndpoint
