@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -45,6 +46,11 @@ func TestWebhookEndpointBadInput(t *testing.T) {
 		{name: "repeated event type", method: "POST", path: path, body: map[string]any{"url": "https://x.example.com", "event_types": []string{"payout.created", "payout.created"}}, status: 400, code: payouts.EInvalidInput, field: "event_types"},
 		{name: "patch to private", method: "PATCH", path: path + "/" + ep.ID, body: map[string]any{"url": "http://192.168.0.1/"}, status: 400, code: payouts.EInvalidInput, field: "url"},
 		{name: "overlap too long", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": 700000}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
+		// Seconds that wrap when made a time.Duration must not come out as a short overlap.
+		{name: "overlap of the most negative seconds", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": int64(math.MinInt64)}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
+		{name: "overlap that wraps past int64 nanoseconds", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": int64(18446744074)}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
+		{name: "overlap of the most positive seconds", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": int64(math.MaxInt64)}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
+		{name: "negative overlap", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": -1}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
 		{name: "resend neither", method: "POST", path: path + "/" + ep.ID + "/resend", body: map[string]any{}, status: 400, code: payouts.EInvalidInput, field: "event_id"},
 		{name: "resend unknown event", method: "POST", path: path + "/" + ep.ID + "/resend", body: map[string]any{"event_id": unknownID}, status: 404, code: payouts.ENotFound},
 		{name: "bad event type filter", method: "GET", path: "/v2/events?type=nope", status: 400, code: payouts.EInvalidInput, field: "type"},

@@ -9,6 +9,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
@@ -61,6 +63,12 @@ func OpenWith(ctx context.Context, dsn string, timeouts sqldb.Timeouts) (*Store,
 	if err != nil {
 		return nil, err
 	}
+	return migrated(ctx, db)
+}
+
+// migrated brings the schema of db up to date and returns the store on it; it closes db when it
+// fails.
+func migrated(ctx context.Context, db *sqldb.DB) (*Store, error) {
 	if err := db.Migrate(ctx, migrations, "migrations", "schema_migrations"); err != nil {
 		db.Close()
 		return nil, err
@@ -68,6 +76,63 @@ func OpenWith(ctx context.Context, dsn string, timeouts sqldb.Timeouts) (*Store,
 	s := &Store{Queries: &Queries{conn: db.DB, db: db, dialect: db.Dialect}, db: db}
 	db.OnBatchStart(s.startBatch)
 	return s, nil
+}
+
+// ErrNoDatabase is OpenExisting's refusal of a database that does not exist or holds no schema of
+// the store's: a mistyped path, an empty file, an empty PostgreSQL database.
+var ErrNoDatabase = errors.New("no such database")
+
+// sqliteHeader is how every SQLite database file begins.
+const sqliteHeader = "SQLite format 3\x00"
+
+// OpenExisting is OpenWith for a database that must exist already, for the commands that read
+// one (payoutd check, backup): a SQLite path is read before it is opened, so that nothing is
+// created at a mistyped one, and a database without the store's schema is refused before any
+// migration could write it.
+func OpenExisting(ctx context.Context, dsn string, timeouts sqldb.Timeouts) (*Store, error) {
+	if !sqldb.IsPostgresDSN(dsn) && !isSQLiteFile(dsn) {
+		return nil, fmt.Errorf("%s: %w", dsn, ErrNoDatabase)
+	}
+	db, err := sqldb.OpenWith(ctx, dsn, timeouts)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := hasSchema(ctx, db)
+	switch {
+	case err != nil:
+	case !ok && db.Dialect == sqldb.Postgres: // the URL is not printed: it may hold a password
+		err = fmt.Errorf("%w: the PostgreSQL database holds no tables of payoutd", ErrNoDatabase)
+	case !ok:
+		err = fmt.Errorf("%s: %w: it holds no tables of payoutd", dsn, ErrNoDatabase)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return migrated(ctx, db)
+}
+
+// isSQLiteFile reports whether path is a file that begins as a SQLite database does.
+func isSQLiteFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == sqliteHeader
+}
+
+// hasSchema reports whether db holds the table Migrate records the applied migrations in.
+func hasSchema(ctx context.Context, db *sqldb.DB) (bool, error) {
+	query := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
+	if db.Dialect == sqldb.Postgres {
+		query = `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'schema_migrations'`
+	}
+	var n int
+	err := db.QueryRowContext(ctx, query).Scan(&n)
+	return n > 0, err
 }
 
 // Close closes the database.
