@@ -29,7 +29,7 @@ var outcomeEvents = map[stripeapi.EventType]bool{
 // OutboundPayment names (service.RailWebhook). A payment without our metadata, and any other
 // event, report nothing. An event whose API version is not stripe-go's is an error, not a
 // refusal: Stripe sends it again once the endpoint's version is fixed.
-func (r *Rail) Notification(_ context.Context, header http.Header, body []byte) ([]service.RailNotice, error) {
+func (r *Rail) Notification(_ context.Context, header http.Header, body []byte, _ service.AdmitCall) ([]service.RailNotice, error) {
 	event, err := webhook.ConstructEvent(body, header.Get("Stripe-Signature"), r.cfg.WebhookSecret)
 	switch {
 	case errors.Is(err, webhook.ErrNotSigned), errors.Is(err, webhook.ErrInvalidHeader),
