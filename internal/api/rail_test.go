@@ -2,15 +2,21 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	stripeapi "github.com/stripe/stripe-go/v83"
+	"github.com/stripe/stripe-go/v83/webhook"
 
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/rails/paypal"
 	"github.com/disburse/disburse/internal/rails/paypal/paypaltest"
+	"github.com/disburse/disburse/internal/rails/stripe"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/internal/testutil/testclock"
@@ -126,6 +132,64 @@ func TestListRails(t *testing.T) {
 		t.Errorf("extensions %v lack rails", x.Extensions)
 	}
 	call{method: "GET", path: "/v2/rails", header: map[string]string{"Authorization": ""}, status: 401, code: payouts.EUnauthorized}.do(t, env)
+}
+
+// stripeSecret signs the Stripe events of the tests.
+const stripeSecret = "whsec_test_secret"
+
+// withStripe serves ACH through a Stripe rail whose API is never reached: its notifications are
+// checked by their signature alone.
+func withStripe(t *testing.T) servicetest.Option {
+	t.Helper()
+	rail, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123", WebhookSecret: stripeSecret,
+		URL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return servicetest.WithConfig(func(cfg *payoutd.Config) {
+		cfg.Providers = []payoutd.RailProvider{{Name: "stripe",
+			Rails: map[payouts.Platform]service.Rail{payouts.PlatformACH: rail}, Webhook: rail}}
+	})
+}
+
+// signedByStripe is body with the Stripe-Signature header Stripe would send it with, under secret.
+func signedByStripe(body, secret string) map[string]string {
+	signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: []byte(body), Secret: secret, Timestamp: time.Now()})
+	return map[string]string{"Authorization": "", "Stripe-Signature": signed.Header}
+}
+
+// TestStripeWebhookUnreadable: an event signed with the endpoint's secret that cannot be read (not
+// JSON, not an event, fields of the wrong type, an outbound payment that does not decode, another
+// API version's) is answered 400, never 500; the signature is checked first, so the same bodies
+// unsigned are 401, and a readable event of no interest is taken.
+func TestStripeWebhookUnreadable(t *testing.T) {
+	env := servicetest.Start(t, withStripe(t))
+	hook := "/v2/rail-webhooks/stripe"
+	event := func(apiVersion, typ, data string) string {
+		return fmt.Sprintf(`{"id":"evt_1","object":"event","api_version":%q,"created":%d,"livemode":false,"pending_webhooks":1,"type":%q,"data":%s}`,
+			apiVersion, time.Now().Unix(), typ, data)
+	}
+	returned := "treasury.outbound_payment.returned"
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		code       string
+	}{
+		{"not JSON", `{"id":"evt_1","object":"event",`, 400, payouts.EInvalidInput},
+		{"a thin event", `{"id":"evt_1","object":"v2.core.event","type":"v1.treasury.outbound_payment.returned"}`, 400, payouts.EInvalidInput},
+		{"data not an object", event(stripeapi.APIVersion, returned, `{"object":5}`), 400, payouts.EInvalidInput},
+		{"created not a time", strings.Replace(event(stripeapi.APIVersion, returned, `{"object":{}}`), `"created":`, `"created":"yesterday","x":`, 1), 400, payouts.EInvalidInput},
+		{"the payment does not decode", event(stripeapi.APIVersion, returned,
+			`{"object":{"id":"obp_1","object":"treasury.outbound_payment","amount":"lots","metadata":{"disburse_transfer_id":"0199a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"}}}`),
+			400, payouts.EInvalidInput},
+		{"another API version", event("2020-08-27", returned, `{"object":{"id":"obp_1","object":"treasury.outbound_payment"}}`), 400, payouts.EInvalidInput},
+		{"readable, of no interest", event(stripeapi.APIVersion, "treasury.outbound_payment.created", `{"object":{"id":"obp_1"}}`), 204, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			call{method: "POST", path: hook, body: tc.body, header: signedByStripe(tc.body, stripeSecret), status: tc.status, code: tc.code}.do(t, env)
+			call{method: "POST", path: hook, body: tc.body, header: signedByStripe(tc.body, "whsec_other"), status: 401, code: payouts.EUnauthorized}.do(t, env)
+		})
+	}
 }
 
 // TestPayPalWebhookThrottle posts notifications to /v2/rail-webhooks/paypal as a forger would,

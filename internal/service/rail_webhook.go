@@ -13,8 +13,9 @@ import (
 // only proof they came from it.
 type RailWebhook interface {
 	// Notification verifies one notification, its headers and raw body, and says what it reports
-	// of payouts. A notification that fails verification is a *RailUnverified error; any other
-	// error leaves it unanswered, for the provider to send again. A provider whose verification calls out to it (PayPal's) asks admit
+	// of payouts. A notification that fails verification is a *RailUnverified error, one verified
+	// whose content cannot be read a *RailUnreadable; any other error leaves it unanswered, for the
+	// provider to send again. A provider whose verification calls out to it (PayPal's) asks admit
 	// before each call and returns its error as is; checks it makes on its own come first.
 	Notification(ctx context.Context, header http.Header, body []byte, admit AdmitCall) ([]RailNotice, error)
 }
@@ -34,11 +35,18 @@ type RailUnverified struct{ Reason string }
 
 func (e *RailUnverified) Error() string { return "rail notification not verified: " + e.Reason }
 
+// RailUnreadable is a notification verified as the provider's whose content cannot be read: the
+// provider sends the same bytes again, so answering it an error of ours would only repeat.
+type RailUnreadable struct{ Reason string }
+
+func (e *RailUnreadable) Error() string { return "rail notification unreadable: " + e.Reason }
+
 // ReceiveRailWebhook verifies a provider's notification, sent from clientAddr, and books each
 // outcome it reports through ReportRailOutcome, the worker's path: a notification and a poll, or
 // a notification sent twice, move a payout once. Only platforms the provider serves
 // (Config.RailNames) are booked. A provider not configured is not-found; a notification that
-// fails verification is unauthorized and changes nothing. The calls a provider makes to verify are throttled (Limits.RailWebhookCalls...).
+// fails verification is unauthorized and changes nothing; one verified but unreadable is invalid
+// input. The calls a provider makes to verify are throttled (Limits.RailWebhookCalls...).
 func (s *Service) ReceiveRailWebhook(ctx context.Context, provider, clientAddr string, header http.Header, body []byte) error {
 	hook, ok := s.cfg.RailWebhooks[provider]
 	if !ok {
@@ -47,10 +55,14 @@ func (s *Service) ReceiveRailWebhook(ctx context.Context, provider, clientAddr s
 	admit := func(ctx context.Context) error { return s.admitRailCall(ctx, provider, clientAddr) }
 	notices, err := hook.Notification(ctx, header, body, admit)
 	var unverified *RailUnverified
+	var unreadable *RailUnreadable
 	switch {
 	case errors.As(err, &unverified):
 		s.log.Warn("rail notification refused", "provider", provider, "reason", unverified.Reason)
 		return payouts.Errorf(payouts.EUnauthorized, "The notification could not be verified.")
+	case errors.As(err, &unreadable):
+		s.log.Warn("rail notification unreadable", "provider", provider, "reason", unreadable.Reason)
+		return payouts.Errorf(payouts.EInvalidInput, "The notification is verified but could not be read: %s", unreadable.Reason)
 	case err != nil:
 		return err
 	}
