@@ -256,3 +256,35 @@ func TestEventsOfALinkPaidOut(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookEndpointRefusesIPSpellings: a URL whose host is an IPv4 address spelled other than
+// a.b.c.d in decimal is refused with a field error, on create and on update, in production and
+// in sandbox mode (which allows loopback, written as such).
+func TestWebhookEndpointRefusesIPSpellings(t *testing.T) {
+	hosts := []string{"127.1", "2130706433", "0x7f000001", "0177.0.0.1", "127.0.0.1.", "127。0。0。1", "１２７.０.０.１", "0x5db8d822"}
+	for _, mode := range []struct {
+		name       string
+		production bool
+	}{{"production", true}, {"sandbox", false}} {
+		t.Run(mode.name, func(t *testing.T) {
+			env := servicetest.Start(t, servicetest.WithConfig(func(c *payoutd.Config) { c.HideSandboxInbox = mode.production }))
+			var ep payouts.WebhookEndpoint
+			call{method: "POST", path: "/v2/webhook-endpoints", body: map[string]any{"url": "https://hooks.example.com/in"},
+				status: http.StatusCreated}.do(t, env).Decode(t, &ep)
+			var calls []call
+			for _, host := range hosts {
+				url := "http://" + host + ":8080/in"
+				calls = append(calls,
+					call{name: "create " + host, method: "POST", path: "/v2/webhook-endpoints", body: map[string]any{"url": url},
+						status: 400, code: payouts.EInvalidInput, field: "url"},
+					call{name: "update " + host, method: "PATCH", path: "/v2/webhook-endpoints/" + ep.ID, body: map[string]any{"url": url},
+						status: 400, code: payouts.EInvalidInput, field: "url"})
+			}
+			runCalls(t, env, calls)
+			if !mode.production {
+				call{method: "PATCH", path: "/v2/webhook-endpoints/" + ep.ID, body: map[string]any{"url": "http://127.0.0.1:8080/in"},
+					status: http.StatusOK}.do(t, env)
+			}
+		})
+	}
+}

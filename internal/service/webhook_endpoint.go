@@ -12,8 +12,9 @@ import (
 )
 
 // WebhookSender posts signed events to endpoints; package webhook is the real one. It refuses
-// URLs it would never reach (not http(s), or private, loopback and link-local hosts outside
-// sandbox mode), at registration through CheckURL and again when it connects.
+// URLs it would never reach (not http(s), an IPv4 address written other than a.b.c.d, or
+// private, loopback and link-local hosts outside sandbox mode), at registration through CheckURL
+// and again when it connects.
 type WebhookSender interface {
 	CheckURL(rawURL string) error
 	Send(ctx context.Context, m WebhookMessage) WebhookResult
