@@ -55,7 +55,7 @@ func operationsRunsAFlow(t *testing.T, j *journey) {
 	// Inside the framed page the test sets values and submits through the DOM rather than with
 	// synthetic key and mouse events: under load Chrome sometimes never delivered input events to
 	// the out-of-process iframe, and the test hung.
-	submit := chromedp.Submit(chromedp.CSS(`main form button[type="submit"]`))
+	submit := chromedp.Submit(chromedp.CSS(`main form button[type="submit"]:not([name])`))
 	heading := func(text string) chromedp.Action[chromedp.Void] {
 		return chromedp.WaitVisible(chromedp.Search(`//h1[contains(., "` + text + `")]`))
 	}

@@ -37,6 +37,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	// The embedded service's credentials are sealed in the dashboard's database under a key that,
+	// on SQLite, is made only for a new database: it is read before the database is opened (and,
+	// on a first start, made).
+	var sealKey []byte
+	if cfg.APIURL == "" {
+		if sealKey, err = payoutd.EncryptionKey(cfg.Service.EncryptionKey, cfg.DashboardDB); err != nil {
+			return fmt.Errorf("dashboard database: %w", err)
+		}
+	}
 	store, err := dashstore.Open(ctx, cfg.DashboardDB)
 	if err != nil {
 		return fmt.Errorf("dashboard database: %w", err)
@@ -93,10 +102,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		var svcLn net.Listener
 		if svc, svcLn, err = startService(ctx, cfg, dashboardURL, log); err != nil {
 			return err
-		}
-		sealKey, err := payoutd.EncryptionKey(cfg.Service.EncryptionKey, cfg.DashboardDB)
-		if err != nil {
-			return fmt.Errorf("dashboard database: %w", err)
 		}
 		if creds, err = embeddedCredentials(ctx, store, sealKey, svc); err != nil {
 			return err

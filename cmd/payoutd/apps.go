@@ -51,9 +51,20 @@ func runApps(ctx context.Context, args []string, getenv func(string) string, std
 // openQuiet opens the service on the configured database for a subcommand that prints its own
 // output and logs nothing.
 func (f *flags) openQuiet(ctx context.Context) (*payoutd.Server, error) {
+	return f.open(ctx, false)
+}
+
+// openExisting is openQuiet for a subcommand that only reads the database: one that does not
+// exist is refused, not created.
+func (f *flags) openExisting(ctx context.Context) (*payoutd.Server, error) {
+	return f.open(ctx, true)
+}
+
+func (f *flags) open(ctx context.Context, mustExist bool) (*payoutd.Server, error) {
 	cfg, err := f.config()
 	if err != nil {
 		return nil, err
 	}
+	cfg.service.DBMustExist = mustExist
 	return payoutd.New(ctx, cfg.service, slog.New(slog.DiscardHandler))
 }

@@ -147,7 +147,7 @@ func TestRunBackupRefuses(t *testing.T) {
 		want string // in the error; "" for a usage error
 	}{
 		{"PostgreSQL", []string{"backup", filepath.Join(dir, "pg.db"), "--db", "postgres://nobody@127.0.0.1:1/none"}, "pg_dump"},
-		{"a database that does not exist", []string{"backup", filepath.Join(dir, "out.db"), "--db", filepath.Join(dir, "typo.db")}, "no such file"},
+		{"a database that does not exist", []string{"backup", filepath.Join(dir, "out.db"), "--db", filepath.Join(dir, "typo.db")}, "no such database"},
 		{"a destination that exists", []string{"backup", existing, "--db", live}, "exists"},
 		{"no destination", []string{"backup", "--db", live}, ""},
 	}

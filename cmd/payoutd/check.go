@@ -24,7 +24,7 @@ func runCheck(ctx context.Context, args []string, getenv func(string) string, st
 	if len(rest) != 0 {
 		return usage
 	}
-	srv, err := f.openQuiet(ctx)
+	srv, err := f.openExisting(ctx)
 	if err != nil {
 		return err
 	}

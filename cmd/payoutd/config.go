@@ -57,7 +57,7 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"SQLite file path or postgres:// URL (DISBURSE_DB)")
 	fs.StringVar(&f.encryptionKey, "encryption-key", env("DISBURSE_ENCRYPTION_KEY", ""),
 		"32-byte key sealing secrets at rest, hex or base64 (DISBURSE_ENCRYPTION_KEY); required with PostgreSQL; "+
-			"on SQLite, when absent, one is generated and kept in <db>.key")
+			"on SQLite, when absent, the one in <db>.key, generated with a new database only; a key that does not open the database is refused")
 	fs.StringVar(&f.logFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"),
 		"log format: text (development) or json (production) (DISBURSE_LOG_FORMAT)")
 	fs.StringVar(&f.logLevel, "log-level", env("DISBURSE_LOG_LEVEL", "info"),

@@ -8,13 +8,13 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// railWebhook hands a provider's notification, its headers and raw body, to the service, which
-// verifies it with the provider and books what it reports.
+// railWebhook hands a provider's notification, its headers, raw body and client address, to the
+// service, which verifies it with the provider and books what it reports.
 func (h *handler) railWebhook(c *fiber.Ctx) error {
 	header := http.Header{}
 	c.Request().Header.VisitAll(func(k, v []byte) { header.Add(string(k), string(v)) })
 	body := append([]byte(nil), c.Body()...)
-	if err := h.svc.ReceiveRailWebhook(c.UserContext(), c.Params("provider"), header, body); err != nil {
+	if err := h.svc.ReceiveRailWebhook(c.UserContext(), c.Params("provider"), h.proxies.ClientIP(c), header, body); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -2,14 +2,24 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	stripeapi "github.com/stripe/stripe-go/v83"
+	"github.com/stripe/stripe-go/v83/webhook"
 
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/rails/paypal"
 	"github.com/disburse/disburse/internal/rails/paypal/paypaltest"
+	"github.com/disburse/disburse/internal/rails/stripe"
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -122,4 +132,142 @@ func TestListRails(t *testing.T) {
 		t.Errorf("extensions %v lack rails", x.Extensions)
 	}
 	call{method: "GET", path: "/v2/rails", header: map[string]string{"Authorization": ""}, status: 401, code: payouts.EUnauthorized}.do(t, env)
+}
+
+// stripeSecret signs the Stripe events of the tests.
+const stripeSecret = "whsec_test_secret"
+
+// withStripe serves ACH through a Stripe rail whose API is never reached: its notifications are
+// checked by their signature alone.
+func withStripe(t *testing.T) servicetest.Option {
+	t.Helper()
+	rail, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123", WebhookSecret: stripeSecret,
+		URL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return servicetest.WithConfig(func(cfg *payoutd.Config) {
+		cfg.Providers = []payoutd.RailProvider{{Name: "stripe",
+			Rails: map[payouts.Platform]service.Rail{payouts.PlatformACH: rail}, Webhook: rail}}
+	})
+}
+
+// signedByStripe is body with the Stripe-Signature header Stripe would send it with, under secret.
+func signedByStripe(body, secret string) map[string]string {
+	signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: []byte(body), Secret: secret, Timestamp: time.Now()})
+	return map[string]string{"Authorization": "", "Stripe-Signature": signed.Header}
+}
+
+// TestStripeWebhookUnreadable: an event signed with the endpoint's secret that cannot be read (not
+// JSON, not an event, fields of the wrong type, an outbound payment that does not decode, another
+// API version's) is answered 400, never 500; the signature is checked first, so the same bodies
+// unsigned are 401, and a readable event of no interest is taken.
+func TestStripeWebhookUnreadable(t *testing.T) {
+	env := servicetest.Start(t, withStripe(t))
+	hook := "/v2/rail-webhooks/stripe"
+	event := func(apiVersion, typ, data string) string {
+		return fmt.Sprintf(`{"id":"evt_1","object":"event","api_version":%q,"created":%d,"livemode":false,"pending_webhooks":1,"type":%q,"data":%s}`,
+			apiVersion, time.Now().Unix(), typ, data)
+	}
+	returned := "treasury.outbound_payment.returned"
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		code       string
+	}{
+		{"not JSON", `{"id":"evt_1","object":"event",`, 400, payouts.EInvalidInput},
+		{"a thin event", `{"id":"evt_1","object":"v2.core.event","type":"v1.treasury.outbound_payment.returned"}`, 400, payouts.EInvalidInput},
+		{"data not an object", event(stripeapi.APIVersion, returned, `{"object":5}`), 400, payouts.EInvalidInput},
+		{"created not a time", strings.Replace(event(stripeapi.APIVersion, returned, `{"object":{}}`), `"created":`, `"created":"yesterday","x":`, 1), 400, payouts.EInvalidInput},
+		{"the payment does not decode", event(stripeapi.APIVersion, returned,
+			`{"object":{"id":"obp_1","object":"treasury.outbound_payment","amount":"lots","metadata":{"disburse_transfer_id":"0199a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"}}}`),
+			400, payouts.EInvalidInput},
+		{"another API version", event("2020-08-27", returned, `{"object":{"id":"obp_1","object":"treasury.outbound_payment"}}`), 400, payouts.EInvalidInput},
+		{"readable, of no interest", event(stripeapi.APIVersion, "treasury.outbound_payment.created", `{"object":{"id":"obp_1"}}`), 204, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			call{method: "POST", path: hook, body: tc.body, header: signedByStripe(tc.body, stripeSecret), status: tc.status, code: tc.code}.do(t, env)
+			call{method: "POST", path: hook, body: tc.body, header: signedByStripe(tc.body, "whsec_other"), status: 401, code: payouts.EUnauthorized}.do(t, env)
+		})
+	}
+}
+
+// TestPayPalWebhookThrottle posts notifications to /v2/rail-webhooks/paypal as a forger would,
+// counting the verify-webhook-signature calls that reach the PayPal double. Ones that cannot be
+// PayPal's (a signature header missing, a certificate URL off PayPal's host, a body that is not
+// a PayPal event, an item naming no payout) are refused with no call, and events with nothing
+// to book are taken with none; neither counts against the throttle. Past the throttle's limit
+// for one address a forged notification, and PayPal's own, are answered 429 with no call; once
+// the window has passed, PayPal's retry is verified and completes the payout.
+func TestPayPalWebhookThrottle(t *testing.T) {
+	perAddress := service.DefaultLimits().RailWebhookCallsPerAddress
+	for _, eng := range engines {
+		t.Run(eng.name, func(t *testing.T) {
+			double := paypaltest.New(t)
+			clock := testclock.New(start)
+			env, creds, user := startWithUser(t, 1000_00, append(eng.opts(), withPayPal(t, double), servicetest.WithClock(clock),
+				servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval, c.TrustedProxies = -1, []string{"127.0.0.1"} }))...)
+			env.DoAs(t, creds, "PUT", "/v2/users/"+user.ID+"/payout-methods", map[string]any{"platform": "paypal", "email": "ada@example.com"})
+			tr := servicetest.Want[payouts.Transfer](t, env.DoAs(t, creds, "POST", "/v2/payouts", map[string]any{"user_id": user.ID,
+				"amount": 100_00, "platform": "paypal", "fund": true}), "payout", http.StatusCreated)
+			hook := "/v2/rail-webhooks/paypal"
+			succeeded := itemEvent(t, "SUCCEEDED", "SUCCESS", tr.ID, tr.ExternalData.ExternalID, "PAYPAL")
+			from := func(addr string, header map[string]string) map[string]string {
+				h := maps.Clone(header)
+				h["X-Forwarded-For"] = addr
+				return h
+			}
+			with := func(name, value string) map[string]string {
+				h := webhookHeaders(paypaltest.GoodSig)
+				h[name] = value
+				return h
+			}
+			noItem := strings.Replace(succeeded, `"sender_item_id":"`+tr.ID+`"`, `"sender_item_id":""`, 1)
+			notOurs := strings.Replace(succeeded, `"sender_item_id":"`+tr.ID+`"`, `"sender_item_id":"order-42"`, 1)
+			batch := strings.Replace(succeeded, "PAYMENT.PAYOUTS-ITEM.SUCCEEDED", "PAYMENT.PAYOUTSBATCH.SUCCESS", 1)
+			for _, c := range []call{
+				{name: "no signature", body: succeeded, header: with("Paypal-Transmission-Sig", ""), status: 401, code: payouts.EUnauthorized},
+				{name: "no certificate URL", body: succeeded, header: with("Paypal-Cert-Url", ""), status: 401, code: payouts.EUnauthorized},
+				{name: "certificate elsewhere", body: succeeded, header: with("Paypal-Cert-Url", "https://certs.example.com/CERT-1"), status: 401, code: payouts.EUnauthorized},
+				{name: "certificate on a look-alike host", body: succeeded, header: with("Paypal-Cert-Url", "https://api.paypal.com.example.com/CERT-1"), status: 401, code: payouts.EUnauthorized},
+				{name: "certificate behind credentials", body: succeeded, header: with("Paypal-Cert-Url", "https://api.paypal.com@example.com/CERT-1"), status: 401, code: payouts.EUnauthorized},
+				{name: "certificate over http", body: succeeded, header: with("Paypal-Cert-Url", "http://api.paypal.com/v1/notifications/certs/CERT-1"), status: 401, code: payouts.EUnauthorized},
+				{name: "certificate for the metadata service", body: succeeded, header: with("Paypal-Cert-Url", "https://169.254.169.254/latest"), status: 401, code: payouts.EUnauthorized},
+				{name: "body not JSON", body: `{"id":`, header: webhookHeaders(paypaltest.GoodSig), status: 401, code: payouts.EUnauthorized},
+				{name: "body not an event", body: `{"name":"x"}`, header: webhookHeaders(paypaltest.GoodSig), status: 401, code: payouts.EUnauthorized},
+				{name: "an item naming no payout", body: noItem, header: webhookHeaders(paypaltest.GoodSig), status: 401, code: payouts.EUnauthorized},
+				{name: "an item not ours", body: notOurs, header: webhookHeaders(paypaltest.GoodSig), status: 204},
+				{name: "a batch event", body: batch, header: webhookHeaders(paypaltest.GoodSig), status: 204},
+			} {
+				c.method, c.path, c.header = "POST", hook, from("203.0.113.5", c.header)
+				c.do(t, env)
+				if n := double.Verifies(); n != 0 {
+					t.Fatalf("%s: %d calls to PayPal's verify-webhook-signature, want none", c.name, n)
+				}
+			}
+
+			forged := call{method: "POST", path: hook, body: succeeded, header: from("203.0.113.5", webhookHeaders("forged")),
+				status: 401, code: payouts.EUnauthorized}
+			for range perAddress.Max {
+				forged.do(t, env)
+			}
+			forged.status, forged.code = 429, payouts.ETooManyRequests
+			forged.do(t, env)
+			genuine := call{method: "POST", path: hook, body: succeeded, header: from("203.0.113.5", webhookHeaders(paypaltest.GoodSig)),
+				status: 429, code: payouts.ETooManyRequests}
+			genuine.do(t, env)
+			if n := double.Verifies(); n != perAddress.Max {
+				t.Fatalf("%d calls to PayPal's verify-webhook-signature, want %d: none past the limit", n, perAddress.Max)
+			}
+
+			clock.Advance(perAddress.Per)
+			genuine.status, genuine.code = 204, ""
+			genuine.do(t, env)
+			got := servicetest.Want[payouts.Transfer](t, env.DoAs(t, creds, "GET", "/v2/transfers/"+tr.ID, nil), "get", http.StatusOK)
+			if got.Status != payouts.TransferCompleted || double.Verifies() != perAddress.Max+1 {
+				t.Fatalf("after PayPal's retry past the window: %s with %d calls, want completed with %d", got.Status, double.Verifies(), perAddress.Max+1)
+			}
+			double.Check(t)
+		})
+	}
 }

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -45,6 +46,11 @@ func TestWebhookEndpointBadInput(t *testing.T) {
 		{name: "repeated event type", method: "POST", path: path, body: map[string]any{"url": "https://x.example.com", "event_types": []string{"payout.created", "payout.created"}}, status: 400, code: payouts.EInvalidInput, field: "event_types"},
 		{name: "patch to private", method: "PATCH", path: path + "/" + ep.ID, body: map[string]any{"url": "http://192.168.0.1/"}, status: 400, code: payouts.EInvalidInput, field: "url"},
 		{name: "overlap too long", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": 700000}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
+		// Seconds that wrap when made a time.Duration must not come out as a short overlap.
+		{name: "overlap of the most negative seconds", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": int64(math.MinInt64)}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
+		{name: "overlap that wraps past int64 nanoseconds", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": int64(18446744074)}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
+		{name: "overlap of the most positive seconds", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": int64(math.MaxInt64)}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
+		{name: "negative overlap", method: "POST", path: path + "/" + ep.ID + "/rotate-secret", body: map[string]any{"overlap_seconds": -1}, status: 400, code: payouts.EInvalidInput, field: "overlap_seconds"},
 		{name: "resend neither", method: "POST", path: path + "/" + ep.ID + "/resend", body: map[string]any{}, status: 400, code: payouts.EInvalidInput, field: "event_id"},
 		{name: "resend unknown event", method: "POST", path: path + "/" + ep.ID + "/resend", body: map[string]any{"event_id": unknownID}, status: 404, code: payouts.ENotFound},
 		{name: "bad event type filter", method: "GET", path: "/v2/events?type=nope", status: 400, code: payouts.EInvalidInput, field: "type"},
@@ -248,5 +254,37 @@ func TestEventsOfALinkPaidOut(t *testing.T) {
 		if err != nil || len(list.Data) != 1 {
 			t.Errorf("%s events of %s: %+v, %v; want one", tt.want, tt.object, list, err)
 		}
+	}
+}
+
+// TestWebhookEndpointRefusesIPSpellings: a URL whose host is an IPv4 address spelled other than
+// a.b.c.d in decimal is refused with a field error, on create and on update, in production and
+// in sandbox mode (which allows loopback, written as such).
+func TestWebhookEndpointRefusesIPSpellings(t *testing.T) {
+	hosts := []string{"127.1", "2130706433", "0x7f000001", "0177.0.0.1", "127.0.0.1.", "127。0。0。1", "１２７.０.０.１", "0x5db8d822"}
+	for _, mode := range []struct {
+		name       string
+		production bool
+	}{{"production", true}, {"sandbox", false}} {
+		t.Run(mode.name, func(t *testing.T) {
+			env := servicetest.Start(t, servicetest.WithConfig(func(c *payoutd.Config) { c.HideSandboxInbox = mode.production }))
+			var ep payouts.WebhookEndpoint
+			call{method: "POST", path: "/v2/webhook-endpoints", body: map[string]any{"url": "https://hooks.example.com/in"},
+				status: http.StatusCreated}.do(t, env).Decode(t, &ep)
+			var calls []call
+			for _, host := range hosts {
+				url := "http://" + host + ":8080/in"
+				calls = append(calls,
+					call{name: "create " + host, method: "POST", path: "/v2/webhook-endpoints", body: map[string]any{"url": url},
+						status: 400, code: payouts.EInvalidInput, field: "url"},
+					call{name: "update " + host, method: "PATCH", path: "/v2/webhook-endpoints/" + ep.ID, body: map[string]any{"url": url},
+						status: 400, code: payouts.EInvalidInput, field: "url"})
+			}
+			runCalls(t, env, calls)
+			if !mode.production {
+				call{method: "PATCH", path: "/v2/webhook-endpoints/" + ep.ID, body: map[string]any{"url": "http://127.0.0.1:8080/in"},
+					status: http.StatusOK}.do(t, env)
+			}
+		})
 	}
 }

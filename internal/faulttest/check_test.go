@@ -141,11 +141,14 @@ func checkLedger(t *testing.T, db, appID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.OpenWith(ctx, db, store.Options{Key: key}) // its chain is under payoutd's key
+	st, err := store.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	if err := st.KeyLedger(ctx, key); err != nil { // its chains are under payoutd's key
+		t.Fatal(err)
+	}
 	svc, err := service.New(st, sandbox.Wire(service.Config{EncryptionKey: key}, nil, 0, 0), nil,
 		sandbox.Inbox{Store: st}, nil)
 	if err != nil {

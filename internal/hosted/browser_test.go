@@ -40,7 +40,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 		return chromedp.WaitVisible(`//h1[contains(., "` + text + `")]`)
 	}
 	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
-	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]`))
+	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]:not([name])`))
 
 	step("1-claim",
 		chromedp.Navigate(link.Link),
@@ -100,7 +100,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 		submit,
 		heading("Payout methods"),
 		// The platform is chosen with a link, so the form needs no script.
-		chromedp.Click(`//nav[@aria-label="Payout platform"]/a[contains(., "Venmo")]`),
+		chromedp.Click(`//nav[@aria-label="Payout platform"]/button[contains(., "Venmo")]`),
 		chromedp.WaitVisible(field("handle")),
 		chromedp.SendKeys(field("handle"), "@grace-hopper"),
 	)
@@ -164,4 +164,70 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 	}
 	browser.Run(t, tab, chromedp.Reload(), chromedp.WaitVisible(`//p[contains(., "Your money has arrived.")]`))
 	env.CheckLedger(t)
+}
+
+// TestBrowserEmailLinkTakesOverNobody is issue 44's takeover, tried in Chromium: the holder of a
+// payout link sent to their email identifies with another payee's phone beside it, enters the
+// code their email got, and lands on their own new account: the victim's wallet and methods are
+// never shown, and paying out the whole wallet pays only the link's money.
+func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
+	env := start(t)
+	fund(t, env, 1_000_00)
+	victim := createUser(t, env, "Vic", "Tim", "vic@example.com", "5555550801")
+	if r := env.Do(t, "POST", "/v2/transfers", map[string]any{"amount": -500_00, "user_id": victim.ID}); r.Status >= 300 {
+		t.Fatalf("fund the victim: %d %s", r.Status, r.Body)
+	}
+	if r := env.Do(t, "PUT", "/v2/users/"+victim.ID+"/payout-methods", map[string]any{"platform": "venmo", "handle": "@vic-tim"}); r.Status >= 300 {
+		t.Fatalf("the victim's method: %d %s", r.Status, r.Body)
+	}
+	link := createLink(t, env, map[string]any{"amount": 12_00, "payee": map[string]string{"first_name": "Mal", "last_name": "Lory", "email": "mal@example.com"}})
+
+	tab := browser.New(t)
+	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
+	heading := func(text string) chromedp.Action[chromedp.Void] {
+		return chromedp.WaitVisible(`//h1[contains(., "` + text + `")]`)
+	}
+	submit := chromedp.Click(chromedp.CSS(`main form button[type="submit"]:not([name])`))
+	browser.Run(t, tab,
+		chromedp.Navigate(link.Link),
+		chromedp.Click(`//a[contains(., "Claim $12.00")]`),
+		heading("Confirm it’s you"),
+		chromedp.SendKeys(field("phone_number"), "(555) 555-0801"),
+		submit,
+		heading("Enter your code"),
+	)
+	browser.Run(t, tab,
+		chromedp.SendKeys(field("token"), env.Inbox.Token(t, "mal@example.com")),
+		submit,
+		heading("Get paid"),
+	)
+	browser.Screenshot(t, tab, "takeover-refused")
+	body, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("main")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, victims := range []string{"@vic-tim", "$500.00", "$512.00"} {
+		if strings.Contains(body, victims) {
+			t.Fatalf("the page shows the victim's %s:\n%s", victims, body)
+		}
+	}
+	browser.Run(t, tab,
+		chromedp.Click(`//nav[@aria-label="Payout platform"]/button[contains(., "PayPal")]`),
+		chromedp.WaitVisible(field("email")),
+		chromedp.SendKeys(field("email"), "mal@example.com"),
+		submit,
+		chromedp.WaitVisible(`//label[contains(., "mal@example.com")]/input[@type="radio"]`),
+		chromedp.Click(`//button[contains(., "Pay out $12.00")]`),
+		heading("All done"),
+	)
+	if f := getFlow(t, env, *link.FlowID); f.UserID == nil || *f.UserID == victim.ID {
+		t.Fatalf("the flow's payee: %v", f.UserID)
+	}
+	if u, err := env.Service.GetUser(ctx, env.AppID, victim.ID); err != nil || u.Wallet.Amount != 500_00 {
+		t.Fatalf("the victim's wallet: %+v %v", u, err)
+	}
+	methods, err := env.Service.ListPayoutMethods(ctx, env.AppID, victim.ID)
+	if err != nil || len(methods) != 1 || methods[0].Platform != payouts.PlatformVenmo {
+		t.Fatalf("the victim's methods: %+v %v", methods, err)
+	}
 }

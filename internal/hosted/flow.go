@@ -90,9 +90,15 @@ func (h *Handler) signInView(p *payee) views.Flow {
 	return f
 }
 
-// next sends the browser to the flow's page, which shows the step now due.
+// next sends the browser to the flow's page, which shows the step now due, with the payee's
+// session as a short-lived handoff in its URL (service.PayeeHandoffLifetime): the page's forms
+// carry a session of their own.
 func (h *Handler) next(c *fiber.Ctx, p *payee, query ...string) error {
-	return c.Redirect(h.view(p).URL(query...), fiber.StatusSeeOther)
+	f := views.Flow{ID: p.flow.ID, Key: p.flow.Key}
+	if p.sess.UserID != "" {
+		f.Handoff = h.svc.SignPayeeHandoff(p.flow.ID, p.sess.UserID, p.sess.Verified)
+	}
+	return c.Redirect(f.URL(query...), fiber.StatusSeeOther)
 }
 
 // finish completes a step and moves on to the next.
@@ -105,21 +111,26 @@ func (h *Handler) finish(c *fiber.Ctx, p *payee, step string) error {
 	return h.next(c, p)
 }
 
-// openPayee reads the flow of the request and the session it carries, if any. A session that
-// does not check out is refused; so is one of a user the flow does not belong to.
+// openPayee reads the flow of the request and the session it carries, if any: a post's in its
+// body, a page's as the handoff in its URL (no other token is taken from a URL, so none that
+// lasts is ever written into one). A session that does not check out is refused; so is one of a
+// user the flow does not belong to.
 func (h *Handler) openPayee(c *fiber.Ctx) (*payee, error) {
 	hf, err := h.svc.OpenHostedFlow(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return nil, err
 	}
 	p := &payee{flow: hf}
-	token := c.FormValue("s")
+	open, token := h.svc.OpenPayeeHandoff, c.Query("s")
+	if c.Method() == fiber.MethodPost {
+		open, token = h.svc.OpenPayeeSession, string(c.Request().PostArgs().Peek("s"))
+	}
 	if token == "" {
 		// Without a session, only the claim key opens the flow of a link that names nobody; a
 		// session is only ever issued to a request that had it.
 		return p, h.svc.CheckClaimKey(hf, c.FormValue("k"))
 	}
-	if p.sess, err = h.svc.OpenPayeeSession(token, hf.ID); err != nil {
+	if p.sess, err = open(token, hf.ID); err != nil {
 		return nil, err
 	}
 	if hf.UserID != nil && *hf.UserID != p.sess.UserID {
@@ -154,6 +165,18 @@ func (h *Handler) flow(c *fiber.Ctx) error {
 		return err
 	}
 	return h.show(c, p, ok)
+}
+
+// showChoice is POST /f/{id}/show: a button of choices (a tax form, a payout platform) sends the
+// browser to the page with that choice made.
+func (h *Handler) showChoice(c *fiber.Ctx, p *payee) error {
+	var query []string
+	for _, name := range []string{"form", "platform"} {
+		if v := string(c.Request().PostArgs().Peek(name)); v != "" {
+			query = append(query, name, v)
+		}
+	}
+	return h.next(c, p, query...)
 }
 
 // restart is GET on a flow's form address, such as a reload of a form answered with its

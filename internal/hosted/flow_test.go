@@ -99,7 +99,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 			"platform": {"paypal"}, "email": {"ada@example.com"}}},
 	}
 	for i, st := range steps {
-		page := get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(s))
+		page := openAs(t, env, flowID, s)
 		page.Has(t, st.page...)
 		p := post(t, env, "/f/"+flowID+"/"+st.path, withSession(page.Session(t), st.form))
 		if p.Status != http.StatusSeeOther {
@@ -111,7 +111,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 		}
 	}
 
-	pay := get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(s))
+	pay := openAs(t, env, flowID, s)
 	pay.Has(t, "Get paid", "Pay out $12.34", "PayPal ada@example.com")
 	methods, err := env.Service.ListPayoutMethods(ctx, env.AppID, *getFlow(t, env, flowID).UserID)
 	if err != nil || len(methods) != 1 {
@@ -148,7 +148,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 		tr.PayoutLinkID == nil || *tr.PayoutLinkID != link.ID {
 		t.Fatalf("payout: %+v", tr)
 	}
-	get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(p.Session(t))).Has(t, "Your money has arrived.")
+	get(t, env, p.Location()).Has(t, "Your money has arrived.")
 	get(t, env, "/f/"+flowID+keyed(t, env, flowID)).Has(t, "Every step of this page is complete.")
 	get(t, env, link.Link).Has(t, "This payout has been claimed.")
 }
@@ -160,7 +160,7 @@ func TestPayoutMethodSteps(t *testing.T) {
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payments", "manage-payouts"}})
 	s := signIn(t, env, f.ID, ada("5555550210"))
 
-	page := get(t, env, "/f/"+f.ID+"?s="+url.QueryEscape(s))
+	page := openAs(t, env, f.ID, s)
 	page.Has(t, "Payment methods", "Available to pay out", "PayPal email")
 	if strings.Contains(page.Body, "Continue</button>") {
 		t.Error("a payee without methods is offered to continue")
@@ -172,7 +172,7 @@ func TestPayoutMethodSteps(t *testing.T) {
 	p.Has(t, "Add a payout method to continue.")
 
 	// The bank form is one link away, no script needed.
-	bank := get(t, env, "/f/"+f.ID+"?platform=ach&s="+url.QueryEscape(s))
+	bank := openAs(t, env, f.ID, s, "platform", "ach")
 	bank.Has(t, `name="routing_number"`, `name="account_type"`, "Save Bank account (ACH)")
 	p = post(t, env, "/f/"+f.ID+"/payout-methods", withSession(bank.Session(t), url.Values{"platform": {"ach"},
 		"routing_number": {"011000015"}, "account_number": {"000123456789"}, "account_type": {"checking"}}))

@@ -29,29 +29,39 @@ type page struct {
 	Status int
 	Header http.Header
 	Body   string
+	env    *servicetest.Env
 }
 
 // Location is where a redirect sends the browser.
 func (p page) Location() string { return p.Header.Get("Location") }
 
-// Session is the signed session of the page: the hidden field of its forms, or the s parameter
-// of the URL it redirects to.
+// Session is the signed session the page's forms carry, in their hidden field; of a redirect,
+// the session of the page it sends the browser to (its URL carries only a handoff).
 func (p page) Session(t *testing.T) string {
 	t.Helper()
-	if loc := p.Location(); loc != "" {
-		u, err := url.Parse(loc)
-		if err != nil {
-			t.Fatalf("redirect to %q: %v", loc, err)
-		}
-		if s := u.Query().Get("s"); s != "" {
-			return s
-		}
+	if loc := p.Location(); loc != "" && p.env != nil {
+		return get(t, p.env, loc).Session(t)
 	}
 	if m := sessionField.FindStringSubmatch(p.Body); m != nil {
 		return html.UnescapeString(m[1])
 	}
 	t.Fatalf("no session in the %d page:\n%s", p.Status, p.Body)
 	return ""
+}
+
+// openAs opens a flow's page as the payee of session s, as a redirect would send them there:
+// with a handoff of the session in the URL, and any extra query pairs (name, value, ...).
+func openAs(t *testing.T, env *servicetest.Env, flowID, s string, pairs ...string) page {
+	t.Helper()
+	parts := strings.Split(s, ".")
+	if len(parts) != 5 {
+		t.Fatalf("not a session: %q", s)
+	}
+	q := url.Values{"s": {env.Service.SignPayeeHandoff(flowID, parts[1], parts[2] == "v")}}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		q.Set(pairs[i], pairs[i+1])
+	}
+	return get(t, env, "/f/"+flowID+"?"+q.Encode())
 }
 
 var sessionField = regexp.MustCompile(`name="s" value="([^"]+)"`)
@@ -93,7 +103,7 @@ func send(t *testing.T, env *servicetest.Env, req *http.Request) page {
 	if err != nil {
 		t.Fatalf("%s %s: read: %v", req.Method, req.URL, err)
 	}
-	return page{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}
+	return page{Status: resp.StatusCode, Header: resp.Header, Body: string(b), env: env}
 }
 
 // get opens a hosted page by path (or by a full URL of the service).

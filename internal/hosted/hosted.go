@@ -5,9 +5,12 @@
 //
 // The pages run inside other sites' iframes, where cookies are unreliable, so a payee's session
 // is a token signed by the service (service.SignPayeeSession) carried in a hidden field of every
-// form and in the ?s= parameter of redirects. It also serves as the CSRF token: a page of
-// another site cannot read it. Every page forbids caching and referrers (the token is in URLs)
-// and may be framed only by Config.FrameAncestors.
+// form, and taken only from a post's body. A redirect after a post carries, in its ?s=
+// parameter, a handoff (service.SignPayeeHandoff) that lasts two minutes and opens only a page's
+// GET: the URL, which stays in the browser's history, soon opens nothing. Choices within a page
+// (a tax form, a payout platform) are buttons that post for the same reason. The session also
+// serves as the CSRF token: a page of another site cannot read it. Every page forbids caching
+// and referrers and may be framed only by Config.FrameAncestors.
 package hosted
 
 import (

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
@@ -32,7 +33,8 @@ func TestSecurityHeaders(t *testing.T) {
 		{"flow page", "/f/" + *link.FlowID + keyed(t, env, *link.FlowID), http.StatusOK, "'self'"},
 		{"unknown link", "/l/" + "00000000-0000-4000-8000-000000000000", http.StatusNotFound, "'self'"},
 		// The redirect step's form leaves for the app, so its page lets forms go there.
-		{"redirect step", "/f/" + redirect.ID + "?s=" + url.QueryEscape(s), http.StatusOK, "'self' https://app.example"},
+		{"redirect step", "/f/" + redirect.ID + "?s=" + url.QueryEscape(env.Service.SignPayeeHandoff(redirect.ID, strings.Split(s, ".")[1], true)),
+			http.StatusOK, "'self' https://app.example"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,9 +211,37 @@ func TestSession(t *testing.T) {
 			t.Fatalf("status %d\n%s", p.Status, p.Body)
 		}
 	})
+	// A token in a URL is a short-lived handoff, which only a page's GET takes; a session, which
+	// lasts, travels only in a form's body (issue 44: the session rode in the URL).
+	t.Run("a session in a URL", func(t *testing.T) {
+		if g := get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(s)); g.Status != http.StatusForbidden {
+			t.Fatalf("get with the session in its URL: %d", g.Status)
+		}
+	})
+	t.Run("a handoff in a form", func(t *testing.T) {
+		handoff := env.Service.SignPayeeHandoff(flowID, parts[1], true)
+		if p := post(t, env, "/f/"+flowID+"/payout-methods", withSession(handoff, form)); p.Status != http.StatusForbidden {
+			t.Fatalf("post with a handoff: %d", p.Status)
+		}
+		if p := post(t, env, "/f/"+flowID+"/payout-methods?s="+url.QueryEscape(s), form); p.Status != http.StatusForbidden {
+			t.Fatalf("post with the session in its URL: %d", p.Status)
+		}
+	})
+	t.Run("a redirect's URL carries a handoff that lasts minutes", func(t *testing.T) {
+		p := post(t, env, "/f/"+flowID+"/show", withSession(s, url.Values{"platform": {"venmo"}}))
+		u, err := url.Parse(p.Location())
+		if p.Status != http.StatusSeeOther || err != nil || u.Query().Get("s") == s || u.Query().Get("platform") != "venmo" {
+			t.Fatalf("show a platform: %d to %q", p.Status, p.Location())
+		}
+		get(t, env, p.Location()).Has(t, "Venmo username")
+		env.Clock.Advance(service.PayeeHandoffLifetime)
+		if g := get(t, env, p.Location()); g.Status != http.StatusForbidden {
+			t.Fatalf("the redirect's URL %s later: %d", service.PayeeHandoffLifetime, g.Status)
+		}
+	})
 	t.Run("expired", func(t *testing.T) {
 		env.Clock.Advance(31 * time.Minute)
-		p := get(t, env, "/f/"+flowID+"?s="+url.QueryEscape(s))
+		p := post(t, env, "/f/"+flowID+"/payout-methods", withSession(s, form))
 		if p.Status != http.StatusForbidden {
 			t.Fatalf("status %d", p.Status)
 		}
@@ -236,8 +266,8 @@ func TestFlowOwner(t *testing.T) {
 	if len(env.Inbox.Messages()) != before {
 		t.Error("a token went out for a number the flow was not sent to")
 	}
-	if _, err := env.Service.FindOrCreatePayee(ctx, env.AppID, payouts.CreateUserRequest{CountryCode: "1", PhoneNumber: "5555550181"}); err == nil {
-		t.Error("identifying with another number created a user")
+	if users, err := env.Service.ListUsers(ctx, env.AppID, payouts.Page{Limit: 10}, payouts.UserFilter{Search: "5555550181"}); err != nil || len(users.Data) != 0 {
+		t.Errorf("identifying with another number created a user: %+v %v", users, err)
 	}
 
 	s := signIn(t, env, flowID, url.Values{"country_code": {"1"}, "phone_number": {"555-555-0180"}})

@@ -21,6 +21,7 @@ func (h *Handler) Register(r fiber.Router) {
 	post("/f/:id/identify", h.identify)
 	post("/f/:id/verify", h.forPayee(false, h.verify))
 	post("/f/:id/resend", h.forPayee(false, h.resend))
+	post("/f/:id/show", h.forPayee(true, h.showChoice))
 	post("/f/:id/compliance", h.forPayee(true, h.submitCompliance, payouts.StepCompliance))
 	post("/f/:id/id-verification", h.forPayee(true, h.verifyIdentity, payouts.StepIDVerification))
 	post("/f/:id/background-check", h.forPayee(true, h.backgroundCheck, payouts.StepBackgroundCheck))

@@ -90,12 +90,12 @@ func withKnownPayee(form components.Form, l *service.PayoutLinkRecord) (componen
 
 // verifyPage asks for the token sent to the payee's phone.
 func (h *Handler) verifyPage(c *fiber.Ctx, p *payee, a answer) (templ.Component, error) {
-	user, err := h.svc.GetUser(c.UserContext(), p.flow.AppID, p.sess.UserID)
+	user, email, err := h.svc.PayeeCodeEmail(c.UserContext(), p.flow, p.sess.UserID)
 	if err != nil {
 		return nil, err
 	}
 	v := views.Verify{Form: a.form, Phone: views.MaskPhone(user.PhoneNumber), Sent: c.Query("sent") == "1"}
-	if email := service.PayeeCodeEmail(p.flow, user); email != "" {
+	if email != "" {
 		v.EmailTo = views.MaskEmail(email)
 	}
 	return views.VerifyPage(h.signInView(p), v), nil

@@ -13,13 +13,11 @@ import (
 // (store.Store.Backup), and its generated key file beside the copy, KeyFile(dest), so that the
 // copy opens as it is: restoring is moving both into place. It reports whether it copied a key
 // file; a database whose key is configured has none, and the key must be kept apart. db must
-// exist: a mistyped path is refused rather than backed up empty. PostgreSQL is refused.
+// exist (store.OpenExisting): a mistyped path is refused rather than backed up empty.
+// PostgreSQL is refused.
 func Backup(ctx context.Context, db, dest string) (keyCopied bool, err error) {
 	if sqldb.IsPostgresDSN(db) {
 		return false, store.ErrBackupNeedsSQLite
-	}
-	if _, err := os.Stat(db); err != nil {
-		return false, fmt.Errorf("database: %w", err)
 	}
 	key, err := os.ReadFile(KeyFile(db))
 	if err != nil && !os.IsNotExist(err) {
@@ -28,7 +26,7 @@ func Backup(ctx context.Context, db, dest string) (keyCopied bool, err error) {
 	if _, err := os.Stat(KeyFile(dest)); key != nil && err == nil {
 		return false, fmt.Errorf("%s exists: back up to a new name", KeyFile(dest))
 	}
-	st, err := store.Open(ctx, db)
+	st, err := store.OpenExisting(ctx, db, sqldb.Timeouts{})
 	if err != nil {
 		return false, fmt.Errorf("open database: %w", err)
 	}

@@ -3,13 +3,15 @@
 // embeds it when no API URL is configured, and tests start it in-process.
 //
 // Secrets at rest (TINs, account numbers) are sealed with Config.EncryptionKey. When none is
-// configured and the database is SQLite, a key is generated once and kept in a 0600 file beside
-// the database, KeyFile(db) ("<db>.key"): keep it with the database, since the sealed data
-// cannot be read without it. PostgreSQL requires a configured key.
+// configured and the database is SQLite, a key is generated with a new database and kept in a
+// 0600 file beside it, KeyFile(db) ("<db>.key"): keep it with the database, since the sealed data
+// cannot be read without it. PostgreSQL requires a configured key. New refuses a key that does
+// not open the database's check value (service.VerifyKey).
 package payoutd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -53,6 +55,9 @@ type Config struct {
 	Addr string
 	// DB is a SQLite file path or a postgres:// URL.
 	DB string
+	// DBMustExist refuses a database that does not exist yet, or holds no tables of payoutd,
+	// instead of creating it (store.ErrNoDatabase): for the commands that only read one.
+	DBMustExist bool
 	// PublicURL is the origin payees reach the hosted pages at, written into the link fields of
 	// payout links and flows; default http://Addr.
 	PublicURL string
@@ -192,20 +197,63 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	key, err := EncryptionKey(cfg.EncryptionKey, cfg.DB)
+	key, st, err := openDatabase(ctx, cfg)
 	if err != nil {
 		return nil, err
-	}
-	st, err := store.OpenWith(ctx, cfg.DB, store.Options{Timeouts: cfg.DBTimeouts, Key: key})
-	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
 	}
 	srv, err := build(cfg, log, st, key)
+	if err == nil {
+		err = srv.service.VerifyKey(ctx)
+	}
+	if err == nil {
+		// Only a key the database accepted hashes its ledger's chains, or chains an old one.
+		err = st.KeyLedger(ctx, key)
+	}
 	if err != nil {
 		st.Close()
-		return nil, err
+		return nil, keyRemedy(cfg, err)
 	}
 	return srv, nil
+}
+
+// openDatabase returns the encryption key and the database. A database that must exist is
+// opened first, so that nothing (a key file, a folder) is made beside a mistyped path; otherwise
+// the key comes first, so that a key file is only ever made before its database.
+func openDatabase(ctx context.Context, cfg Config) ([]byte, *store.Store, error) {
+	if cfg.DBMustExist {
+		st, err := store.OpenExisting(ctx, cfg.DB, cfg.DBTimeouts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open database: %w", err)
+		}
+		key, err := EncryptionKey(cfg.EncryptionKey, cfg.DB)
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		return key, st, nil
+	}
+	key, err := EncryptionKey(cfg.EncryptionKey, cfg.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := store.OpenWith(ctx, cfg.DB, cfg.DBTimeouts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open database: %w", err)
+	}
+	return key, st, nil
+}
+
+// keyRemedy says, of a key the database refused, what to set or restore instead.
+func keyRemedy(cfg Config, err error) error {
+	switch {
+	case !errors.Is(err, service.ErrWrongKey):
+		return err
+	case len(cfg.EncryptionKey) > 0 || sqldb.IsPostgresDSN(cfg.DB):
+		return fmt.Errorf("%w: set --encryption-key (DISBURSE_ENCRYPTION_KEY) to the key it was made with", err)
+	default:
+		return fmt.Errorf("%w: %s is not its key file; restore the key file that was backed up with %s, "+
+			"or set --encryption-key (DISBURSE_ENCRYPTION_KEY) to the key it was made with", err, KeyFile(cfg.DB), cfg.DB)
+	}
 }
 
 func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, error) {

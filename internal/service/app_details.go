@@ -21,7 +21,7 @@ func (s *Service) SetACHAccount(ctx context.Context, appID, id string, req payou
 	}
 	err := s.updateApp(ctx, appID, id, func(a *AppRecord) {
 		a.BankRouting, a.BankAccountType = req.RoutingNumber, req.AccountType
-		a.BankLast4, a.BankSealed = payouts.Last4(req.AccountNumber), s.seal([]byte(req.AccountNumber), "bank:"+a.ID)
+		a.BankLast4, a.BankSealed = payouts.Last4(req.AccountNumber), s.seal([]byte(req.AccountNumber), aadOf(SealedAppBank, a.ID))
 	})
 	if err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func (s *Service) SetAppCompliance(ctx context.Context, appID, id string, req pa
 	if err != nil {
 		return nil, err
 	}
-	if err := s.updateApp(ctx, appID, id, func(a *AppRecord) { a.ComplianceSealed = s.seal(form, "compliance:"+a.ID) }); err != nil {
+	if err := s.updateApp(ctx, appID, id, func(a *AppRecord) { a.ComplianceSealed = s.seal(form, aadOf(SealedAppCompliance, a.ID)) }); err != nil {
 		return nil, err
 	}
 	return s.AppCompliance(ctx, appID, id)
@@ -74,7 +74,7 @@ func (s *Service) AppCompliance(ctx context.Context, appID, id string) (*payouts
 	if a.ComplianceSealed == nil {
 		return nil, payouts.Errorf(payouts.ENotFound, "The app has no compliance details.")
 	}
-	form, err := s.open(a.ComplianceSealed, "compliance:"+a.ID)
+	form, err := s.open(a.ComplianceSealed, aadOf(SealedAppCompliance, a.ID))
 	if err != nil {
 		return nil, err
 	}

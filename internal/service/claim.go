@@ -53,7 +53,7 @@ func (s *Service) ClaimPayoutLink(ctx context.Context, linkID, userID string) (*
 		from := l.Status
 		claimedAt := payouts.NewTime(s.now())
 		l.Status, l.ClaimedUserID, l.Updated = payouts.LinkClaimed, &user.ID, claimedAt.Time
-		l.ClaimedAt, l.ClaimedVia = &claimedAt, payeeContact(l, &user.User).String()
+		l.ClaimedAt, l.ClaimedVia = &claimedAt, payeeContact(l, user).String()
 		return q.UpdatePayoutLink(ctx, l, from)
 	})
 	if err != nil {
@@ -66,7 +66,8 @@ func (s *Service) ClaimPayoutLink(ctx context.Context, linkID, userID string) (*
 // is claimed by that user, with a code to their phone; a link that names a phone, with a code
 // to that phone; a link that names only an email, with a code to that email; a link that names
 // nobody, by the first payee who verifies a phone on it (VerifyPayee binds its flow), and by
-// nobody else after.
+// nobody else after. Whoever identifies is looked up only by the contact the code goes to
+// (FindOrCreatePayee), so the user a flow binds is always the one whose contact was proven.
 
 // namedPayeeMatches checks what a payee identifying on a link's flow gave against the phone or
 // email the link names, before any code goes out or any user is made.
@@ -92,22 +93,37 @@ func namesPayee(l *PayoutLinkRecord) bool {
 	return l != nil && l.NamesPayee()
 }
 
-// payeeContact is where the code that proves a payee goes: the email a link names when it names
-// no phone and no user, else the user's phone.
-func payeeContact(l *PayoutLinkRecord, user *payouts.User) contact {
-	if l != nil && l.UserID == nil && l.Payee.PhoneNumber == "" && l.Payee.Email != "" {
+// codeByEmail reports whether the code that proves the payee of a flow paying out l goes to the
+// email l names: when l names an email and no phone and no user. Otherwise it goes to a phone.
+func codeByEmail(l *PayoutLinkRecord) bool {
+	return l != nil && l.UserID == nil && l.Payee.PhoneNumber == "" && l.Payee.Email != ""
+}
+
+// payeeContact is where the code that proves user, the payee of a flow paying out l, goes: the
+// email l names (codeByEmail); else the user's phone, or their email when a payee typed the
+// phone unproven and proved the email (UserRecord.Unproven). A code never goes to a contact
+// nobody proved or vouched for.
+func payeeContact(l *PayoutLinkRecord, user *UserRecord) contact {
+	switch {
+	case codeByEmail(l):
 		return contact{channel: "email", to: l.Payee.Email, field: "email"}
+	case user.Unproven == unprovenPhone:
+		return contact{channel: "email", to: user.Email, field: "email"}
 	}
 	return contact{channel: "sms", to: user.PhoneNumber.String(), field: "phone_number"}
 }
 
-// PayeeCodeEmail is the email address a payee of a hosted flow gets their code at, or "" when
-// it goes to their phone.
-func PayeeCodeEmail(f *HostedFlow, user *payouts.User) string {
-	if c := payeeContact(f.Link, user); c.channel == "email" {
-		return c.to
+// PayeeCodeEmail is the email address the payee userID of a hosted flow gets their code at, or
+// "" when it goes to their phone; with the user, whose phone the page masks.
+func (s *Service) PayeeCodeEmail(ctx context.Context, f *HostedFlow, userID string) (*payouts.User, string, error) {
+	user, err := s.getUser(ctx, s.store, f.AppID, userID)
+	if err != nil {
+		return nil, "", err
 	}
-	return ""
+	if c := payeeContact(f.Link, user); c.channel == "email" {
+		return &user.User, c.to, nil
+	}
+	return &user.User, "", nil
 }
 
 // namedPhone is the phone a link names, as users' phones are kept.

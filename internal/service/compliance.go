@@ -20,7 +20,7 @@ func (s *Service) SubmitCompliance(ctx context.Context, appID, userID string, re
 		return err
 	}
 	rec := &TaxFormRecord{AppID: appID, UserID: userID, Kind: kind,
-		Sealed: s.seal(form, "taxform:"+userID), TINLast4: payouts.Last4(tin), Created: s.now()}
+		Sealed: s.seal(form, aadOf(SealedTaxForm, userID)), TINLast4: payouts.Last4(tin), Created: s.now()}
 	return s.store.InTx(ctx, func(q Queries) error {
 		user, err := s.getUser(ctx, q, appID, userID)
 		if err != nil {

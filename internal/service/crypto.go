@@ -37,11 +37,47 @@ func sealWith(aead cipher.AEAD, plaintext []byte, aad string) []byte {
 
 // open reverses seal.
 func (s *Service) open(sealed []byte, aad string) ([]byte, error) {
-	n := s.aead.NonceSize()
+	return openWith(s.aead, sealed, aad)
+}
+
+func openWith(aead cipher.AEAD, sealed []byte, aad string) ([]byte, error) {
+	n := aead.NonceSize()
 	if len(sealed) < n {
 		return nil, errors.New("service: sealed value too short")
 	}
-	return s.aead.Open(nil, sealed[:n], sealed[n:], []byte(aad))
+	return aead.Open(nil, sealed[:n], sealed[n:], []byte(aad))
+}
+
+// SealedKind is a kind of value the service seals, which decides what it is bound to (aadOf).
+type SealedKind string
+
+// The kinds of sealed values, as a person reads them.
+const (
+	SealedAppBank       SealedKind = "app's bank account number"
+	SealedAppCompliance SealedKind = "app's compliance details"
+	SealedAccount       SealedKind = "payee's bank account number"
+	SealedTaxForm       SealedKind = "tax form"
+	SealedWebhookSecret SealedKind = "webhook endpoint secret"
+	SealedMessage       SealedKind = "sandbox message"
+)
+
+// aadOf is the associated data a value of kind is sealed with: its row, named by owner (the id
+// of the app, the payee or the endpoint), so that a sealed value copied to another row does not
+// open.
+func aadOf(kind SealedKind, owner string) string {
+	switch kind {
+	case SealedAppBank:
+		return "bank:" + owner
+	case SealedAppCompliance:
+		return "compliance:" + owner
+	case SealedAccount:
+		return "account:" + owner
+	case SealedTaxForm:
+		return "taxform:" + owner
+	case SealedMessage:
+		return "message:" + owner
+	}
+	return owner // a webhook secret: the endpoint's id as it is
 }
 
 // keyedHash is an HMAC under a key derived from the encryption key, for values that must be

@@ -70,9 +70,12 @@ func newEnvOn(t testing.TB, dsn string, rails map[payouts.Platform]service.Rail,
 // tell.
 func (e *env) open(t testing.TB) {
 	t.Helper()
-	// As payoutd opens it: its ledger chained under the service's key.
-	st, err := store.OpenWith(e.ctx, e.dsn, store.Options{Key: e.cfg.EncryptionKey})
+	st, err := store.Open(e.ctx, e.dsn)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// As payoutd opens it: its ledger chained under the service's key.
+	if err := st.KeyLedger(e.ctx, e.cfg.EncryptionKey); err != nil {
 		t.Fatal(err)
 	}
 	e.stores = append(e.stores, st)

@@ -17,9 +17,15 @@ import (
 // page issues a fresh one, so a payee who keeps going never runs out.
 const PayeeSessionLifetime = 30 * time.Minute
 
+// PayeeHandoffLifetime is how long the session a redirect carries in its URL lasts: long enough
+// for the browser to follow it, short enough that the URL, kept in the browser's history, opens
+// nothing a minute later.
+const PayeeHandoffLifetime = 2 * time.Minute
+
 // PayeeSession binds a browser to the payee working through a hosted flow. The pages run inside
-// other sites' iframes, where cookies are unreliable, so it travels as a signed token in forms
-// and redirect URLs.
+// other sites' iframes, where cookies are unreliable, so it travels as a signed token: a
+// session in the hidden field of a page's forms, which only a post is accepted with, and a
+// short-lived handoff in the URL a post redirects to, which only a page's GET is accepted with.
 type PayeeSession struct {
 	FlowID string
 	UserID string
@@ -28,35 +34,78 @@ type PayeeSession struct {
 	Expires  time.Time
 }
 
-// SignPayeeSession returns the token of a session of userID on flowID that expires
-// PayeeSessionLifetime from now.
+// The stages a payee token is signed with: a session or a handoff, before or after the payee
+// entered their code.
+const (
+	stagePending         = "p"
+	stageVerified        = "v"
+	stagePendingHandoff  = "hp"
+	stageVerifiedHandoff = "hv"
+)
+
+// SignPayeeSession returns the token of a session of userID on flowID, for a page's forms, that
+// expires PayeeSessionLifetime from now.
 func (s *Service) SignPayeeSession(flowID, userID string, verified bool) string {
-	stage := "p"
+	return s.signPayee(flowID, userID, verified, false)
+}
+
+// SignPayeeHandoff returns the token of a session of userID on flowID, for a redirect's URL, that
+// expires PayeeHandoffLifetime from now.
+func (s *Service) SignPayeeHandoff(flowID, userID string, verified bool) string {
+	return s.signPayee(flowID, userID, verified, true)
+}
+
+func (s *Service) signPayee(flowID, userID string, verified, handoff bool) string {
+	stage, lifetime := stagePending, PayeeSessionLifetime
 	if verified {
-		stage = "v"
+		stage = stageVerified
 	}
-	exp := strconv.FormatInt(s.now().Add(PayeeSessionLifetime).Unix(), 10)
+	if handoff {
+		stage, lifetime = "h"+stage, PayeeHandoffLifetime
+	}
+	exp := strconv.FormatInt(s.now().Add(lifetime).Unix(), 10)
 	return strings.Join([]string{flowID, userID, stage, exp, s.keyedHash("payee-session", flowID, userID, stage, exp)}, ".")
 }
 
 // OpenPayeeSession checks a token from SignPayeeSession and that it is a session on flowID. A
-// token that was altered, belongs to another flow or has expired is an unauthorized error.
+// token that was altered, belongs to another flow, has expired or is a handoff is an
+// unauthorized error.
 func (s *Service) OpenPayeeSession(token, flowID string) (PayeeSession, error) {
+	return s.openPayee(token, flowID, false)
+}
+
+// OpenPayeeHandoff checks a token from SignPayeeHandoff as OpenPayeeSession checks a session; a
+// session is refused.
+func (s *Service) OpenPayeeHandoff(token, flowID string) (PayeeSession, error) {
+	return s.openPayee(token, flowID, true)
+}
+
+func (s *Service) openPayee(token, flowID string, handoff bool) (PayeeSession, error) {
 	invalid := payouts.Errorf(payouts.EUnauthorized, "This page's session is not valid. Start again from your link.")
 	parts := strings.Split(token, ".")
 	if len(parts) != 5 {
 		return PayeeSession{}, invalid
 	}
 	flow, user, stage, exp, mac := parts[0], parts[1], parts[2], parts[3], parts[4]
-	if !hmac.Equal([]byte(mac), []byte(s.keyedHash("payee-session", flow, user, stage, exp))) ||
-		flow != flowID || (stage != "p" && stage != "v") {
+	if !hmac.Equal([]byte(mac), []byte(s.keyedHash("payee-session", flow, user, stage, exp))) || flow != flowID {
+		return PayeeSession{}, invalid
+	}
+	var verified bool
+	switch stage {
+	case stagePending, stagePendingHandoff:
+	case stageVerified, stageVerifiedHandoff:
+		verified = true
+	default:
+		return PayeeSession{}, invalid
+	}
+	if handoff != strings.HasPrefix(stage, "h") {
 		return PayeeSession{}, invalid
 	}
 	unix, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil {
 		return PayeeSession{}, invalid
 	}
-	sess := PayeeSession{FlowID: flow, UserID: user, Verified: stage == "v", Expires: time.Unix(unix, 0).UTC()}
+	sess := PayeeSession{FlowID: flow, UserID: user, Verified: verified, Expires: time.Unix(unix, 0).UTC()}
 	if !s.now().Before(sess.Expires) {
 		return PayeeSession{}, payouts.Errorf(payouts.EUnauthorized, "Your session expired. Confirm your phone number again to continue.")
 	}
@@ -103,9 +152,10 @@ func (s *Service) OpenHostedFlow(ctx context.Context, id string) (*HostedFlow, e
 	return out, nil
 }
 
-// IdentifyPayee finds the payee of a hosted flow by phone number, creating the user from the
-// names and email given when the number is new, and sends them a verification code where the
-// claim rules say (see payeeContact). A flow that already belongs to a user (it was issued to
+// IdentifyPayee finds the payee of a hosted flow by the contact their code goes to, creating the
+// user from the names, phone and email given when nobody holds that contact, and sends them a
+// verification code where the claim rules say (see payeeContact): the email a link names when it
+// names only an email, else the phone. A flow that already belongs to a user (it was issued to
 // them, or a payee verified on it first) accepts only that user's number, and creates nobody.
 // Attempts are limited per client address (clientAddr, as the transport sees it) and per flow
 // and address, codes per flow and address and per app: whoever else holds the flow's URL spends
@@ -130,9 +180,9 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 		return nil, err
 	}
 	phone := payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber}
-	var user *payouts.User
+	var user *UserRecord
 	if f.UserID != nil {
-		if user, err = s.GetUser(ctx, f.AppID, *f.UserID); err != nil {
+		if user, err = s.getUser(ctx, s.store, f.AppID, *f.UserID); err != nil {
 			return nil, err
 		}
 		if user.PhoneNumber != phone {
@@ -147,11 +197,15 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 				return nil, err
 			}
 		}
-		if user, err = s.FindOrCreatePayee(ctx, f.AppID, req); err != nil {
+		byEmail := codeByEmail(f.Link)
+		if byEmail {
+			req.Email = f.Link.Payee.Email // the address the code goes to, as the link spells it
+		}
+		if user, err = s.FindOrCreatePayee(ctx, f.AppID, byEmail, req); err != nil {
 			return nil, err
 		}
 	}
-	return user, s.sendPayeeToken(ctx, f, clientAddr, user)
+	return &user.User, s.sendPayeeToken(ctx, f, clientAddr, user)
 }
 
 // flowAddress is the key of the limits counted per flow and client address.
@@ -174,7 +228,7 @@ func (s *Service) ResendPayeeToken(ctx context.Context, flowID, clientAddr, user
 	if err != nil {
 		return err
 	}
-	user, err := s.GetUser(ctx, f.AppID, userID)
+	user, err := s.getUser(ctx, s.store, f.AppID, userID)
 	if err != nil {
 		return err
 	}
@@ -182,7 +236,7 @@ func (s *Service) ResendPayeeToken(ctx context.Context, flowID, clientAddr, user
 }
 
 // sendPayeeToken sends a code for a hosted flow, within the limit per flow and client address.
-func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr string, user *payouts.User) error {
+func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr string, user *UserRecord) error {
 	if err := s.allow(ctx, s.limits.sendsPerFlow, flowAddress(f.ID, clientAddr), "Too many codes were sent for this page. Try again in an hour."); err != nil {
 		return err
 	}

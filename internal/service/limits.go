@@ -20,12 +20,20 @@ type Rate struct {
 // address (SendsPerFlow) and for one app (SendsPerApp, the API's send-verification-token
 // included). The per-flow limits are counted per client address, so that whoever holds a flow's
 // URL cannot spend the payee's share.
+//
+// RailWebhookCallsPerAddress and RailWebhookCalls bound the calls a payout provider makes to
+// verify a notification posted to /v2/rail-webhooks/{provider} (PayPal's verify-webhook-signature),
+// per client address and per provider: anyone may post there, and each call spends the account's
+// standing with the provider.
 type Limits struct {
 	IdentifyPerFlow    Rate
 	IdentifyPerAddress Rate
 	PhonesPerFlow      Rate
 	SendsPerFlow       Rate
 	SendsPerApp        Rate
+
+	RailWebhookCallsPerAddress Rate
+	RailWebhookCalls           Rate
 }
 
 // DefaultLimits leave a real payee room to mistype and ask again, and a household or office
@@ -37,6 +45,9 @@ func DefaultLimits() Limits {
 		PhonesPerFlow:      Rate{Max: 5, Per: time.Hour},
 		SendsPerFlow:       Rate{Max: 10, Per: time.Hour},
 		SendsPerApp:        Rate{Max: 1000, Per: time.Hour},
+		// A provider notifies once or twice a payout, from a few addresses of its own.
+		RailWebhookCallsPerAddress: Rate{Max: 60, Per: time.Minute},
+		RailWebhookCalls:           Rate{Max: 600, Per: time.Minute},
 	}
 }
 
@@ -46,6 +57,7 @@ func (l Limits) withDefaults() Limits {
 		{&l.IdentifyPerFlow, &d.IdentifyPerFlow}, {&l.IdentifyPerAddress, &d.IdentifyPerAddress},
 		{&l.PhonesPerFlow, &d.PhonesPerFlow},
 		{&l.SendsPerFlow, &d.SendsPerFlow}, {&l.SendsPerApp, &d.SendsPerApp},
+		{&l.RailWebhookCallsPerAddress, &d.RailWebhookCallsPerAddress}, {&l.RailWebhookCalls, &d.RailWebhookCalls},
 	} {
 		if r.got.Max <= 0 || r.got.Per <= 0 {
 			*r.got = *r.def
@@ -59,6 +71,8 @@ type limiters struct {
 	// phoneTries counts the tries of each phone on a flow, only to tell a phone's first try in
 	// PhonesPerFlow's window: its limit is never asked.
 	phoneTries *RateLimiter
+
+	railWebhookCallsPerAddress, railWebhookCalls *RateLimiter
 }
 
 func (s *Service) newLimiters(l Limits) limiters {
@@ -69,6 +83,9 @@ func (s *Service) newLimiters(l Limits) limiters {
 		sendsPerFlow:       s.RateLimiter("sends-flow", l.SendsPerFlow.Max, l.SendsPerFlow.Per),
 		sendsPerApp:        s.RateLimiter("sends-app", l.SendsPerApp.Max, l.SendsPerApp.Per),
 		phoneTries:         s.RateLimiter("phone-tries", l.PhonesPerFlow.Max, l.PhonesPerFlow.Per),
+
+		railWebhookCallsPerAddress: s.RateLimiter("rail-webhook-address", l.RailWebhookCallsPerAddress.Max, l.RailWebhookCallsPerAddress.Per),
+		railWebhookCalls:           s.RateLimiter("rail-webhook", l.RailWebhookCalls.Max, l.RailWebhookCalls.Per),
 	}
 }
 

@@ -20,7 +20,7 @@ func SealMessage(key []byte, m Message, created time.Time) (*MessageRecord, erro
 	if err != nil {
 		return nil, err
 	}
-	sealed := sealWith(aead, []byte(m.Body), "message:"+m.AppID)
+	sealed := sealWith(aead, []byte(m.Body), aadOf(SealedMessage, m.AppID))
 	return &MessageRecord{AppID: m.AppID, Channel: m.Channel, To: m.To, Subject: m.Subject,
 		Body: base64.StdEncoding.EncodeToString(sealed), Created: created}, nil
 }
@@ -31,7 +31,7 @@ func (s *Service) openMessage(m *MessageRecord) {
 	sealed, err := base64.StdEncoding.DecodeString(m.Body)
 	if err == nil {
 		var body []byte
-		if body, err = s.open(sealed, "message:"+m.AppID); err == nil {
+		if body, err = s.open(sealed, aadOf(SealedMessage, m.AppID)); err == nil {
 			m.Body = string(body)
 			return
 		}

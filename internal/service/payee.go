@@ -8,19 +8,43 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// FindOrCreatePayee returns the app's user with the request's phone number or email, creating
-// the user when there is none: how a payee opening a hosted page becomes a user.
-func (s *Service) FindOrCreatePayee(ctx context.Context, appID string, req payouts.CreateUserRequest) (*payouts.User, error) {
-	req.CountryCode = strings.TrimPrefix(strings.TrimSpace(req.CountryCode), "+")
-	req.PhoneNumber = strings.TrimSpace(req.PhoneNumber)
-	u, err := s.store.FindUserByContact(ctx, appID, strings.TrimSpace(req.Email), req.CountryCode, req.PhoneNumber)
-	if err == nil {
-		return &u.User, nil
+// FindOrCreatePayee returns the payee a hosted flow's code proves: the app's user whose record
+// holds the contact the code goes to (the email req gives when byEmail, else its phone), as an
+// operator gave it or a payee proved it, never one a payee only typed. With no such user it makes
+// one from req, the other contact marked unproven. The other contact is never looked up: a phone
+// typed beside a link's email finds nobody (issue 44's takeover). A phone on two users' records
+// is refused rather than one of them chosen.
+func (s *Service) FindOrCreatePayee(ctx context.Context, appID string, byEmail bool, req payouts.CreateUserRequest) (*UserRecord, error) {
+	unproven := unprovenEmail
+	var found []UserRecord
+	if byEmail {
+		unproven = unprovenPhone
+		u, err := s.store.FindUserByProvenEmail(ctx, appID, strings.TrimSpace(req.Email))
+		switch {
+		case err == nil:
+			found = []UserRecord{*u}
+		case !errors.Is(err, ErrNoRecord):
+			return nil, err
+		}
+	} else {
+		var err error
+		phone := payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber}
+		if found, err = s.store.FindUsersByProvenPhone(ctx, appID, phone); err != nil {
+			return nil, err
+		}
 	}
-	if !errors.Is(err, ErrNoRecord) {
-		return nil, err
+	switch len(found) {
+	case 0:
+	case 1:
+		return &found[0], nil
+	default:
+		return nil, payouts.FieldError("phone_number", "is on more than one account here; ask the sender for a link made for your account")
 	}
-	return s.CreateUser(ctx, appID, req)
+	u, err := s.createUser(ctx, appID, req, unproven)
+	if payouts.ErrorCode(err) == payouts.EEmailExists {
+		return nil, payouts.FieldError("email", "is on another account: open the link sent to that address, or give another email")
+	}
+	return u, err
 }
 
 // IdentityVerifier checks a payee's identity against an outside provider (the sandbox's fails

@@ -30,7 +30,7 @@ func (s *Service) AddPayoutMethod(ctx context.Context, appID, userID string, req
 	}
 	if req.AccountNumber != "" {
 		rec.Mask = payouts.Last4(req.AccountNumber)
-		rec.SealedAccount = s.seal([]byte(req.AccountNumber), "account:"+userID)
+		rec.SealedAccount = s.seal([]byte(req.AccountNumber), aadOf(SealedAccount, userID))
 	}
 	rec.Description = describeMethod(rec)
 	err = s.store.InTx(ctx, func(q Queries) error {

@@ -51,7 +51,17 @@ type UserRecord struct {
 	AppID   string
 	Seq     int64 // insertion order, the keyset for pagination
 	Deleted bool
+	// Unproven is the contact a payee typed without proving it when a hosted page created the
+	// user ("phone" or "email"): no look-up of a payee by contact matches it, and no code goes to
+	// it. Empty for users an operator created, whose contacts the operator vouches for.
+	Unproven string
 }
+
+// The values of UserRecord.Unproven.
+const (
+	unprovenPhone = "phone"
+	unprovenEmail = "email"
+)
 
 // VerificationRecord is an outstanding phone verification token, hashed.
 type VerificationRecord struct {

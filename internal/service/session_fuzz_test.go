@@ -15,8 +15,9 @@ type fixedClock time.Time
 func (c fixedClock) Now() time.Time { return time.Time(c) }
 
 // FuzzOpenPayeeSession: the hosted pages' signed payee session accepts only tokens the service
-// signed, for their own flow; a forged or altered token, whatever it looks like, is refused,
-// and nothing panics.
+// signed, for their own flow, and each opener only its own kind (a session for a post, a handoff
+// for a redirect's URL); a forged or altered token, whatever it looks like, is refused, and
+// nothing panics.
 func FuzzOpenPayeeSession(f *testing.F) {
 	clock := fixedClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	// No store: signing and opening a session never reach one.
@@ -26,23 +27,26 @@ func FuzzOpenPayeeSession(f *testing.F) {
 		f.Fatal(err)
 	}
 	const flow = "0e4f5c1a-9b7d-4c36-8f0e-2a1b3c4d5e6f"
-	signed := []string{
+	sessions := []string{
 		svc.SignPayeeSession(flow, "user-1", false),
 		svc.SignPayeeSession(flow, "user-1", true),
 		svc.SignPayeeSession("other-flow", "user-1", true),
 	}
-	for _, tok := range signed {
+	handoffs := []string{
+		svc.SignPayeeHandoff(flow, "user-1", false),
+		svc.SignPayeeHandoff(flow, "user-1", true),
+	}
+	for _, tok := range append(slices.Clone(sessions), handoffs...) {
 		f.Add(tok, flow)
 	}
 	f.Add("", flow)
 	f.Add("a.b.v.99999999999.c", "a")
 	f.Fuzz(func(t *testing.T, token, flowID string) {
-		sess, err := svc.OpenPayeeSession(token, flowID)
-		if err != nil {
-			return
+		if sess, err := svc.OpenPayeeSession(token, flowID); err == nil && (!slices.Contains(sessions, token) || sess.FlowID != flowID) {
+			t.Fatalf("OpenPayeeSession(%q, %q) accepted a token the service never signed as a session for that flow: %+v", token, flowID, sess)
 		}
-		if !slices.Contains(signed, token) || sess.FlowID != flowID {
-			t.Fatalf("OpenPayeeSession(%q, %q) accepted a token the service never signed for that flow: %+v", token, flowID, sess)
+		if sess, err := svc.OpenPayeeHandoff(token, flowID); err == nil && (!slices.Contains(handoffs, token) || sess.FlowID != flowID) {
+			t.Fatalf("OpenPayeeHandoff(%q, %q) accepted a token the service never signed as a handoff for that flow: %+v", token, flowID, sess)
 		}
 	})
 }

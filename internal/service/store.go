@@ -49,6 +49,7 @@ type Reads interface {
 	TransferReads
 	RequestReads
 	EventReads
+	KeyCheckReads
 }
 
 // Writes are the statements that change rows, one interface per noun; only a transaction's
@@ -61,6 +62,7 @@ type Writes interface {
 	RequestWrites
 	EventWrites
 	KeyWrites
+	KeyCheckWrites
 }
 
 // AppReads read apps and organizations.
@@ -116,7 +118,10 @@ type LedgerWrites interface {
 type UserReads interface {
 	GetUser(ctx context.Context, appID, id string) (*UserRecord, error)
 	ListUsers(ctx context.Context, appID string, page payouts.Page, f payouts.UserFilter) ([]UserRecord, bool, error)
-	FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (*UserRecord, error)
+	// FindUsersByProvenPhone and FindUserByProvenEmail find payees by a contact they proved, or
+	// an operator gave: never by one a payee only typed (UserRecord.Unproven).
+	FindUsersByProvenPhone(ctx context.Context, appID string, phone payouts.Phone) ([]UserRecord, error)
+	FindUserByProvenEmail(ctx context.Context, appID, email string) (*UserRecord, error)
 	GetVerification(ctx context.Context, appID, userID string) (*VerificationRecord, error)
 	// ListPayoutMethods reads the methods of the app's users userIDs, newest first, each
 	// user's default marked.
@@ -211,6 +216,21 @@ type EventReads interface {
 	ListWebhookAttempts(ctx context.Context, appID, endpointID, eventID string, page payouts.Page) ([]WebhookAttemptRecord, bool, error)
 	CountPendingWebhookDeliveries(ctx context.Context) (int, error)
 	ListMessages(ctx context.Context, appID string, beforeID int64, limit int) ([]MessageRecord, error)
+}
+
+// KeyCheckReads read what tells which encryption key the database's sealed values are under
+// (keycheck.go).
+type KeyCheckReads interface {
+	// KeyCheck is the check value of the key; ErrNoRecord before one is recorded.
+	KeyCheck(ctx context.Context) ([]byte, error)
+	// SealedSamples are the oldest sealed value of each kind the database keeps.
+	SealedSamples(ctx context.Context) ([]SealedValue, error)
+}
+
+// KeyCheckWrites record the check value of the encryption key.
+type KeyCheckWrites interface {
+	// RecordKeyCheck records sealed unless a check value is recorded already.
+	RecordKeyCheck(ctx context.Context, sealed []byte) error
 }
 
 // EventWrites write events, webhooks and their deliveries, and the sandbox inbox.

@@ -287,9 +287,9 @@ func (s *Service) accountNumber(m *PayoutMethodRecord) (string, error) {
 	if m.SealedAccount == nil {
 		return "", nil
 	}
-	aad := "account:" + m.UserID
+	aad := aadOf(SealedAccount, m.UserID)
 	if m.UserID == "" {
-		aad = "bank:" + m.AppID
+		aad = aadOf(SealedAppBank, m.AppID)
 	}
 	plain, err := s.open(m.SealedAccount, aad)
 	if err != nil {

@@ -23,6 +23,16 @@ const (
 
 // CreateUser adds a payee.
 func (s *Service) CreateUser(ctx context.Context, appID string, req payouts.CreateUserRequest) (*payouts.User, error) {
+	rec, err := s.createUser(ctx, appID, req, "")
+	if err != nil {
+		return nil, err
+	}
+	return &rec.User, nil
+}
+
+// createUser makes a user; unproven names the contact a payee typed without proving it, when a
+// hosted page makes the user (UserRecord.Unproven).
+func (s *Service) createUser(ctx context.Context, appID string, req payouts.CreateUserRequest, unproven string) (*UserRecord, error) {
 	req = req.Normalize()
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -32,7 +42,7 @@ func (s *Service) CreateUser(ctx context.Context, appID string, req payouts.Crea
 		PhoneNumber: payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber},
 		Status:      payouts.UserUnverified, Metadata: payouts.NormalizeMetadata(req.Metadata),
 		Created: payouts.NewTime(s.now()),
-	}}
+	}, Unproven: unproven}
 	if req.Username != "" {
 		rec.Username = &req.Username
 	}
@@ -46,7 +56,7 @@ func (s *Service) CreateUser(ctx context.Context, appID string, req payouts.Crea
 	if err != nil {
 		return nil, err
 	}
-	return &rec.User, nil
+	return rec, nil
 }
 
 // GetUser returns a user with its wallet.

@@ -12,8 +12,9 @@ import (
 )
 
 // WebhookSender posts signed events to endpoints; package webhook is the real one. It refuses
-// URLs it would never reach (not http(s), or private, loopback and link-local hosts outside
-// sandbox mode), at registration through CheckURL and again when it connects.
+// URLs it would never reach (not http(s), an IPv4 address written other than a.b.c.d, or
+// private, loopback and link-local hosts outside sandbox mode), at registration through CheckURL
+// and again when it connects.
 type WebhookSender interface {
 	CheckURL(rawURL string) error
 	Send(ctx context.Context, m WebhookMessage) WebhookResult
@@ -101,7 +102,7 @@ func (s *Service) CreateWebhookEndpoint(ctx context.Context, appID string, req p
 	e := &WebhookEndpointRecord{AppID: appID, WebhookEndpoint: payouts.WebhookEndpoint{ID: newID(),
 		URL: req.URL, EventTypes: req.EventTypes, Enabled: req.Enabled == nil || *req.Enabled,
 		Description: req.Description, Created: payouts.NewTime(s.now())}}
-	e.SealedSecret = s.seal([]byte(secret), e.ID)
+	e.SealedSecret = s.seal([]byte(secret), aadOf(SealedWebhookSecret, e.ID))
 	if err := s.store.InTx(ctx, func(q Queries) error { return q.CreateWebhookEndpoint(ctx, e) }); err != nil {
 		return nil, err
 	}
@@ -193,10 +194,12 @@ func (s *Service) DeleteWebhookEndpoint(ctx context.Context, appID, id string) e
 func (s *Service) RotateWebhookSecret(ctx context.Context, appID, id string, req payouts.RotateWebhookSecretRequest) (*payouts.WebhookEndpoint, error) {
 	overlap := defaultOverlap
 	if req.OverlapSeconds != nil {
-		overlap = time.Duration(*req.OverlapSeconds) * time.Second
-		if overlap < 0 || overlap > maxOverlap {
+		// Bounded as seconds, before the conversion: seconds past int64 nanoseconds would wrap.
+		seconds := *req.OverlapSeconds
+		if seconds < 0 || seconds > int64(maxOverlap/time.Second) {
 			return nil, payouts.FieldError("overlap_seconds", "must be between 0 and 604800")
 		}
+		overlap = time.Duration(seconds) * time.Second
 	}
 	secret := newWebhookSecret()
 	var out payouts.WebhookEndpoint
@@ -209,7 +212,7 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, appID, id string, req
 		if overlap == 0 {
 			e.SealedOld, e.OldUntil = nil, time.Time{}
 		}
-		e.SealedSecret = s.seal([]byte(secret), e.ID)
+		e.SealedSecret = s.seal([]byte(secret), aadOf(SealedWebhookSecret, e.ID))
 		out = e.WebhookEndpoint
 		return q.UpdateWebhookEndpoint(ctx, e)
 	})
@@ -223,13 +226,13 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, appID, id string, req
 // secrets opens the secrets that sign for the endpoint now: the current one, and the old one
 // during its overlap.
 func (s *Service) secrets(e *WebhookEndpointRecord) ([]string, error) {
-	cur, err := s.open(e.SealedSecret, e.ID)
+	cur, err := s.open(e.SealedSecret, aadOf(SealedWebhookSecret, e.ID))
 	if err != nil {
 		return nil, err
 	}
 	out := []string{string(cur)}
 	if len(e.SealedOld) > 0 && s.now().Before(e.OldUntil) {
-		old, err := s.open(e.SealedOld, e.ID)
+		old, err := s.open(e.SealedOld, aadOf(SealedWebhookSecret, e.ID))
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
@@ -55,39 +57,94 @@ type conn interface {
 
 // Open opens dsn (a SQLite file path or a postgres:// URL) and brings its schema up to date.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	return OpenWith(ctx, dsn, Options{})
+	return OpenWith(ctx, dsn, sqldb.Timeouts{})
 }
 
-// Options are what OpenWith is told besides the database.
-type Options struct {
-	// Timeouts bound PostgreSQL's statements.
-	Timeouts sqldb.Timeouts
-	// Key is the service's key, from which the key of the ledger's chains is derived
-	// (ledger.ChainKey). Open has none: its chains are hashed under the key derived from no key,
-	// which tests and tools that write no ledger of a service may use; payoutd gives its own.
-	Key []byte
-}
-
-// OpenWith is Open with options. Given a key, it chains the postings of a database made before
-// the ledger had chains (ChainUnchained), so that every posting is in one before it serves.
-func OpenWith(ctx context.Context, dsn string, o Options) (*Store, error) {
-	db, err := sqldb.OpenWith(ctx, dsn, o.Timeouts)
+// OpenWith is Open with the timeouts of PostgreSQL's statements.
+func OpenWith(ctx context.Context, dsn string, timeouts sqldb.Timeouts) (*Store, error) {
+	db, err := sqldb.OpenWith(ctx, dsn, timeouts)
 	if err != nil {
 		return nil, err
 	}
+	return migrated(ctx, db)
+}
+
+// migrated brings the schema of db up to date and returns the store on it; it closes db when it
+// fails.
+func migrated(ctx context.Context, db *sqldb.DB) (*Store, error) {
 	if err := db.Migrate(ctx, migrations, "migrations", "schema_migrations"); err != nil {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{Queries: &Queries{conn: db.DB, db: db, dialect: db.Dialect, chainKey: ledger.ChainKey(o.Key)}, db: db}
+	s := &Store{Queries: &Queries{conn: db.DB, db: db, dialect: db.Dialect}, db: db}
 	db.OnBatchStart(s.startBatch)
-	if o.Key != nil {
-		if err := s.ChainUnchained(ctx); err != nil {
-			db.Close()
-			return nil, err
-		}
-	}
 	return s, nil
+}
+
+// KeyLedger hashes the ledger's chains under a key derived from the service's (ledger.ChainKey)
+// and chains the postings of a database made before the ledger had chains (ChainUnchained).
+// payoutd calls it once the database accepted its key and before anything writes: a store never
+// keyed hashes under no key, which tests and tools that write no service's ledger may use.
+func (s *Store) KeyLedger(ctx context.Context, serviceKey []byte) error {
+	s.chainKey = ledger.ChainKey(serviceKey)
+	return s.ChainUnchained(ctx)
+}
+
+// ErrNoDatabase is OpenExisting's refusal of a database that does not exist or holds no schema of
+// the store's: a mistyped path, an empty file, an empty PostgreSQL database.
+var ErrNoDatabase = errors.New("no such database")
+
+// sqliteHeader is how every SQLite database file begins.
+const sqliteHeader = "SQLite format 3\x00"
+
+// OpenExisting is OpenWith for a database that must exist already, for the commands that read
+// one (payoutd check, backup): a SQLite path is read before it is opened, so that nothing is
+// created at a mistyped one, and a database without the store's schema is refused before any
+// migration could write it.
+func OpenExisting(ctx context.Context, dsn string, timeouts sqldb.Timeouts) (*Store, error) {
+	if !sqldb.IsPostgresDSN(dsn) && !isSQLiteFile(dsn) {
+		return nil, fmt.Errorf("%s: %w", dsn, ErrNoDatabase)
+	}
+	db, err := sqldb.OpenWith(ctx, dsn, timeouts)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := hasSchema(ctx, db)
+	switch {
+	case err != nil:
+	case !ok && db.Dialect == sqldb.Postgres: // the URL is not printed: it may hold a password
+		err = fmt.Errorf("%w: the PostgreSQL database holds no tables of payoutd", ErrNoDatabase)
+	case !ok:
+		err = fmt.Errorf("%s: %w: it holds no tables of payoutd", dsn, ErrNoDatabase)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return migrated(ctx, db)
+}
+
+// isSQLiteFile reports whether path is a file that begins as a SQLite database does.
+func isSQLiteFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == sqliteHeader
+}
+
+// hasSchema reports whether db holds the table Migrate records the applied migrations in.
+func hasSchema(ctx context.Context, db *sqldb.DB) (bool, error) {
+	query := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
+	if db.Dialect == sqldb.Postgres {
+		query = `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'schema_migrations'`
+	}
+	var n int
+	err := db.QueryRowContext(ctx, query).Scan(&n)
+	return n > 0, err
 }
 
 // Close closes the database.

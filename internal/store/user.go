@@ -17,7 +17,7 @@ const userSelect = `SELECT u.seq, u.id, u.app_id, u.first_name, u.last_name, u.e
 	u.phone_number, u.username, u.status, u.verified, m.platform, u.tax_id_collected, u.address_collected,
 	u.dob_collected, u.must_collect_1099, u.collected_1099, u.w8ben_collected, u.flagged, u.id_verified,
 	u.metadata, u.created, a.id, COALESCE(a.debits_posted, 0), COALESCE(a.credits_posted, 0),
-	COALESCE(a.debits_pending, 0), COALESCE(a.credits_pending, 0), u.deleted_at IS NOT NULL
+	COALESCE(a.debits_pending, 0), COALESCE(a.credits_pending, 0), u.deleted_at IS NOT NULL, u.unproven_contact
 	FROM users u
 	LEFT JOIN ledger_accounts a ON a.app_id = u.app_id AND a.kind = '` + string(ledger.UserWallet) + `' AND a.ref = u.id
 	LEFT JOIN payout_methods m ON m.id = u.default_method_id`
@@ -44,7 +44,7 @@ func scanUserWallet(row interface{ Scan(...any) error }) (service.UserRecord, *l
 		&u.PhoneNumber.PhoneNumber, &username, &u.Status, &u.Verified, &platform, &c.TaxIDCollected,
 		&c.AddressCollected, &c.DateOfBirthCollected, &c.MustCollect1099, &c.Collected1099, &c.W8BENCollected,
 		&c.Flagged, &c.IDVerified, &md, &created, &walletID, &a.DebitsPosted, &a.CreditsPosted,
-		&a.DebitsPending, &a.CreditsPending, &deleted)
+		&a.DebitsPending, &a.CreditsPending, &deleted, &u.Unproven)
 	if err != nil {
 		return u, nil, noRecord(err)
 	}
@@ -87,11 +87,11 @@ func (q *Queries) CreateUser(ctx context.Context, u *service.UserRecord) (err er
 		return err
 	}
 	err = q.queryRowTouching(ctx, writing(usersTable), `INSERT INTO users (id, app_id, first_name, last_name, email, email_key, country_code,
-		phone_number, username, username_key, status, verified, metadata, search, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		phone_number, username, username_key, status, verified, metadata, search, created, unproven_contact)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
 		u.ID, u.AppID, u.FirstName, u.LastName, u.Email, strings.ToLower(u.Email), u.PhoneNumber.CountryCode,
 		u.PhoneNumber.PhoneNumber, sqlNullPtr(u.Username), usernameKey, u.Status, u.Verified,
-		metadataValue(u.Metadata), payouts.UserSearchText(u.User), sqldb.Micros(u.Created.Time)).Scan(&u.Seq)
+		metadataValue(u.Metadata), payouts.UserSearchText(u.User), sqldb.Micros(u.Created.Time), u.Unproven).Scan(&u.Seq)
 	if sqldb.IsUniqueViolation(err) {
 		return emailTaken() // a concurrent create won the race for the same key
 	}
@@ -199,13 +199,34 @@ func (q *Queries) DeleteVerification(ctx context.Context, appID, userID string) 
 	return err
 }
 
-// FindUserByContact reads the app's user with this phone number, or else with this email.
-func (q *Queries) FindUserByContact(ctx context.Context, appID, email, countryCode, phone string) (_ *service.UserRecord, err error) {
-	defer wrap(&err, "find user by contact")
+// FindUsersByProvenPhone reads up to two of the app's users whose phone is this one and was not
+// typed unproven on a hosted page: two say the phone is ambiguous, which the caller refuses.
+func (q *Queries) FindUsersByProvenPhone(ctx context.Context, appID string, phone payouts.Phone) (_ []service.UserRecord, err error) {
+	defer wrap(&err, "find users by phone")
+	rows, err := q.queryTouching(ctx, readingUsers, userSelect+` WHERE u.app_id = ? AND u.deleted_at IS NULL
+		AND u.country_code = ? AND u.phone_number = ? AND u.unproven_contact <> 'phone' ORDER BY u.seq LIMIT 2`,
+		appID, phone.CountryCode, phone.PhoneNumber)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var users []service.UserRecord
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		users = append(users, u)
+	}
+	return users, rows.Err()
+}
+
+// FindUserByProvenEmail reads the app's user with this email, unless a payee typed it unproven
+// on a hosted page.
+func (q *Queries) FindUserByProvenEmail(ctx context.Context, appID, email string) (_ *service.UserRecord, err error) {
+	defer wrap(&err, "find user by email")
 	u, err := scanUser(q.queryRowTouching(ctx, readingUsers, userSelect+` WHERE u.app_id = ? AND u.deleted_at IS NULL
-		AND ((u.country_code = ? AND u.phone_number = ?) OR u.email_key = ?)
-		ORDER BY CASE WHEN u.phone_number = ? THEN 0 ELSE 1 END, u.seq LIMIT 1`,
-		appID, countryCode, phone, strings.ToLower(email), phone))
+		AND u.email_key = ? AND u.unproven_contact <> 'email'`, appID, strings.ToLower(email)))
 	if err != nil {
 		return nil, err
 	}

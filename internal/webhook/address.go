@@ -2,8 +2,61 @@ package webhook
 
 import (
 	"encoding/binary"
+	"errors"
 	"net/netip"
+	"strings"
+
+	"golang.org/x/net/idna"
 )
+
+// errIPSpelling is what a host answers that is taken for an IPv4 address but is not written as
+// one in a.b.c.d.
+var errIPSpelling = errors.New("must not be an IPv4 address written other than as four decimal numbers a.b.c.d")
+
+// dialedHost is host as the sender dials it (net/http maps a host that is not ASCII through
+// IDNA first, so 127。0。0。1 and fullwidth digits become 127.0.0.1), in lower case. It refuses a
+// host that is taken for an IPv4 address unless it is written a.b.c.d in decimal: resolvers read
+// 127.1, 2130706433, 0x7f000001 and 0177.0.0.1 as addresses (inet_aton) and a trailing dot is
+// dropped, so a spelling other than a.b.c.d would be judged as a name here and reach an address
+// there. A host is taken for an IPv4 address, as the WHATWG URL parser takes it, when its last
+// label is a number; no top-level domain is one. An IPv6 literal must be one netip reads.
+func dialedHost(host string) (string, error) {
+	if strings.Contains(host, ":") { // only an IPv6 literal has colons in a URL's host
+		if _, err := netip.ParseAddr(host); err != nil {
+			return "", errors.New("must have a valid IPv6 address in brackets")
+		}
+		return host, nil
+	}
+	name := host
+	for _, r := range host {
+		if r >= 0x80 {
+			ascii, err := idna.Lookup.ToASCII(host)
+			if err != nil {
+				return "", errors.New("must have a valid host name")
+			}
+			name = ascii
+			break
+		}
+	}
+	name = strings.ToLower(name)
+	if endsInNumber(name) {
+		if a, err := netip.ParseAddr(host); err != nil || !a.Is4() || a.String() != host {
+			return "", errIPSpelling
+		}
+	}
+	return name, nil
+}
+
+// endsInNumber reports whether a host name's last label (a trailing dot aside) is a number in
+// decimal, octal or 0x hexadecimal: the WHATWG URL parser's test for an IPv4 host.
+func endsInNumber(name string) bool {
+	name = strings.TrimSuffix(name, ".")
+	last := name[strings.LastIndex(name, ".")+1:]
+	if hex, ok := strings.CutPrefix(last, "0x"); ok {
+		return strings.Trim(hex, "0123456789abcdef") == ""
+	}
+	return last != "" && strings.Trim(last, "0123456789") == ""
+}
 
 // nonPublicIPv4 are IPv4 ranges that Go's IsGlobalUnicast and IsPrivate let through but that
 // reach no one on the public internet, or reach this host: "this network" (0.0.0.0/8, which

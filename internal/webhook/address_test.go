@@ -1,8 +1,17 @@
 package webhook
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"sync/atomic"
 	"testing"
+
+	"github.com/disburse/disburse/internal/service"
 )
 
 // Every IPv6 form that carries an IPv4 address is judged by that address, at registration
@@ -56,5 +65,71 @@ func TestPublicJudgesEmbeddedIPv4(t *testing.T) {
 				t.Fatalf("refusePrivate at connect time: %v, want ok %v", err, tt.public)
 			}
 		})
+	}
+}
+
+// ipSpellings are IPv4 addresses written the ways some resolver or URL parser reads as an
+// address (inet_aton's short, decimal, octal and hexadecimal forms, a trailing dot, the WHATWG
+// URL host parser's), or that IDNA, which net/http applies to a host before it dials, maps to a
+// dotted quad (ideographic and fullwidth full stops, fullwidth digits).
+var ipSpellings = []struct{ name, host string }{
+	{"two parts", "127.1"},
+	{"three parts", "127.0.1"},
+	{"one decimal number", "2130706433"},
+	{"metadata as one number", "2852039166"},
+	{"hexadecimal", "0x7f000001"},
+	{"uppercase hexadecimal", "0X7F000001"},
+	{"hexadecimal parts", "0x7f.0x0.0x0.0x1"},
+	{"hexadecimal of nothing", "0x"},
+	{"octal", "0177.0.0.1"},
+	{"leading zero", "127.0.0.01"},
+	{"trailing dot", "127.0.0.1."},
+	{"five parts", "1.2.3.4.5"},
+	{"public in hexadecimal", "0x5db8d822"},
+	{"a name ending in a number", "hooks.example.123"},
+	{"ideographic full stops", "127。0。0。1"},
+	{"fullwidth full stops", "127．0．0．1"},
+	{"halfwidth ideographic full stops", "127｡0｡0｡1"},
+	{"fullwidth digits", "１２７.０.０.１"},
+	{"fullwidth public", "９３.１８４.２１６.３４"},
+}
+
+// An IPv4 address spelled any way but a.b.c.d in decimal is refused, in sandbox mode too (where
+// loopback is allowed): at registration (CheckURL), and at delivery before any name is looked up
+// or any connection made, for an endpoint registered before the rule.
+func TestIPSpellingsRefused(t *testing.T) {
+	var hits atomic.Int32
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(receiver.Close)
+	port := receiver.Listener.Addr().(*net.TCPAddr).Port
+	for _, sandbox := range []bool{false, true} {
+		sender := New(Config{AllowPrivate: sandbox})
+		for _, tt := range ipSpellings {
+			t.Run(fmt.Sprintf("%s/sandbox %v", tt.name, sandbox), func(t *testing.T) {
+				u := fmt.Sprintf("http://%s:%d/in", tt.host, port)
+				if err := sender.CheckURL(u); err == nil {
+					t.Fatalf("CheckURL(%s) accepted it", u)
+				}
+				res := sender.Send(context.Background(), service.WebhookMessage{URL: u, ID: "e1", Body: []byte(`{}`)})
+				var lookup *net.DNSError
+				if res.Err == nil || errors.As(res.Err, &lookup) || hits.Load() != 0 {
+					t.Fatalf("delivery to %s: %+v, %d requests received; want refused before any lookup", u, res, hits.Load())
+				}
+				if !errors.Is(res.Err, errIPSpelling) {
+					t.Fatalf("delivery to %s: %v, want the spelling refused", u, res.Err)
+				}
+			})
+		}
+	}
+	// The rule leaves sandbox mode's loopback, canonically written, as it was.
+	for _, host := range []string{"127.0.0.1", "localhost", "[::1]"} {
+		u := fmt.Sprintf("http://%s:%d/in", host, port)
+		if err := New(Config{AllowPrivate: true}).CheckURL(u); err != nil {
+			t.Errorf("sandbox CheckURL(%s): %v", u, err)
+		}
+	}
+	res := New(Config{AllowPrivate: true}).Send(context.Background(), service.WebhookMessage{URL: receiver.URL + "/in", ID: "e1", Body: []byte(`{}`)})
+	if !res.OK() || hits.Load() != 1 {
+		t.Fatalf("sandbox delivery to %s: %+v, %d requests; want delivered", receiver.URL, res, hits.Load())
 	}
 }

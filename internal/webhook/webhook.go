@@ -3,7 +3,9 @@
 // id.timestamp.body>"), so receivers verify them with any Standard Webhooks library. It refuses
 // private, loopback and link-local targets both when a URL is registered and when it connects,
 // so a name that later resolves to an internal address (DNS rebinding) reaches nothing. An IPv6
-// address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by it.
+// address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by it,
+// and an IPv4 address written other than a.b.c.d (127.1, 0x7f000001, 127。0。0。1) is refused in
+// any mode.
 package webhook
 
 import (
@@ -59,7 +61,7 @@ func New(cfg Config) *Sender {
 	}
 	transport := &http.Transport{
 		Proxy:               nil, // a proxy would connect for us, past the address check
-		DialContext:         dialer.DialContext,
+		DialContext:         refuseIPSpellings(dialer.DialContext),
 		TLSHandshakeTimeout: cfg.Timeout,
 		MaxIdleConnsPerHost: 32,
 		IdleConnTimeout:     90 * time.Second,
@@ -90,19 +92,37 @@ func refusePrivate(_, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// CheckURL refuses what the sender would never reach: anything but http(s), and, outside
-// sandbox mode, hosts that are private addresses or localhost. Names are checked again at
-// connect time, after they resolve.
+// refuseIPSpellings wraps the dialer: before any name is looked up, it refuses a host that is an
+// IPv4 address not written a.b.c.d (dialedHost), in sandbox mode too.
+func refuseIPSpellings(dial func(ctx context.Context, network, address string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := dialedHost(host); err != nil {
+			return nil, fmt.Errorf("webhook: %s %w", host, err)
+		}
+		return dial(ctx, network, address)
+	}
+}
+
+// CheckURL refuses what the sender would never reach: anything but http(s), a host that is an
+// IPv4 address not written a.b.c.d (dialedHost), and, outside sandbox mode, hosts that are
+// private addresses or localhost. Names are checked again at connect time, after they resolve.
 func (s *Sender) CheckURL(rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return errors.New("must be an http or https URL")
 	}
+	host, err := dialedHost(u.Hostname())
+	if err != nil {
+		return err
+	}
 	if s.cfg.AllowPrivate {
 		return nil
 	}
-	host := strings.ToLower(u.Hostname())
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if name := strings.TrimSuffix(host, "."); name == "localhost" || strings.HasSuffix(name, ".localhost") {
 		return errPrivate
 	}
 	if a, err := netip.ParseAddr(host); err == nil && !public(a) {
@@ -111,12 +131,17 @@ func (s *Sender) CheckURL(rawURL string) error {
 	return nil
 }
 
-// Send posts one signed event and reports the answer.
+// Send posts one signed event and reports the answer. A URL registered before a rule of
+// CheckURL's was made is refused by the dialer: the host's spelling here (net/http maps it by
+// IDNA before the dialer sees it), the address it resolves to at connect time.
 func (s *Sender) Send(ctx context.Context, m service.WebhookMessage) service.WebhookResult {
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(m.Body))
 	if err != nil {
 		return service.WebhookResult{Err: err}
+	}
+	if _, err := dialedHost(req.URL.Hostname()); err != nil {
+		return service.WebhookResult{Err: fmt.Errorf("webhook: %s %w", req.URL.Hostname(), err)}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "disburse-webhooks/1")

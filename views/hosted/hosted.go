@@ -30,7 +30,10 @@ type Page struct {
 // carry.
 type Flow struct {
 	ID      string
-	Session string // the signed payee session; empty before the payee identified
+	Session string // the signed payee session the page's forms carry; empty before the payee identified
+	// Handoff is the short-lived session a redirect's URL carries to the page (URL); empty
+	// elsewhere: a page's own links and forms carry no token in their URLs.
+	Handoff string
 	Key     string // the claim key of a payout link that names nobody, which opens its flow
 	AppName string
 	Amount  payouts.Money // the payout link's amount; 0 for a flow of no link
@@ -71,11 +74,11 @@ func (f Flow) position() int {
 	return 0
 }
 
-// URL is the flow's page, with the session and any extra query pairs (name, value, ...).
+// URL is the flow's page, with the handoff and any extra query pairs (name, value, ...).
 func (f Flow) URL(pairs ...string) string {
 	q := url.Values{}
-	if f.Session != "" {
-		q.Set("s", f.Session)
+	if f.Handoff != "" {
+		q.Set("s", f.Handoff)
 	}
 	if f.Key != "" {
 		q.Set("k", f.Key)

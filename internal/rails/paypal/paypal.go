@@ -414,14 +414,16 @@ type event struct {
 }
 
 // Notification verifies a webhook with PayPal (verify-webhook-signature, against the configured
-// webhook id) and reports the outcome of a payout item's event (PAYMENT.PAYOUTS-ITEM.*); other
-// events report nothing.
-func (c *Client) Notification(ctx context.Context, header http.Header, body []byte) ([]service.RailNotice, error) {
+// webhook id) and reports the outcome of a payout item's event (PAYMENT.PAYOUTS-ITEM.*). Each
+// verification is a call to PayPal, which anyone may cause by posting to the endpoint, so it is
+// made last, once admit has allowed it (the service's throttle), and only for a notification that
+// could be PayPal's and matter: every signature header present, a certificate URL on PayPal's own
+// host, a body that is a PayPal event, and an event of a payout item of ours. Any other event,
+// and an item that is not ours (a payout made outside disburse on the same account), report
+// nothing and need no verification.
+func (c *Client) Notification(ctx context.Context, header http.Header, body []byte, admit service.AdmitCall) ([]service.RailNotice, error) {
 	if c.cfg.WebhookID == "" {
 		return nil, &service.RailUnverified{Reason: "no PAYPAL_WEBHOOK_ID is configured"}
-	}
-	if !json.Valid(body) {
-		return nil, &service.RailUnverified{Reason: "the body is not JSON"}
 	}
 	verify := map[string]any{"webhook_id": c.cfg.WebhookID, "webhook_event": json.RawMessage(body)}
 	for _, h := range webhookHeaders {
@@ -430,6 +432,26 @@ func (c *Client) Notification(ctx context.Context, header http.Header, body []by
 			return nil, &service.RailUnverified{Reason: "no " + h.header + " header"}
 		}
 		verify[h.field] = v
+	}
+	if !paypalCertURL(header.Get("Paypal-Cert-Url")) {
+		return nil, &service.RailUnverified{Reason: "the certificate URL is not on PayPal's host"}
+	}
+	var ev event
+	if err := json.Unmarshal(body, &ev); err != nil || ev.ID == "" || ev.EventType == "" {
+		return nil, &service.RailUnverified{Reason: "the body is not a PayPal event"}
+	}
+	if !strings.HasPrefix(ev.EventType, "PAYMENT.PAYOUTS-ITEM.") {
+		return nil, nil
+	}
+	var it item
+	if err := json.Unmarshal(ev.Resource, &it); err != nil || it.PayoutItem.SenderItemID == "" {
+		return nil, &service.RailUnverified{Reason: "event " + ev.ID + " names no payout item"}
+	}
+	if !payouts.ValidID(it.PayoutItem.SenderItemID) {
+		return nil, nil // not a payout of ours: every one we send is named by its transfer id
+	}
+	if err := admit(ctx); err != nil {
+		return nil, err
 	}
 	var verdict struct {
 		VerificationStatus string `json:"verification_status"`
@@ -445,17 +467,17 @@ func (c *Client) Notification(ctx context.Context, header http.Header, body []by
 	case verdict.VerificationStatus != "SUCCESS":
 		return nil, &service.RailUnverified{Reason: "PayPal's verification said " + verdict.VerificationStatus}
 	}
-	var ev event
-	if err := json.Unmarshal(body, &ev); err != nil {
-		return nil, &service.RailUnverified{Reason: "the event is not PayPal's shape"}
-	}
-	if !strings.HasPrefix(ev.EventType, "PAYMENT.PAYOUTS-ITEM.") {
-		return nil, nil
-	}
-	var it item
-	if err := json.Unmarshal(ev.Resource, &it); err != nil || it.PayoutItem.SenderItemID == "" {
-		return nil, &service.RailUnverified{Reason: "event " + ev.ID + " names no payout item"}
-	}
 	return []service.RailNotice{{Platform: platformOf(it.PayoutItem.RecipientWallet), Report: service.RailReport{
 		TransferID: it.PayoutItem.SenderItemID, ExternalID: it.PayoutBatchID, Outcome: outcomeOf(it, c.cfg.Clock.Now())}}}, nil
+}
+
+// paypalCertURL reports whether a notification's Paypal-Cert-Url is https on PayPal's host
+// (api.paypal.com, api.sandbox.paypal.com, ...), as every notification PayPal sends names it.
+func paypalCertURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.User != nil || (u.Port() != "" && u.Port() != "443") {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	return host == "paypal.com" || strings.HasSuffix(host, ".paypal.com")
 }

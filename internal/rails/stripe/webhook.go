@@ -3,7 +3,6 @@ package stripe
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -23,27 +22,30 @@ var outcomeEvents = map[stripeapi.EventType]bool{
 	stripeapi.EventTypeTreasuryOutboundPaymentReturned: true,
 }
 
-// Notification verifies a Stripe webhook with stripe-go's own check (webhook.ConstructEvent:
+// Notification verifies a Stripe webhook with stripe-go's own check (webhook.ValidatePayload:
 // the Stripe-Signature HMAC under the endpoint's signing secret, and a timestamp within five
 // minutes, so an event replayed later is refused) and reports the outcome of the payout its
 // OutboundPayment names (service.RailWebhook). A payment without our metadata, and any other
-// event, report nothing. An event whose API version is not stripe-go's is an error, not a
-// refusal: Stripe sends it again once the endpoint's version is fixed.
-func (r *Rail) Notification(_ context.Context, header http.Header, body []byte) ([]service.RailNotice, error) {
-	event, err := webhook.ConstructEvent(body, header.Get("Stripe-Signature"), r.cfg.WebhookSecret)
-	switch {
-	case errors.Is(err, webhook.ErrNotSigned), errors.Is(err, webhook.ErrInvalidHeader),
-		errors.Is(err, webhook.ErrNoValidSignature), errors.Is(err, webhook.ErrTooOld):
+// event, report nothing. A signed event that cannot be read (not an event, fields of the wrong
+// type, an API version not stripe-go's) is unreadable: Stripe sent it and will send the same
+// again, so it is refused as bad input for the operator to see in Stripe's delivery log, while
+// the worker's poll still learns the payout's outcome.
+func (r *Rail) Notification(_ context.Context, header http.Header, body []byte, _ service.AdmitCall) ([]service.RailNotice, error) {
+	signature := header.Get("Stripe-Signature")
+	if err := webhook.ValidatePayload(body, signature, r.cfg.WebhookSecret); err != nil {
 		return nil, &service.RailUnverified{Reason: err.Error()}
-	case err != nil:
-		return nil, fmt.Errorf("stripe: read webhook event: %w", err)
+	}
+	event, err := webhook.ConstructEventWithOptions(body, signature, r.cfg.WebhookSecret,
+		webhook.ConstructEventOptions{IgnoreTolerance: true}) // the signature and its time were checked just above
+	if err != nil {
+		return nil, &service.RailUnreadable{Reason: err.Error()}
 	}
 	if !outcomeEvents[event.Type] || event.Data == nil {
 		return nil, nil
 	}
 	var op stripeapi.TreasuryOutboundPayment
 	if err := json.Unmarshal(event.Data.Raw, &op); err != nil {
-		return nil, fmt.Errorf("stripe: read the outbound payment of event %s: %w", event.ID, err)
+		return nil, &service.RailUnreadable{Reason: fmt.Sprintf("the outbound payment of event %s: %v", event.ID, err)}
 	}
 	id := op.Metadata[MetaTransfer]
 	if id == "" {

@@ -64,7 +64,7 @@ func TestNotification(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			header, body := tt.change(event(t, tt.typ, tt.file, tt.secret, tt.at))
-			got, err := rail.Notification(context.Background(), header, body)
+			got, err := rail.Notification(context.Background(), header, body, nil)
 			var unverified *service.RailUnverified
 			if errors.As(err, &unverified) != tt.unverified || (err != nil && !tt.unverified) {
 				t.Fatalf("Notification error %v, want unverified %v", err, tt.unverified)

@@ -36,6 +36,7 @@ type Server struct {
 	byID      map[string]*batch // by payout_batch_id
 	requests  map[string][]byte // first answer per PayPal-Request-Id
 	creates   int               // create calls that reached the double
+	verifies  int               // verify-webhook-signature calls that reached the double
 	tokens    int               // tokens issued
 	problems  []string          // requests not shaped as PayPal requires
 	itemState string            // transaction_status of every item; SUCCESS by default
@@ -91,6 +92,13 @@ func (s *Server) Creates() (creates, tokens int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.creates, s.tokens
+}
+
+// Verifies is how many verify-webhook-signature calls reached the double.
+func (s *Server) Verifies() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.verifies
 }
 
 // TransactionOf is the transaction of the payout item whose sender_item_id is transferID, nil
@@ -176,6 +184,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && r.URL.Path == "/v1/reporting/transactions":
 		s.search(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/notifications/verify-webhook-signature":
+		s.verifies++
 		var v map[string]json.RawMessage
 		if err := json.NewDecoder(r.Body).Decode(&v); err != nil || v["webhook_event"] == nil {
 			write(w, http.StatusBadRequest, map[string]any{"name": "VALIDATION_ERROR"})
