@@ -112,7 +112,7 @@ func bulkRowOf(n int, rec []string, col map[string]int) dashstore.BulkRow {
 	case row.UserRef == "":
 		row.Problem = "Give a user id or an email."
 	case err != nil:
-		row.Problem = "The amount " + quoted(cell("amount")) + " cannot be read: " + err.Error() + "."
+		row.Problem = "Column amount: " + quoted(cell("amount")) + " cannot be read: " + err.Error() + "."
 	case amount <= 0:
 		row.Problem = "The amount must be more than $0.00."
 	case amount > payouts.MaxAmount:
