@@ -54,7 +54,7 @@ func TestBrowserBulkPayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"10", "No user nobody@example.com.", "500", "The amount “1.2.5” cannot be read", "999", "Unknown method “carrier pigeon”"} {
+	for _, want := range []string{"10", "No user nobody@example.com.", "500", "Column amount: “1.2.5” cannot be read", "999", "Unknown method “carrier pigeon”"} {
 		if !strings.Contains(problems, want) {
 			t.Errorf("the preview's problems lack %q:\n%s", want, problems)
 		}

@@ -2,13 +2,10 @@ package handlers
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -25,7 +22,7 @@ const (
 )
 
 // bulkWallet is the method that credits the payee's wallet with a transfer instead of paying out.
-const bulkWallet = "wallet"
+const bulkWallet = dashstore.BulkWallet
 
 // bulkMethods are the methods a row may name, besides bulkWallet (or nothing, which is it too).
 var bulkMethods = []payouts.Platform{payouts.PlatformPayPal, payouts.PlatformVenmo, payouts.PlatformCashApp,
@@ -112,7 +109,7 @@ func bulkRowOf(n int, rec []string, col map[string]int) dashstore.BulkRow {
 	case row.UserRef == "":
 		row.Problem = "Give a user id or an email."
 	case err != nil:
-		row.Problem = "The amount " + quoted(cell("amount")) + " cannot be read: " + err.Error() + "."
+		row.Problem = "Column amount: " + quoted(cell("amount")) + " cannot be read: " + err.Error() + "."
 	case amount <= 0:
 		row.Problem = "The amount must be more than $0.00."
 	case amount > payouts.MaxAmount:
@@ -123,17 +120,6 @@ func bulkRowOf(n int, rec []string, col map[string]int) dashstore.BulkRow {
 		row.Problem = "The memo is longer than 200 characters."
 	}
 	return row
-}
-
-// bulkFingerprint is what a good row pays, as a hash that is the same however its file spelled
-// it: the user it resolved to (by id, or by an email in any case), the amount in cents
-// ("$1,000.00", "1000" and "1000.00" alike), the method, and the memo with its spacing and case
-// folded. Line endings, a trailing newline and padded cells are gone once a row is parsed. A file
-// names payees by user id or email only, so a phone's format never reaches it.
-func bulkFingerprint(r dashstore.BulkRow) string {
-	memo := strings.ToLower(strings.Join(strings.Fields(r.Memo), " "))
-	sum := sha256.Sum256([]byte(strings.Join([]string{r.UserID, strconv.FormatInt(r.Amount, 10), r.Method, memo}, "\x00")))
-	return hex.EncodeToString(sum[:])
 }
 
 func bulkMethodKnown(m string) bool {

@@ -27,10 +27,10 @@ func TestParseBulkCSV(t *testing.T) {
 			file: "user,amount,method\n,5,\nada@example.com,12.345,\nada@example.com,-3,\nada@example.com,3,carrier pigeon\nada@example.com\n" +
 				"ada@example.com,10000000000.01,\n",
 			want: []string{"|500||wallet|Give a user id or an email.",
-				"ada@example.com|0||wallet|The amount “12.345” cannot be read: use at most two decimals.",
+				"ada@example.com|0||wallet|Column amount: “12.345” cannot be read: use at most two decimals.",
 				"ada@example.com|-300||wallet|The amount must be more than $0.00.",
 				"ada@example.com|300||carrier pigeon|Unknown method “carrier pigeon”: use wallet, paypal, venmo, cash_app, ach or default.",
-				"ada@example.com|0||wallet|The amount (empty) cannot be read: enter an amount.",
+				"ada@example.com|0||wallet|Column amount: (empty) cannot be read: enter an amount.",
 				"ada@example.com|1000000000001||wallet|The amount must be at most $10,000,000,000.00."}},
 		{name: "empty file", file: "", problem: "The file is empty"},
 		{name: "header only", file: "user,amount\n", problem: "no payouts"},

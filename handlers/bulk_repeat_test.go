@@ -13,7 +13,7 @@ import (
 
 // TestBulkRepeatedRowsWaitForASecondOperator: a file whose rows pay what an earlier file's rows
 // paid is a new job however it is spelled (CRLF, a trailing newline, "$1,000.00" for "1000",
-// an email in capitals, a memo spaced otherwise), and its preview names the earlier file. Its
+// an email in capitals, the memo edited or dropped), and its preview names the earlier file. Its
 // repeated rows are not paid unless an operator other than the uploader confirms; the uploader
 // cannot, from another session either, nor can roles that may not move money.
 func TestBulkRepeatedRowsWaitForASecondOperator(t *testing.T) {
@@ -54,6 +54,10 @@ func TestBulkRepeatedRowsWaitForASecondOperator(t *testing.T) {
 		{"amounts, email case and spacing reformatted",
 			spell("user , amount , memo\n %ada ,\"$1,000.00\", June   Bonus \n%bob,2.5,\n", strings.ToUpper(ada.Email))},
 		{"the user by id", spell(file, ada.ID)},
+		// The memo is what a payment says, not what it pays: editing it pays nobody twice.
+		{"a trailing point on the memo", spell("user,amount,memo\n%ada,1000,June bonus.\n%bob,2.50,.\n", ada.Email)},
+		{"a zero-width space in the memo", spell("user,amount,memo\n%ada,1000,June\u200b bonus\n%bob,2.50,\u200b\n", ada.Email)},
+		{"the memo column dropped", spell("user,amount\n%ada,1000\n%bob,2.50\n", ada.Email)},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {

@@ -46,8 +46,7 @@ func inParallel(limit, n int, fn func(i int)) {
 
 // resolveBulkRows finds the user each good row names, once per distinct user id or email, puts
 // a problem on the rows whose user is unknown or that repeat an earlier row, and then on those
-// the service's preflight would refuse, in its words; the rows left good get their fingerprint.
-// Only a failing service is an error.
+// the service's preflight would refuse, in its words. Only a failing service is an error.
 func (h *Handlers) resolveBulkRows(ctx context.Context, fileHash string, rows []dashstore.BulkRow) error {
 	refs := map[string]*bulkUser{}
 	var order []string
@@ -74,6 +73,10 @@ func (h *Handlers) resolveBulkRows(ctx context.Context, fileHash string, rows []
 	if failed != nil {
 		return failed
 	}
+	// A file naming the same payment twice, memo and all, is taken for a line pasted twice. Rows
+	// that differ in their memo are lines of their own here (a payee paid for two jobs); that a
+	// row pays again what an earlier file paid is BulkRepeats' to say, and there the memo counts
+	// for nothing.
 	seen := map[string]int{}
 	var good []dashstore.BulkRow
 	for i := range rows {
@@ -100,9 +103,6 @@ func (h *Handlers) resolveBulkRows(ctx context.Context, fileHash string, rows []
 	for i := range rows {
 		if p, ok := problems[rows[i].Row]; ok {
 			rows[i].Problem = p
-		}
-		if rows[i].Problem == "" {
-			rows[i].Fingerprint = bulkFingerprint(rows[i])
 		}
 	}
 	return nil

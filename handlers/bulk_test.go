@@ -125,7 +125,7 @@ func TestBulkPayoutValidatesPaysAndPaysOnce(t *testing.T) {
 	wantStatus(t, page, http.StatusOK)
 	wantBody(t, page, `data-testid="bulk-rows">9<`, `data-testid="bulk-good">3<`, `data-testid="bulk-bad">6<`, "$13.50", "Rows paid out to a saved method: 1.",
 		"No user nobody@example.com.", "The user has no paypal payout method saved.", "Repeats row 1",
-		"The amount “ten” cannot be read", "Unknown method “pigeon”", "No user "+gone.ID+".")
+		"Column amount: “ten” cannot be read", "Unknown method “pigeon”", "No user "+gone.ID+".")
 	if got := len(regexp.MustCompile(`data-testid="bulk-problem"`).FindAllString(page.body, -1)); got != 6 {
 		t.Errorf("%d problem rows shown, want 6", got)
 	}

@@ -69,8 +69,8 @@ type Config struct {
 	BulkLease time.Duration
 	Instance  string
 	// BulkRepeatWindow is how far back a bulk file's rows are compared with earlier files' rows:
-	// a row that pays what a row of a file uploaded within it paid waits for a second operator
-	// (default DefaultBulkRepeatWindow).
+	// a row that pays what a row of a file uploaded within it, or earlier the same UTC day, paid
+	// waits for a second operator (default DefaultBulkRepeatWindow; dashstore.BulkRepeats).
 	BulkRepeatWindow time.Duration
 }
 

@@ -107,35 +107,42 @@ func (m Money) Decimal() string {
 	return strings.ReplaceAll(s, ",", "")
 }
 
-// ParseDollars parses an amount a person typed, in dollars: "12", "12.3", "12.34", "$1,234.56",
-// "-5.00". More than two decimals, overflow, and empty input are errors.
+// ParseDollars parses an amount a person typed, in dollars, in one grammar with one reading:
+//
+//	amount = [ "-" ] [ "$" ] whole [ "." cents ] | [ "-" ] [ "$" ] "." cents
+//	whole  = digit { digit } | digit [ digit [ digit ] ] "," 3digits { "," 3digits }
+//	cents  = digit [ digit ]
+//
+// so "12", "$1,234.56", "1234.56", ".5" and "-5.00" are read, spaces around the amount are
+// dropped, and a comma only ever separates thousands and a point only ever starts the cents. A
+// decimal comma ("9,99", "10,00", "1.000,00") is refused, never read as 100 times the amount, as
+// are more than two decimals, any other character, empty input and overflow. Forms, bulk CSV
+// cells and the dashboard's flags all read amounts here.
 func ParseDollars(s string) (Money, error) {
 	s = strings.TrimSpace(s)
 	neg := false
-	if strings.HasPrefix(s, "-") {
-		neg, s = true, s[1:]
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		neg, s = true, rest
 	}
 	s = strings.TrimPrefix(s, "$")
-	s = strings.ReplaceAll(s, ",", "")
 	if s == "" {
 		return 0, errors.New("enter an amount")
 	}
 	whole, frac, hasDot := strings.Cut(s, ".")
-	if hasDot && len(frac) == 0 {
-		return 0, errors.New("enter an amount like 12.34")
-	}
-	if len(frac) > 2 {
+	switch {
+	case strings.Contains(whole, ",") && !groupedThousands(whole), strings.Contains(frac, ","):
+		return 0, errors.New("use a comma only between groups of three digits and a point before the cents, like 1,234.56")
+	case !digitsOnly(frac) || (hasDot && frac == "") || (whole == "" && !hasDot):
+		return 0, errors.New("enter an amount like 1,234.56")
+	case len(frac) > 2:
 		return 0, errors.New("use at most two decimals")
+	}
+	whole = strings.ReplaceAll(whole, ",", "")
+	if !digitsOnly(whole) {
+		return 0, errors.New("enter an amount like 1,234.56")
 	}
 	if whole == "" {
 		whole = "0"
-	}
-	for _, part := range []string{whole, frac} {
-		for _, r := range part {
-			if r < '0' || r > '9' {
-				return 0, errors.New("enter an amount like 12.34")
-			}
-		}
 	}
 	for len(frac) < 2 {
 		frac += "0"
@@ -150,4 +157,29 @@ func ParseDollars(s string) (Money, error) {
 		n = -n
 	}
 	return Money(n), nil
+}
+
+// groupedThousands reports whether s is digits grouped by commas as thousands: a lead of one to
+// three digits, then groups of exactly three.
+func groupedThousands(s string) bool {
+	groups := strings.Split(s, ",")
+	if len(groups[0]) < 1 || len(groups[0]) > 3 || !digitsOnly(groups[0]) {
+		return false
+	}
+	for _, g := range groups[1:] {
+		if len(g) != 3 || !digitsOnly(g) {
+			return false
+		}
+	}
+	return true
+}
+
+// digitsOnly reports whether s holds ASCII digits alone (or nothing).
+func digitsOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -114,7 +114,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 	fs.StringVar(&bulkLease, "bulk-lease", env("DISBURSE_BULK_LEASE", handlers.DefaultBulkLease.String()),
 		"how long a running bulk payout stays this dashboard's after it last renewed its hold; then another dashboard on the same database takes it over (DISBURSE_BULK_LEASE)")
 	fs.StringVar(&bulkRepeats, "bulk-repeat-window", env("DISBURSE_BULK_REPEAT_WINDOW", handlers.DefaultBulkRepeatWindow.String()),
-		"how far back a bulk payout file's rows are compared with earlier files' rows: a row paying what one of those paid waits for a second operator to confirm it (DISBURSE_BULK_REPEAT_WINDOW)")
+		"how far back a bulk payout file's rows are compared with earlier files' rows (and always back to the start of the UTC day): a row paying what one of those paid, the same payee, amount and method whatever its memo, waits for a second operator to confirm it (DISBURSE_BULK_REPEAT_WINDOW)")
 	fs.StringVar(&c.LogFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"), "log format: text or json (DISBURSE_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, cli.UsageError{Err: err}

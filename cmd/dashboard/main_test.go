@@ -236,6 +236,16 @@ func TestParseConfig(t *testing.T) {
 				}
 			}},
 		{name: "negative threshold", args: []string{"--approval-threshold", "-1"}, wantErr: "--approval-threshold"},
+		{name: "threshold with thousands grouped", args: []string{"--approval-threshold", "$2,500.00", "--approval-payee-limit", "3,000"},
+			check: func(t *testing.T, c config) {
+				if c.Approvals.Above != 2_500_00 || c.Approvals.PayeeLimit != 3_000_00 {
+					t.Errorf("approvals: %+v, want above $2,500.00, payee limit $3,000.00", c.Approvals)
+				}
+			}},
+		// A decimal comma is refused, never read as a hundred times the amount.
+		{name: "threshold with a decimal comma", args: []string{"--approval-threshold", "10,00"}, wantErr: "--approval-threshold"},
+		{name: "payee limit with a decimal comma", args: []string{"--approval-payee-limit", "3.000,00"}, wantErr: "--approval-payee-limit"},
+		{name: "operator limit with a decimal comma", args: []string{"--approval-operator-limit", "99,99"}, wantErr: "--approval-operator-limit"},
 		{name: "approval totals configured", args: []string{"--approval-window", "48h", "--approval-payee-limit", "5000",
 			"--approval-operator-limit", "off"}, check: func(t *testing.T, c config) {
 			if c.Approvals.Window != 48*time.Hour || c.Approvals.PayeeLimit != 5000_00 || c.Approvals.OperatorLimit != 0 {

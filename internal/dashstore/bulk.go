@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,12 +61,12 @@ type BulkRow struct {
 	TransferID string
 	Error      string
 	BatchID    string // the transfer batch an unsettled row waits in
-	// Fingerprint is a hash of what the row pays, the same for the same row however its file
-	// spelled it; empty for a row with a problem. BulkRepeats matches rows by it.
-	Fingerprint string
 }
 
-// A job's rows are stored bulkRowsPerInsert to a statement, of 12 values each: well inside
+// BulkWallet is the method of a bulk row that credits the payee's wallet instead of paying out.
+const BulkWallet = "wallet"
+
+// A job's rows are stored bulkRowsPerInsert to a statement, of 11 values each: well inside
 // sqldb.MaxParams. On SQLite, a hundred to a prepared statement beat both one row to a
 // statement and larger chunks (BenchmarkCreateBulkJob).
 const bulkRowsPerInsert = 100
@@ -89,10 +88,10 @@ func (s *Store) CreateBulkJob(ctx context.Context, job *BulkJob, rows []BulkRow)
 			return err
 		}
 		return sqldb.InsertRows(s.db.Dialect, len(rows), bulkRowsPerInsert, `INSERT INTO bulk_rows (job_id, row_num, user_ref, user_id,
-			amount, memo, method, problem, outcome, transfer_id, error, fingerprint)`, func(i int) []any {
+			amount, memo, method, problem, outcome, transfer_id, error)`, func(i int) []any {
 			r := rows[i]
 			return []any{job.ID, r.Row, r.UserRef, r.UserID, r.Amount, r.Memo, r.Method, r.Problem, r.Outcome,
-				r.TransferID, r.Error, r.Fingerprint}
+				r.TransferID, r.Error}
 		}, "", func(query string, args []any) error {
 			query = s.db.Rebind(query)
 			// On SQLite InsertRows makes a few texts (whole chunks, then powers of two), so each is
@@ -156,14 +155,14 @@ func (s *Store) SetBulkStatus(ctx context.Context, id string, status BulkStatus,
 // BulkRows returns every row of a job in file order.
 func (s *Store) BulkRows(ctx context.Context, jobID string) ([]BulkRow, error) {
 	rows, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT row_num, user_ref, user_id, amount, memo, method, problem,
-		outcome, transfer_id, error, batch_id, fingerprint FROM bulk_rows WHERE job_id = ? ORDER BY row_num`), jobID)
+		outcome, transfer_id, error, batch_id FROM bulk_rows WHERE job_id = ? ORDER BY row_num`), jobID)
 	if err != nil {
 		return nil, err
 	}
 	return sqldb.All(rows, func(rows *sql.Rows) (BulkRow, error) {
 		var r BulkRow
 		err := rows.Scan(&r.Row, &r.UserRef, &r.UserID, &r.Amount, &r.Memo, &r.Method, &r.Problem, &r.Outcome,
-			&r.TransferID, &r.Error, &r.BatchID, &r.Fingerprint)
+			&r.TransferID, &r.Error, &r.BatchID)
 		return r, err
 	})
 }
@@ -235,37 +234,116 @@ type BulkRepeat struct {
 	Earlier      time.Time // when the earlier job was uploaded
 }
 
-// BulkRepeats returns the rows of job whose fingerprint a row of an earlier job of its app has,
-// one per row (the earliest match), in row order. Earlier means uploaded before job (by time,
-// then id, so of two jobs uploaded at once on two dashboards the second is the repeat) and no
-// more than window before it. A row on either side with a problem is no repeat, nor is an
+// BulkRepeats returns the rows of job that pay what a row of an earlier job of its app paid, one
+// per row (the earliest match), in row order. A row pays what another paid when it pays the same
+// user (the id its user id or email resolved to, so no spelling of the payee is new) the same
+// cents by the same method, "default" being the same as any payout platform (it may be any of
+// them when paid). The memo says what a payment is for, not what it pays: it is no part of it, so
+// editing or dropping it never makes a row new. Rows are compared by their own columns, so rows
+// stored before migration 0009 (when a hash with the memo in it was compared) are compared too.
+// Earlier means uploaded before job (by time, then id, so of two jobs uploaded at once on two
+// dashboards the second is the repeat) and either on the same UTC day as job or no more than
+// window before it, whichever reaches further back: a short window never lets a file pay again
+// on the day it was paid. A row on either side with a problem is no repeat, nor is an
 // earlier row that was skipped: neither was ever sent. A job canceled before it ran is gone
 // with its rows, so it makes no repeats.
 func (s *Store) BulkRepeats(ctx context.Context, job BulkJob, window time.Duration) ([]BulkRepeat, error) {
-	rows, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT r.row_num, ej.id, ej.file_name, e.row_num, ej.created_at
-		FROM bulk_rows r
-		JOIN bulk_rows e ON e.fingerprint = r.fingerprint AND e.job_id <> r.job_id
-		JOIN bulk_jobs ej ON ej.id = e.job_id
-		WHERE r.job_id = ? AND r.fingerprint <> '' AND r.problem = ''
-			AND e.problem = '' AND e.outcome <> ?
-			AND ej.app_id = ? AND ej.created_at >= ? AND (ej.created_at < ? OR (ej.created_at = ? AND ej.id < ?))
-		ORDER BY r.row_num, ej.created_at, ej.id, e.row_num`), job.ID, BulkSkipped, job.AppID,
-		sqldb.Micros(job.Created.Add(-window)), sqldb.Micros(job.Created), sqldb.Micros(job.Created), job.ID)
+	created := job.Created.UTC()
+	since := time.Date(created.Year(), created.Month(), created.Day(), 0, 0, 0, 0, time.UTC)
+	if w := created.Add(-window); w.Before(since) {
+		since = w
+	}
+	// SQL narrows both sides to the payees and amounts the job pays, through bulk_rows_payment;
+	// the method's rule is in Go, once (firstRepeated). A file of many rows to few payees matches
+	// many earlier rows each, so the rows are not joined to each other here: that product grows
+	// with the square of the file.
+	mine, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT row_num, user_id, amount, method FROM bulk_rows
+		WHERE job_id = ? AND user_id <> '' AND problem = '' ORDER BY row_num`), job.ID)
 	if err != nil {
 		return nil, err
 	}
-	all, err := sqldb.All(rows, func(rows *sql.Rows) (BulkRepeat, error) {
-		var r BulkRepeat
-		var earlier int64
-		err := rows.Scan(&r.Row, &r.EarlierJobID, &r.EarlierFile, &r.EarlierRow, &earlier)
-		r.Earlier = sqldb.FromMicros(earlier)
+	rows, err := sqldb.All(mine, func(rows *sql.Rows) (BulkRow, error) {
+		var r BulkRow
+		err := rows.Scan(&r.Row, &r.UserID, &r.Amount, &r.Method)
 		return r, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Ordered by row, earliest match first: keep each row's first.
-	return slices.CompactFunc(all, func(a, b BulkRepeat) bool { return a.Row == b.Row }), nil
+	found, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT e.user_id, e.amount, e.method, e.row_num, ej.id, ej.file_name,
+			ej.created_at
+		FROM (SELECT DISTINCT user_id, amount FROM bulk_rows WHERE job_id = ? AND user_id <> '' AND problem = '') m
+		JOIN bulk_rows e ON e.user_id = m.user_id AND e.amount = m.amount
+		JOIN bulk_jobs ej ON ej.id = e.job_id
+		WHERE e.job_id <> ? AND e.problem = '' AND e.outcome <> ?
+			AND ej.app_id = ? AND ej.created_at >= ? AND (ej.created_at < ? OR (ej.created_at = ? AND ej.id < ?))
+		ORDER BY ej.created_at, ej.id, e.row_num`), job.ID, job.ID, BulkSkipped, job.AppID, sqldb.Micros(since),
+		sqldb.Micros(job.Created), sqldb.Micros(job.Created), job.ID)
+	if err != nil {
+		return nil, err
+	}
+	type earlierRow struct {
+		BulkRow
+		BulkRepeat
+	}
+	earlier, err := sqldb.All(found, func(rows *sql.Rows) (earlierRow, error) {
+		var e earlierRow
+		var at int64
+		err := rows.Scan(&e.UserID, &e.Amount, &e.Method, &e.EarlierRow, &e.EarlierJobID, &e.EarlierFile, &at)
+		e.Earlier = sqldb.FromMicros(at)
+		return e, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The earliest earlier row of each payee and amount, by method: what firstRepeated asks.
+	type payment struct {
+		user   string
+		amount int64
+	}
+	firsts := map[payment]map[string]int{}
+	for i, e := range earlier {
+		p := payment{e.UserID, e.Amount}
+		if firsts[p] == nil {
+			firsts[p] = map[string]int{}
+		}
+		for _, m := range []string{e.Method, bulkAnyPayout} {
+			if _, seen := firsts[p][m]; !seen && (m != bulkAnyPayout || e.Method != BulkWallet) {
+				firsts[p][m] = i
+			}
+		}
+	}
+	var out []BulkRepeat
+	for _, r := range rows {
+		if i, ok := firstRepeated(firsts[payment{r.UserID, r.Amount}], r.Method); ok {
+			rep := earlier[i].BulkRepeat
+			rep.Row = r.Row
+			out = append(out, rep)
+		}
+	}
+	return out, nil
+}
+
+// bulkAnyPayout keys the earliest earlier row paid out by any platform (not to the wallet).
+const bulkAnyPayout = "\x00payout"
+
+// firstRepeated picks, from the earliest earlier row by method (and bulkAnyPayout) of one payee
+// and amount, the earliest a row paying by method repeats: the same method, where "default" is
+// the same as any payout platform (it may be any of them when paid) and the wallet only itself.
+func firstRepeated(first map[string]int, method string) (int, bool) {
+	switch method {
+	case BulkWallet:
+		i, ok := first[BulkWallet]
+		return i, ok
+	case string(payouts.PlatformDefault):
+		i, ok := first[bulkAnyPayout]
+		return i, ok
+	}
+	i, ok := first[method]
+	if d, dok := first[string(payouts.PlatformDefault)]; dok && (!ok || d < i) {
+		i, ok = d, true
+	}
+	return i, ok
 }
 
 // ConfirmBulkRepeats records that by confirmed paying the repeated rows of the app's job id

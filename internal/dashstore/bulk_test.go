@@ -2,12 +2,18 @@ package dashstore_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"io/fs"
+	"os"
+	"path"
 	"slices"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -151,8 +157,8 @@ func BenchmarkCreateBulkJob(b *testing.B) {
 	}
 }
 
-// TestBulkRepeats: a job's rows whose fingerprint an earlier job of the app within the window
-// has are its repeats, named with that job and row; rows that were never sent (a problem, a
+// TestBulkRepeats: a job's rows that pay what a row of an earlier job of the app within the
+// window paid are its repeats, named with that job and row; rows that were never sent (a problem, a
 // skip) make none, nor do another app's jobs, later jobs or jobs older than the window. Only
 // another operator than the uploader confirms paying them, and only before the job runs.
 func TestBulkRepeats(t *testing.T) {
@@ -168,19 +174,19 @@ func TestBulkRepeats(t *testing.T) {
 			}
 			return job
 		}
-		row := func(n int, fingerprint, problem string) dashstore.BulkRow {
-			return dashstore.BulkRow{Row: n, UserRef: "u", UserID: "u", Amount: 1_00, Method: "wallet",
-				Problem: problem, Fingerprint: fingerprint}
+		// Rows of one user pay the same; of another, not.
+		row := func(n int, user, problem string) dashstore.BulkRow {
+			return dashstore.BulkRow{Row: n, UserRef: user, UserID: user, Amount: 1_00, Method: "wallet", Problem: problem}
 		}
-		create("app1", "too-old", t0.Add(-window-time.Second), row(1, "f4", ""))
-		first := create("app1", "first", t0, row(1, "f1", ""), row(2, "f2", "no user"), row(3, "f3", ""), row(4, "f5", ""))
+		create("app1", "too-old", t0.Add(-window-time.Second), row(1, "u4", ""))
+		first := create("app1", "first", t0, row(1, "u1", ""), row(2, "u2", "no user"), row(3, "u3", ""), row(4, "u5", ""))
 		if err := s.SetBulkOutcomes(ctx, first.ID, []dashstore.BulkRow{{Row: 4, Outcome: dashstore.BulkSkipped}}); err != nil {
 			t.Fatal(err)
 		}
-		create("app2", "other-app", t0, row(1, "f3", ""))
+		create("app2", "other-app", t0, row(1, "u3", ""))
 		later := t0.Add(window - time.Second)
-		second := create("app1", "second", later, row(1, "f0", ""), row(2, "f3", ""), row(3, "f1", ""),
-			row(4, "f2", ""), row(5, "f4", ""), row(6, "f5", ""), row(7, "f1", "a problem"))
+		second := create("app1", "second", later, row(1, "u0", ""), row(2, "u3", ""), row(3, "u1", ""),
+			row(4, "u2", ""), row(5, "u4", ""), row(6, "u5", ""), row(7, "u1", "a problem"))
 		got, err := s.BulkRepeats(ctx, second, window)
 		want := []dashstore.BulkRepeat{
 			{Row: 2, EarlierJobID: first.ID, EarlierFile: "first.csv", EarlierRow: 3, Earlier: t0},
@@ -220,6 +226,60 @@ func TestBulkRepeats(t *testing.T) {
 		}
 		if ok, err := s.ConfirmBulkRepeats(ctx, "app1", first.ID, dashstore.Operator{ID: "op2"}, later); err != nil || ok {
 			t.Errorf("confirming a job that runs: %v, %v; want refused", ok, err)
+		}
+	})
+}
+
+// TestBulkRepeatsByPayment: a row repeats an earlier job's row that pays the same user the
+// same cents by the same method ("default" being any payout platform), whatever either memo
+// says, and whether it was uploaded within the window or earlier the same UTC day.
+func TestBulkRepeatsByPayment(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, s *dashstore.Store) {
+		ctx := context.Background()
+		paid := dashstore.BulkRow{Row: 1, UserRef: "ada@example.com", UserID: "ada", Amount: 10_00, Memo: "June bonus", Method: "paypal"}
+		morning := time.Date(2026, 3, 1, 0, 30, 0, 0, time.UTC)
+		lastNight := time.Date(2026, 2, 28, 23, 30, 0, 0, time.UTC)
+		noon := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		tests := []struct {
+			name    string
+			earlier time.Time
+			window  time.Duration
+			edit    func(r *dashstore.BulkRow)
+			repeats bool
+		}{
+			{"the same row", morning, time.Hour, func(*dashstore.BulkRow) {}, true},
+			{"a trailing point on the memo", morning, time.Hour, func(r *dashstore.BulkRow) { r.Memo += "." }, true},
+			{"a zero-width space in the memo", morning, time.Hour, func(r *dashstore.BulkRow) { r.Memo = "June\u200b bonus" }, true},
+			{"no memo", morning, time.Hour, func(r *dashstore.BulkRow) { r.Memo = "" }, true},
+			{"the user by id", morning, time.Hour, func(r *dashstore.BulkRow) { r.UserRef = "ada" }, true},
+			{"the default method", morning, time.Hour, func(r *dashstore.BulkRow) { r.Method = "default" }, true},
+			{"another platform", morning, time.Hour, func(r *dashstore.BulkRow) { r.Method = "venmo" }, false},
+			{"the wallet", morning, time.Hour, func(r *dashstore.BulkRow) { r.Method = "wallet" }, false},
+			{"another amount", morning, time.Hour, func(r *dashstore.BulkRow) { r.Amount++ }, false},
+			{"another user", morning, time.Hour, func(r *dashstore.BulkRow) { r.UserID = "bob" }, false},
+			{"the day before, outside the window", lastNight, time.Hour, func(*dashstore.BulkRow) {}, false},
+			{"the day before, inside the window", lastNight, 13 * time.Hour, func(*dashstore.BulkRow) {}, true},
+		}
+		for i, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				app := fmt.Sprintf("app%d", i)
+				before := dashstore.BulkJob{AppID: app, FileHash: "before", FileName: "before.csv", OperatorID: "op1",
+					Status: dashstore.BulkDone, Created: tc.earlier}
+				if _, err := s.CreateBulkJob(ctx, &before, []dashstore.BulkRow{paid}); err != nil {
+					t.Fatal(err)
+				}
+				again := paid
+				tc.edit(&again)
+				job := dashstore.BulkJob{AppID: app, FileHash: "again", FileName: "again.csv", OperatorID: "op1",
+					Status: dashstore.BulkPreviewed, Created: noon}
+				if _, err := s.CreateBulkJob(ctx, &job, []dashstore.BulkRow{again}); err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.BulkRepeats(ctx, job, tc.window)
+				if err != nil || (len(got) == 1) != tc.repeats || len(got) > 1 {
+					t.Errorf("BulkRepeats = %+v, %v; want a repeat: %v", got, err, tc.repeats)
+				}
+			})
 		}
 	})
 }
@@ -277,4 +337,67 @@ func TestFailureCounts(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestBulkRepeatsOfRowsStoredBefore0009: rows stored while a repeat was matched by a hashed
+// fingerprint (memo included) are matched by what they pay once migration 0009 drops it, so a
+// row paid before the upgrade is not paid again by editing its memo after it.
+func TestBulkRepeatsOfRowsStoredBefore0009(t *testing.T) {
+	for name, dsn := range engines {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dsn(t)
+			db, err := sqldb.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := fstest.MapFS{}
+			all, err := fs.Glob(os.DirFS("."), "migrations/*/*.sql")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range all {
+				if path.Base(name) < "0009" {
+					b, err := os.ReadFile(name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					before[name] = &fstest.MapFile{Data: b}
+				}
+			}
+			if err := db.Migrate(ctx, before, "migrations", "dashboard_migrations"); err != nil {
+				t.Fatal(err)
+			}
+			err = db.InTx(ctx, func(tx *sql.Tx) error {
+				if _, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO bulk_jobs (id, app_id, file_hash, file_name, operator_id,
+					status, created_at, updated_at) VALUES ('old', 'app', 'h1', 'june.csv', 'op1', 'done', ?, ?)`),
+					sqldb.Micros(t0), sqldb.Micros(t0)); err != nil {
+					return err
+				}
+				_, err := tx.ExecContext(ctx, `INSERT INTO bulk_rows (job_id, row_num, user_ref, user_id, amount, memo, method,
+					problem, outcome, transfer_id, error, fingerprint) VALUES ('old', 1, 'ada@example.com', 'ada', 1000, 'June bonus',
+					'wallet', '', 'paid', 't1', '', 'a hash of the memo too')`)
+				return err
+			})
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := dashstore.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			job := dashstore.BulkJob{AppID: "app", FileHash: "h2", FileName: "june-again.csv", OperatorID: "op1",
+				Status: dashstore.BulkPreviewed, Created: t0.Add(time.Hour)}
+			if _, err := s.CreateBulkJob(ctx, &job, []dashstore.BulkRow{{Row: 1, UserRef: "ada", UserID: "ada", Amount: 1000,
+				Memo: "June bonus.", Method: "wallet"}}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.BulkRepeats(ctx, job, time.Hour)
+			if err != nil || len(got) != 1 || got[0].EarlierJobID != "old" || got[0].EarlierRow != 1 {
+				t.Errorf("BulkRepeats = %+v, %v; want row 1 of the job stored before 0009", got, err)
+			}
+		})
+	}
 }

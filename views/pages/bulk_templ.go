@@ -189,7 +189,7 @@ func BulkUpload(req components.Request, p BulkUploadProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\" aria-labelledby=\"bulk-upload-title\"><h2 id=\"bulk-upload-title\" class=\"font-semibold text-gray-900\">Upload a CSV</h2><p class=\"mt-1 text-sm text-gray-600\">A header row, then one payout a row, with the columns <code>user</code> (a user id or email), <code>amount</code> (dollars, like 25.00 or $1,250.00), <code>memo</code> (optional) and <code>method</code> (optional: empty or <code>wallet</code> credits the payee's wallet; <code>paypal</code>, <code>venmo</code>, <code>cash_app</code>, <code>ach</code> or <code>default</code> pays out to that saved method from the app's wallet). At most ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\" aria-labelledby=\"bulk-upload-title\"><h2 id=\"bulk-upload-title\" class=\"font-semibold text-gray-900\">Upload a CSV</h2><p class=\"mt-1 text-sm text-gray-600\">A header row, then one payout a row, with the columns <code>user</code> (a user id or email), <code>amount</code> (dollars, like 25.00 or $1,250.00: a comma only groups thousands, so 9,99 is refused), <code>memo</code> (optional) and <code>method</code> (optional: empty or <code>wallet</code> credits the payee's wallet; <code>paypal</code>, <code>venmo</code>, <code>cash_app</code>, <code>ach</code> or <code>default</code> pays out to that saved method from the app's wallet). At most ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1226,20 +1226,20 @@ func bulkRepeats(req components.Request, p BulkJobProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 91, " rows pay the same user the same amount by the same method with the same memo as a row of a file uploaded in the ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 91, " rows pay the same user the same amount by the same method as a row of a file uploaded in the ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var66 string
 			templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(p.RepeatWindow)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bulk.templ`, Line: 330, Col: 169}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bulk.templ`, Line: 330, Col: 150}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var66))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, " before this one, however the file spells them. ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, " before this one or earlier the same day (UTC), however the file spells them and whatever their memo says. ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
