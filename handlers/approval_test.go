@@ -73,10 +73,11 @@ func decide(action, reason string) url.Values {
 // TestApprovalThreshold: a payout or payout link of exactly the threshold goes out; one cent more
 // waits, and nothing moves until it is approved.
 func TestApprovalThreshold(t *testing.T) {
-	h := newHarness(t)
-	ops, _ := h.signedIn(dashstore.RoleOperations)
+	h := newHarnessWith(t, harnessSetup{sharedClock: true})
 	u := h.largePayee("Tess", "Threshold", 3000_00)
 	h.deposit(3000_00)
+	h.afterSetup()
+	ops, _ := h.signedIn(dashstore.RoleOperations)
 	for _, tc := range []struct {
 		name, path, amount string
 		form               url.Values

@@ -126,14 +126,15 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 	if payeeKey == "" && req.Payee != nil {
 		payeeKey = dashstore.PayeeContactKey(req.Payee.Email, req.Payee.CountryCode, req.Payee.PhoneNumber)
 	}
-	if held, err := h.holdByPolicy(c, heldRequest{kind: kindPayoutLink, amount: amount, key: &req.IdempotencyKey,
+	adm, held, err := h.holdByPolicy(c, heldRequest{kind: kindPayoutLink, amount: amount, key: &req.IdempotencyKey,
 		userID: req.UserID, payee: req.Payee, payeeKey: payeeKey, method: pages.LinkMethod(req.Delivery.Method),
-		request: &req}); held || err != nil {
+		request: &req})
+	if held || err != nil {
 		return err
 	}
 	l, err := h.payouts.CreatePayoutLink(c.UserContext(), req)
+	h.settle(c.UserContext(), adm, idOf(l, func(l *payouts.PayoutLink) string { return l.ID }), err)
 	if formFailed(err, &form) {
-		h.refused(c.UserContext(), req.IdempotencyKey)
 		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
 	}
 	if err != nil {
