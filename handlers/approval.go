@@ -287,12 +287,17 @@ func windowText(d time.Duration) string {
 }
 
 // mayDecide refuses, with the reason, an operator who may not approve or reject a request that
-// makerID made (empty for a request that came through the API): nobody decides their own, and
-// only the approver roles decide at all.
+// makerID made (empty for a request that came through the API): nobody decides their own, nor
+// one of a maker who gave them their access (made their account, their role or their password)
+// within the approval window, since the maker may hold that access themselves; and only the
+// approver roles decide at all.
 func (h *Handlers) mayDecide(op dashstore.Operator, makerID string) error {
 	switch {
 	case makerID != "" && op.ID == makerID:
 		return fiber.NewError(fiber.StatusForbidden, "You asked for this payout: another operator must approve or reject it.")
+	case makerID != "" && op.VouchedBy == makerID && h.now().Before(op.VouchedAt.Add(h.policy.Window)):
+		return fiber.NewError(fiber.StatusForbidden, "The operator who asked for this payout gave you your access in the last "+
+			windowText(h.policy.Window)+": another approver must decide.")
 	case !slices.Contains(h.policy.Approvers, op.Role):
 		return fiber.NewError(fiber.StatusForbidden, "Your role may not approve payouts. Ask "+approverRoles(h.policy.Approvers)+".")
 	}

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -206,4 +207,63 @@ func TestApprovalPayeeIsWhoReceives(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestApprovalNotByWhomTheMakerVouchedFor: an operator the maker made, or made an approver, or
+// gave a new password, within the approval window does not approve the maker's requests; after
+// the window, they may.
+func TestApprovalNotByWhomTheMakerVouchedFor(t *testing.T) {
+	h := newHarness(t)
+	admin, _ := h.signedIn(dashstore.RoleAdmin)
+	u := h.largePayee("Vi", "Vouched", 5000_00)
+	payout := func() dashstore.Approval {
+		return h.approvalOf(admin.post("/users/"+u.ID+"/payouts", url.Values{"platform": {"default"}, "amount": {"1500.00"},
+			"idempotency_key": {uuid.NewString()}}))
+	}
+	shown := func(res response) string {
+		t.Helper()
+		m := shownPassword.FindStringSubmatch(res.body)
+		if m == nil {
+			t.Fatal("no generated password on the page")
+		}
+		return m[1]
+	}
+	for _, tc := range []struct {
+		name  string
+		vouch func() (email, password string)
+	}{
+		{"made a manager's account", func() (string, string) {
+			email := uuid.NewString()[:8] + "@example.com"
+			res := admin.post("/operators", url.Values{"name": {"New Manager"}, "email": {email}, "role": {"manager"}})
+			wantStatus(t, res, http.StatusCreated)
+			return email, shown(res)
+		}},
+		{"made an operator a manager", func() (string, string) {
+			op, password := h.addOperator(uuid.NewString()[:8]+"@example.com", dashstore.RoleOperations)
+			wantRedirect(t, admin.post("/operators/"+op.ID+"/role", url.Values{"role": {"manager"}}), "/operators/")
+			return op.Email, password
+		}},
+		{"gave a manager a new password", func() (string, string) {
+			op, _ := h.addOperator(uuid.NewString()[:8]+"@example.com", dashstore.RoleManager)
+			res := admin.post("/operators/"+op.ID+"/password", nil)
+			wantStatus(t, res, http.StatusOK)
+			return op.Email, shown(res)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			admin.login("admin@example.com", "correct horse admin") // the window may have ended the session
+			a := payout()
+			email, password := tc.vouch()
+			checker := h.agent()
+			checker.login(email, password)
+			wantStatus(t, checker.post(paths.ApprovalDecision(a.ID), decide("approve", "")), http.StatusForbidden)
+			wantBody(t, checker.get(paths.Approval(a.ID)), "another approver must decide")
+			h.clock.Advance(testApprovals.Window + time.Minute)
+			checker.login(email, password)
+			wantRedirect(t, checker.post(paths.ApprovalDecision(a.ID), decide("approve", "")), paths.Approval(a.ID))
+			if got, _ := h.store.Approval(context.Background(), a.ID); got.Status != dashstore.ApprovalApproved {
+				t.Errorf("after the window: %s, want approved", got.Status)
+			}
+		})
+	}
 }

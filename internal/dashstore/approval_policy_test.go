@@ -268,3 +268,46 @@ func TestPayeeContactKey(t *testing.T) {
 		})
 	}
 }
+
+// TestOperatorVouchedFor: who made an operator, gave them a role or a password, and when, is kept;
+// disabling them is no vouching.
+func TestOperatorVouchedFor(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, s *dashstore.Store) {
+		ctx := context.Background()
+		admin := mustCreate(t, s, "vouch-admin@example.com", dashstore.RoleAdmin)
+		other := mustCreate(t, s, "vouch-other@example.com", dashstore.RoleAdmin)
+		op := dashstore.Operator{Email: "vouched@example.com", Name: "Vouched", Role: dashstore.RoleSupport,
+			PasswordHash: "$argon2id$hash", VouchedBy: admin.ID}
+		if err := s.CreateOperator(ctx, &op, t0); err != nil {
+			t.Fatal(err)
+		}
+		manager, later := dashstore.RoleManager, t0.Add(time.Hour)
+		for _, tc := range []struct {
+			name   string
+			upd    dashstore.OperatorUpdate
+			by     string
+			at     time.Time
+			before time.Time
+		}{
+			{"made", dashstore.OperatorUpdate{}, admin.ID, t0, t0},
+			{"a role", dashstore.OperatorUpdate{Role: &manager, By: other.ID}, other.ID, later, later},
+			{"disabled is no vouching", dashstore.OperatorUpdate{Disabled: new(true), By: admin.ID}, other.ID, later, later.Add(time.Hour)},
+			{"a password", dashstore.OperatorUpdate{PasswordHash: new("$argon2id$other"), By: admin.ID}, admin.ID, later.Add(2 * time.Hour), later.Add(2 * time.Hour)},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				if tc.upd != (dashstore.OperatorUpdate{}) {
+					if _, err := s.UpdateOperator(ctx, op.ID, tc.upd, tc.before); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got, err := s.Operator(ctx, op.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.VouchedBy != tc.by || !got.VouchedAt.Equal(tc.at) {
+					t.Errorf("vouched by %s at %v, want %s at %v", got.VouchedBy, got.VouchedAt, tc.by, tc.at)
+				}
+			})
+		}
+	})
+}
