@@ -35,6 +35,7 @@ type harness struct {
 	t       testing.TB
 	srv     *web.Server
 	store   *dashstore.Store
+	dsn     string // the store's database
 	clock   *testclock.Clock
 	env     *servicetest.Env // the real Payout Service, over HTTP
 	payouts *client.Client   // the tests' client of it, for making data; the dashboard's too unless public
@@ -103,7 +104,7 @@ func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *ha
 			t.Fatal(err)
 		}
 	}
-	h := &harness{t: t, store: store, clock: clk, env: env, payouts: payouts, public: public}
+	h := &harness{t: t, store: store, dsn: setup.dsn, clock: clk, env: env, payouts: payouts, public: public}
 	h.srv = h.dashboard(setup, dashPayouts, opts...)
 	return h
 }
@@ -133,12 +134,18 @@ func (h *harness) dashboard(setup harnessSetup, dashPayouts handlers.Payouts, op
 	return srv
 }
 
-// twin is a second dashboard on h's database and service: another process of the same
-// deployment. Its agents sign in on it; the operators are the same.
+// twin is a second dashboard on h's database, opened again, and h's service: another process of
+// the same deployment. Its agents sign in on it; the operators are the same.
 func (h *harness) twin(setup harnessSetup) *harness {
 	h.t.Helper()
+	store, err := dashstore.Open(context.Background(), h.dsn)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { store.Close() })
 	second := *h
-	second.srv = h.dashboard(setup, h.payouts)
+	second.store = store
+	second.srv = second.dashboard(setup, h.payouts)
 	return &second
 }
 
