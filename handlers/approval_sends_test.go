@@ -188,6 +188,23 @@ func TestApprovalPayeeIsWhoReceives(t *testing.T) {
 				t.Error("$999.00 to a payee who claimed $2,997.00: not held")
 			}
 		})
+		t.Run("a payout link naming a user's phone or email, before any claim", func(t *testing.T) {
+			cleo := h.createUser("Cleo", "Contact")
+			for range 3 {
+				if held(t, toWallet(ops, cleo.ID, "999.00", uuid.NewString())) {
+					t.Fatal("held under the limit")
+				}
+			}
+			for _, payee := range []url.Values{{"payee.email": {" CLEO.contact@example.com"}}, {"payee.phone_number": {"(" + cleo.PhoneNumber.PhoneNumber[:3] + ") " + cleo.PhoneNumber.PhoneNumber[3:]}}} {
+				payee.Set("delivery.method", "link")
+				payee.Set("amount", "999.00")
+				payee.Set("payee.country_code", "1")
+				payee.Set("idempotency_key", uuid.NewString())
+				if !held(t, ops.post("/payout-links", payee)) {
+					t.Errorf("a link of $999.00 naming %v, whose owner was sent $2,997.00: not held", payee)
+				}
+			}
+		})
 		t.Run("payout requests approved on the dashboard", func(t *testing.T) {
 			bo := h.createUser("Bo", "Requests")
 			if _, err := h.payouts.AddPayoutMethod(t.Context(), bo.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
