@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -28,6 +29,27 @@ func eachDashboardEngine(t *testing.T, test func(t *testing.T, setup harnessSetu
 	t.Run("postgres", func(t *testing.T) {
 		test(t, harnessSetup{dsn: pgtest.DSN(t), service: []servicetest.Option{servicetest.WithPostgres()}})
 	})
+}
+
+// approvalHarness is a dashboard with an operations operator and a manager signed in, and the
+// app's wallet holding cents.
+func approvalHarness(t *testing.T, setup harnessSetup, cents int64) (h *harness, ops, manager *agent) {
+	t.Helper()
+	h = newHarnessWith(t, setup)
+	ops, _ = h.signedIn(dashstore.RoleOperations)
+	manager, _ = h.signedIn(dashstore.RoleManager)
+	h.deposit(cents)
+	return h, ops, manager
+}
+
+// linkForm is the form of a payout link of amount to payee (its payee fields), with a new key.
+func linkForm(payee url.Values, amount string) url.Values {
+	form := maps.Clone(payee)
+	form.Set("delivery.method", "link")
+	form.Set("amount", amount)
+	form.Set("payee.country_code", "1")
+	form.Set("idempotency_key", uuid.NewString())
+	return form
 }
 
 // afterSetup moves the clock the dashboard shares with the service (harnessSetup.sharedClock) past
@@ -92,10 +114,7 @@ func TestApprovalKeyFirstRefusedAsNotFound(t *testing.T) {
 // with a used key, which the service refuses too.
 func TestApprovalKeySentAgain(t *testing.T) {
 	eachDashboardEngine(t, func(t *testing.T, setup harnessSetup) {
-		h := newHarnessWith(t, setup)
-		ops, _ := h.signedIn(dashstore.RoleOperations)
-		manager, _ := h.signedIn(dashstore.RoleManager)
-		h.deposit(60_000_00)
+		h, ops, manager := approvalHarness(t, setup, 60_000_00)
 
 		// sendTwice sends $999.00 with a new key, and then the key again with $998.00, which the
 		// service refuses (or the policy holds, when it would pass a limit were it new); it
@@ -163,19 +182,12 @@ func TestApprovalKeySentAgain(t *testing.T) {
 // claimed by them, and payout requests from the API approved on the dashboard.
 func TestApprovalPayeeIsWhoReceives(t *testing.T) {
 	eachDashboardEngine(t, func(t *testing.T, setup harnessSetup) {
-		h := newHarnessWith(t, setup)
-		ops, _ := h.signedIn(dashstore.RoleOperations)
-		manager, _ := h.signedIn(dashstore.RoleManager)
-		h.deposit(20_000_00)
+		h, ops, manager := approvalHarness(t, setup, 20_000_00)
 		t.Run("payout links claimed by one payee", func(t *testing.T) {
 			ada := h.createUser("Ada", "Claims")
 			for _, payee := range []url.Values{{"payee.email": {ada.Email}}, {"payee.phone_number": {ada.PhoneNumber.PhoneNumber}},
 				{"payee.email": {"ada.claims+again@example.com"}}} {
-				payee.Set("delivery.method", "link")
-				payee.Set("amount", "999.00")
-				payee.Set("payee.country_code", "1")
-				payee.Set("idempotency_key", uuid.NewString())
-				res := ops.post("/payout-links", payee)
+				res := ops.post("/payout-links", linkForm(payee, "999.00"))
 				if held(t, res) {
 					t.Fatalf("a link of $999.00 naming %v: held", payee)
 				}
@@ -196,21 +208,14 @@ func TestApprovalPayeeIsWhoReceives(t *testing.T) {
 				}
 			}
 			for _, payee := range []url.Values{{"payee.email": {" CLEO.contact@example.com"}}, {"payee.phone_number": {"(" + cleo.PhoneNumber.PhoneNumber[:3] + ") " + cleo.PhoneNumber.PhoneNumber[3:]}}} {
-				payee.Set("delivery.method", "link")
-				payee.Set("amount", "999.00")
-				payee.Set("payee.country_code", "1")
-				payee.Set("idempotency_key", uuid.NewString())
-				if !held(t, ops.post("/payout-links", payee)) {
+				if !held(t, ops.post("/payout-links", linkForm(payee, "999.00"))) {
 					t.Errorf("a link of $999.00 naming %v, whose owner was sent $2,997.00: not held", payee)
 				}
 			}
 		})
 		t.Run("payout requests approved on the dashboard", func(t *testing.T) {
 			bo := h.createUser("Bo", "Requests")
-			if _, err := h.payouts.AddPayoutMethod(t.Context(), bo.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
-				Email: bo.Email, IsDefault: true}); err != nil {
-				t.Fatal(err)
-			}
+			h.payPalDefault(bo)
 			h.w9Of(bo)
 			for range 3 {
 				r, err := h.payouts.CreatePayoutRequest(t.Context(), payouts.CreatePayoutRequestRequest{Amount: 999_00, UserID: bo.ID})

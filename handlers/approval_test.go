@@ -197,10 +197,7 @@ func TestApprovalRules(t *testing.T) {
 	})
 	t.Run("the service's refusal is recorded as failed", func(t *testing.T) {
 		poor := h.createUser("Pat", "Poor")
-		if _, err := h.payouts.AddPayoutMethod(t.Context(), poor.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
-			Email: poor.Email, IsDefault: true}); err != nil {
-			t.Fatal(err)
-		}
+		h.payPalDefault(poor)
 		// Pat holds the money when the payout is held (a payout the service would refuse then is
 		// refused on its form), and not when it is approved.
 		h.deposit(1200_00)

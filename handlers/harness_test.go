@@ -338,15 +338,21 @@ func (h *harness) fundedUser(first, last string, cents int64) *payouts.User {
 	h.t.Helper()
 	ctx := context.Background()
 	u := h.createUser(first, last)
-	if _, err := h.payouts.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
-		Email: u.Email, IsDefault: true}); err != nil {
-		h.t.Fatal(err)
-	}
+	h.payPalDefault(u)
 	h.deposit(cents + 10_00)
 	if _, err := h.payouts.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: u.ID, Amount: -cents}); err != nil {
 		h.t.Fatal(err)
 	}
 	return u
+}
+
+// payPalDefault saves a PayPal method at the user's email as their default, as setup.
+func (h *harness) payPalDefault(u *payouts.User) {
+	h.t.Helper()
+	if _, err := h.payouts.AddPayoutMethod(context.Background(), u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+		Email: u.Email, IsDefault: true}); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // flaggedPayout pays a user $13.13, the sandbox's amount that is held for review.

@@ -150,7 +150,7 @@ type PayeeRecord struct {
 // dashboard sent them that the record does not show yet (attempts still pending, links not
 // claimed); an operator's is what the dashboard sent for them: attempts sent or pending. An
 // attempt of exactly this request (the same idempotency key, kind, payee and amount: a form sent
-// again) is not counted against it, since the service makes one thing of the two. Deciding is
+// again) within KeyMemory is not counted against it, since the service makes one thing of the two. Deciding is
 // serialized across every dashboard sharing the database (the write lock on SQLite, an advisory
 // lock on PostgreSQL), so requests sent at once cannot each pass a limit they pass together.
 func (s *Store) AdmitOutflows(ctx context.Context, p ApprovalPolicy, flows []Outflow, record map[string]PayeeRecord, now time.Time) (attempts []string, reasons []HoldReason, err error) {
@@ -162,16 +162,16 @@ func (s *Store) AdmitOutflows(ctx context.Context, p ApprovalPolicy, flows []Out
 		if err := s.lockSends(ctx, tx); err != nil {
 			return err
 		}
-		since := sqldb.Micros(now.Add(-p.Window))
+		window := sendWindow{since: sqldb.Micros(now.Add(-p.Window)), keySince: sqldb.Micros(now.Add(-KeyMemory))}
 		var payees, operators []string
 		for _, f := range flows {
 			payees, operators = append(payees, f.Payee), append(operators, f.OperatorID)
 		}
-		sentTo, err := s.payeeTotals(ctx, tx, payees, record, flows, since)
+		sentTo, err := s.payeeTotals(ctx, tx, payees, record, flows, window)
 		if err != nil {
 			return err
 		}
-		sentBy, err := s.operatorTotals(ctx, tx, operators, flows, since)
+		sentBy, err := s.operatorTotals(ctx, tx, operators, flows, window)
 		if err != nil {
 			return err
 		}
@@ -272,36 +272,46 @@ const outflowsPerQuery = 500
 type attemptRow struct {
 	key, kind, payee, operator, state, result string
 	amount                                    payouts.Money
+	created                                   int64 // micros
 }
 
-// replays reports whether r is an attempt of one of flows itself: the same key, kind, payee and
-// amount, which the service answers with the same thing.
-func (r attemptRow) replays(flows []Outflow) bool {
-	return slices.ContainsFunc(flows, func(f Outflow) bool {
+// KeyMemory is how long the service answers an idempotency key with what it first made: payoutd's
+// (service.IdempotencyWindow), as the public API's is taken to be. After it, the same key makes a
+// new thing, and an attempt with it counts as new.
+const KeyMemory = 24 * time.Hour
+
+// replays reports whether r is an attempt of one of flows itself, recent enough (since keySince,
+// micros) that the service answers the two with one thing: the same key, kind, payee and amount.
+func (r attemptRow) replays(flows []Outflow, keySince int64) bool {
+	return r.created > keySince && slices.ContainsFunc(flows, func(f Outflow) bool {
 		return f.Key == r.key && f.Kind == r.kind && f.Payee == r.payee && f.Amount == r.amount
 	})
 }
 
+// sendWindow is what the totals of one decision read: attempts since (micros), of which those
+// since keySince may be replays of the request decided on.
+type sendWindow struct{ since, keySince int64 }
+
 // payeeTotals adds up, for each payee, what record says the service sent them and the attempts
-// since (micros) that it does not show: pending ones, and those sent whose result it does not name.
-func (s *Store) payeeTotals(ctx context.Context, tx *sql.Tx, payees []string, record map[string]PayeeRecord, flows []Outflow, since int64) (map[string]payouts.Money, error) {
+// of the window that it does not show: pending ones, and those sent whose result it does not name.
+func (s *Store) payeeTotals(ctx context.Context, tx *sql.Tx, payees []string, record map[string]PayeeRecord, flows []Outflow, w sendWindow) (map[string]payouts.Money, error) {
 	sent := map[string]payouts.Money{}
 	for p, r := range record {
 		sent[p] = r.Sent
 	}
-	err := s.attemptsSince(ctx, tx, "payee", payees, since, func(r attemptRow) {
-		if !r.replays(flows) && (r.state == sendPending || !record[r.payee].IDs[r.result]) {
+	err := s.attemptsSince(ctx, tx, "payee", payees, w.since, func(r attemptRow) {
+		if !r.replays(flows, w.keySince) && (r.state == sendPending || !record[r.payee].IDs[r.result]) {
 			sent[r.payee] += r.amount
 		}
 	})
 	return sent, err
 }
 
-// operatorTotals adds up, for each operator, the attempts since (micros) they made.
-func (s *Store) operatorTotals(ctx context.Context, tx *sql.Tx, operators []string, flows []Outflow, since int64) (map[string]payouts.Money, error) {
+// operatorTotals adds up, for each operator, the attempts of the window they made.
+func (s *Store) operatorTotals(ctx context.Context, tx *sql.Tx, operators []string, flows []Outflow, w sendWindow) (map[string]payouts.Money, error) {
 	sent := map[string]payouts.Money{}
-	err := s.attemptsSince(ctx, tx, "operator_id", operators, since, func(r attemptRow) {
-		if !r.replays(flows) {
+	err := s.attemptsSince(ctx, tx, "operator_id", operators, w.since, func(r attemptRow) {
+		if !r.replays(flows, w.keySince) {
 			sent[r.operator] += r.amount
 		}
 	})
@@ -313,15 +323,15 @@ func (s *Store) operatorTotals(ctx context.Context, tx *sql.Tx, operators []stri
 func (s *Store) attemptsSince(ctx context.Context, tx *sql.Tx, column string, keys []string, since int64, each func(attemptRow)) error {
 	keys = slices.Compact(slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == "" }))))
 	for chunk := range slices.Chunk(keys, outflowsPerQuery) {
-		rows, err := tx.QueryContext(ctx, s.db.Rebind(`SELECT outflow_key, kind, payee, operator_id, state, result_id, amount
-			FROM approval_sends WHERE created_at > ? AND `+column+` IN (`+placeholders(len(chunk))+`)`),
+		rows, err := tx.QueryContext(ctx, s.db.Rebind(`SELECT outflow_key, kind, payee, operator_id, state, result_id, amount,
+			created_at FROM approval_sends WHERE created_at > ? AND `+column+` IN (`+placeholders(len(chunk))+`)`),
 			append([]any{since}, anys(chunk)...)...)
 		if err != nil {
 			return err
 		}
 		found, err := sqldb.All(rows, func(rows *sql.Rows) (attemptRow, error) {
 			var r attemptRow
-			return r, rows.Scan(&r.key, &r.kind, &r.payee, &r.operator, &r.state, &r.result, &r.amount)
+			return r, rows.Scan(&r.key, &r.kind, &r.payee, &r.operator, &r.state, &r.result, &r.amount, &r.created)
 		})
 		if err != nil {
 			return err

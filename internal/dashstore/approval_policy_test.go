@@ -26,6 +26,16 @@ func admit(t *testing.T, s *dashstore.Store, now time.Time, flows ...dashstore.O
 	return reasons
 }
 
+// admitWithPolicy asks about flows under p.
+func admitWithPolicy(t *testing.T, s *dashstore.Store, p dashstore.ApprovalPolicy, now time.Time, flows ...dashstore.Outflow) []dashstore.HoldReason {
+	t.Helper()
+	_, reasons, err := s.AdmitOutflows(context.Background(), p, flows, nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reasons
+}
+
 // admitWith asks about flows with what the service's record says of their payees, and returns the
 // attempts admitted, or the reasons they wait.
 func admitWith(t *testing.T, s *dashstore.Store, record map[string]dashstore.PayeeRecord, now time.Time, flows ...dashstore.Outflow) ([]string, []dashstore.HoldReason) {
@@ -81,6 +91,17 @@ func TestApprovalTotals(t *testing.T) {
 			}
 			if r := admit(t, s, t0, flow("other2", "bob", "op2", 1000_00)); r != nil {
 				t.Errorf("$1,000.00 after $1,000.00 sent five times: held %+v", r)
+			}
+			// With a limit of $2,500.00 over 48 hours: the same form within the service's memory of
+			// its key is the same transfer; past it, a new one, counted against the first.
+			long := testPolicy
+			long.Window, long.PayeeLimit = 48*time.Hour, 2500_00
+			if r := admitWithPolicy(t, s, long, t0.Add(time.Hour), flow("same", "bob", "op2", 1000_00)); r != nil {
+				t.Errorf("the form again within the key's memory: held %+v", r)
+			}
+			later := t0.Add(dashstore.KeyMemory + time.Second)
+			if r := admitWithPolicy(t, s, long, later, flow("same", "bob", "op2", 1000_00)); len(r) != 1 || r[0].Sent != 2000_00 {
+				t.Errorf("the form again after the key's memory: reasons %+v, want the first counted ($2,000.00 sent)", r)
 			}
 		})
 
