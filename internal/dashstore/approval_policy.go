@@ -17,10 +17,11 @@ import (
 
 // ApprovalPolicy is the maker-checker rule. A request the dashboard would send (a payout, a
 // payout link, money moved into a user's wallet, a bulk file) waits for a second operator whose
-// role is one of Approvers when it is more than Above on its own, or when, with what the
-// dashboard already sent in the last Window, it would take one of its payees past PayeeLimit or
-// its operator past OperatorLimit. So splitting a sum into many requests holds the request that
-// crosses the limit. Store.AdmitOutflows is the one place that decides.
+// role is one of Approvers when it is more than Above on its own, or when, with what was already
+// sent in the last Window (to a payee, by anyone; by its operator, through the dashboard), it
+// would take one of its payees past PayeeLimit or its operator past OperatorLimit. So splitting a
+// sum into many requests holds the request that crosses the limit. Store.AdmitOutflows is the
+// one place that decides.
 type ApprovalPolicy struct {
 	On            bool          // off: nothing the dashboard sends is held
 	Above         payouts.Money // one request of more than this waits; equal goes through
