@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -157,7 +158,7 @@ func TestApprovalKeySentAgain(t *testing.T) {
 			}
 		})
 		t.Run("an approval of a used key", func(t *testing.T) {
-			other, _ := h.signedIn(dashstore.RoleAdmin)
+			other, otherOp := h.signedIn(dashstore.RoleAdmin)
 			u := h.createUser("Cy", "Conflict")
 			keys := []string{uuid.NewString(), uuid.NewString(), uuid.NewString()}
 			for _, k := range keys {
@@ -165,7 +166,17 @@ func TestApprovalKeySentAgain(t *testing.T) {
 					t.Fatal("held under the limit")
 				}
 			}
-			a := h.approvalOf(toWallet(other, u.ID, "1500.00", keys[2]))
+			// A request held earlier with the key the third one used (a form left open, sent
+			// after the key went with another amount).
+			request, err := json.Marshal(payouts.CreateTransferRequest{UserID: u.ID, Amount: -1500_00, IdempotencyKey: keys[2]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := dashstore.Approval{Kind: "transfer", Request: string(request), IdempotencyKey: keys[2], Amount: 1500_00,
+				UserID: u.ID, PayeeKey: u.ID, PayeeName: "Cy Conflict", Method: "To the user's wallet", MakerID: otherOp.ID, MakerEmail: otherOp.Email}
+			if _, err := h.store.CreateApproval(t.Context(), &a, h.clock.Now()); err != nil {
+				t.Fatal(err)
+			}
 			wantRedirect(t, manager.post(paths.ApprovalDecision(a.ID), decide("approve", "")), paths.Approval(a.ID))
 			if got, _ := h.store.Approval(t.Context(), a.ID); got.Status != dashstore.ApprovalFailed {
 				t.Fatalf("the approval of a used key is %s, want failed", got.Status)
