@@ -300,3 +300,22 @@ func TestApprovalNotByWhomTheMakerVouchedFor(t *testing.T) {
 		})
 	}
 }
+
+// TestApprovalPayeeWindowOnPublicAPI: on the public API, which filters transfers by user but not
+// by time, the payee's window is still what the service sent them: money moved to them through
+// the API counts, until it is older than the window.
+func TestApprovalPayeeWindowOnPublicAPI(t *testing.T) {
+	h := newHarnessWith(t, harnessSetup{public: true, sharedClock: true})
+	ops, _ := h.signedIn(dashstore.RoleOperations)
+	h.deposit(10_000_00)
+	u := h.createUser("Pub", "Lic")
+	h.pay(u, 2500_00) // through the API, not the dashboard
+	if !held(t, toWallet(ops, u.ID, "999.00", uuid.NewString())) {
+		t.Error("$999.00 to a payee sent $2,500.00 through the API: not held")
+	}
+	h.afterSetup()
+	ops.login("operations@example.com", "correct horse operations") // the window may have ended the session
+	if held(t, toWallet(ops, u.ID, "999.00", uuid.NewString())) {
+		t.Error("$999.00 once the $2,500.00 left the window: held")
+	}
+}
