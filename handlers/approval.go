@@ -40,6 +40,10 @@ type approvalKind struct {
 	// outflows is what an approved request of this kind sends, as the policy counts it; nil: the
 	// approval's amount to its payee, under its idempotency key.
 	outflows func(ctx context.Context, a dashstore.Approval) ([]dashstore.Outflow, error)
+	// settles says that run makes the one thing its result id names, so the policy's totals
+	// record the service's answer (h.settle); a bulk file's rows are paid later, by its job, and
+	// count as sent from its approval.
+	settles bool
 }
 
 // outflowsOf is what approving a sends, as the policy counts it, to its maker.
@@ -60,11 +64,11 @@ func (k approvalKind) what(a dashstore.Approval) string {
 func (h *Handlers) approvalKinds() map[string]approvalKind {
 	return map[string]approvalKind{
 		kindPayout: {label: "Payout", resultURL: paths.Transfer,
-			run: runStored(h.payouts.CreatePayout, func(t *payouts.Transfer) string { return t.ID })},
+			run: runStored(h.payouts.CreatePayout, func(t *payouts.Transfer) string { return t.ID }), settles: true},
 		kindPayoutLink: {label: "Payout link", resultURL: paths.PayoutLink,
-			run: runStored(h.payouts.CreatePayoutLink, func(l *payouts.PayoutLink) string { return l.ID })},
+			run: runStored(h.payouts.CreatePayoutLink, func(l *payouts.PayoutLink) string { return l.ID }), settles: true},
 		kindTransfer: {label: "Transfer", resultURL: paths.Transfer,
-			run: runStored(h.payouts.CreateTransfer, func(t *payouts.Transfer) string { return t.ID })},
+			run: runStored(h.payouts.CreateTransfer, func(t *payouts.Transfer) string { return t.ID }), settles: true},
 		kindBulk: {label: "Bulk payout", resultURL: paths.Bulk, run: h.runApprovedBulk, outflows: h.approvedBulkOutflows},
 	}
 }
@@ -98,16 +102,20 @@ type heldRequest struct {
 	flows    []dashstore.Outflow           // a request of many payees' flows; else one of amount to payeeKey
 }
 
+// admission is a request the approval policy let go: its attempts in the policy's totals,
+// which count until the service's answer settles them (settle).
+type admission struct{ attempts []string }
+
 // holdByPolicy asks the approval policy about r (dashstore.Store.AdmitOutflows, the one place
-// that decides). When the policy holds it, it stores r for a second operator and answers with
-// the approval's page ("Waiting for approval"), and held reports that it did. Otherwise r now
-// counts in the policy's totals and the caller sends it; should the service refuse it, the
-// caller calls h.refused with the key, so that it stops counting.
-func (h *Handlers) holdByPolicy(c *fiber.Ctx, r heldRequest) (held bool, err error) {
+// that decides), with what the service's record says it sent r's payees. When the policy holds
+// r, it stores r for a second operator and answers with the approval's page ("Waiting for
+// approval"), and held reports that it did. Otherwise r now counts in the policy's totals, the
+// caller sends it and then calls h.settle with the service's answer.
+func (h *Handlers) holdByPolicy(c *fiber.Ctx, r heldRequest) (adm admission, held bool, err error) {
 	// A request the service would refuse goes on to it, and its problems to the form: it sends
 	// nothing, so it neither waits nor counts.
 	if !h.policy.On || r.request.Validate() != nil {
-		return false, nil
+		return admission{}, false, nil
 	}
 	ctx := c.UserContext()
 	if *r.key == "" {
@@ -118,13 +126,18 @@ func (h *Handlers) holdByPolicy(c *fiber.Ctx, r heldRequest) (held bool, err err
 	if flows == nil {
 		flows = []dashstore.Outflow{{Key: *r.key, Kind: r.kind, Payee: r.payeeKey, OperatorID: maker.ID, Amount: r.amount}}
 	}
-	reasons, err := h.store.AdmitOutflows(ctx, h.policy, flows, h.now())
+	now := h.now()
+	record, err := h.payeeRecords(ctx, flows, now.Add(-h.policy.Window))
+	if err != nil {
+		return admission{}, false, err
+	}
+	attempts, reasons, err := h.store.AdmitOutflows(ctx, h.policy, flows, record, now)
 	if err != nil || len(reasons) == 0 {
-		return false, err
+		return admission{attempts}, false, err
 	}
 	request, err := json.Marshal(r.request)
 	if err != nil {
-		return true, err
+		return admission{}, true, err
 	}
 	a := dashstore.Approval{Kind: r.kind, Request: string(request), IdempotencyKey: *r.key, Amount: r.amount,
 		AppID: h.appID, UserID: r.userID, PayeeKey: r.payeeKey, Method: r.method, MakerID: maker.ID, MakerEmail: maker.Email,
@@ -137,13 +150,13 @@ func (h *Handlers) holdByPolicy(c *fiber.Ctx, r heldRequest) (held bool, err err
 	case r.userID != "":
 		u, err := h.payouts.GetUser(ctx, r.userID)
 		if err != nil {
-			return true, err
+			return admission{}, true, err
 		}
 		a.PayeeName, a.PayeeEmail = pages.PersonName(*u), u.Email
 	}
 	created, err := h.store.CreateApproval(ctx, &a, h.now())
 	if err != nil {
-		return true, err
+		return admission{}, true, err
 	}
 	what := h.kinds[a.Kind].what(a)
 	if created { // not again for a form sent twice
@@ -151,19 +164,92 @@ func (h *Handlers) holdByPolicy(c *fiber.Ctx, r heldRequest) (held bool, err err
 	}
 	web.Flash(c, web.FlashInfo, "Waiting for approval: "+h.holdReasonText(a, a.HeldFor[0])+
 		" Another operator must approve the "+what+".")
-	return true, web.Redirect(c, paths.Approval(a.ID))
+	return admission{}, true, web.Redirect(c, paths.Approval(a.ID))
 }
 
-// refused stops counting the request with keys in the policy's totals: the service refused it, so
-// it moved nothing. Counting it on would only hold later requests early, so a failure to
-// forget it is logged, not shown.
-func (h *Handlers) refused(ctx context.Context, keys ...string) {
-	if !h.policy.On || len(keys) == 0 {
+// settle records the service's answer to an admitted request in the policy's totals: made
+// resultID, it counts as that one thing however often its key is sent; refused (any 4xx: not
+// found, a key used for another request, no money), it stops counting, and only this attempt
+// does; with no answer (a timeout, a 5xx) it counts on, since it may have gone. Failing to record
+// the answer only leaves the request counted, so the failure is logged, not shown.
+func (h *Handlers) settle(ctx context.Context, adm admission, resultID string, err error) {
+	if len(adm.attempts) == 0 {
 		return
 	}
-	if err := h.store.ReleaseOutflows(ctx, keys...); err != nil {
-		h.log.Warn("approval totals: a refused request still counts", "keys", len(keys), "err", err)
+	var refused *payouts.Error
+	switch {
+	case err == nil && len(adm.attempts) == 1:
+		err = h.store.SettleSent(ctx, adm.attempts[0], resultID)
+	case errors.As(err, &refused) && payouts.HTTPStatus(refused.Code) < 500:
+		err = h.store.SettleRefused(ctx, adm.attempts...)
+	default:
+		return
 	}
+	if err != nil {
+		h.log.Warn("approval totals: an answer of the service not recorded; the request counts as sent", "err", err)
+	}
+}
+
+// payeeRecords asks the service what it sent each user flows pay since then (a payout link's
+// payee who is nobody's user yet has no record there).
+func (h *Handlers) payeeRecords(ctx context.Context, flows []dashstore.Outflow, since time.Time) (map[string]dashstore.PayeeRecord, error) {
+	record := map[string]dashstore.PayeeRecord{}
+	for _, f := range flows {
+		if _, asked := record[f.Payee]; asked || !payouts.ValidID(f.Payee) {
+			continue
+		}
+		r, err := h.sentToUser(ctx, f.Payee, since)
+		if err != nil {
+			return nil, err
+		}
+		record[f.Payee] = r
+	}
+	return record, nil
+}
+
+// sentToUser is what the service's record says the app sent the user since then, whoever asked
+// for it (this dashboard, another, the API): money moved into their wallet (a payout link they
+// claimed included) and payouts, but a payout of money a claimed link brought them once, with
+// the ids of the transfers and links it read. Failed transfers moved nothing.
+func (h *Handlers) sentToUser(ctx context.Context, userID string, since time.Time) (dashstore.PayeeRecord, error) {
+	filter := payouts.TransferFilter{UserID: userID}
+	if offered, err := h.offers(ctx, payouts.ExtTransferFilters); err != nil {
+		return dashstore.PayeeRecord{}, err
+	} else if offered {
+		filter.Range.CreatedFrom = since
+	}
+	r := dashstore.PayeeRecord{IDs: map[string]bool{}}
+	claimed, paidByLink := map[string]bool{}, map[string]payouts.Money{}
+	for t, err := range h.payouts.AllTransfers(ctx, filter) {
+		if err != nil {
+			return dashstore.PayeeRecord{}, err
+		}
+		if t.Created.Time.Before(since) {
+			break // newest first: the rest are older still
+		}
+		r.IDs[t.ID] = true
+		link := ""
+		if t.PayoutLinkID != nil {
+			link = *t.PayoutLinkID
+			r.IDs[link] = true
+		}
+		switch {
+		case t.Status == payouts.TransferFailed:
+		case t.Type == payouts.TransferBalance && t.Amount < 0:
+			r.Sent -= t.Amount
+			claimed[link] = true
+		case t.Type == payouts.TransferPayout && link != "":
+			paidByLink[link] += t.Amount
+		case t.Type == payouts.TransferPayout:
+			r.Sent += t.Amount
+		}
+	}
+	for link, m := range paidByLink {
+		if !claimed[link] { // paid at once, without a claim
+			r.Sent += m
+		}
+	}
+	return r, nil
 }
 
 // holdReasonText says why the policy held a, with the totals then: "Ada Lovelace received
@@ -201,12 +287,17 @@ func windowText(d time.Duration) string {
 }
 
 // mayDecide refuses, with the reason, an operator who may not approve or reject a request that
-// makerID made (empty for a request that came through the API): nobody decides their own, and
-// only the approver roles decide at all.
+// makerID made (empty for a request that came through the API): nobody decides their own, nor
+// one of a maker who gave them their access (made their account, their role or their password)
+// within the approval window, since the maker may hold that access themselves; and only the
+// approver roles decide at all.
 func (h *Handlers) mayDecide(op dashstore.Operator, makerID string) error {
 	switch {
 	case makerID != "" && op.ID == makerID:
 		return fiber.NewError(fiber.StatusForbidden, "You asked for this payout: another operator must approve or reject it.")
+	case makerID != "" && op.VouchedBy == makerID && h.now().Before(op.VouchedAt.Add(h.policy.Window)):
+		return fiber.NewError(fiber.StatusForbidden, "The operator who asked for this payout gave you your access in the last "+
+			windowText(h.policy.Window)+": another approver must decide.")
 	case !slices.Contains(h.policy.Approvers, op.Role):
 		return fiber.NewError(fiber.StatusForbidden, "Your role may not approve payouts. Ask "+approverRoles(h.policy.Approvers)+".")
 	}
@@ -415,10 +506,14 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.RecordOutflows(ctx, flows, h.now()); err != nil {
+	attempts, err := h.store.RecordOutflows(ctx, flows, h.now())
+	if err != nil {
 		return err
 	}
 	resultID, err := kind.run(ctx, []byte(a.Request), op)
+	if kind.settles {
+		h.settle(ctx, admission{attempts}, resultID, err)
+	}
 	var refused *payouts.Error
 	switch {
 	case errors.As(err, &refused) && web.StatusOf(err) < 500 && !retryable(refused.Code):
@@ -426,11 +521,6 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 		if _, err := h.store.FinishApproval(ctx, id, dashstore.ApprovalFailed, "", refused.Message, h.now()); err != nil {
 			return err
 		}
-		keys := make([]string, len(flows))
-		for i, f := range flows {
-			keys[i] = f.Key
-		}
-		h.refused(ctx, keys...)
 		h.audit(c, "approval.fail", "approval", id, "approved the "+what+"; the service refused it: "+refused.Message)
 		web.Flash(c, web.FlashError, "Approved, but the "+what+" failed: "+refused.Message)
 	case err != nil:
@@ -460,4 +550,12 @@ func (h *Handlers) alreadyDecided(c *fiber.Ctx, id string, err error) error {
 	}
 	web.Flash(c, web.FlashInfo, "Someone decided this request first; it is shown as it stands.")
 	return web.Redirect(c, paths.Approval(id))
+}
+
+// idOf is the id of what a call made, or "" when it made nothing.
+func idOf[T any](made *T, id func(*T) string) string {
+	if made == nil {
+		return ""
+	}
+	return id(made)
 }

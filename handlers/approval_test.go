@@ -73,10 +73,11 @@ func decide(action, reason string) url.Values {
 // TestApprovalThreshold: a payout or payout link of exactly the threshold goes out; one cent more
 // waits, and nothing moves until it is approved.
 func TestApprovalThreshold(t *testing.T) {
-	h := newHarness(t)
-	ops, _ := h.signedIn(dashstore.RoleOperations)
+	h := newHarnessWith(t, harnessSetup{sharedClock: true})
 	u := h.largePayee("Tess", "Threshold", 3000_00)
 	h.deposit(3000_00)
+	h.afterSetup()
+	ops, _ := h.signedIn(dashstore.RoleOperations)
 	for _, tc := range []struct {
 		name, path, amount string
 		form               url.Values
@@ -196,10 +197,7 @@ func TestApprovalRules(t *testing.T) {
 	})
 	t.Run("the service's refusal is recorded as failed", func(t *testing.T) {
 		poor := h.createUser("Pat", "Poor")
-		if _, err := h.payouts.AddPayoutMethod(t.Context(), poor.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
-			Email: poor.Email, IsDefault: true}); err != nil {
-			t.Fatal(err)
-		}
+		h.payPalDefault(poor)
 		// Pat holds the money when the payout is held (a payout the service would refuse then is
 		// refused on its form), and not when it is approved.
 		h.deposit(1200_00)

@@ -18,9 +18,7 @@ import (
 // takes the payee past the limit of $3,000.00 in 24 hours waits, with the totals on its page. A
 // bulk file of one small row to a payee already at the limit waits too.
 func TestApprovalTotalsHoldSplitRequests(t *testing.T) {
-	h := newHarness(t)
-	ops, _ := h.signedIn(dashstore.RoleOperations)
-	manager, _ := h.signedIn(dashstore.RoleManager)
+	h := newHarnessWith(t, harnessSetup{sharedClock: true})
 	h.deposit(20_000_00)
 	// Each case sends one request of an amount to its payee, and counts what reached the service.
 	type splitCase struct {
@@ -28,7 +26,10 @@ func TestApprovalTotalsHoldSplitRequests(t *testing.T) {
 		send func(amount string) response
 		sent func() int
 	}
-	pat, mo := h.largePayee("Pat", "Payout", 5000_00), h.createUser("Mo", "Money")
+	pat, mo, bea := h.largePayee("Pat", "Payout", 5000_00), h.createUser("Mo", "Money"), h.largePayee("Bea", "Bulk", 5000_00)
+	h.afterSetup()
+	ops, _ := h.signedIn(dashstore.RoleOperations)
+	manager, _ := h.signedIn(dashstore.RoleManager)
 	links := 0
 	for _, tc := range []splitCase{
 		{"payouts", func(amount string) response {
@@ -88,7 +89,7 @@ func TestApprovalTotalsHoldSplitRequests(t *testing.T) {
 	}
 
 	t.Run("a bulk file to a payee at the limit", func(t *testing.T) {
-		u := h.largePayee("Bea", "Bulk", 5000_00)
+		u := bea
 		for range 3 {
 			wantRedirect(t, ops.post("/users/"+u.ID+"/payouts", url.Values{"platform": {"default"}, "amount": {"999.99"},
 				"idempotency_key": {uuid.NewString()}}), "/users/")

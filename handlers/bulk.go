@@ -324,7 +324,9 @@ func (h *Handlers) confirmBulk(c *fiber.Ctx) error {
 	op := h.operatorOf(c)
 	if job.Status == dashstore.BulkPreviewed {
 		key := p.Job.ID
-		held, err := h.holdByPolicy(c, heldRequest{kind: kindBulk, amount: payouts.Money(p.Summary.Total - p.Summary.PaidAmount),
+		// The rows count from now as sent: the job pays them, and does not tell which transfer paid
+		// which row.
+		_, held, err := h.holdByPolicy(c, heldRequest{kind: kindBulk, amount: payouts.Money(p.Summary.Total - p.Summary.PaidAmount),
 			key: &key, payees: fmt.Sprintf("%d rows of %s", p.Summary.Good, p.Job.FileName),
 			method: "as each row of the file says", request: bulkApproval{JobID: p.Job.ID},
 			flows: bulkOutflows(p.Job.ID, jobRows, op.ID)})

@@ -39,9 +39,11 @@ type Store interface {
 	StartApproval(ctx context.Context, id string, checker dashstore.Operator, now time.Time) (dashstore.Approval, bool, error)
 	FinishApproval(ctx context.Context, id string, status dashstore.ApprovalStatus, resultID, reason string, now time.Time) (dashstore.Approval, error)
 	RejectApproval(ctx context.Context, id string, checker dashstore.Operator, reason string, now time.Time) (dashstore.Approval, bool, error)
-	AdmitOutflows(ctx context.Context, p dashstore.ApprovalPolicy, flows []dashstore.Outflow, now time.Time) ([]dashstore.HoldReason, error)
-	RecordOutflows(ctx context.Context, flows []dashstore.Outflow, now time.Time) error
-	ReleaseOutflows(ctx context.Context, keys ...string) error
+	AdmitOutflows(ctx context.Context, p dashstore.ApprovalPolicy, flows []dashstore.Outflow, record map[string]dashstore.PayeeRecord,
+		now time.Time) ([]string, []dashstore.HoldReason, error)
+	RecordOutflows(ctx context.Context, flows []dashstore.Outflow, now time.Time) ([]string, error)
+	SettleSent(ctx context.Context, attempt, resultID string) error
+	SettleRefused(ctx context.Context, attempts ...string) error
 }
 
 // Config is what the handlers are built from.

@@ -35,6 +35,7 @@ type harness struct {
 	t       testing.TB
 	srv     *web.Server
 	store   *dashstore.Store
+	dsn     string // the store's database
 	clock   *testclock.Clock
 	env     *servicetest.Env // the real Payout Service, over HTTP
 	payouts *client.Client   // the tests' client of it, for making data; the dashboard's too unless public
@@ -58,27 +59,28 @@ type harnessSetup struct {
 	// public puts a strict stand-in for the public Dots API (dotsdouble) between the dashboard
 	// and the service, as on a Dots account: none of our extensions.
 	public bool
+	// dsn is the dashboard's database (a SQLite path or a postgres:// URL); empty: a SQLite file
+	// of its own.
+	dsn string
+	// sharedClock gives the service the dashboard's clock, for a test that moves both.
+	sharedClock bool
 }
 
 // newHarnessWith is newHarness with the service's options and the handlers' configuration changed.
 func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *harness {
 	t.Helper()
 	ctx := context.Background()
-	store, err := dashstore.Open(ctx, filepath.Join(t.TempDir(), "dashboard.db"))
+	if setup.dsn == "" {
+		setup.dsn = filepath.Join(t.TempDir(), "dashboard.db")
+	}
+	store, err := dashstore.Open(ctx, setup.dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	clk := testclock.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	logger := servicetest.KeptLog(t, "dashboard")
-	cfg := web.Config{Store: store, Logger: logger, Now: clk.Now, Password: testPassword, Nav: handlers.Nav,
-		FrameSources: []string{"http://127.0.0.1:8081"}}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	srv, err := web.New(cfg)
-	if err != nil {
-		t.Fatal(err)
+	if setup.sharedClock {
+		setup.service = append(setup.service, servicetest.WithClock(clk))
 	}
 	env := servicetest.Start(t, setup.service...)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
@@ -102,15 +104,49 @@ func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *ha
 			t.Fatal(err)
 		}
 	}
-	dash := handlers.Config{Web: srv, Store: store, Payouts: dashPayouts, AppID: env.AppID,
-		Now: clk.Now, Password: testPassword, Logger: logger, Approvals: testApprovals}
+	h := &harness{t: t, store: store, dsn: setup.dsn, clock: clk, env: env, payouts: payouts, public: public}
+	h.srv = h.dashboard(setup, dashPayouts, opts...)
+	return h
+}
+
+// dashboard starts the web server and the handlers of one dashboard on h's store, clock and
+// service, reached through dashPayouts.
+func (h *harness) dashboard(setup harnessSetup, dashPayouts handlers.Payouts, opts ...harnessOption) *web.Server {
+	h.t.Helper()
+	logger := servicetest.KeptLog(h.t, "dashboard")
+	cfg := web.Config{Store: h.store, Logger: logger, Now: h.clock.Now, Password: testPassword, Nav: handlers.Nav,
+		FrameSources: []string{"http://127.0.0.1:8081"}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := web.New(cfg)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	dash := handlers.Config{Web: srv, Store: h.store, Payouts: dashPayouts, AppID: h.env.AppID,
+		Now: h.clock.Now, Password: testPassword, Logger: logger, Approvals: testApprovals}
 	if setup.handlers != nil {
 		setup.handlers(&dash)
 	}
 	if _, err := handlers.Register(dash); err != nil {
-		t.Fatal(err)
+		h.t.Fatal(err)
 	}
-	return &harness{t: t, srv: srv, store: store, clock: clk, env: env, payouts: payouts, public: public}
+	return srv
+}
+
+// twin is a second dashboard on h's database, opened again, and h's service: another process of
+// the same deployment. Its agents sign in on it; the operators are the same.
+func (h *harness) twin(setup harnessSetup) *harness {
+	h.t.Helper()
+	store, err := dashstore.Open(context.Background(), h.dsn)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { store.Close() })
+	second := *h
+	second.store = store
+	second.srv = second.dashboard(setup, h.payouts)
+	return &second
 }
 
 // addOperator creates an operator with a known password.
@@ -302,15 +338,21 @@ func (h *harness) fundedUser(first, last string, cents int64) *payouts.User {
 	h.t.Helper()
 	ctx := context.Background()
 	u := h.createUser(first, last)
-	if _, err := h.payouts.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
-		Email: u.Email, IsDefault: true}); err != nil {
-		h.t.Fatal(err)
-	}
+	h.payPalDefault(u)
 	h.deposit(cents + 10_00)
 	if _, err := h.payouts.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: u.ID, Amount: -cents}); err != nil {
 		h.t.Fatal(err)
 	}
 	return u
+}
+
+// payPalDefault saves a PayPal method at the user's email as their default, as setup.
+func (h *harness) payPalDefault(u *payouts.User) {
+	h.t.Helper()
+	if _, err := h.payouts.AddPayoutMethod(context.Background(), u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+		Email: u.Email, IsDefault: true}); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // flaggedPayout pays a user $13.13, the sandbox's amount that is held for review.

@@ -49,7 +49,7 @@ func (h *Handlers) createOperator(c *fiber.Ctx) error {
 		return err
 	}
 	op := dashstore.Operator{Name: form.Value("name"), Email: form.Value("email"),
-		Role: dashstore.Role(form.Value("role")), PasswordHash: hash}
+		Role: dashstore.Role(form.Value("role")), PasswordHash: hash, VouchedBy: h.operatorOf(c).ID}
 	err = h.store.CreateOperator(c.UserContext(), &op, h.now())
 	if formFailed(err, &form) {
 		return h.renderOperators(c, fiber.StatusUnprocessableEntity, form, nil)
@@ -80,6 +80,7 @@ func (h *Handlers) renderOperator(c *fiber.Ctx, status int, form components.Form
 
 // updateOperator applies one change to an operator, records it and goes back to their page.
 func (h *Handlers) updateOperator(c *fiber.Ctx, upd dashstore.OperatorUpdate, action, detail, done string) error {
+	upd.By = h.operatorOf(c).ID
 	op, err := h.store.UpdateOperator(c.UserContext(), c.Params("id"), upd, h.now())
 	form := components.Form{}
 	if formFailed(err, &form) {
@@ -120,7 +121,8 @@ func (h *Handlers) resetOperatorPassword(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	op, err := h.store.UpdateOperator(c.UserContext(), c.Params("id"), dashstore.OperatorUpdate{PasswordHash: &hash}, h.now())
+	op, err := h.store.UpdateOperator(c.UserContext(), c.Params("id"), dashstore.OperatorUpdate{PasswordHash: &hash,
+		By: h.operatorOf(c).ID}, h.now())
 	if err != nil {
 		return err
 	}

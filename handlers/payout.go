@@ -49,13 +49,14 @@ func (h *Handlers) sendPayout(c *fiber.Ctx) error {
 			return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
 		}
 	}
-	if held, err := h.holdByPolicy(c, heldRequest{kind: kindPayout, amount: amount, key: &req.IdempotencyKey,
-		userID: id, payeeKey: id, method: req.Platform.Label(), request: &req}); held || err != nil {
+	adm, held, err := h.holdByPolicy(c, heldRequest{kind: kindPayout, amount: amount, key: &req.IdempotencyKey,
+		userID: id, payeeKey: id, method: req.Platform.Label(), request: &req})
+	if held || err != nil {
 		return err
 	}
 	t, err := h.payouts.CreatePayout(c.UserContext(), req)
+	h.settle(c.UserContext(), adm, idOf(t, func(t *payouts.Transfer) string { return t.ID }), err)
 	if formFailed(err, &form) {
-		h.refused(c.UserContext(), req.IdempotencyKey)
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{payout: form})
 	}
 	if err != nil {

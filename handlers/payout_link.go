@@ -122,18 +122,19 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 	if preflightFailed(pf, &form) {
 		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
 	}
-	payeeKey := req.UserID
-	if payeeKey == "" && req.Payee != nil {
-		payeeKey = dashstore.PayeeContactKey(req.Payee.Email, req.Payee.CountryCode, req.Payee.PhoneNumber)
+	payeeKey, err := h.linkPayeeKey(c.UserContext(), req)
+	if err != nil {
+		return err
 	}
-	if held, err := h.holdByPolicy(c, heldRequest{kind: kindPayoutLink, amount: amount, key: &req.IdempotencyKey,
+	adm, held, err := h.holdByPolicy(c, heldRequest{kind: kindPayoutLink, amount: amount, key: &req.IdempotencyKey,
 		userID: req.UserID, payee: req.Payee, payeeKey: payeeKey, method: pages.LinkMethod(req.Delivery.Method),
-		request: &req}); held || err != nil {
+		request: &req})
+	if held || err != nil {
 		return err
 	}
 	l, err := h.payouts.CreatePayoutLink(c.UserContext(), req)
+	h.settle(c.UserContext(), adm, idOf(l, func(l *payouts.PayoutLink) string { return l.ID }), err)
 	if formFailed(err, &form) {
-		h.refused(c.UserContext(), req.IdempotencyKey)
 		return h.renderNewPayoutLink(c, fiber.StatusUnprocessableEntity, form)
 	}
 	if err != nil {
@@ -142,6 +143,41 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 	h.audit(c, "payout_link.create", "payout_link", l.ID, l.Amount.String()+" for "+pages.PayeeName(l.Payee))
 	web.Flash(c, web.FlashSuccess, "Issued a payout link of "+l.Amount.String()+".")
 	return web.Redirect(c, paths.PayoutLink(l.ID))
+}
+
+// linkPayeeKey is who the approval policy counts a payout link's money to: the user it is issued
+// to; else the user whose phone, or else whose email, it names, since only the owner of that
+// contact claims it; else the contact itself (dashstore.PayeeContactKey). Finding the user takes
+// the service's user search (the user-filters extension); without it, the contact stands until
+// the link is claimed, and then the service's record counts it to its claimer.
+func (h *Handlers) linkPayeeKey(ctx context.Context, req payouts.CreatePayoutLinkRequest) (string, error) {
+	if req.UserID != "" || req.Payee == nil {
+		return req.UserID, nil
+	}
+	p := req.Payee
+	contact := dashstore.PayeeContactKey(p.Email, p.CountryCode, p.PhoneNumber)
+	if offered, err := h.offers(ctx, payouts.ExtUserFilters); err != nil || !offered {
+		return contact, err
+	}
+	for _, c := range []struct{ key, search string }{
+		{dashstore.PayeeContactKey("", p.CountryCode, p.PhoneNumber), p.PhoneNumber},
+		{dashstore.PayeeContactKey(p.Email, "", ""), dashstore.NormalizeEmail(p.Email)},
+	} {
+		if c.key == "" {
+			continue
+		}
+		list, err := h.payouts.ListUsers(ctx, payouts.Page{Limit: payouts.MaxLimit}, payouts.UserFilter{Search: strings.TrimSpace(c.search)})
+		if err != nil {
+			return "", err
+		}
+		for _, u := range list.Data {
+			if dashstore.PayeeContactKey("", u.PhoneNumber.CountryCode, u.PhoneNumber.PhoneNumber) == c.key ||
+				dashstore.PayeeContactKey(u.Email, "", "") == c.key {
+				return u.ID, nil
+			}
+		}
+	}
+	return contact, nil
 }
 
 // metadataOf reads the optional metadata field: JSON, as the API stores it. A problem goes on

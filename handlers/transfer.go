@@ -54,15 +54,18 @@ func (h *Handlers) moveMoney(c *fiber.Ctx) error {
 	req := payouts.CreateTransferRequest{UserID: id, Amount: int64(signed), IdempotencyKey: idempotencyKeyOf(form)}
 	// Money into a user's wallet is theirs to pay out: the approval policy counts and holds it as
 	// a payout. Money back to the app sends nobody anything.
+	var adm admission
 	if toUser {
-		if held, err := h.holdByPolicy(c, heldRequest{kind: kindTransfer, amount: amount, key: &req.IdempotencyKey,
+		var held bool
+		var err error
+		if adm, held, err = h.holdByPolicy(c, heldRequest{kind: kindTransfer, amount: amount, key: &req.IdempotencyKey,
 			userID: id, payeeKey: id, method: "To the user's wallet", request: &req}); held || err != nil {
 			return err
 		}
 	}
 	t, err := h.payouts.CreateTransfer(c.UserContext(), req)
+	h.settle(c.UserContext(), adm, idOf(t, func(t *payouts.Transfer) string { return t.ID }), err)
 	if formFailed(err, &form) {
-		h.refused(c.UserContext(), req.IdempotencyKey)
 		return h.renderUser(c, fiber.StatusUnprocessableEntity, userForms{transfer: form})
 	}
 	if err != nil {

@@ -100,7 +100,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (c
 	fs.StringVar(&threshold, "approval-threshold", env("DISBURSE_APPROVAL_THRESHOLD", approvals.Above.Decimal()),
 		"a payout, payout link, transfer to a user or bulk file of more than this many dollars waits for a second operator's approval; off = nothing waits (DISBURSE_APPROVAL_THRESHOLD)")
 	fs.StringVar(&window, "approval-window", env("DISBURSE_APPROVAL_WINDOW", approvals.Window.String()),
-		"the rolling window over which --approval-payee-limit and --approval-operator-limit add up what the dashboard sent (DISBURSE_APPROVAL_WINDOW)")
+		"the rolling window over which --approval-payee-limit and --approval-operator-limit add up what was sent (DISBURSE_APPROVAL_WINDOW)")
 	fs.StringVar(&payeeLimit, "approval-payee-limit", env("DISBURSE_APPROVAL_PAYEE_LIMIT", approvals.PayeeLimit.Decimal()),
 		"dollars one payee may be sent in a window before the next request to them waits for approval; off = no limit (DISBURSE_APPROVAL_PAYEE_LIMIT)")
 	fs.StringVar(&operatorLimit, "approval-operator-limit", env("DISBURSE_APPROVAL_OPERATOR_LIMIT", approvals.OperatorLimit.Decimal()),

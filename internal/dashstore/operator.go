@@ -61,6 +61,12 @@ type Operator struct {
 	Disabled     bool
 	Created      time.Time
 	Updated      time.Time
+	// VouchedBy is the operator who last gave this one their access: made the account, changed
+	// its role or reset its password, at VouchedAt; empty when nobody did (the first admin, an
+	// account from the command line). The approval rule reads it (a maker's requests are not
+	// approved by someone the maker just vouched for).
+	VouchedBy string
+	VouchedAt time.Time
 }
 
 // NormalizeEmail is the form in which operator emails are stored and looked up.
@@ -85,20 +91,25 @@ func (op *Operator) validate() error {
 	return p.Err()
 }
 
-const operatorColumns = `id, email, name, role, password_hash, disabled, created_at, updated_at`
+const operatorColumns = `id, email, name, role, password_hash, disabled, created_at, updated_at, vouched_by, vouched_at`
 
 func scanOperator(row interface{ Scan(...any) error }) (Operator, error) {
 	var op Operator
-	var created, updated int64
-	err := row.Scan(&op.ID, &op.Email, &op.Name, &op.Role, &op.PasswordHash, &op.Disabled, &created, &updated)
+	var created, updated, vouched int64
+	err := row.Scan(&op.ID, &op.Email, &op.Name, &op.Role, &op.PasswordHash, &op.Disabled, &created, &updated,
+		&op.VouchedBy, &vouched)
 	if errors.Is(err, sql.ErrNoRows) {
 		return op, payouts.Errorf(payouts.ENotFound, "operator not found")
 	}
 	op.Created, op.Updated = sqldb.FromMicros(created), sqldb.FromMicros(updated)
+	if op.VouchedBy != "" {
+		op.VouchedAt = sqldb.FromMicros(vouched)
+	}
 	return op, err
 }
 
-// CreateOperator validates op, gives it an id and stores it. A taken email is a field error.
+// CreateOperator validates op, gives it an id and stores it, vouched for at now by
+// op.VouchedBy when set. A taken email is a field error.
 func (s *Store) CreateOperator(ctx context.Context, op *Operator, now time.Time) error {
 	op.Email = NormalizeEmail(op.Email)
 	op.Name = strings.TrimSpace(op.Name)
@@ -107,9 +118,13 @@ func (s *Store) CreateOperator(ctx context.Context, op *Operator, now time.Time)
 	}
 	op.ID = uuid.NewString()
 	op.Created, op.Updated = now.UTC(), now.UTC()
+	var vouched int64
+	if op.VouchedBy != "" {
+		op.VouchedAt, vouched = now.UTC(), sqldb.Micros(now)
+	}
 	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO operators (`+operatorColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-		op.ID, op.Email, op.Name, op.Role, op.PasswordHash, op.Disabled, sqldb.Micros(now), sqldb.Micros(now))
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		op.ID, op.Email, op.Name, op.Role, op.PasswordHash, op.Disabled, sqldb.Micros(now), sqldb.Micros(now), op.VouchedBy, vouched)
 	if sqldb.IsUniqueViolation(err) {
 		return &payouts.Error{Code: payouts.EInvalidInput, Message: "an operator with this email already exists",
 			Fields: map[string]string{"email": "an operator with this email already exists"}}
@@ -159,6 +174,8 @@ type OperatorUpdate struct {
 	Role         *Role
 	Disabled     *bool
 	PasswordHash *string
+	// By is the operator making the change: a new role or password is access they vouch for.
+	By string
 }
 
 // UpdateOperator applies upd to the operator with the given id. Disabling an operator or
@@ -206,9 +223,16 @@ func (s *Store) UpdateOperator(ctx context.Context, id string, upd OperatorUpdat
 			}
 		}
 		op.Updated = now.UTC()
+		if upd.By != "" && (upd.Role != nil || upd.PasswordHash != nil) {
+			op.VouchedBy, op.VouchedAt = upd.By, now.UTC()
+		}
+		var vouched int64
+		if op.VouchedBy != "" {
+			vouched = sqldb.Micros(op.VouchedAt)
+		}
 		if _, err := tx.ExecContext(ctx, s.db.Rebind(`UPDATE operators
-			SET role = ?, disabled = ?, password_hash = ?, updated_at = ? WHERE id = ?`),
-			op.Role, op.Disabled, op.PasswordHash, sqldb.Micros(now), id); err != nil {
+			SET role = ?, disabled = ?, password_hash = ?, updated_at = ?, vouched_by = ?, vouched_at = ? WHERE id = ?`),
+			op.Role, op.Disabled, op.PasswordHash, sqldb.Micros(now), op.VouchedBy, vouched, id); err != nil {
 			return err
 		}
 		if op.Disabled || upd.PasswordHash != nil {

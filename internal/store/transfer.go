@@ -99,18 +99,19 @@ func (q *Queries) transferWhere(ctx context.Context, id string, ours func(*servi
 	return &t, nil
 }
 
-// UpdateTransfer writes a transfer's status and settlement fields, if it is still in status from:
-// two workers can never both move the same transfer on.
+// UpdateTransfer writes a transfer's status and settlement fields, and its user once it has one
+// (the claimer of a payout link, whose money the link's transfer moved), if it is still in status
+// from: two workers can never both move the same transfer on.
 func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord, from payouts.TransferStatus) (err error) {
 	defer wrap(&err, "update transfer %s", t.ID)
 	// By the unique id alone (t was read with its app, or made here): with app_id and status in
 	// the WHERE, PostgreSQL may walk transfers_status, every pending payout of the app, when its
 	// statistics say pending ones are few (TestByIDPlans).
 	err = q.execOne(ctx, writing(transfersTable), `UPDATE transfers SET status = ?, external_id = ?, failure_reason = ?, settle_at = ?,
-		attempts = ?, rail_state = ?, lease_until = ?, updated = ?, payout_link_id = ?, rail_reference = ?
-		WHERE id = ? AND status = ?`,
+		attempts = ?, rail_state = ?, lease_until = ?, updated = ?, payout_link_id = ?, rail_reference = ?,
+		user_id = COALESCE(user_id, ?) WHERE id = ? AND status = ?`,
 		t.Status, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), t.Attempts, t.RailState,
-		micros0(t.LeaseUntil), sqldb.Micros(t.Updated), sqlNullPtr(t.PayoutLinkID), t.RailReference, t.ID, from)
+		micros0(t.LeaseUntil), sqldb.Micros(t.Updated), sqlNullPtr(t.PayoutLinkID), t.RailReference, sqlNullPtr(t.UserID), t.ID, from)
 	if err != nil || t.Status == from {
 		return err
 	}
