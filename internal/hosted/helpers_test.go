@@ -223,3 +223,10 @@ func keyed(t *testing.T, env *servicetest.Env, flowID string) string {
 	}
 	return "?k=" + hf.Key
 }
+
+// onEngines runs test once on SQLite and once on PostgreSQL; engine is the option that picks the
+// database, for test to pass to start.
+func onEngines(t *testing.T, test func(t *testing.T, engine []servicetest.Option)) {
+	t.Run("SQLite", func(t *testing.T) { test(t, nil) })
+	t.Run("PostgreSQL", func(t *testing.T) { test(t, []servicetest.Option{servicetest.WithPostgres()}) })
+}

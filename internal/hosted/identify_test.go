@@ -81,8 +81,12 @@ func TestIdentifyKnownPayee(t *testing.T) {
 // only a user whose contact the code went to, and the victim's account is never reached: no
 // method is added to it and its wallet keeps its money (issue 44's takeover).
 func TestIdentifyBindsOnlyTheProvenPayee(t *testing.T) {
+	onEngines(t, testIdentifyBindsOnlyTheProvenPayee)
+}
+
+func testIdentifyBindsOnlyTheProvenPayee(t *testing.T, engine []servicetest.Option) {
 	clock := testclock.New(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	env := start(t, servicetest.WithClock(clock))
+	env := start(t, append(engine, servicetest.WithClock(clock))...)
 	fund(t, env, 1_000_00)
 	const victimPhone, victimEmail = "5555550901", "victim@example.com"
 	victim := createUser(t, env, "Vic", "Tim", victimEmail, victimPhone)
@@ -188,8 +192,12 @@ func TestIdentifyBindsOnlyTheProvenPayee(t *testing.T) {
 // no user theirs: its real holder, identifying by it, becomes a user of their own, and a code for
 // the typist's user goes to the email they proved, never to that phone.
 func TestUnprovenContactFindsNobody(t *testing.T) {
+	onEngines(t, testUnprovenContactFindsNobody)
+}
+
+func testUnprovenContactFindsNobody(t *testing.T, engine []servicetest.Option) {
 	clock := testclock.New(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
-	env := start(t, servicetest.WithClock(clock))
+	env := start(t, append(engine, servicetest.WithClock(clock))...)
 	fund(t, env, 100_00)
 	const phone = "5555550961"
 	emailLink := createLink(t, env, map[string]any{"amount": 1_00, "payee": map[string]string{"first_name": "Mal", "email": "x961@example.com"}})
