@@ -12,8 +12,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/disburse/disburse/cmd/screenshots/demo"
 	"github.com/disburse/disburse/internal/testutil/browser"
-	"github.com/disburse/disburse/internal/testutil/demo"
 )
 
 // TestBrowserAccessibility visits every page type of the dashboard and the payee's hosted pages,

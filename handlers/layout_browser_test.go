@@ -8,9 +8,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/disburse/disburse/cmd/screenshots/demo"
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/internal/testutil/browser"
-	"github.com/disburse/disburse/internal/testutil/demo"
 )
 
 // TestBrowserFilterBarLayout: on the transfers page, signed in as the demo's admin (who sees

@@ -5,7 +5,7 @@
 // is, so regenerating does not churn the repository. It is a developer's tool, not a product
 // command:
 //
-//	go run ./internal/screenshots
+//	go run ./cmd/screenshots
 package main
 
 import (
@@ -24,8 +24,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/disburse/disburse/cmd/screenshots/demo"
 	"github.com/disburse/disburse/internal/testutil/browser"
-	"github.com/disburse/disburse/internal/testutil/demo"
 )
 
 // sameEnough is the share of pixels that may differ from the file on disk for a screenshot to

@@ -1,6 +1,6 @@
 // Package demo runs the whole product in-process, the Payout Service and the dashboard on a
 // temporary SQLite, filled with a small realistic data set, and lists its page types. The
-// accessibility browser test and the screenshot program (go run ./internal/screenshots) both walk
+// accessibility browser test and the screenshot program (go run ./cmd/screenshots) both walk
 // Pages, so a new page type is one line there.
 package demo
 
