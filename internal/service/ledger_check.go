@@ -63,7 +63,7 @@ type LedgerAudit struct {
 	Chain     []error
 }
 
-// checkTransfers holds each transfer to the postings "What each movement books" (ARCHITECTURE.md)
+// checkTransfers holds each transfer to the postings "What each movement books" (WRITE_PATH.md)
 // says it makes: the line that books it moves its amount (a payout's with the fee its user pays)
 // between accounts of the right kinds and the transfer's user, in the state its status says.
 func checkTransfers(a LedgerAudit) []error {

@@ -1,6 +1,6 @@
 // Package stripe pays US bank accounts by ACH through Stripe: one Treasury OutboundPayment per
 // payout, from the platform's financial account to the payee's routing and account number
-// (docs/ARCHITECTURE.md, "Rails", says why this object). It implements service.Rail, and lists a
+// (docs/RAILS.md, "ACH through Stripe", says why this object). It implements service.Rail, and lists a
 // day's items for reconciliation (service.RailItems).
 package stripe
 
