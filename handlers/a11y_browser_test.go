@@ -21,6 +21,7 @@ import (
 // critical problem (contrast included), the page never scrolls sideways (wide tables scroll in
 // their card), and on a phone the navigation hides behind its Menu button.
 func TestBrowserAccessibility(t *testing.T) {
+	browser.RequireAxe(t)
 	tab, d := startDemo(t)
 	tour := d.Tour(tab)
 	for _, p := range d.Pages() {

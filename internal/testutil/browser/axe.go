@@ -40,10 +40,7 @@ const axeRun = `axe.run(document, {resultTypes: ["violations"]}).then(r => r.vio
 // without it the test is skipped, except when CI=true, where it fails.
 func Axe(t testing.TB, ctx context.Context) {
 	t.Helper()
-	script, err := AxeScript()
-	if err != nil {
-		unavailable(t, err, "run npm ci")
-	}
+	script := RequireAxe(t)
 	violations, err := AxeViolations(ctx, script)
 	if err != nil {
 		t.Fatalf("browser: axe: %v", err)
@@ -51,6 +48,18 @@ func Axe(t testing.TB, ctx context.Context) {
 	for _, v := range violations {
 		t.Errorf("accessibility: %s", v)
 	}
+}
+
+// RequireAxe returns axe-core's script (axe.min.js) for t. Without it t is skipped, saying so,
+// except when CI=true, where it fails. A test that checks many pages calls it first, so that it
+// is skipped as a whole rather than passing with each page's check skipped.
+func RequireAxe(t testing.TB) string {
+	t.Helper()
+	script, err := AxeScript()
+	if err != nil {
+		unavailable(t, err, "run npm ci")
+	}
+	return script
 }
 
 // AxeViolations injects script (axe.min.js) into the current page of ctx and returns the

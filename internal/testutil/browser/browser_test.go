@@ -130,10 +130,7 @@ func TestAxe(t *testing.T) {
 	browser.Run(t, ctx, browser.ColorScheme("dark"), chromedp.Navigate(srv.URL+"/"))
 	browser.Axe(t, ctx)
 
-	script, err := browser.AxeScript()
-	if err != nil {
-		t.Skipf("axe-core: %v", err)
-	}
+	script := browser.RequireAxe(t)
 	browser.Run(t, ctx, chromedp.Navigate(srv.URL+"/inaccessible"))
 	got, err := browser.AxeViolations(ctx, script)
 	if err != nil {
