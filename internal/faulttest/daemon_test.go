@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -28,6 +29,10 @@ var payoutdBin, dashboardBin string
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() {
+		return m.Run() // database skips every test: nothing to build
+	}
 	dir, err := os.MkdirTemp("", "faulttest")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -57,6 +62,9 @@ const railLease = 2 * time.Second
 // database per engine.
 func database(t *testing.T, engine string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("faulttest: processes killed under load do not run under -short")
+	}
 	if engine == "postgres" {
 		return pgtest.DSN(t)
 	}

@@ -37,6 +37,9 @@ const stepsPerSeed = 50
 var errBroken = errors.New("broken")
 
 func TestSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sim: the simulation does not run under -short")
+	}
 	seeds := make([]uint64, 0, *seedsFlag)
 	if *seedFlag != 0 {
 		seeds = append(seeds, *seedFlag)

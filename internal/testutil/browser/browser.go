@@ -12,7 +12,8 @@
 //
 // Each New starts its own browser with a fresh profile. When a test fails, a screenshot of the
 // page and everything the page wrote to its console are saved or logged for debugging. Without a
-// Chromium binary the test is skipped, except when CI=true, where it fails.
+// Chromium binary the test is skipped, except when CI=true, where it fails. Under go test -short
+// every browser test is skipped: the fast loop leaves them to the full run.
 package browser
 
 import (
@@ -64,6 +65,9 @@ func New(t testing.TB) context.Context {
 // as a tour of every page: its actions fail once budget has passed.
 func NewWithin(t testing.TB, budget time.Duration) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser: browser tests do not run under -short")
+	}
 	execPath, err := FindChromium()
 	if err != nil {
 		unavailable(t, err, "install chromium")

@@ -8,7 +8,8 @@
 //
 //	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 //
-// Without PostgreSQL binaries a test is skipped, except when CI=true, where it fails.
+// Without PostgreSQL binaries a test is skipped, except when CI=true, where it fails. Under
+// go test -short every test that asks for a database is skipped: the fast loop runs SQLite only.
 package pgtest
 
 import (
@@ -54,6 +55,9 @@ type server struct {
 // when t ends (after t's own cleanups, so close connections in t.Cleanup or defer).
 func DSN(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("pgtest: PostgreSQL tests do not run under -short")
+	}
 	s := get()
 	if s.unavailable != "" {
 		if os.Getenv("CI") == "true" {
