@@ -138,7 +138,9 @@ func startExampleService() *exampleService {
 }
 
 // readmeExample is the snippet of README.md's "Use the Go client": being here, it compiles, and
-// TestReadmeExample fails when the two drift apart.
+// TestReadmeExample fails when the two drift apart. It is never run (it names a fixed address).
+var _ = readmeExample
+
 func readmeExample(ctx context.Context, clientID, apiKey string) error {
 	c, err := client.New("http://127.0.0.1:8081/api", client.WithCredentials(clientID, apiKey))
 	if err != nil {

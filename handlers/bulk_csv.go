@@ -28,6 +28,12 @@ const bulkWallet = dashstore.BulkWallet
 var bulkMethods = []payouts.Platform{payouts.PlatformPayPal, payouts.PlatformVenmo, payouts.PlatformCashApp,
 	payouts.PlatformACH, payouts.PlatformDefault}
 
+// fileProblem is what is wrong with a bulk file as a whole: sentences the upload form shows the
+// operator as they are written.
+type fileProblem string
+
+func (p fileProblem) Error() string { return string(p) }
+
 // parseBulkCSV reads a bulk payout file: a header row naming user and amount (and optionally memo
 // and method) in any order and case, then one payout a row. UTF-8 with or without a byte-order
 // mark, CRLF or LF. A problem with the file as a whole is an error; a problem with a row (an
@@ -35,13 +41,13 @@ var bulkMethods = []payouts.Platform{payouts.PlatformPayPal, payouts.PlatformVen
 func parseBulkCSV(data []byte) ([]dashstore.BulkRow, error) {
 	data = bytes.TrimPrefix(data, []byte(utf8BOM))
 	if !utf8.Valid(data) {
-		return nil, errors.New("The file is not UTF-8 text. Save it as “CSV UTF-8” and upload it again.")
+		return nil, fileProblem("The file is not UTF-8 text. Save it as “CSV UTF-8” and upload it again.")
 	}
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1 // a short row is the row's problem, not the file's
 	header, err := r.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, errors.New("The file is empty. It needs a header row (user, amount, memo, method) and a row per payout.")
+		return nil, fileProblem("The file is empty. It needs a header row (user, amount, memo, method) and a row per payout.")
 	}
 	if err != nil {
 		return nil, csvProblem(err)
@@ -60,7 +66,7 @@ func parseBulkCSV(data []byte) ([]dashstore.BulkRow, error) {
 			return nil, csvProblem(err)
 		}
 		if len(rows) == bulkMaxRows {
-			return nil, errors.New("The file has more than " + components.Count(bulkMaxRows) + " rows. Split it into files of at most " + components.Count(bulkMaxRows) + " rows.")
+			return nil, fileProblem("The file has more than " + components.Count(bulkMaxRows) + " rows. Split it into files of at most " + components.Count(bulkMaxRows) + " rows.")
 		}
 		if blank(rec) {
 			continue
@@ -68,7 +74,7 @@ func parseBulkCSV(data []byte) ([]dashstore.BulkRow, error) {
 		rows = append(rows, bulkRowOf(len(rows)+1, rec, col))
 	}
 	if len(rows) == 0 {
-		return nil, errors.New("The file has a header row but no payouts.")
+		return nil, fileProblem("The file has a header row but no payouts.")
 	}
 	return rows, nil
 }
@@ -80,13 +86,13 @@ func bulkColumns(header []string) (map[string]int, error) {
 		name = strings.ToLower(strings.TrimSpace(name))
 		if j, known := col[name]; known {
 			if j >= 0 {
-				return nil, fmt.Errorf("The header names the column %q twice.", name)
+				return nil, fileProblem(fmt.Sprintf("The header names the column %q twice.", name))
 			}
 			col[name] = i
 		}
 	}
 	if col["user"] < 0 || col["amount"] < 0 {
-		return nil, errors.New("The header row must name the columns user and amount (memo and method are optional).")
+		return nil, fileProblem("The header row must name the columns user and amount (memo and method are optional).")
 	}
 	return col, nil
 }
@@ -138,7 +144,7 @@ func bulkMethodKnown(m string) bool {
 func csvProblem(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("The file is not valid CSV at line %d: %v.", pe.Line, pe.Err)
+		return fileProblem(fmt.Sprintf("The file is not valid CSV at line %d: %v.", pe.Line, pe.Err))
 	}
 	return err
 }

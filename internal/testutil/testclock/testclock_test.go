@@ -13,7 +13,7 @@ func TestClock(t *testing.T) {
 		t.Errorf("zero Clock is %v off the wall clock", d)
 	}
 	running.Advance(time.Hour)
-	if d := running.Now().Sub(time.Now()); d < 59*time.Minute || d > 61*time.Minute {
+	if d := time.Until(running.Now()); d < 59*time.Minute || d > 61*time.Minute {
 		t.Errorf("advanced running clock is %v ahead, want an hour", d)
 	}
 
