@@ -22,7 +22,11 @@ func runBackup(ctx context.Context, args []string, getenv func(string) string, s
 	if len(dest) != 1 || strings.TrimSpace(dest[0]) == "" {
 		return usage
 	}
-	db := strings.TrimSpace(f.db)
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	db := cfg.service.DB
 	keyCopied, err := payoutd.Backup(ctx, db, dest[0])
 	if err != nil {
 		return err

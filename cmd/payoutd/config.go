@@ -29,235 +29,279 @@ type config struct {
 	logLevel    slog.Level
 }
 
-// flags are the raw values of the command line and environment, before validation.
+// flags are payoutd's flags registered on a command line, read into a config by config.
 type flags struct {
-	addr, db, publicURL, encryptionKey string
-	bodyLimit, trustedProxies          string
-	frameAncestors, shutdownTimeout    string
-	sandboxInbox, fees, thresholds1099 string
-	logFormat, logLevel                string
-	workerInterval                     string
-	sandboxDelay, sandboxACHDelay      string
-	railLease                          string
-	webhookLease                       string
-	dbLockTimeout, dbStatementTimeout  string
-	metricsAddr                        string
-	ledgerCheckInterval, retention     string
-	rails                              string
-	// getenv reads the providers' credentials, which are never flags (they would show in ps).
-	getenv func(string) string
+	cli.Flags[config]
 }
 
 // register adds the flags every subcommand shares (the database, its key and logging); serve
-// adds the HTTP ones. Defaults come from DISBURSE_* variables, so a flag given wins over them.
+// adds the HTTP ones and --rails. Defaults come from DISBURSE_* variables, so a flag given wins
+// over them.
 func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve bool) {
-	env := cli.Env(getenv)
-	f.getenv = getenv
-	fs.StringVar(&f.db, "db", env("DISBURSE_DB", payoutd.DefaultDB),
-		"SQLite file path or postgres:// URL (DISBURSE_DB)")
-	fs.StringVar(&f.encryptionKey, "encryption-key", env("DISBURSE_ENCRYPTION_KEY", ""),
-		"32-byte key sealing secrets at rest, hex or base64 (DISBURSE_ENCRYPTION_KEY); required with PostgreSQL; "+
-			"on SQLite, when absent, the one in <db>.key, generated with a new database only; a key that does not open the database is refused")
-	fs.StringVar(&f.logFormat, "log-format", env("DISBURSE_LOG_FORMAT", "text"),
-		"log format: text (development) or json (production) (DISBURSE_LOG_FORMAT)")
-	fs.StringVar(&f.logLevel, "log-level", env("DISBURSE_LOG_LEVEL", "info"),
-		"log level: debug, info, warn or error (DISBURSE_LOG_LEVEL)")
-	fs.StringVar(&f.dbLockTimeout, "db-lock-timeout", env("DISBURSE_DB_LOCK_TIMEOUT", sqldb.DefaultLockTimeout.String()),
-		"PostgreSQL: how long a statement waits for a row lock before it fails (DISBURSE_DB_LOCK_TIMEOUT)")
-	fs.StringVar(&f.dbStatementTimeout, "db-statement-timeout", env("DISBURSE_DB_STATEMENT_TIMEOUT", sqldb.DefaultStatementTimeout.String()),
-		"PostgreSQL: how long a statement may run before it fails (DISBURSE_DB_STATEMENT_TIMEOUT)")
-	if !serve {
-		return
+	f.Register(fs, getenv, sharedFlags...)
+	if serve {
+		f.Register(fs, getenv, serveFlags...)
+		f.registerRails(fs, getenv)
 	}
-	fs.StringVar(&f.addr, "addr", env("DISBURSE_API_ADDR", payoutd.DefaultAddr),
-		"listen address; the API is under /api/v2 (DISBURSE_API_ADDR)")
-	fs.StringVar(&f.publicURL, "public-url", env("DISBURSE_PUBLIC_URL", ""),
-		"origin of the hosted pages, used in payout link and flow links; default http://ADDR (DISBURSE_PUBLIC_URL)")
-	fs.StringVar(&f.bodyLimit, "body-limit", env("DISBURSE_BODY_LIMIT", strconv.Itoa(api.DefaultBodyLimit)),
-		"largest request body: bytes, or a number with KiB or MiB (DISBURSE_BODY_LIMIT)")
-	fs.StringVar(&f.trustedProxies, "trusted-proxies", env("DISBURSE_TRUSTED_PROXIES", ""),
-		"comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed (DISBURSE_TRUSTED_PROXIES)")
-	fs.StringVar(&f.frameAncestors, "frame-ancestors", env("DISBURSE_FRAME_ANCESTORS", ""),
-		"comma-separated origins allowed to embed the hosted pages in an iframe (DISBURSE_FRAME_ANCESTORS)")
-	fs.StringVar(&f.fees, "fees", env("DISBURSE_FEES", ""),
-		"payout fee per platform in dollars, e.g. paypal=0.25,venmo=0.25,cash_app=0.25,ach=0; unlisted platforms keep the default (DISBURSE_FEES)")
-	fs.StringVar(&f.thresholds1099, "thresholds-1099", env("DISBURSE_THRESHOLDS_1099", ""),
-		"1099 threshold per calendar year in dollars, e.g. 2025=600,2026=2000; later years use the latest (DISBURSE_THRESHOLDS_1099)")
-	fs.StringVar(&f.sandboxInbox, "sandbox-inbox", env("DISBURSE_SANDBOX_INBOX", "on"),
-		"sandbox mode: each app reads its kept messages at GET /v2/sandbox/messages, and flows may redirect to http://localhost; on or off; turn it off where real messages are sent (DISBURSE_SANDBOX_INBOX)")
-	fs.StringVar(&f.workerInterval, "worker-interval", env("DISBURSE_WORKER_INTERVAL", "1s"),
-		"how often the worker settles due payouts and delivers payout links (DISBURSE_WORKER_INTERVAL)")
-	fs.StringVar(&f.sandboxDelay, "sandbox-delay", env("DISBURSE_SANDBOX_DELAY", "5s"),
-		"how long sandbox PayPal, Venmo and Cash App payouts take to settle (DISBURSE_SANDBOX_DELAY)")
-	fs.StringVar(&f.sandboxACHDelay, "sandbox-ach-delay", env("DISBURSE_SANDBOX_ACH_DELAY", "20s"),
-		"how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)")
-	f.registerRails(fs, getenv)
-	fs.StringVar(&f.railLease, "rail-lease", env("DISBURSE_RAIL_LEASE", "1m"),
-		"how long a worker owns a payout it is handing to a rail before another worker may take it over (DISBURSE_RAIL_LEASE)")
-	fs.StringVar(&f.webhookLease, "webhook-lease", env("DISBURSE_WEBHOOK_LEASE", "1m"),
-		"how long a worker holds the webhook deliveries it is sending before another worker may send them (DISBURSE_WEBHOOK_LEASE)")
-	fs.StringVar(&f.metricsAddr, "metrics-addr", env("DISBURSE_METRICS_ADDR", ""),
-		"internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9090; never a public one; empty = off (DISBURSE_METRICS_ADDR)")
-	fs.StringVar(&f.ledgerCheckInterval, "ledger-check-interval", env("DISBURSE_LEDGER_CHECK_INTERVAL", payoutd.DefaultLedgerCheckInterval.String()),
-		"how often the running service checks every ledger's invariants, as payoutd check does, or off (DISBURSE_LEDGER_CHECK_INTERVAL)")
-	fs.StringVar(&f.retention, "retention", env("DISBURSE_RETENTION", "90d"),
-		"how long events, webhook deliveries and their attempts are kept once delivered or given up, in days (90d) or as a duration, or off to keep them all; pruned hourly (DISBURSE_RETENTION)")
-	fs.StringVar(&f.shutdownTimeout, "shutdown-timeout", env("DISBURSE_SHUTDOWN_TIMEOUT", payoutd.DefaultShutdownTimeout.String()),
-		"how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)")
 }
 
-// registerRails adds --rails, which serve and reconcile share.
+// registerRails adds --rails, which serve and reconcile share. Its providers read their
+// credentials from getenv: they are never flags (they would show in ps).
 func (f *flags) registerRails(fs *flag.FlagSet, getenv func(string) string) {
-	env := cli.Env(getenv)
-	fs.StringVar(&f.rails, "rails", env("DISBURSE_RAILS", ""),
-		"the rail of each platform, e.g. paypal=paypal,venmo=paypal,ach=stripe; unlisted platforms stay on the sandbox; paypal reads PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID and PAYPAL_API_BASE; stripe reads STRIPE_API_KEY, STRIPE_FINANCIAL_ACCOUNT, STRIPE_WEBHOOK_SECRET, STRIPE_STATEMENT_DESCRIPTOR and STRIPE_API_BASE; cash_app has no public payouts API (DISBURSE_RAILS)")
+	f.Register(fs, getenv, cli.Flag[config]{Name: "rails", Env: "DISBURSE_RAILS",
+		Help: "the rail of each platform, e.g. paypal=paypal,venmo=paypal,ach=stripe; unlisted platforms stay on the sandbox; paypal reads PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID and PAYPAL_API_BASE; stripe reads STRIPE_API_KEY, STRIPE_FINANCIAL_ACCOUNT, STRIPE_WEBHOOK_SECRET, STRIPE_STATEMENT_DESCRIPTOR and STRIPE_API_BASE; cash_app has no public payouts API (DISBURSE_RAILS)",
+		Set: func(c *config, v string) error {
+			if v == "" {
+				return nil
+			}
+			providers, err := parseRails(v, getenv)
+			c.service.Providers = providers
+			if err != nil {
+				return fmt.Errorf("refused: %w", err)
+			}
+			return nil
+		}})
 }
 
-// config validates the values and builds the configuration.
+// config reads the registered flags' values and validates them.
 func (f *flags) config() (config, error) {
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-
-	cfg := config{service: payoutd.Config{
-		Addr:           f.addr,
-		DB:             strings.TrimSpace(f.db),
-		PublicURL:      strings.TrimRight(f.publicURL, "/"),
-		TrustedProxies: cli.List(f.trustedProxies),
-		FrameAncestors: cli.List(f.frameAncestors),
-	}}
-	if cfg.service.DB == "" {
-		bad("--db: must name a SQLite file or a postgres:// URL")
-	}
-	fees, err := parseAmounts(f.fees, func(k string) bool { return payouts.Platform(k).Valid() })
-	if err != nil {
-		bad("--fees: %v", err)
-	}
-	for p, fee := range fees {
-		if cfg.service.Fees == nil {
-			cfg.service.Fees = service.DefaultFees()
-		}
-		cfg.service.Fees[payouts.Platform(p)] = fee
-	}
-	thresholds, err := parseAmounts(f.thresholds1099, func(k string) bool {
-		y, err := strconv.Atoi(k)
-		return err == nil && y >= 2000 && y <= 2200
-	})
-	if err != nil {
-		bad("--thresholds-1099: %v", err)
-	}
-	for y, amount := range thresholds {
-		if cfg.service.Thresholds1099 == nil {
-			cfg.service.Thresholds1099 = map[int]payouts.Money{}
-		}
-		year, _ := strconv.Atoi(y)
-		cfg.service.Thresholds1099[year] = amount
-	}
-	if f.rails != "" {
-		providers, err := parseRails(f.rails, f.getenv)
-		if err != nil {
-			bad("--rails: %v", err)
-		}
-		cfg.service.Providers = providers
-	}
-	switch f.sandboxInbox {
-	case "on", "":
-	case "off":
-		cfg.service.HideSandboxInbox = true
-	default:
-		bad("--sandbox-inbox %q: want on or off", f.sandboxInbox)
-	}
-	if f.addr != "" {
-		if _, _, err := net.SplitHostPort(f.addr); err != nil {
-			bad("--addr %q: want host:port", f.addr)
-		}
-	}
-	cfg.metricsAddr = f.metricsAddr
-	if f.metricsAddr != "" {
-		if _, _, err := net.SplitHostPort(f.metricsAddr); err != nil {
-			bad("--metrics-addr %q: want host:port", f.metricsAddr)
-		}
-	}
-	if u := cfg.service.PublicURL; u != "" {
-		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			bad("--public-url %q: want an http:// or https:// origin", u)
-		}
-	}
-	if f.encryptionKey != "" {
-		key, err := payoutd.ParseKey(f.encryptionKey)
-		if err != nil {
-			bad("--encryption-key: %v", err)
-		}
-		cfg.service.EncryptionKey = key
-	}
-	if f.bodyLimit != "" {
-		n, err := parseSize(f.bodyLimit)
-		if err != nil {
-			bad("--body-limit %q: %v", f.bodyLimit, err)
-		}
-		cfg.service.BodyLimit = n
-	}
-	for _, p := range cfg.service.TrustedProxies {
-		if _, err := netip.ParseAddr(p); err != nil {
-			if _, err := netip.ParsePrefix(p); err != nil {
-				bad("--trusted-proxies: %q is not an IP or CIDR", p)
-			}
-		}
-	}
-	for _, d := range []struct {
-		name, value string
-		into        *time.Duration
-	}{
-		{"--worker-interval", f.workerInterval, &cfg.service.WorkerInterval},
-		{"--sandbox-delay", f.sandboxDelay, &cfg.service.SandboxDelay},
-		{"--sandbox-ach-delay", f.sandboxACHDelay, &cfg.service.SandboxACHDelay},
-		{"--rail-lease", f.railLease, &cfg.service.RailLease},
-		{"--webhook-lease", f.webhookLease, &cfg.service.WebhookLease},
-		{"--db-lock-timeout", f.dbLockTimeout, &cfg.service.DBTimeouts.Lock},
-		{"--db-statement-timeout", f.dbStatementTimeout, &cfg.service.DBTimeouts.Statement},
-		{"--shutdown-timeout", f.shutdownTimeout, &cfg.service.ShutdownTimeout},
-	} {
-		if d.value == "" {
-			continue
-		}
-		v, err := time.ParseDuration(d.value)
-		if err != nil || v <= 0 {
-			bad("%s %q: want a positive duration like 1s", d.name, d.value)
-		}
-		*d.into = v
-	}
-	switch f.ledgerCheckInterval {
-	case "":
-	case "off":
-		cfg.service.LedgerCheckInterval = -1 // payoutd.Config's "never"
-	default:
-		v, err := time.ParseDuration(f.ledgerCheckInterval)
-		if err != nil || v <= 0 {
-			bad("--ledger-check-interval %q: want a positive duration like 1h, or off", f.ledgerCheckInterval)
-		}
-		cfg.service.LedgerCheckInterval = v
-	}
-	if f.retention == "off" {
-		cfg.service.Retention = -1 // payoutd.Config's "keep everything"
-	} else if f.retention != "" {
-		v, err := parseDays(f.retention)
-		if err != nil {
-			bad("--retention %q: want days like 90d, a duration like 720h, or off", f.retention)
-		}
-		cfg.service.Retention = v
-	}
-	switch f.logFormat {
-	case "text", "json":
-		cfg.logFormat = f.logFormat
-	default:
-		bad("--log-format %q: want text or json", f.logFormat)
-	}
-	if err := cfg.logLevel.UnmarshalText([]byte(f.logLevel)); err != nil {
-		bad("--log-level %q: want debug, info, warn or error", f.logLevel)
-	}
-	if len(problems) > 0 {
-		return config{}, cli.UsageError{Err: errors.New(strings.Join(problems, "; "))}
+	var cfg config
+	if err := f.Apply(&cfg); err != nil {
+		return config{}, err
 	}
 	return cfg, nil
+}
+
+// sharedFlags are the flags of every subcommand: the database, its key and logging.
+var sharedFlags = []cli.Flag[config]{
+	{Name: "db", Env: "DISBURSE_DB", Default: payoutd.DefaultDB,
+		Help: "SQLite file path or postgres:// URL (DISBURSE_DB)",
+		Set: func(c *config, v string) error {
+			c.service.DB = strings.TrimSpace(v)
+			if c.service.DB == "" {
+				return errors.New("is empty: name a SQLite file or a postgres:// URL")
+			}
+			return nil
+		}},
+	{Name: "encryption-key", Env: "DISBURSE_ENCRYPTION_KEY",
+		Help: "32-byte key sealing secrets at rest, hex or base64 (DISBURSE_ENCRYPTION_KEY); required with PostgreSQL; " +
+			"on SQLite, when absent, the one in <db>.key, generated with a new database only; a key that does not open the database is refused",
+		Set: func(c *config, v string) error {
+			if v == "" {
+				return nil
+			}
+			key, err := payoutd.ParseKey(v)
+			if err != nil {
+				return fmt.Errorf("refused: %w", err) // never the value: it is a secret
+			}
+			c.service.EncryptionKey = key
+			return nil
+		}},
+	{Name: "log-format", Env: "DISBURSE_LOG_FORMAT", Default: "text",
+		Help: "log format: text (development) or json (production) (DISBURSE_LOG_FORMAT)",
+		Set: func(c *config, v string) error {
+			if v != "text" && v != "json" {
+				return fmt.Errorf("%q: want text or json", v)
+			}
+			c.logFormat = v
+			return nil
+		}},
+	{Name: "log-level", Env: "DISBURSE_LOG_LEVEL", Default: "info",
+		Help: "log level: debug, info, warn or error (DISBURSE_LOG_LEVEL)",
+		Set: func(c *config, v string) error {
+			if err := c.logLevel.UnmarshalText([]byte(v)); err != nil {
+				return fmt.Errorf("%q: want debug, info, warn or error", v)
+			}
+			return nil
+		}},
+	{Name: "db-lock-timeout", Env: "DISBURSE_DB_LOCK_TIMEOUT", Default: sqldb.DefaultLockTimeout.String(),
+		Help: "PostgreSQL: how long a statement waits for a row lock before it fails (DISBURSE_DB_LOCK_TIMEOUT)",
+		Set:  duration(func(c *config) *time.Duration { return &c.service.DBTimeouts.Lock })},
+	{Name: "db-statement-timeout", Env: "DISBURSE_DB_STATEMENT_TIMEOUT", Default: sqldb.DefaultStatementTimeout.String(),
+		Help: "PostgreSQL: how long a statement may run before it fails (DISBURSE_DB_STATEMENT_TIMEOUT)",
+		Set:  duration(func(c *config) *time.Duration { return &c.service.DBTimeouts.Statement })},
+}
+
+// serveFlags are the flags of the service itself.
+var serveFlags = []cli.Flag[config]{
+	{Name: "addr", Env: "DISBURSE_API_ADDR", Default: payoutd.DefaultAddr,
+		Help: "listen address; the API is under /api/v2 (DISBURSE_API_ADDR)",
+		Set: func(c *config, v string) error {
+			c.service.Addr = v
+			return hostPort(v)
+		}},
+	{Name: "public-url", Env: "DISBURSE_PUBLIC_URL",
+		Help: "origin of the hosted pages, used in payout link and flow links; default http://ADDR (DISBURSE_PUBLIC_URL)",
+		Set: func(c *config, v string) error {
+			c.service.PublicURL = strings.TrimRight(v, "/")
+			if u := c.service.PublicURL; u != "" {
+				if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+					return fmt.Errorf("%q: want an http:// or https:// origin", u)
+				}
+			}
+			return nil
+		}},
+	{Name: "body-limit", Env: "DISBURSE_BODY_LIMIT", Default: strconv.Itoa(api.DefaultBodyLimit),
+		Help: "largest request body: bytes, or a number with KiB or MiB (DISBURSE_BODY_LIMIT)",
+		Set: func(c *config, v string) error {
+			if v == "" {
+				return nil
+			}
+			n, err := parseSize(v)
+			if err != nil {
+				return fmt.Errorf("%q: %w", v, err)
+			}
+			c.service.BodyLimit = n
+			return nil
+		}},
+	{Name: "trusted-proxies", Env: "DISBURSE_TRUSTED_PROXIES",
+		Help: "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-For is believed (DISBURSE_TRUSTED_PROXIES)",
+		Set: func(c *config, v string) error {
+			c.service.TrustedProxies = cli.List(v)
+			for _, p := range c.service.TrustedProxies {
+				if _, err := netip.ParseAddr(p); err != nil {
+					if _, err := netip.ParsePrefix(p); err != nil {
+						return fmt.Errorf("%q: not an IP or CIDR", p)
+					}
+				}
+			}
+			return nil
+		}},
+	{Name: "frame-ancestors", Env: "DISBURSE_FRAME_ANCESTORS",
+		Help: "comma-separated origins allowed to embed the hosted pages in an iframe (DISBURSE_FRAME_ANCESTORS)",
+		Set: func(c *config, v string) error {
+			c.service.FrameAncestors = cli.List(v)
+			return nil
+		}},
+	{Name: "fees", Env: "DISBURSE_FEES",
+		Help: "payout fee per platform in dollars, e.g. paypal=0.25,venmo=0.25,cash_app=0.25,ach=0; unlisted platforms keep the default (DISBURSE_FEES)",
+		Set: func(c *config, v string) error {
+			fees, err := parseAmounts(v, func(k string) bool { return payouts.Platform(k).Valid() })
+			if err != nil {
+				return err
+			}
+			for p, fee := range fees {
+				if c.service.Fees == nil {
+					c.service.Fees = service.DefaultFees()
+				}
+				c.service.Fees[payouts.Platform(p)] = fee
+			}
+			return nil
+		}},
+	{Name: "thresholds-1099", Env: "DISBURSE_THRESHOLDS_1099",
+		Help: "1099 threshold per calendar year in dollars, e.g. 2025=600,2026=2000; later years use the latest (DISBURSE_THRESHOLDS_1099)",
+		Set: func(c *config, v string) error {
+			thresholds, err := parseAmounts(v, func(k string) bool {
+				y, err := strconv.Atoi(k)
+				return err == nil && y >= 2000 && y <= 2200
+			})
+			if err != nil {
+				return err
+			}
+			for y, amount := range thresholds {
+				if c.service.Thresholds1099 == nil {
+					c.service.Thresholds1099 = map[int]payouts.Money{}
+				}
+				year, _ := strconv.Atoi(y)
+				c.service.Thresholds1099[year] = amount
+			}
+			return nil
+		}},
+	{Name: "sandbox-inbox", Env: "DISBURSE_SANDBOX_INBOX", Default: "on",
+		Help: "sandbox mode: each app reads its kept messages at GET /v2/sandbox/messages, and flows may redirect to http://localhost; on or off; turn it off where real messages are sent (DISBURSE_SANDBOX_INBOX)",
+		Set: func(c *config, v string) error {
+			switch v {
+			case "on", "":
+			case "off":
+				c.service.HideSandboxInbox = true
+			default:
+				return fmt.Errorf("%q: want on or off", v)
+			}
+			return nil
+		}},
+	{Name: "worker-interval", Env: "DISBURSE_WORKER_INTERVAL", Default: "1s",
+		Help: "how often the worker settles due payouts and delivers payout links (DISBURSE_WORKER_INTERVAL)",
+		Set:  duration(func(c *config) *time.Duration { return &c.service.WorkerInterval })},
+	{Name: "sandbox-delay", Env: "DISBURSE_SANDBOX_DELAY", Default: "5s",
+		Help: "how long sandbox PayPal, Venmo and Cash App payouts take to settle (DISBURSE_SANDBOX_DELAY)",
+		Set:  duration(func(c *config) *time.Duration { return &c.service.SandboxDelay })},
+	{Name: "sandbox-ach-delay", Env: "DISBURSE_SANDBOX_ACH_DELAY", Default: "20s",
+		Help: "how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)",
+		Set:  duration(func(c *config) *time.Duration { return &c.service.SandboxACHDelay })},
+	{Name: "rail-lease", Env: "DISBURSE_RAIL_LEASE", Default: "1m",
+		Help: "how long a worker owns a payout it is handing to a rail before another worker may take it over (DISBURSE_RAIL_LEASE)",
+		Set:  duration(func(c *config) *time.Duration { return &c.service.RailLease })},
+	{Name: "webhook-lease", Env: "DISBURSE_WEBHOOK_LEASE", Default: "1m",
+		Help: "how long a worker holds the webhook deliveries it is sending before another worker may send them (DISBURSE_WEBHOOK_LEASE)",
+		Set:  duration(func(c *config) *time.Duration { return &c.service.WebhookLease })},
+	{Name: "metrics-addr", Env: "DISBURSE_METRICS_ADDR",
+		Help: "internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9090; never a public one; empty = off (DISBURSE_METRICS_ADDR)",
+		Set: func(c *config, v string) error {
+			c.metricsAddr = v
+			return hostPort(v)
+		}},
+	{Name: "ledger-check-interval", Env: "DISBURSE_LEDGER_CHECK_INTERVAL", Default: payoutd.DefaultLedgerCheckInterval.String(),
+		Help: "how often the running service checks every ledger's invariants, as payoutd check does, or off (DISBURSE_LEDGER_CHECK_INTERVAL)",
+		Set: func(c *config, v string) error {
+			switch v {
+			case "":
+			case "off":
+				c.service.LedgerCheckInterval = -1 // payoutd.Config's "never"
+			default:
+				d, err := time.ParseDuration(v)
+				if err != nil || d <= 0 {
+					return fmt.Errorf("%q: want a positive duration like 1h, or off", v)
+				}
+				c.service.LedgerCheckInterval = d
+			}
+			return nil
+		}},
+	{Name: "retention", Env: "DISBURSE_RETENTION", Default: "90d",
+		Help: "how long events, webhook deliveries and their attempts are kept once delivered or given up, in days (90d) or as a duration, or off to keep them all; pruned hourly (DISBURSE_RETENTION)",
+		Set: func(c *config, v string) error {
+			switch v {
+			case "":
+			case "off":
+				c.service.Retention = -1 // payoutd.Config's "keep everything"
+			default:
+				d, err := parseDays(v)
+				if err != nil {
+					return fmt.Errorf("%q: want days like 90d, a duration like 720h, or off", v)
+				}
+				c.service.Retention = d
+			}
+			return nil
+		}},
+	{Name: "shutdown-timeout", Env: "DISBURSE_SHUTDOWN_TIMEOUT", Default: payoutd.DefaultShutdownTimeout.String(),
+		Help: "how long requests in flight may finish on SIGINT or SIGTERM (DISBURSE_SHUTDOWN_TIMEOUT)",
+		Set:  duration(func(c *config) *time.Duration { return &c.service.ShutdownTimeout })},
+}
+
+// duration reads a positive duration into the field of the config that field returns; an empty
+// value leaves the field zero, the service's default.
+func duration(field func(c *config) *time.Duration) func(c *config, v string) error {
+	return func(c *config, v string) error {
+		if v == "" {
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%q: want a positive duration like 1s", v)
+		}
+		*field(c) = d
+		return nil
+	}
+}
+
+// hostPort refuses an address that is not host:port; empty is no address.
+func hostPort(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("%q: want host:port", addr)
+	}
+	return nil
 }
 
 // logger writes to w in the configured format.

@@ -6,6 +6,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -64,4 +65,45 @@ func List(s string) []string {
 		}
 	}
 	return out
+}
+
+// Flag is one row of a command's table of flags: the flag's name, the DISBURSE_* variable that
+// gives its default when set, the default otherwise, its help (which names the variable), and
+// how its value is read into the command's configuration C.
+type Flag[C any] struct {
+	Name, Env, Default, Help string
+	// Set reads value into c; an error says what is wrong with the value.
+	Set func(c *C, value string) error
+}
+
+// Flags holds the values of the flags Register added to a flag set, for Apply to read.
+type Flags[C any] struct {
+	rows   []Flag[C]
+	values []*string
+}
+
+// Register adds each row to fs as a string flag whose default is the row's variable when it is
+// set, else its Default, so that a flag given on the command line wins over the variable.
+func (f *Flags[C]) Register(fs *flag.FlagSet, getenv func(string) string, rows ...Flag[C]) {
+	env := Env(getenv)
+	for _, r := range rows {
+		v := new(string)
+		fs.StringVar(v, r.Name, env(r.Env, r.Default), r.Help)
+		f.rows, f.values = append(f.rows, r), append(f.values, v)
+	}
+}
+
+// Apply reads the value of every registered flag into c, in the order registered, and returns
+// every flag's problem, or a UsageError naming them all.
+func (f *Flags[C]) Apply(c *C) error {
+	var problems []string
+	for i, r := range f.rows {
+		if err := r.Set(c, *f.values[i]); err != nil {
+			problems = append(problems, "--"+r.Name+" "+err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return UsageError{Err: errors.New(strings.Join(problems, "; "))}
+	}
+	return nil
 }
