@@ -6,16 +6,13 @@
 // ratios. With -raw it also runs a hand-written transfer before and after the load, on
 // PostgreSQL one statement per transfer on copies of payoutd's tables (raw.go), on SQLite a
 // group commit on a scratch database with payoutd's schema (rawsqlite.go), and prints the
-// service's rate as a ratio to it. With -journal it also measures, on the same database, a
-// journal-first store that is not built (journal.go): one journal row per transfer, alone and
-// with a deriver expanding the journal into payoutd's tables.
+// service's rate as a ratio to it.
 // Finally it checks through the API that no money was created or lost and that every
 // acknowledged operation exists once.
 //
 //	loadgen -clients 64 -duration 20s -mix transfer=100
 //	loadgen -db postgres://localhost/bench -clients 64 -mix transfer=80,payout=10,link=5,read=3,list=2
 //	loadgen -db postgres://localhost/bench -clients 64 -duration 12s -raw 6s
-//	loadgen -clients 64 -duration 12s -raw 5s -journal
 //	loadgen -url http://127.0.0.1:8081 -client-id ck_... -api-key sk_... -app-id ...
 package main
 
@@ -42,7 +39,7 @@ type config struct {
 	duration, settleWait, raw    time.Duration
 	mix                          mix
 	fund                         int64
-	skipCheck, journal           bool
+	skipCheck                    bool
 }
 
 func main() {
@@ -71,7 +68,6 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.duration, "duration", 20*time.Second, "how long to load")
 	fs.DurationVar(&c.settleWait, "settle-wait", 2*time.Minute, "how long to wait for pending payouts to settle before checking")
 	fs.DurationVar(&c.raw, "raw", 0, "on the database loadgen starts: run a hand-written transfer (PostgreSQL: one statement, one round trip each; SQLite: a group commit) with the same clients for this long each way before and after the load, and print the service's rate as a ratio to it; 0: skip")
-	fs.BoolVar(&c.journal, "journal", false, "with -raw: also measure a journal-first store on the raw transfer's database (one journal row per transfer and the netted wallets per batch; then a deriver into payoutd's tables, on the writer between batches and on its own connection), for -raw each, between the app and users")
 	fs.BoolVar(&c.skipCheck, "skip-check", false, "skip the final ledger and existence checks")
 	mixText := fs.String("mix", "transfer=100", "weights of operations: transfer (both directions), payout, link, read, list (a page deep in the transfers)")
 	if err := fs.Parse(args); err != nil {
@@ -82,9 +78,6 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return c, err
 	}
 	c.mix = m
-	if c.journal && c.raw == 0 {
-		return c, errors.New("-journal needs -raw")
-	}
 	if c.raw > 0 && (c.url != "" || c.users < 2) {
 		return c, errors.New("-raw needs a database loadgen starts (no -url) and -users 2 or more")
 	}
@@ -98,12 +91,12 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 func measureRaw(ctx context.Context, srv *server, cfg config, out io.Writer, when string) (rawRates, error) {
 	how := "one statement, one round trip and one durable commit each"
 	rate := func() (rawRates, error) {
-		return rawTransferRates(ctx, srv.dsn, srv.creds.AppID, cfg.clients, cfg.users, cfg.raw, cfg.journal)
+		return rawTransferRates(ctx, srv.dsn, srv.creds.AppID, cfg.clients, cfg.users, cfg.raw)
 	}
 	if !isPostgres(srv.dsn) {
 		how = "one writer, every transfer waiting in one durable commit"
 		rate = func() (rawRates, error) {
-			return rawSQLiteRates(ctx, srv.dsn, cfg.clients, cfg.users, cfg.raw, cfg.journal)
+			return rawSQLiteRates(ctx, srv.dsn, cfg.clients, cfg.users, cfg.raw)
 		}
 	}
 	rates, err := rate()
@@ -114,10 +107,6 @@ func measureRaw(ctx context.Context, srv *server, cfg config, out io.Writer, whe
 		"%.0f/s between the app and users, %.0f/s between users\n", when, how, cfg.clients, cfg.raw, rates.viaApp, rates.betweenUsers)
 	if rates.viaAppWriterCPU > 0 {
 		fmt.Fprintf(out, "  the raw writer's CPU between the app and users: %.3f ms per transfer committing\n", rates.viaAppWriterCPU)
-	}
-	for _, j := range rates.journal {
-		fmt.Fprintf(out, "  %s (%.2f of the raw transfers between the app and users, %.2f of those between users)\n",
-			j, j.rate/rates.viaApp, j.rate/rates.betweenUsers)
 	}
 	return rates, nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/disburse/disburse/internal/service"
-	"github.com/disburse/disburse/internal/sqldb"
 )
 
 // The raw transfer is the baseline the service's PostgreSQL rate is read against: a durable
@@ -106,15 +105,12 @@ type rawRates struct {
 	// viaAppWriterCPU is, on SQLite, the group-commit writer's CPU per transfer committing
 	// between the app and users, in ms.
 	viaAppWriterCPU float64
-	// journal is the journal-first measurements (journal.go), when asked for.
-	journal []journalRun
 }
 
 // rawTransferRates runs the raw transfer on the PostgreSQL database dsn of the app appID from
-// clients connections at once, for d each way, on its own copies of payoutd's tables, and with
-// journal the journal-first measurements (journal.go) on the same copies after them. Every
+// clients connections at once, for d each way, on its own copies of payoutd's tables. Every
 // transfer moves 1 cent, in either direction, as loadgen's transfers do.
-func rawTransferRates(ctx context.Context, dsn, appID string, clients, users int, d time.Duration, journal bool) (rawRates, error) {
+func rawTransferRates(ctx context.Context, dsn, appID string, clients, users int, d time.Duration) (rawRates, error) {
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return rawRates{}, err
@@ -132,23 +128,7 @@ func rawTransferRates(ctx context.Context, dsn, appID string, clients, users int
 		return rawRates{}, err
 	}
 	betweenUsers, err := rawLoad(ctx, db, w, clients, d, w.betweenUsers)
-	rates := rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds()}
-	if err != nil || !journal {
-		return rates, err
-	}
-	rates.journal, err = journalRuns(ctx, journalDB{db: db, dialect: sqldb.Postgres, prefix: "loadgen_raw_",
-		reopen: func() (*sql.DB, error) { return openRawPostgres(dsn) }}, w, clients, d)
-	return rates, err
-}
-
-// openRawPostgres opens a pool of one connection to the PostgreSQL database dsn.
-func openRawPostgres(dsn string) (*sql.DB, error) {
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	return db, nil
+	return rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds()}, err
 }
 
 // rawMove is one transfer's accounts: debit pays 1 cent to credit; user names the transfer's
@@ -215,9 +195,6 @@ func makeRawTables(ctx context.Context, db *sql.DB, appID string, users int) (*r
 }
 
 func dropRawTables(ctx context.Context, db *sql.DB) {
-	for _, t := range journalTables {
-		db.ExecContext(ctx, `DROP TABLE IF EXISTS loadgen_raw_`+t)
-	}
 	for i := len(rawTables) - 1; i >= 0; i-- {
 		db.ExecContext(ctx, `DROP TABLE IF EXISTS loadgen_raw_`+rawTables[i])
 	}

@@ -11,11 +11,11 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/internal/store"
 )
 
@@ -35,9 +35,8 @@ type rawJob struct {
 }
 
 // rawSQLiteRates runs the raw group commit on a scratch database beside the SQLite file dsn
-// from clients goroutines at once, for d each way, and with journal the journal-first
-// measurements (journal.go) on the same database after them.
-func rawSQLiteRates(ctx context.Context, dsn string, clients, users int, d time.Duration, journal bool) (rawRates, error) {
+// from clients goroutines at once, for d each way.
+func rawSQLiteRates(ctx context.Context, dsn string, clients, users int, d time.Duration) (rawRates, error) {
 	scratch := fmt.Sprintf("%s.raw-%d", dsn, time.Now().UnixNano())
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		defer os.Remove(scratch + suffix)
@@ -61,14 +60,8 @@ func rawSQLiteRates(ctx context.Context, dsn string, clients, users int, d time.
 		return rawRates{}, err
 	}
 	betweenUsers, _, err := rawSQLiteLoad(ctx, db, w, clients, d, w.betweenUsers)
-	rates := rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds(),
-		viaAppWriterCPU: perRow(cpu, int64(viaApp))}
-	if err != nil || !journal {
-		return rates, err
-	}
-	rates.journal, err = journalRuns(ctx, journalDB{db: db, dialect: sqldb.SQLite, reopen: func() (*sql.DB, error) { return openRawSQLite(scratch) }},
-		w, clients, d)
-	return rates, err
+	return rawRates{viaApp: float64(viaApp) / d.Seconds(), betweenUsers: float64(betweenUsers) / d.Seconds(),
+		viaAppWriterCPU: perRow(cpu, int64(viaApp))}, err
 }
 
 // openRawSQLite opens the scratch database as payoutd opens its own: WAL, synchronous=FULL,
@@ -289,4 +282,23 @@ func rawExecOne(ctx context.Context, stmt *sql.Stmt, args ...any) error {
 		return errors.Join(err, errRawRefused)
 	}
 	return nil
+}
+
+// perRow is a duration per row, in milliseconds; 0 for no rows.
+func perRow(t time.Duration, rows int64) float64 {
+	if rows == 0 {
+		return 0
+	}
+	return float64(t.Microseconds()) / 1000 / float64(rows)
+}
+
+// threadCPU is the user and system CPU time of the calling OS thread (getrusage
+// RUSAGE_THREAD, Linux; 0 elsewhere).
+func threadCPU() time.Duration {
+	const rusageThread = 1
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
