@@ -70,6 +70,16 @@ type RailRejection struct{ Reason string }
 
 func (r *RailRejection) Error() string { return "rail rejected the payout: " + r.Reason }
 
+// RailUnresolved is a rail that cannot learn what became of a payout by reading the provider:
+// the provider holds a payment for it that the rail cannot find, or names one that is not it.
+// Submitting again could pay twice and asking again would loop, so the payout waits for an
+// operator: pending, its money reserved, out of the worker's queue (RailNeedsOperator), the
+// reason in its failure_reason and counted by the worker's metrics. A provider's notification
+// still settles it.
+type RailUnresolved struct{ Reason string }
+
+func (r *RailUnresolved) Error() string { return "rail outcome unresolved: " + r.Reason }
+
 // RailItems is a rail that can list the payments it made, for reconciliation.
 type RailItems interface {
 	// Items returns the payments the rail created from from up to to.

@@ -35,6 +35,9 @@ const (
 	RailSubmitting RailState = "submitting"
 	// RailSubmitted is a payout the rail gave a receipt for, waiting for its outcome.
 	RailSubmitted RailState = "submitted"
+	// RailNeedsOperator is a payout whose rail could not learn its outcome (RailUnresolved): no
+	// worker claims it again.
+	RailNeedsOperator RailState = "needs_operator"
 )
 
 // A claimed payout belongs to the worker calling its rail for Config.RailLease; the call itself
@@ -262,7 +265,12 @@ func (s *Service) recordPending(ctx context.Context, q Queries, c *railCall, t *
 // payout.
 func (s *Service) stillPending(c *railCall) *TransferRecord {
 	t := *c.t
+	var unresolved *RailUnresolved
 	switch {
+	case errors.As(c.err, &unresolved):
+		s.log.Error("rail outcome unresolved: the payout waits for an operator", "transfer", t.ID, "platform", c.method.Platform,
+			"state", t.RailState, "reason", unresolved.Reason)
+		t.RailState, t.FailureReason, t.SettleAt = RailNeedsOperator, unresolved.Reason, time.Time{}
 	case c.err != nil:
 		s.log.Warn("rail unavailable; will retry", "transfer", t.ID, "platform", c.method.Platform, "state", t.RailState, "err", c.err)
 		t.SettleAt = s.now().Add(submitRetry)

@@ -160,6 +160,36 @@ type apiError struct {
 		Field string `json:"field"`
 		Issue string `json:"issue"`
 	} `json:"details"`
+	Links []struct {
+		Href string `json:"href"`
+		Rel  string `json:"rel"`
+	} `json:"links"`
+}
+
+// duplicateBatch reports whether e is PayPal refusing a sender_batch_id used in the last 30
+// days, and the payout_batch_id of the original batch its HATEOAS link names ("" when it names
+// none). Only the id is taken from the link: the batch is read from the configured base URL,
+// never from a host an answer names.
+func (e *apiError) duplicateBatch() (dup bool, batchID string) {
+	if e == nil || e.Name != "USER_BUSINESS_ERROR" {
+		return false, ""
+	}
+	for _, d := range e.Details {
+		dup = dup || d.Field == "SENDER_BATCH_ID"
+	}
+	if !dup {
+		return false, ""
+	}
+	for _, l := range e.Links {
+		u, err := url.Parse(l.Href)
+		if err != nil {
+			continue
+		}
+		if id, ok := strings.CutPrefix(u.Path, "/v1/payments/payouts/"); ok && id != "" && !strings.Contains(id, "/") {
+			return true, id
+		}
+	}
+	return true, ""
 }
 
 // SenderBatchID is the batch id of a payout submitted under idempotencyKey: PayPal refuses a
@@ -168,8 +198,12 @@ type apiError struct {
 func SenderBatchID(idempotencyKey string) string { return "disburse-" + idempotencyKey }
 
 // Submit creates a batch of one item for the payout. A validation error (the receiver is not one
-// PayPal can pay) rejects it; anything else, including PayPal refusing the batch id as a
-// duplicate, is retried under the same key.
+// PayPal can pay) rejects it. PayPal refusing the batch id as a duplicate means an earlier
+// attempt made the batch and its answer was lost (PayPal keeps PayPal-Request-Id for hours
+// only): the original batch its answer links to is read and adopted when it holds this payout,
+// and without such a batch the outcome is unresolved (service.RailUnresolved), never submitted
+// again. Anything else is retried under the same key: the same sender_batch_id, which PayPal
+// never pays twice.
 func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.RailPayout) (service.RailReceipt, error) {
 	recipientType, receiver := recipient(p.Method)
 	if receiver == "" {
@@ -182,6 +216,9 @@ func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.Rail
 	}
 	var created batch
 	status, apiErr, err := r.client.call(ctx, http.MethodPost, "/v1/payments/payouts", idempotencyKey, req, &created)
+	if dup, batchID := apiErr.duplicateBatch(); status == http.StatusBadRequest && dup {
+		return r.adopt(ctx, p, batchID)
+	}
 	switch {
 	case err != nil:
 		return service.RailReceipt{}, err
@@ -195,20 +232,61 @@ func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.Rail
 	return service.RailReceipt{ExternalID: created.BatchHeader.PayoutBatchID, SettleAt: r.client.cfg.Clock.Now().Add(pollAfter)}, nil
 }
 
-// Outcome reads the payout's batch and maps its item's status.
-func (r *Rail) Outcome(ctx context.Context, p service.RailPayout, externalID string) (service.RailOutcome, error) {
+// adopt reads the original batch of a duplicate sender_batch_id and takes it as the payout's
+// receipt when its item is this payout. A batch that cannot be named, or whose items are
+// another payout's, leaves the outcome unresolved for an operator; a batch that cannot be read
+// now is an error, and the next attempt reads it again.
+func (r *Rail) adopt(ctx context.Context, p service.RailPayout, batchID string) (service.RailReceipt, error) {
+	if batchID == "" {
+		return service.RailReceipt{}, &service.RailUnresolved{Reason: "PayPal has a batch with this payout's sender_batch_id " +
+			"but named no original batch to read; find it in PayPal's activity before paying again"}
+	}
+	b, err := r.client.batch(ctx, batchID)
+	if err != nil {
+		return service.RailReceipt{}, err
+	}
+	if _, ok := b.itemOf(p.TransferID); !ok {
+		return service.RailReceipt{}, &service.RailUnresolved{Reason: "PayPal's batch " + batchID +
+			" with this payout's sender_batch_id does not list this payout"}
+	}
+	return service.RailReceipt{ExternalID: batchID, SettleAt: r.client.cfg.Clock.Now().Add(pollAfter)}, nil
+}
+
+// batch reads a payout batch.
+func (c *Client) batch(ctx context.Context, batchID string) (batch, error) {
 	var b batch
-	status, apiErr, err := r.client.call(ctx, http.MethodGet, "/v1/payments/payouts/"+url.PathEscape(externalID), "", nil, &b)
+	status, apiErr, err := c.call(ctx, http.MethodGet, "/v1/payments/payouts/"+url.PathEscape(batchID), "", nil, &b)
+	if err != nil {
+		return batch{}, err
+	}
+	if status != http.StatusOK {
+		return batch{}, fmt.Errorf("paypal: get payout batch %s: %d %s", batchID, status, apiErr.describe())
+	}
+	return b, nil
+}
+
+// itemOf is the batch's item whose sender_item_id is transferID.
+func (b batch) itemOf(transferID string) (item, bool) {
+	for _, it := range b.Items {
+		if it.PayoutItem.SenderItemID == transferID {
+			return it, true
+		}
+	}
+	return item{}, false
+}
+
+// Outcome reads the payout's batch and maps its item's status. A batch whose items are listed
+// without this payout is not ours to wait on: its outcome is unresolved.
+func (r *Rail) Outcome(ctx context.Context, p service.RailPayout, externalID string) (service.RailOutcome, error) {
+	b, err := r.client.batch(ctx, externalID)
 	if err != nil {
 		return service.RailOutcome{}, err
 	}
-	if status != http.StatusOK {
-		return service.RailOutcome{}, fmt.Errorf("paypal: get payout batch %s: %d %s", externalID, status, apiErr.describe())
+	if it, ok := b.itemOf(p.TransferID); ok {
+		return outcomeOf(it, r.client.cfg.Clock.Now()), nil
 	}
-	for _, it := range b.Items {
-		if it.PayoutItem.SenderItemID == p.TransferID {
-			return outcomeOf(it, r.client.cfg.Clock.Now()), nil
-		}
+	if len(b.Items) > 0 {
+		return service.RailOutcome{}, &service.RailUnresolved{Reason: "PayPal's batch " + externalID + " does not list this payout"}
 	}
 	return service.RailOutcome{RetryAt: r.client.cfg.Clock.Now().Add(pollAfter)}, nil // items not listed yet
 }

@@ -163,27 +163,56 @@ func TestSubmitRecorded(t *testing.T) {
 	}
 }
 
-// TestSubmitRefused: a validation error rejects the payout for good; a duplicate sender_batch_id
-// (the batch was made, its first answer forgotten) is an error to retry, never a rejection.
+// TestSubmitRefused: a validation error rejects the payout for good. A duplicate sender_batch_id
+// (the batch was made, its first answer forgotten) is never submitted again: the original batch
+// its answer links to is read and adopted; an answer naming no batch leaves the outcome
+// unresolved for an operator.
 func TestSubmitRefused(t *testing.T) {
 	const key = "0196c0de-1111-7000-8000-00000000aaaa"
+	create := func(file string) exchange {
+		return exchange{method: "POST", path: "/v1/payments/payouts", status: 400, requestFile: "create_payout.paypal.request.json",
+			responseFile: file}
+	}
+	readBatch := exchange{method: "GET", path: "/v1/payments/payouts/5UXD2E8A7EBQJ", status: 200,
+		responseFile: "get_payout_batch.response.json", header: map[string]string{"Authorization": bearer}}
 	for _, tc := range []struct {
-		name, file string
-		rejected   bool
+		name                 string
+		exchanges            []exchange
+		rejected, unresolved bool
+		adopted              string
 	}{
-		{"validation error", "create_payout.validation_error.response.json", true},
-		{"duplicate batch", "create_payout.duplicate.response.json", false},
+		{"validation error", []exchange{tokenExchange, create("create_payout.validation_error.response.json")}, true, false, ""},
+		{"duplicate batch, linked", []exchange{tokenExchange, create("create_payout.duplicate.response.json"), readBatch},
+			false, false, "5UXD2E8A7EBQJ"},
+		{"duplicate batch, no link", []exchange{tokenExchange, create("create_payout.duplicate_unlinked.response.json")},
+			false, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := recorded(t, tokenExchange, exchange{method: "POST", path: "/v1/payments/payouts", status: 400,
-				requestFile: "create_payout.paypal.request.json", responseFile: tc.file})
+			srv := recorded(t, tc.exchanges...)
 			rail := newClient(t, srv, testclock.New(time.Now())).Rails()[payouts.PlatformPayPal]
-			_, err := rail.Submit(context.Background(), key, payout(key, payouts.PlatformPayPal, 987, "receiver@example.com", ""))
+			receipt, err := rail.Submit(context.Background(), key, payout(key, payouts.PlatformPayPal, 987, "receiver@example.com", ""))
 			var rejection *service.RailRejection
-			if err == nil || errors.As(err, &rejection) != tc.rejected {
-				t.Fatalf("Submit error %v; rejected want %v", err, tc.rejected)
+			var unresolved *service.RailUnresolved
+			if errors.As(err, &rejection) != tc.rejected || errors.As(err, &unresolved) != tc.unresolved ||
+				receipt.ExternalID != tc.adopted || (tc.adopted == "") != (err != nil) {
+				t.Fatalf("Submit = %+v, %v; want rejected %v, unresolved %v, batch %q adopted", receipt, err, tc.rejected,
+					tc.unresolved, tc.adopted)
 			}
 		})
+	}
+}
+
+// TestOutcomeOfAnotherPayout: a batch whose items are listed without the payout is not one to
+// wait on for ever: its outcome is unresolved.
+func TestOutcomeOfAnotherPayout(t *testing.T) {
+	srv := recorded(t, tokenExchange, exchange{method: "GET", path: "/v1/payments/payouts/5UXD2E8A7EBQJ", status: 200,
+		responseFile: "get_payout_batch.response.json"})
+	rail := newClient(t, srv, testclock.New(time.Now())).Rails()[payouts.PlatformPayPal]
+	const other = "0196c0de-2222-7000-8000-00000000bbbb"
+	_, err := rail.Outcome(context.Background(), payout(other, payouts.PlatformPayPal, 987, "receiver@example.com", ""), "5UXD2E8A7EBQJ")
+	var unresolved *service.RailUnresolved
+	if !errors.As(err, &unresolved) {
+		t.Fatalf("Outcome error %v, want unresolved", err)
 	}
 }
 

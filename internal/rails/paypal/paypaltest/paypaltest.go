@@ -40,6 +40,10 @@ type Server struct {
 	tokens    int               // tokens issued
 	problems  []string          // requests not shaped as PayPal requires
 	itemState string            // transaction_status of every item; SUCCESS by default
+	// noReplay makes the double forget every PayPal-Request-Id, as PayPal does once it no longer
+	// keeps the key (6 hours by default): a repeated create then meets the duplicate
+	// sender_batch_id. noLink leaves the duplicate answer without its link to the original batch.
+	noReplay, noLink bool
 	// transactions Transaction Search lists, in the order made: one per batch's item, and those
 	// added as made outside disburse.
 	transactions []*Transaction
@@ -78,6 +82,20 @@ func (s *Server) SetItemStatus(status string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.itemState = status
+}
+
+// ForgetRequestIDs makes the double answer a repeated PayPal-Request-Id as a new request.
+func (s *Server) ForgetRequestIDs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noReplay = true
+}
+
+// OmitDuplicateLink makes the duplicate sender_batch_id answer carry no link to the original.
+func (s *Server) OmitDuplicateLink() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noLink = true
 }
 
 // Batches is how many distinct batches (payments) the double made.
@@ -208,7 +226,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if requestID == "" || r.Header.Get("Content-Type") != "application/json" {
 		s.problem("create payout without PayPal-Request-Id or a JSON content type")
 	}
-	if first, ok := s.requests[requestID]; ok {
+	if first, ok := s.requests[requestID]; ok && !s.noReplay {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
 		w.Write(first)
@@ -225,9 +243,16 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		write(w, http.StatusBadRequest, map[string]any{"name": "VALIDATION_ERROR"})
 		return
 	}
-	if _, dup := s.batches[req.SenderBatchHeader.SenderBatchID]; dup {
-		write(w, http.StatusBadRequest, map[string]any{"name": "USER_BUSINESS_ERROR", "message": "User business error.",
-			"details": []any{map[string]any{"field": "SENDER_BATCH_ID", "issue": "Batch with given sender_batch_id already exists"}}})
+	if first, dup := s.batches[req.SenderBatchHeader.SenderBatchID]; dup {
+		// The reference: the error "includes a HATEOAS link to the original payout with the same
+		// sender_batch_id" (testdata/create_payout.duplicate.response.json).
+		answer := map[string]any{"name": "USER_BUSINESS_ERROR", "message": "User business error.", "debug_id": "f0b2b9ab32fd4",
+			"details": []any{map[string]any{"field": "SENDER_BATCH_ID", "location": "body", "issue": "Batch with given sender_batch_id already exists"}}}
+		if !s.noLink {
+			answer["links"] = []any{map[string]any{"href": s.URL + "/v1/payments/payouts/" + first.ID, "rel": "self", "method": "GET",
+				"encType": "application/json"}}
+		}
+		write(w, http.StatusBadRequest, answer)
 		return
 	}
 	amount, _ := req.Items[0]["amount"].(map[string]any)
