@@ -29,6 +29,11 @@ type RailPayout struct {
 	// AccountNumber is the bank account number of an ACH method, opened from its sealed copy
 	// for Submit alone (a rail paying a bank account must send it); empty otherwise.
 	AccountNumber string
+	// Memo is the payout's memo for its payee (its payout link's), and AppName the name of the
+	// app paying, both for Submit alone: a rail whose provider shows the payee a note (Venmo
+	// requires one) writes it from them.
+	Memo    string
+	AppName string
 }
 
 // RailReceipt is the rail's acknowledgement: its id for the payout and when to ask again.

@@ -209,6 +209,9 @@ func (s *Service) callRail(ctx context.Context, c *railCall) {
 		if p.AccountNumber, c.err = s.accountNumber(c.method); c.err != nil {
 			return
 		}
+		if p.Memo, p.AppName, c.err = s.payeeNote(ctx, c.t); c.err != nil {
+			return
+		}
 		c.receipt, c.err = rail.Submit(ctx, c.t.ID, p)
 		return
 	}
@@ -304,6 +307,23 @@ func (s *Service) accountNumber(m *PayoutMethodRecord) (string, error) {
 		return "", fmt.Errorf("open the account number of method %s: %w", m.ID, err)
 	}
 	return string(plain), nil
+}
+
+// payeeNote is what the payee is told of a payout: its payout link's memo, if it was claimed
+// from a link that had one, and the name of the app paying.
+func (s *Service) payeeNote(ctx context.Context, t *TransferRecord) (memo, appName string, err error) {
+	app, err := s.store.GetApp(ctx, t.AppID)
+	if err != nil {
+		return "", "", err
+	}
+	if t.PayoutLinkID != nil {
+		link, err := s.store.GetPayoutLink(ctx, t.AppID, *t.PayoutLinkID)
+		if err != nil {
+			return "", "", err
+		}
+		memo = link.Memo
+	}
+	return memo, app.Name, nil
 }
 
 func (s *Service) railPayout(t *TransferRecord, method *PayoutMethodRecord) RailPayout {

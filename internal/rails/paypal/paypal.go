@@ -212,7 +212,7 @@ func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.Rail
 	req := createPayoutRequest{
 		SenderBatchHeader: senderBatchHeader{SenderBatchID: SenderBatchID(idempotencyKey), EmailSubject: "You have a payout"},
 		Items: []payoutItem{{RecipientType: recipientType, Amount: money{Value: p.Amount.Decimal(), Currency: "USD"},
-			SenderItemID: p.TransferID, Receiver: receiver, RecipientWallet: wallet(r.platform)}},
+			Note: note(p), SenderItemID: p.TransferID, Receiver: receiver, RecipientWallet: wallet(r.platform)}},
 	}
 	var created batch
 	status, apiErr, err := r.client.call(ctx, http.MethodPost, "/v1/payments/payouts", idempotencyKey, req, &created)
@@ -327,6 +327,25 @@ func statusOutcome(it item, now time.Time) service.RailOutcome {
 	default: // PENDING, or a status PayPal adds later
 		return service.RailOutcome{RetryAt: now.Add(pollAfter)}
 	}
+}
+
+// noteMax is the reference's limit of an item's note (with the batch's, which we send none of).
+const noteMax = 1000
+
+// note is the item's note, which PayPal shows the payee and Venmo requires: the payout's memo,
+// else who pays.
+func note(p service.RailPayout) string {
+	n := strings.TrimSpace(p.Memo)
+	switch {
+	case n == "" && p.AppName != "":
+		n = "A payout from " + p.AppName
+	case n == "":
+		n = "You have a payout"
+	}
+	if len(n) > noteMax {
+		n = strings.ToValidUTF8(n[:noteMax], "")
+	}
+	return n
 }
 
 // recipient is how PayPal is told who to pay: an email, else a phone, else a Venmo handle.

@@ -123,7 +123,8 @@ func payout(id string, platform payouts.Platform, amount payouts.Money, email, p
 		PayoutMethod: payouts.PayoutMethod{Platform: platform, Email: email, PhoneNumber: phone}}}
 }
 
-// TestSubmitRecorded submits a PayPal and a Venmo payout: one token for both (cached), each a
+// TestSubmitRecorded submits a PayPal and a Venmo payout, each item with its note (the memo, else
+// who pays: Venmo requires one): one token for both (cached), each a
 // batch of one item whose sender_item_id is our transfer id and whose sender_batch_id and
 // PayPal-Request-Id come from the idempotency key; then a poll of the batch settles the first.
 // Once the token's lifetime has passed, a new one is asked for.
@@ -146,11 +147,14 @@ func TestSubmitRecorded(t *testing.T) {
 	rails := newClient(t, srv, clock).Rails()
 	ctx := context.Background()
 	paid := payout(first, payouts.PlatformPayPal, 987, "receiver@example.com", "")
+	paid.Memo = " March rebate "
 	receipt, err := rails[payouts.PlatformPayPal].Submit(ctx, first, paid)
 	if err != nil || receipt.ExternalID != "5UXD2E8A7EBQJ" || !receipt.SettleAt.After(clock.Now()) {
 		t.Fatalf("Submit = %+v, %v; want the batch id and a time to ask", receipt, err)
 	}
-	if _, err := rails[payouts.PlatformVenmo].Submit(ctx, second, payout(second, payouts.PlatformVenmo, 532, "", "4082341234")); err != nil {
+	venmo := payout(second, payouts.PlatformVenmo, 532, "", "4082341234")
+	venmo.AppName = "Acme Rebates" // no memo: the note says who pays
+	if _, err := rails[payouts.PlatformVenmo].Submit(ctx, second, venmo); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := rails[payouts.PlatformPayPal].Outcome(ctx, paid, receipt.ExternalID); err != nil || !out.Settled ||
@@ -190,7 +194,9 @@ func TestSubmitRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := recorded(t, tc.exchanges...)
 			rail := newClient(t, srv, testclock.New(time.Now())).Rails()[payouts.PlatformPayPal]
-			receipt, err := rail.Submit(context.Background(), key, payout(key, payouts.PlatformPayPal, 987, "receiver@example.com", ""))
+			p := payout(key, payouts.PlatformPayPal, 987, "receiver@example.com", "")
+			p.Memo = "March rebate"
+			receipt, err := rail.Submit(context.Background(), key, p)
 			var rejection *service.RailRejection
 			var unresolved *service.RailUnresolved
 			if errors.As(err, &rejection) != tc.rejected || errors.As(err, &unresolved) != tc.unresolved ||

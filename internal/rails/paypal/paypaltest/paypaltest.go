@@ -255,6 +255,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		write(w, http.StatusBadRequest, answer)
 		return
 	}
+	if note, _ := req.Items[0]["note"].(string); note == "" && req.Items[0]["recipient_wallet"] == "VENMO" {
+		s.problem("a Venmo item without a note, which the reference says Venmo requires")
+	}
 	amount, _ := req.Items[0]["amount"].(map[string]any)
 	value, _ := amount["value"].(string)
 	b := &batch{ID: fmt.Sprintf("PB%06d", len(s.batches)+1), item: req.Items[0], txn: s.addTransaction("-"+value, "S", s.Now())}
