@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +12,13 @@ import (
 
 	stripeapi "github.com/stripe/stripe-go/v83"
 
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/rails/paypal"
+	"github.com/disburse/disburse/internal/rails/paypal/paypaltest"
 	"github.com/disburse/disburse/internal/rails/stripe/stripetest"
+	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
+	"github.com/disburse/disburse/payouts"
 )
 
 // TestReconcileCommand reconciles ACH through the Stripe rail configured as payoutd serves it
@@ -45,4 +52,73 @@ func TestReconcileCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReconcileCommandPayPal reconciles a day of PayPal payouts made through the rail as payoutd
+// serves it (--rails paypal=paypal, credentials from the environment) against the PayPal double:
+// one paid, one FAILED and one BLOCKED (no money moved, so Transaction Search lists neither), one
+// RETURNED (listed, reversed) and one REFUNDED. Nothing differs, so the command exits 0; on both
+// engines.
+func TestReconcileCommandPayPal(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		double := paypaltest.New(t)
+		clock := testclock.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
+		double.Now = clock.Now
+		defer double.Check(t)
+		env := map[string]string{"PAYPAL_CLIENT_ID": paypaltest.ClientID, "PAYPAL_CLIENT_SECRET": paypaltest.ClientSecret,
+			"PAYPAL_API_BASE": double.URL}
+		getenv := func(k string) string { return env[k] }
+		// The payouts are made on the test's clock, so their rail's polls are too.
+		client, err := paypal.New(paypal.Config{BaseURL: double.URL, ClientID: paypaltest.ClientID,
+			ClientSecret: paypaltest.ClientSecret, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		provider := payoutd.RailProvider{Name: "paypal", Rails: client.Rails(), Webhook: client}
+		key, _ := payoutd.ParseKey(testKey)
+		srv, err := payoutd.New(ctx, payoutd.Config{DB: db, EncryptionKey: key, Providers: []payoutd.RailProvider{provider},
+			WorkerInterval: -1, Clock: clock}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		creds, err := srv.CreateApp(ctx, "Reconciled")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := srv.Service()
+		if _, err := svc.Deposit(ctx, creds.AppID, creds.AppID, payouts.DepositRequest{Amount: 1000_00}); err != nil {
+			t.Fatal(err)
+		}
+		u, err := svc.CreateUser(ctx, creds.AppID, payouts.CreateUserRequest{FirstName: "Cy", LastName: "Check",
+			Email: "cy@example.com", CountryCode: "1", PhoneNumber: "4155552671"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.AddPayoutMethod(ctx, creds.AppID, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+			Email: "cy@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		statuses := []string{"SUCCESS", "FAILED", "BLOCKED", "RETURNED", "REFUNDED"}
+		for _, status := range statuses {
+			tr, err := svc.CreatePayout(ctx, creds.AppID, payouts.CreatePayoutRequest{UserID: u.ID, Amount: 10_00,
+				Platform: payouts.PlatformPayPal, Fund: true, TaxExempt: true})
+			if err != nil || tr.ExternalData.ExternalID == "" {
+				t.Fatalf("CreatePayout = %+v, %v; want it at PayPal", tr, err)
+			}
+			double.SetItemStatusOf(tr.ID, status)
+		}
+		clock.Advance(2 * time.Minute)
+		if _, err := svc.SettleDue(ctx, 100); err != nil {
+			t.Fatal(err)
+		}
+		srv.Close()
+
+		var out bytes.Buffer
+		err = run(ctx, []string{"reconcile", "--db", db, "--encryption-key", testKey, "--rails", "paypal=paypal",
+			"--platform", "paypal", "--date", "2026-11-24"}, getenv, &out)
+		if err != nil || !strings.Contains(out.String(), "ok: 5 payouts on paypal matched on 2026-11-24") {
+			t.Fatalf("reconcile: %v, printed\n%s\nwant exit 0 with the five payouts matched", err, out.String())
+		}
+	})
 }

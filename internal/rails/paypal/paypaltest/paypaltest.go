@@ -52,9 +52,10 @@ type Server struct {
 }
 
 type batch struct {
-	ID   string
-	item map[string]any // the item as sent
-	txn  *Transaction
+	ID     string
+	item   map[string]any // the item as sent
+	txn    *Transaction
+	status string // the item's transaction_status when set (SetItemStatusOf)
 }
 
 // Transaction is a payment as Transaction Search lists it: a payout item's (event T0001) or one
@@ -96,6 +97,27 @@ func (s *Server) OmitDuplicateLink() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.noLink = true
+}
+
+// SetItemStatusOf sets the transaction_status of the item whose sender_item_id is transferID,
+// once its batch is made. A FAILED, BLOCKED or DENIED item moved no money, so Transaction Search
+// no longer lists its transaction; a RETURNED, REFUNDED or REVERSED one lists it reversed (V).
+func (s *Server) SetItemStatusOf(transferID, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.batches {
+		if b.item["sender_item_id"] == transferID {
+			b.status = status
+			switch status {
+			case "FAILED", "BLOCKED", "DENIED":
+				b.txn.Gone = true
+			case "RETURNED", "REFUNDED", "REVERSED":
+				b.txn.Status = "V"
+			}
+			return
+		}
+	}
+	s.problem("no batch has an item %s to set the status of", transferID)
 }
 
 // Batches is how many distinct batches (payments) the double made.
@@ -195,7 +217,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			write(w, http.StatusNotFound, map[string]any{"name": "INVALID_RESOURCE_ID"})
 			return
 		}
-		item := map[string]any{"payout_item_id": "I" + b.ID, "transaction_id": b.txn.ID, "transaction_status": s.itemState,
+		status := s.itemState
+		if b.status != "" {
+			status = b.status
+		}
+		item := map[string]any{"payout_item_id": "I" + b.ID, "transaction_id": b.txn.ID, "transaction_status": status,
 			"payout_batch_id": b.ID, "payout_item": b.item}
 		write(w, http.StatusOK, map[string]any{"batch_header": map[string]any{"payout_batch_id": b.ID, "batch_status": "SUCCESS"},
 			"items": []any{item}})
