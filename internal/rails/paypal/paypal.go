@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -301,7 +302,7 @@ func outcomeOf(it item, now time.Time) service.RailOutcome {
 
 // statusOutcome maps a payout item's transaction_status. UNCLAIMED is not an end: the recipient
 // has 30 days to claim it, after which PayPal returns it (RETURNED), so it waits, and so do
-// PENDING, ONHOLD (PayPal reviewing it) and any status not known here.
+// PENDING, ONHOLD or ON_HOLD (PayPal reviewing it) and any status not known here.
 func statusOutcome(it item, now time.Time) service.RailOutcome {
 	why := ""
 	if it.Errors != nil {
@@ -313,7 +314,7 @@ func statusOutcome(it item, now time.Time) service.RailOutcome {
 	case "RETURNED":
 		return service.RailOutcome{Returned: true, Reason: "PayPal returned the payout: it was not claimed within 30 days" + why}
 	case "REFUNDED":
-		return service.RailOutcome{Returned: true, Reason: "PayPal refunded the payout: it was canceled before it was claimed" + why}
+		return service.RailOutcome{Returned: true, Reason: "PayPal refunded the payout: the recipient refunded it to the sender" + why}
 	case "REVERSED":
 		return service.RailOutcome{Returned: true, Reason: "PayPal reversed the payout" + why}
 	case "FAILED":
@@ -322,7 +323,7 @@ func statusOutcome(it item, now time.Time) service.RailOutcome {
 		return service.RailOutcome{Failed: true, Reason: "PayPal denied the payout" + why}
 	case "BLOCKED":
 		return service.RailOutcome{Failed: true, Reason: "PayPal blocked the payout" + why}
-	case "UNCLAIMED", "ONHOLD":
+	case "UNCLAIMED", "ONHOLD", "ON_HOLD": // the OpenAPI enum writes ONHOLD, the status table ON_HOLD
 		return service.RailOutcome{RetryAt: now.Add(pollUnclaimed)}
 	default: // PENDING, or a status PayPal adds later
 		return service.RailOutcome{RetryAt: now.Add(pollAfter)}
@@ -515,9 +516,10 @@ type event struct {
 // verification is a call to PayPal, which anyone may cause by posting to the endpoint, so it is
 // made last, once admit has allowed it (the service's throttle), and only for a notification that
 // could be PayPal's and matter: every signature header present, a certificate URL on PayPal's own
-// host, a body that is a PayPal event, and an event of a payout item of ours. Any other event,
-// and an item that is not ours (a payout made outside disburse on the same account), report
-// nothing and need no verification.
+// host, a body that is a PayPal event, and an event of a payout item of ours. Any other event
+// reports nothing, and an item that is not ours (a payout made outside disburse on the same
+// account, with no sender_item_id or another) is ignored (service.RailIgnored), neither needing
+// verification.
 func (c *Client) Notification(ctx context.Context, header http.Header, body []byte, admit service.AdmitCall) ([]service.RailNotice, error) {
 	if c.cfg.WebhookID == "" {
 		return nil, &service.RailUnverified{Reason: "no PAYPAL_WEBHOOK_ID is configured"}
@@ -541,11 +543,14 @@ func (c *Client) Notification(ctx context.Context, header http.Header, body []by
 		return nil, nil
 	}
 	var it item
-	if err := json.Unmarshal(ev.Resource, &it); err != nil || it.PayoutItem.SenderItemID == "" {
-		return nil, &service.RailUnverified{Reason: "event " + ev.ID + " names no payout item"}
+	if err := json.Unmarshal(ev.Resource, &it); err != nil {
+		return nil, &service.RailUnverified{Reason: "event " + ev.ID + " has no payout item"}
 	}
 	if !payouts.ValidID(it.PayoutItem.SenderItemID) {
-		return nil, nil // not a payout of ours: every one we send is named by its transfer id
+		// Every item we send is named by its transfer id: one with no sender_item_id or another
+		// was made outside disburse on the same account.
+		return nil, &service.RailIgnored{Reason: "event " + ev.ID + " is of payout item " + it.PayoutItemID +
+			", not one of ours (sender_item_id " + strconv.Quote(it.PayoutItem.SenderItemID) + ")"}
 	}
 	if err := admit(ctx); err != nil {
 		return nil, err

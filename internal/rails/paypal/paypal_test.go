@@ -225,25 +225,33 @@ func TestOutcomeOfAnotherPayout(t *testing.T) {
 // TestOutcomeOfStatuses maps every item status of the reference.
 func TestOutcomeOfStatuses(t *testing.T) {
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	const minute, days = time.Minute, 6 * time.Hour
 	for _, tc := range []struct {
 		status                    string
 		settled, failed, returned bool
+		wait                      time.Duration // how long a status still under way waits before the next poll
+		reason                    string        // what the reason of a failed or returned payout says
 	}{
-		{"SUCCESS", true, false, false}, {"PENDING", false, false, false}, {"UNCLAIMED", false, false, false},
-		{"ONHOLD", false, false, false}, {"RETURNED", false, false, true}, {"REFUNDED", false, false, true},
-		{"REVERSED", false, false, true}, {"BLOCKED", false, true, false}, {"FAILED", false, true, false},
-		{"DENIED", false, true, false}, {"SOMETHING_NEW", false, false, false},
+		{"SUCCESS", true, false, false, 0, ""}, {"PENDING", false, false, false, minute, ""},
+		{"UNCLAIMED", false, false, false, days, ""},
+		// The status table spells it ON_HOLD, the OpenAPI enum ONHOLD: a review of days either way.
+		{"ONHOLD", false, false, false, days, ""}, {"ON_HOLD", false, false, false, days, ""},
+		{"RETURNED", false, false, true, 0, "not claimed within 30 days"},
+		{"REFUNDED", false, false, true, 0, "the recipient refunded"},
+		{"REVERSED", false, false, true, 0, "reversed"}, {"BLOCKED", false, true, false, 0, "blocked"},
+		{"FAILED", false, true, false, 0, "failed"}, {"DENIED", false, true, false, 0, "denied"},
+		{"SOMETHING_NEW", false, false, false, minute, ""},
 	} {
 		t.Run(tc.status, func(t *testing.T) {
 			out := outcomeOf(item{TransactionStatus: tc.status}, now)
 			if out.Settled != tc.settled || out.Failed != tc.failed || out.Returned != tc.returned {
 				t.Fatalf("%s -> %+v", tc.status, out)
 			}
-			if !tc.settled && !tc.failed && !tc.returned && !out.RetryAt.After(now) {
-				t.Errorf("%s waits with no time to ask again", tc.status)
+			if wait := out.RetryAt.Sub(now); tc.wait != 0 && wait != tc.wait {
+				t.Errorf("%s waits %s before the next poll, want %s", tc.status, wait, tc.wait)
 			}
-			if (tc.failed || tc.returned) && out.Reason == "" {
-				t.Errorf("%s has no reason", tc.status)
+			if (tc.failed || tc.returned) && !strings.Contains(out.Reason, tc.reason) {
+				t.Errorf("%s has the reason %q, want one saying %q", tc.status, out.Reason, tc.reason)
 			}
 		})
 	}
@@ -404,6 +412,30 @@ func TestItemsRefused(t *testing.T) {
 			_, err := rail.Items(context.Background(), day.Add(-time.Hour), tc.to)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Items error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestNotificationIgnored: an item event with no sender_item_id (a payout made by hand from the
+// same account), or one whose sender_item_id is not a transfer id of ours, is ignored without a
+// verification call: the service answers it 2xx, so PayPal stops sending it.
+func TestNotificationIgnored(t *testing.T) {
+	event := string(testdata(t, "webhook.item_returned.json"))
+	for _, tc := range []struct{ name, body string }{
+		{"no sender_item_id", strings.Replace(event, `"sender_item_id": "0196c0de-1111-7000-8000-00000000aaaa",`, "", 1)},
+		{"not ours", strings.Replace(event, "0196c0de-1111-7000-8000-00000000aaaa", "order-42", 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.body == event {
+				t.Fatal("the event was not changed")
+			}
+			srv := recorded(t)
+			notices, err := newClient(t, srv, testclock.New(time.Now())).Notification(context.Background(), webhookHeader("sig"),
+				[]byte(tc.body), admitAll)
+			var ignored *service.RailIgnored
+			if len(notices) != 0 || !errors.As(err, &ignored) {
+				t.Fatalf("Notification = %+v, %v; want it ignored", notices, err)
 			}
 		})
 	}
