@@ -19,7 +19,8 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	fs := flag.NewFlagSet("payoutd", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: payoutd [flags]\n       payoutd apps create NAME [--json] [--db DB]\n       payoutd check [--db DB]\n       payoutd backup DEST [--db DB]\n\nFlags:")
+		fmt.Fprintln(stdout, "Usage: payoutd [flags]\n       payoutd apps create NAME [--json] [--db DB]\n       payoutd check [--db DB]\n       payoutd backup DEST [--db DB]\n"+
+			"       payoutd reconcile --platform PLATFORM --date YYYY-MM-DD [--rails ...] [--json] [--db DB]\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	var f flags
