@@ -46,6 +46,9 @@ type flags struct {
 	rails                              string
 	// getenv reads the providers' credentials, which are never flags (they would show in ps).
 	getenv func(string) string
+	// logOut is where the providers' clients log, in the log format (nil: nowhere); serve's
+	// output.
+	logOut io.Writer
 }
 
 // register adds the flags every subcommand shares (the database, its key and logging); serve
@@ -152,13 +155,6 @@ func (f *flags) config() (config, error) {
 		year, _ := strconv.Atoi(y)
 		cfg.service.Thresholds1099[year] = amount
 	}
-	if f.rails != "" {
-		providers, err := parseRails(f.rails, f.getenv)
-		if err != nil {
-			bad("--rails: %v", err)
-		}
-		cfg.service.Providers = providers
-	}
 	switch f.sandboxInbox {
 	case "on", "":
 	case "off":
@@ -253,6 +249,17 @@ func (f *flags) config() (config, error) {
 	}
 	if err := cfg.logLevel.UnmarshalText([]byte(f.logLevel)); err != nil {
 		bad("--log-level %q: want debug, info, warn or error", f.logLevel)
+	}
+	if f.rails != "" {
+		out := f.logOut
+		if out == nil {
+			out = io.Discard
+		}
+		providers, err := parseRails(f.rails, f.getenv, cfg.logger(out))
+		if err != nil {
+			bad("--rails: %v", err)
+		}
+		cfg.service.Providers = providers
 	}
 	if len(problems) > 0 {
 		return config{}, cli.UsageError{Err: errors.New(strings.Join(problems, "; "))}

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +19,7 @@ import (
 	"github.com/disburse/disburse/internal/rails/paypal"
 	"github.com/disburse/disburse/internal/rails/paypal/paypaltest"
 	"github.com/disburse/disburse/internal/rails/stripe/stripetest"
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
 	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
@@ -121,4 +125,37 @@ func TestReconcileCommandPayPal(t *testing.T) {
 			t.Fatalf("reconcile: %v, printed\n%s\nwant exit 0 with the five payouts matched", err, out.String())
 		}
 	})
+}
+
+// TestStripeLogFormat: with --log-format json, what stripe-go logs of a request Stripe failed
+// comes out on payoutd's output as JSON, like every other line.
+func TestStripeLogFormat(t *testing.T) {
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"error":{"type":"api_error","message":"Something went wrong on Stripe's end."}}`))
+	}))
+	t.Cleanup(failing.Close)
+	var out bytes.Buffer
+	cfg, err := parseConfig([]string{"--log-format", "json", "--rails", "ach=stripe"}, env(map[string]string{
+		"STRIPE_API_KEY": "sk_test_123", "STRIPE_FINANCIAL_ACCOUNT": "fa_123", "STRIPE_WEBHOOK_SECRET": "whsec_test",
+		"STRIPE_API_BASE": failing.URL}), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rail := cfg.service.Providers[0].Rails[payouts.PlatformACH]
+	_, err = rail.Submit(context.Background(), "0199a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b", service.RailPayout{
+		TransferID: "0199a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b", Amount: 100, Created: time.Now(), AccountNumber: "000123456789",
+		Method: service.PayoutMethodRecord{RoutingNumber: "110000000", PayoutMethod: payouts.PayoutMethod{Platform: payouts.PlatformACH}}})
+	if err == nil {
+		t.Fatal("Submit against a failing Stripe succeeded")
+	}
+	if out.Len() == 0 {
+		t.Fatal("stripe-go logged nothing on payoutd's output")
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("log line %q is not JSON", line)
+		}
+	}
 }

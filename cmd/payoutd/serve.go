@@ -23,7 +23,7 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 			"       payoutd reconcile --platform PLATFORM --date YYYY-MM-DD [--rails ...] [--json] [--db DB]\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	var f flags
+	f := flags{logOut: stdout}
 	f.register(fs, getenv, true)
 	if err := fs.Parse(args); err != nil {
 		return config{}, flagError(err)

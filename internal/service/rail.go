@@ -34,6 +34,9 @@ type RailPayout struct {
 	// requires one) writes it from them.
 	Memo    string
 	AppName string
+	// Created is when the payout was made: no attempt to submit it is older, so a rail whose
+	// provider forgets idempotency keys after a while knows when one may have been forgotten.
+	Created time.Time
 }
 
 // RailReceipt is the rail's acknowledgement: its id for the payout and when to ask again.

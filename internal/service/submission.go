@@ -327,7 +327,7 @@ func (s *Service) payeeNote(ctx context.Context, t *TransferRecord) (memo, appNa
 }
 
 func (s *Service) railPayout(t *TransferRecord, method *PayoutMethodRecord) RailPayout {
-	p := RailPayout{TransferID: t.ID, AppID: t.AppID, Amount: t.Amount, Method: *method}
+	p := RailPayout{TransferID: t.ID, AppID: t.AppID, Amount: t.Amount, Method: *method, Created: t.Created.Time}
 	if t.UserID != nil { // an app's withdrawal has none
 		p.UserID = *t.UserID
 	}
