@@ -32,6 +32,9 @@ type config struct {
 // flags are payoutd's flags registered on a command line, read into a config by config.
 type flags struct {
 	cli.Flags[config]
+	// logOut is where the providers' clients log, in the log format (nil: nowhere); serve's
+	// output.
+	logOut io.Writer
 }
 
 // register adds the flags every subcommand shares (the database, its key and logging); serve
@@ -54,7 +57,12 @@ func (f *flags) registerRails(fs *flag.FlagSet, getenv func(string) string) {
 			if v == "" {
 				return nil
 			}
-			providers, err := parseRails(v, getenv)
+			out := f.logOut
+			if out == nil {
+				out = io.Discard
+			}
+			// The logging rows come first (sharedFlags), so c's log format is read by now.
+			providers, err := parseRails(v, getenv, c.logger(out))
 			c.service.Providers = providers
 			if err != nil {
 				return fmt.Errorf("refused: %w", err)

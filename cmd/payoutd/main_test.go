@@ -397,6 +397,13 @@ func TestRunHelp(t *testing.T) {
 			if !strings.Contains(out.String(), "-db") {
 				t.Errorf("run(%q) printed %q, want the flags", args, out.String())
 			}
+			if args[0] != "apps" {
+				for _, sub := range []string{"payoutd apps create", "payoutd check", "payoutd backup", "payoutd reconcile --platform"} {
+					if !strings.Contains(out.String(), sub) {
+						t.Errorf("run(%q) printed %q, want it to list %q", args, out.String(), sub)
+					}
+				}
+			}
 			if _, err := os.Stat("data"); !os.IsNotExist(err) {
 				t.Errorf("run(%q) created ./data", args)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -18,7 +19,7 @@ import (
 // built from its credentials in the environment, which it never logs.
 type railProvider struct {
 	platforms []payouts.Platform
-	build     func(getenv func(string) string) (payoutd.RailProvider, error)
+	build     func(getenv func(string) string, log *slog.Logger) (payoutd.RailProvider, error)
 }
 
 // railProviders are the providers by their --rails name; adding one is an entry here. Cash App
@@ -32,7 +33,7 @@ func railProviders() map[string]railProvider {
 
 // buildPayPal is a PayPal REST app from PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID
 // and PAYPAL_API_BASE (default PayPal's sandbox; live is paypal.LiveBase).
-func buildPayPal(getenv func(string) string) (payoutd.RailProvider, error) {
+func buildPayPal(getenv func(string) string, _ *slog.Logger) (payoutd.RailProvider, error) {
 	base := getenv("PAYPAL_API_BASE")
 	if base == "" {
 		base = paypal.SandboxBase
@@ -47,11 +48,11 @@ func buildPayPal(getenv func(string) string) (payoutd.RailProvider, error) {
 
 // buildStripe is a Stripe Treasury financial account paying US bank accounts by ACH, from
 // STRIPE_API_KEY, STRIPE_FINANCIAL_ACCOUNT, STRIPE_WEBHOOK_SECRET, STRIPE_STATEMENT_DESCRIPTOR
-// and STRIPE_API_BASE (default Stripe's API).
-func buildStripe(getenv func(string) string) (payoutd.RailProvider, error) {
+// and STRIPE_API_BASE (default Stripe's API); stripe-go's own lines go to log.
+func buildStripe(getenv func(string) string, log *slog.Logger) (payoutd.RailProvider, error) {
 	rail, err := stripe.New(stripe.Config{APIKey: getenv("STRIPE_API_KEY"), FinancialAccount: getenv("STRIPE_FINANCIAL_ACCOUNT"),
 		WebhookSecret: getenv("STRIPE_WEBHOOK_SECRET"), StatementDescriptor: getenv("STRIPE_STATEMENT_DESCRIPTOR"),
-		URL: getenv("STRIPE_API_BASE")})
+		URL: getenv("STRIPE_API_BASE"), Log: log.With("rail", "stripe")})
 	if err != nil {
 		return payoutd.RailProvider{}, fmt.Errorf("%w (STRIPE_API_KEY, STRIPE_FINANCIAL_ACCOUNT, STRIPE_WEBHOOK_SECRET)", err)
 	}
@@ -60,7 +61,7 @@ func buildStripe(getenv func(string) string) (payoutd.RailProvider, error) {
 
 // parseRails reads "platform=rail,..." (rail: sandbox or a provider's name) and builds each
 // provider named once, with the rails of the platforms it was named for.
-func parseRails(spec string, getenv func(string) string) ([]payoutd.RailProvider, error) {
+func parseRails(spec string, getenv func(string) string, log *slog.Logger) ([]payoutd.RailProvider, error) {
 	chosen := map[string][]payouts.Platform{}
 	var order []string
 	for _, pair := range cli.List(spec) {
@@ -89,7 +90,7 @@ func parseRails(spec string, getenv func(string) string) ([]payoutd.RailProvider
 	var providers []payoutd.RailProvider
 	var problems []error
 	for _, name := range order {
-		pr, err := railProviders()[name].build(getenv)
+		pr, err := railProviders()[name].build(getenv, log)
 		if err != nil {
 			problems = append(problems, err)
 			continue

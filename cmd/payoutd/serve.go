@@ -19,10 +19,11 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	fs := flag.NewFlagSet("payoutd", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: payoutd [flags]\n       payoutd apps create NAME [--json] [--db DB]\n       payoutd check [--db DB]\n       payoutd backup DEST [--db DB]\n\nFlags:")
+		fmt.Fprintln(stdout, "Usage: payoutd [flags]\n       payoutd apps create NAME [--json] [--db DB]\n       payoutd check [--db DB]\n       payoutd backup DEST [--db DB]\n"+
+			"       payoutd reconcile --platform PLATFORM --date YYYY-MM-DD [--rails ...] [--json] [--db DB]\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	var f flags
+	f := flags{logOut: stdout}
 	f.register(fs, getenv, true)
 	if err := fs.Parse(args); err != nil {
 		return config{}, flagError(err)

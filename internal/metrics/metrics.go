@@ -93,8 +93,9 @@ func (m *Metrics) LedgerChecked(violations int, at time.Time) {
 }
 
 // Backlog is what the payout worker has yet to do: the settle time of the oldest payout already
-// due (zero when none is), and the number of payout links waiting to be delivered.
-type Backlog func(ctx context.Context) (oldestDue time.Time, deliveries int, err error)
+// due (zero when none is), the number of payout links waiting to be delivered, and the payouts
+// whose rail outcome waits for an operator.
+type Backlog func(ctx context.Context) (oldestDue time.Time, deliveries, needsOperator int, err error)
 
 // WatchWorker adds the worker lag gauges, read from backlog at every scrape.
 func (m *Metrics) WatchWorker(backlog Backlog, now func() time.Time) {
@@ -106,6 +107,9 @@ var (
 		"Age of the oldest pending payout whose settle time has passed; 0 when none is waiting.", nil, nil)
 	deliveryBacklogDesc = prometheus.NewDesc("disburse_worker_delivery_backlog",
 		"Payout links waiting to be delivered.", nil, nil)
+	needsOperatorDesc = prometheus.NewDesc("disburse_worker_payouts_needing_operator",
+		"Pending payouts whose rail could not learn their outcome by reading the provider: the worker no longer "+
+			"moves them; alert when above 0.", nil, nil)
 )
 
 type workerCollector struct {
@@ -116,12 +120,13 @@ type workerCollector struct {
 func (w *workerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- oldestDueDesc
 	ch <- deliveryBacklogDesc
+	ch <- needsOperatorDesc
 }
 
 func (w *workerCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	oldest, deliveries, err := w.backlog(ctx)
+	oldest, deliveries, needsOperator, err := w.backlog(ctx)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(oldestDueDesc, err)
 		return
@@ -132,6 +137,7 @@ func (w *workerCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(oldestDueDesc, prometheus.GaugeValue, age)
 	ch <- prometheus.MustNewConstMetric(deliveryBacklogDesc, prometheus.GaugeValue, float64(deliveries))
+	ch <- prometheus.MustNewConstMetric(needsOperatorDesc, prometheus.GaugeValue, float64(needsOperator))
 }
 
 // Handler serves /metrics and pprof's /debug/pprof/: mount it only on an internal address.

@@ -304,7 +304,7 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 		if cfg.Clock != nil {
 			clock = cfg.Clock
 		}
-		cfg.Metrics.WatchWorker(func(ctx context.Context) (time.Time, int, error) {
+		cfg.Metrics.WatchWorker(func(ctx context.Context) (time.Time, int, int, error) {
 			return st.WorkerBacklog(ctx, clock.Now())
 		}, clock.Now)
 	}

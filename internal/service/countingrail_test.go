@@ -41,6 +41,7 @@ type countingRail struct {
 	receipts map[string]service.RailReceipt // accepted submissions by idempotency key
 	calls    map[string]int                 // Submit calls that reached the rail, by key
 	methods  map[string]string              // the method each key was last submitted to
+	notes    map[string][2]string           // the memo and app name each key was last submitted with
 	next     []railStep
 	die      context.CancelFunc
 	gates    []chan struct{} // of the held calls to come, in turn
@@ -55,7 +56,7 @@ const settleDelay = 5 * time.Second
 
 func newCountingRail() *countingRail {
 	return &countingRail{receipts: map[string]service.RailReceipt{}, calls: map[string]int{},
-		methods: map[string]string{}, entered: make(chan struct{})}
+		methods: map[string]string{}, notes: map[string][2]string{}, entered: make(chan struct{})}
 }
 
 // rails is the rail on every platform.
@@ -105,6 +106,7 @@ func (r *countingRail) Submit(ctx context.Context, key string, p service.RailPay
 	}
 	r.calls[key]++
 	r.methods[key] = p.Method.ID
+	r.notes[key] = [2]string{p.Memo, p.AppName}
 	var gate chan struct{}
 	if step == hold {
 		gate, r.gates = r.gates[0], r.gates[1:]

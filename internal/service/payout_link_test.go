@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -145,5 +146,41 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 	later, err := e.svc.CreateTransfer(e.ctx, e.app, req)
 	if err != nil || later.ID == first.ID {
 		t.Fatalf("after 24 hours the key is free again: %v, %v", later, err)
+	}
+}
+
+// TestRailPayoutNote: the rail is told what the payee is to read of a payout: the memo of the
+// payout link it was claimed from, and the app's name (the whole note of a payout with no memo).
+func TestRailPayoutNote(t *testing.T) {
+	e, rail := newRailEnv(t, filepath.Join(t.TempDir(), "test.db"))
+	link, _, err := e.svc.CreatePayoutLink(e.ctx, e.app, payouts.CreatePayoutLinkRequest{Amount: 2500, UserID: e.user.ID,
+		Memo: "March rebate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.ClaimPayoutLink(e.ctx, link.ID, e.user.ID); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := e.svc.Withdraw(e.ctx, e.app, e.user.ID, "", 0, "", link.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: 1000,
+		Platform: payouts.PlatformPayPal, Fund: true, TaxExempt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, id string
+		want     [2]string
+	}{
+		{"claimed from a link", claimed.ID, [2]string{"March rebate", "Acme"}},
+		{"no memo", plain.ID, [2]string{"", "Acme"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := rail.notes[tc.id]; got != tc.want {
+				t.Errorf("the rail was told memo and app %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

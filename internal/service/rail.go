@@ -29,6 +29,14 @@ type RailPayout struct {
 	// AccountNumber is the bank account number of an ACH method, opened from its sealed copy
 	// for Submit alone (a rail paying a bank account must send it); empty otherwise.
 	AccountNumber string
+	// Memo is the payout's memo for its payee (its payout link's), and AppName the name of the
+	// app paying, both for Submit alone: a rail whose provider shows the payee a note (Venmo
+	// requires one) writes it from them.
+	Memo    string
+	AppName string
+	// Created is when the payout was made: no attempt to submit it is older, so a rail whose
+	// provider forgets idempotency keys after a while knows when one may have been forgotten.
+	Created time.Time
 }
 
 // RailReceipt is the rail's acknowledgement: its id for the payout and when to ask again.
@@ -69,6 +77,16 @@ type RailReport struct {
 type RailRejection struct{ Reason string }
 
 func (r *RailRejection) Error() string { return "rail rejected the payout: " + r.Reason }
+
+// RailUnresolved is a rail that cannot learn what became of a payout by reading the provider:
+// the provider holds a payment for it that the rail cannot find, or names one that is not it.
+// Submitting again could pay twice and asking again would loop, so the payout waits for an
+// operator: pending, its money reserved, out of the worker's queue (RailNeedsOperator), the
+// reason in its failure_reason and counted by the worker's metrics. A provider's notification
+// still settles it.
+type RailUnresolved struct{ Reason string }
+
+func (r *RailUnresolved) Error() string { return "rail outcome unresolved: " + r.Reason }
 
 // RailItems is a rail that can list the payments it made, for reconciliation.
 type RailItems interface {

@@ -41,6 +41,13 @@ type RailUnreadable struct{ Reason string }
 
 func (e *RailUnreadable) Error() string { return "rail notification unreadable: " + e.Reason }
 
+// RailIgnored is a notification of a payment that is none of ours (one made by hand on the same
+// provider account): it is logged and answered as received, since a provider sends anything
+// else again for days.
+type RailIgnored struct{ Reason string }
+
+func (e *RailIgnored) Error() string { return "rail notification ignored: " + e.Reason }
+
 // ReceiveRailWebhook verifies a provider's notification, sent from clientAddr, and books each
 // outcome it reports through ReportRailOutcome, the worker's path: a notification and a poll, or
 // a notification sent twice, move a payout once. Only platforms the provider serves
@@ -56,7 +63,11 @@ func (s *Service) ReceiveRailWebhook(ctx context.Context, provider, clientAddr s
 	notices, err := hook.Notification(ctx, header, body, admit)
 	var unverified *RailUnverified
 	var unreadable *RailUnreadable
+	var ignored *RailIgnored
 	switch {
+	case errors.As(err, &ignored):
+		s.log.Info("rail notification ignored", "provider", provider, "reason", ignored.Reason)
+		return nil
 	case errors.As(err, &unverified):
 		s.log.Warn("rail notification refused", "provider", provider, "reason", unverified.Reason)
 		return payouts.Errorf(payouts.EUnauthorized, "The notification could not be verified.")

@@ -22,7 +22,9 @@ const reconcileSlack = time.Hour
 // Transaction Search names a payout by its transaction id alone) by the provider's id, against
 // each payout's rail id and the reference its outcome reported (RailReference), so the rail needs
 // no store. An item matched to a payout on another platform belongs to that platform's
-// reconciliation: one PayPal account pays PayPal and Venmo payees and lists both alike. With
+// reconciliation: one PayPal account pays PayPal and Venmo payees and lists both alike. A payout
+// of ours that failed and that the provider does not list moved no money anywhere: it is matched,
+// not ours only. With
 // appID it covers that app's payouts and the items that are theirs or name that app; with appID
 // empty every app's payouts and every item, those made outside disburse too (the operator's
 // command).
@@ -87,6 +89,11 @@ func (s *Service) Reconcile(ctx context.Context, appID string, req payouts.Recon
 		d := payouts.ReconciliationDifference{TransferID: t.ID, ExternalID: t.ExternalData.ExternalID,
 			OurAmount: t.Amount, OurStatus: t.Status}
 		switch {
+		case !found && t.Status == payouts.TransferFailed:
+			// Failed with no payment at the provider: no money moved on either side (PayPal lists
+			// no transaction for a FAILED, BLOCKED or DENIED item), which is agreement.
+			out.Matched++
+			continue
 		case !found:
 			d.Kind = payouts.DiffOursOnly
 		case it.Amount != t.Amount:

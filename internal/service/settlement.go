@@ -69,7 +69,7 @@ func (s *Service) settle(ctx context.Context, q Queries, b *book, t *TransferRec
 		if err := s.settlePostings(ctx, q, b, t, ledger.OpCommit, nil); err != nil {
 			return err
 		}
-		t.Status = payouts.TransferCompleted
+		t.Status, t.FailureReason = payouts.TransferCompleted, "" // a reason it waited for an operator, if any
 	default:
 		t.SettleAt = out.RetryAt
 	}

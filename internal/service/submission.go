@@ -35,6 +35,9 @@ const (
 	RailSubmitting RailState = "submitting"
 	// RailSubmitted is a payout the rail gave a receipt for, waiting for its outcome.
 	RailSubmitted RailState = "submitted"
+	// RailNeedsOperator is a payout whose rail could not learn its outcome (RailUnresolved): no
+	// worker claims it again.
+	RailNeedsOperator RailState = "needs_operator"
 )
 
 // A claimed payout belongs to the worker calling its rail for Config.RailLease; the call itself
@@ -206,6 +209,9 @@ func (s *Service) callRail(ctx context.Context, c *railCall) {
 		if p.AccountNumber, c.err = s.accountNumber(c.method); c.err != nil {
 			return
 		}
+		if p.Memo, p.AppName, c.err = s.payeeNote(ctx, c.t); c.err != nil {
+			return
+		}
 		c.receipt, c.err = rail.Submit(ctx, c.t.ID, p)
 		return
 	}
@@ -262,7 +268,12 @@ func (s *Service) recordPending(ctx context.Context, q Queries, c *railCall, t *
 // payout.
 func (s *Service) stillPending(c *railCall) *TransferRecord {
 	t := *c.t
+	var unresolved *RailUnresolved
 	switch {
+	case errors.As(c.err, &unresolved):
+		s.log.Error("rail outcome unresolved: the payout waits for an operator", "transfer", t.ID, "platform", c.method.Platform,
+			"state", t.RailState, "reason", unresolved.Reason)
+		t.RailState, t.FailureReason, t.SettleAt = RailNeedsOperator, unresolved.Reason, time.Time{}
 	case c.err != nil:
 		s.log.Warn("rail unavailable; will retry", "transfer", t.ID, "platform", c.method.Platform, "state", t.RailState, "err", c.err)
 		t.SettleAt = s.now().Add(submitRetry)
@@ -298,8 +309,25 @@ func (s *Service) accountNumber(m *PayoutMethodRecord) (string, error) {
 	return string(plain), nil
 }
 
+// payeeNote is what the payee is told of a payout: its payout link's memo, if it was claimed
+// from a link that had one, and the name of the app paying.
+func (s *Service) payeeNote(ctx context.Context, t *TransferRecord) (memo, appName string, err error) {
+	app, err := s.store.GetApp(ctx, t.AppID)
+	if err != nil {
+		return "", "", err
+	}
+	if t.PayoutLinkID != nil {
+		link, err := s.store.GetPayoutLink(ctx, t.AppID, *t.PayoutLinkID)
+		if err != nil {
+			return "", "", err
+		}
+		memo = link.Memo
+	}
+	return memo, app.Name, nil
+}
+
 func (s *Service) railPayout(t *TransferRecord, method *PayoutMethodRecord) RailPayout {
-	p := RailPayout{TransferID: t.ID, AppID: t.AppID, Amount: t.Amount, Method: *method}
+	p := RailPayout{TransferID: t.ID, AppID: t.AppID, Amount: t.Amount, Method: *method, Created: t.Created.Time}
 	if t.UserID != nil { // an app's withdrawal has none
 		p.UserID = *t.UserID
 	}

@@ -43,13 +43,18 @@ type railCase struct {
 	fee    payouts.Money
 	stripe bool
 	paypal bool
+	// forget makes the PayPal double forget PayPal-Request-Id: only sender_batch_id and the
+	// duplicate answer's link to the original batch keep the payout paid once.
+	forget bool
 }
 
 var railCases = []railCase{
-	{"counting", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"}, paypalFee, false, false},
+	{"counting", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"}, paypalFee, false, false, false},
 	{"stripe", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH, RoutingNumber: "110000000",
-		AccountNumber: "000123456789", AccountType: payouts.AccountChecking}, 0, true, false},
-	{"paypal", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"}, paypalFee, false, true},
+		AccountNumber: "000123456789", AccountType: payouts.AccountChecking}, 0, true, false, false},
+	{"paypal", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"}, paypalFee, false, true, false},
+	{"paypal without request id replay", payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"},
+		paypalFee, false, true, true},
 }
 
 // newRailEnv is an env paying out through a countingRail, with a PayPal method for its user.
@@ -77,6 +82,9 @@ func newRailEnvFor(t *testing.T, dsn string, rc railCase) (*env, *countingRail) 
 	}
 	if rc.paypal {
 		rail.paypal = paypaltest.New(t)
+		if rc.forget {
+			rail.paypal.ForgetRequestIDs()
+		}
 		client, err := paypal.New(paypal.Config{BaseURL: rail.paypal.URL, ClientID: paypaltest.ClientID,
 			ClientSecret: paypaltest.ClientSecret, HTTP: rail.paypal.Client(), Clock: e.clock})
 		if err != nil {
@@ -451,4 +459,50 @@ func TestSubmissionRequestCrashPoints(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestSubmissionUnresolved: PayPal forgot the first request's PayPal-Request-Id and its
+// duplicate answer names no original batch, so the payout's outcome cannot be learnt by reading.
+// The worker neither submits it again nor loops: the payout waits pending for an operator, its
+// reason shown and counted for the alert, until PayPal's notification settles it, once.
+func TestSubmissionUnresolved(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e, rail := newRailEnvFor(t, dsn, railCases[3])
+		rail.paypal.OmitDuplicateLink()
+		tr := createPayout(t, e, rail, "")
+		e.clock.Advance(pastRetry)
+		ctx, die := context.WithCancel(e.ctx)
+		rail.die = die
+		rail.then(crashAfter)
+		e.svc.SettleDue(ctx, 100)
+		die()
+		e.open(t)
+		settleAll(t, e)
+		settleAll(t, e)
+
+		if _, calls := rail.submissions(tr.ID); calls != 2 {
+			t.Errorf("%d Submit calls reached the rail, want 2: the lost one and the one that met the duplicate", calls)
+		}
+		r := record(t, e, tr.ID)
+		if r.Status != payouts.TransferPending || r.RailState != service.RailNeedsOperator || r.FailureReason == "" {
+			t.Fatalf("the payout is %s in rail state %q, reason %q; want pending, waiting for an operator, with the reason",
+				r.Status, r.RailState, r.FailureReason)
+		}
+		if _, _, waiting, err := e.st.WorkerBacklog(e.ctx, e.clock.Now()); err != nil || waiting != 1 {
+			t.Fatalf("WorkerBacklog counts %d payouts waiting for an operator (%v), want 1", waiting, err)
+		}
+		if oldest, _, _, _ := e.st.WorkerBacklog(e.ctx, e.clock.Now()); !oldest.IsZero() {
+			t.Errorf("the payout waiting for an operator is counted as due since %v", oldest)
+		}
+
+		if err := e.svc.ReportRailOutcome(e.ctx, payouts.PlatformPayPal, service.RailReport{TransferID: tr.ID,
+			ExternalID: "PB000001", Outcome: service.RailOutcome{Settled: true}}); err != nil {
+			t.Fatal(err)
+		}
+		rail.receipts[tr.ID] = service.RailReceipt{ExternalID: "PB000001"} // the batch the notification named
+		if got := e.transfer(t, tr.ID); got.FailureReason != "" {
+			t.Errorf("the settled payout keeps the reason %q", got.FailureReason)
+		}
+		checkPaidOnce(t, e, rail, []string{tr.ID})
+	})
 }

@@ -128,9 +128,9 @@ func (q *Queries) UpdateTransfer(ctx context.Context, t *service.TransferRecord,
 // first; by the id alone, as UpdateTransfer (t was read with its app, or made here).
 func (q *Queries) UpdateClaimedPayout(ctx context.Context, t *service.TransferRecord, from service.RailState) (err error) {
 	defer wrap(&err, "update claimed payout %s", t.ID)
-	return q.execOne(ctx, writing(transfersTable), `UPDATE transfers SET rail_state = ?, external_id = ?, settle_at = ?, lease_until = ?, updated = ?
-		WHERE id = ? AND status = ? AND rail_state = ? AND attempts = ?`,
-		t.RailState, t.ExternalData.ExternalID, micros0(t.SettleAt), micros0(t.LeaseUntil), sqldb.Micros(t.Updated),
+	return q.execOne(ctx, writing(transfersTable), `UPDATE transfers SET rail_state = ?, external_id = ?, failure_reason = ?, settle_at = ?,
+		lease_until = ?, updated = ? WHERE id = ? AND status = ? AND rail_state = ? AND attempts = ?`,
+		t.RailState, t.ExternalData.ExternalID, t.FailureReason, micros0(t.SettleAt), micros0(t.LeaseUntil), sqldb.Micros(t.Updated),
 		t.ID, payouts.TransferPending, from, t.Attempts)
 }
 
@@ -204,6 +204,9 @@ func (q *Queries) ListTransfers(ctx context.Context, appID string, page payouts.
 // PostgreSQL generic plan) cannot use a partial index.
 const pendingPayouts = `status = '` + string(payouts.TransferPending) + `' AND type = '` + string(payouts.TransferPayout) + `'`
 
+// workerPayouts are the pending payouts the worker moves on: all but those waiting for an operator.
+const workerPayouts = pendingPayouts + ` AND rail_state <> '` + string(service.RailNeedsOperator) + `'`
+
 // ClaimDuePayouts claims up to limit pending payouts whose settle time has come and whose lease
 // (if a worker took one) has run out, the longest due first, skipping rows other workers hold:
 // each is given one more attempt and a lease until then, in one statement, and returned as
@@ -212,7 +215,7 @@ func (q *Queries) ClaimDuePayouts(ctx context.Context, now, until time.Time, lim
 	defer wrap(&err, "claim due payouts")
 	var due []service.TransferRecord
 	err = q.scanRows(ctx, writing(transfersTable), `UPDATE transfers SET attempts = attempts + 1, lease_until = ?, updated = ?
-		WHERE id IN (SELECT id FROM transfers WHERE `+pendingPayouts+` AND settle_at <= ? AND lease_until <= ?
+		WHERE id IN (SELECT id FROM transfers WHERE `+workerPayouts+` AND settle_at <= ? AND lease_until <= ?
 			ORDER BY settle_at LIMIT ?`+q.skipLocked()+`)
 		RETURNING `+transferColumns,
 		[]any{sqldb.Micros(until), sqldb.Micros(now), sqldb.Micros(now), sqldb.Micros(now), limit},

@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -160,6 +161,36 @@ type apiError struct {
 		Field string `json:"field"`
 		Issue string `json:"issue"`
 	} `json:"details"`
+	Links []struct {
+		Href string `json:"href"`
+		Rel  string `json:"rel"`
+	} `json:"links"`
+}
+
+// duplicateBatch reports whether e is PayPal refusing a sender_batch_id used in the last 30
+// days, and the payout_batch_id of the original batch its HATEOAS link names ("" when it names
+// none). Only the id is taken from the link: the batch is read from the configured base URL,
+// never from a host an answer names.
+func (e *apiError) duplicateBatch() (dup bool, batchID string) {
+	if e == nil || e.Name != "USER_BUSINESS_ERROR" {
+		return false, ""
+	}
+	for _, d := range e.Details {
+		dup = dup || d.Field == "SENDER_BATCH_ID"
+	}
+	if !dup {
+		return false, ""
+	}
+	for _, l := range e.Links {
+		u, err := url.Parse(l.Href)
+		if err != nil {
+			continue
+		}
+		if id, ok := strings.CutPrefix(u.Path, "/v1/payments/payouts/"); ok && id != "" && !strings.Contains(id, "/") {
+			return true, id
+		}
+	}
+	return true, ""
 }
 
 // SenderBatchID is the batch id of a payout submitted under idempotencyKey: PayPal refuses a
@@ -168,8 +199,12 @@ type apiError struct {
 func SenderBatchID(idempotencyKey string) string { return "disburse-" + idempotencyKey }
 
 // Submit creates a batch of one item for the payout. A validation error (the receiver is not one
-// PayPal can pay) rejects it; anything else, including PayPal refusing the batch id as a
-// duplicate, is retried under the same key.
+// PayPal can pay) rejects it. PayPal refusing the batch id as a duplicate means an earlier
+// attempt made the batch and its answer was lost (PayPal keeps PayPal-Request-Id for hours
+// only): the original batch its answer links to is read and adopted when it holds this payout,
+// and without such a batch the outcome is unresolved (service.RailUnresolved), never submitted
+// again. Anything else is retried under the same key: the same sender_batch_id, which PayPal
+// never pays twice.
 func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.RailPayout) (service.RailReceipt, error) {
 	recipientType, receiver := recipient(p.Method)
 	if receiver == "" {
@@ -178,10 +213,13 @@ func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.Rail
 	req := createPayoutRequest{
 		SenderBatchHeader: senderBatchHeader{SenderBatchID: SenderBatchID(idempotencyKey), EmailSubject: "You have a payout"},
 		Items: []payoutItem{{RecipientType: recipientType, Amount: money{Value: p.Amount.Decimal(), Currency: "USD"},
-			SenderItemID: p.TransferID, Receiver: receiver, RecipientWallet: wallet(r.platform)}},
+			Note: note(p), SenderItemID: p.TransferID, Receiver: receiver, RecipientWallet: wallet(r.platform)}},
 	}
 	var created batch
 	status, apiErr, err := r.client.call(ctx, http.MethodPost, "/v1/payments/payouts", idempotencyKey, req, &created)
+	if dup, batchID := apiErr.duplicateBatch(); status == http.StatusBadRequest && dup {
+		return r.adopt(ctx, p, batchID)
+	}
 	switch {
 	case err != nil:
 		return service.RailReceipt{}, err
@@ -195,20 +233,61 @@ func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.Rail
 	return service.RailReceipt{ExternalID: created.BatchHeader.PayoutBatchID, SettleAt: r.client.cfg.Clock.Now().Add(pollAfter)}, nil
 }
 
-// Outcome reads the payout's batch and maps its item's status.
-func (r *Rail) Outcome(ctx context.Context, p service.RailPayout, externalID string) (service.RailOutcome, error) {
+// adopt reads the original batch of a duplicate sender_batch_id and takes it as the payout's
+// receipt when its item is this payout. A batch that cannot be named, or whose items are
+// another payout's, leaves the outcome unresolved for an operator; a batch that cannot be read
+// now is an error, and the next attempt reads it again.
+func (r *Rail) adopt(ctx context.Context, p service.RailPayout, batchID string) (service.RailReceipt, error) {
+	if batchID == "" {
+		return service.RailReceipt{}, &service.RailUnresolved{Reason: "PayPal has a batch with this payout's sender_batch_id " +
+			"but named no original batch to read; find it in PayPal's activity before paying again"}
+	}
+	b, err := r.client.batch(ctx, batchID)
+	if err != nil {
+		return service.RailReceipt{}, err
+	}
+	if _, ok := b.itemOf(p.TransferID); !ok {
+		return service.RailReceipt{}, &service.RailUnresolved{Reason: "PayPal's batch " + batchID +
+			" with this payout's sender_batch_id does not list this payout"}
+	}
+	return service.RailReceipt{ExternalID: batchID, SettleAt: r.client.cfg.Clock.Now().Add(pollAfter)}, nil
+}
+
+// batch reads a payout batch.
+func (c *Client) batch(ctx context.Context, batchID string) (batch, error) {
 	var b batch
-	status, apiErr, err := r.client.call(ctx, http.MethodGet, "/v1/payments/payouts/"+url.PathEscape(externalID), "", nil, &b)
+	status, apiErr, err := c.call(ctx, http.MethodGet, "/v1/payments/payouts/"+url.PathEscape(batchID), "", nil, &b)
+	if err != nil {
+		return batch{}, err
+	}
+	if status != http.StatusOK {
+		return batch{}, fmt.Errorf("paypal: get payout batch %s: %d %s", batchID, status, apiErr.describe())
+	}
+	return b, nil
+}
+
+// itemOf is the batch's item whose sender_item_id is transferID.
+func (b batch) itemOf(transferID string) (item, bool) {
+	for _, it := range b.Items {
+		if it.PayoutItem.SenderItemID == transferID {
+			return it, true
+		}
+	}
+	return item{}, false
+}
+
+// Outcome reads the payout's batch and maps its item's status. A batch whose items are listed
+// without this payout is not ours to wait on: its outcome is unresolved.
+func (r *Rail) Outcome(ctx context.Context, p service.RailPayout, externalID string) (service.RailOutcome, error) {
+	b, err := r.client.batch(ctx, externalID)
 	if err != nil {
 		return service.RailOutcome{}, err
 	}
-	if status != http.StatusOK {
-		return service.RailOutcome{}, fmt.Errorf("paypal: get payout batch %s: %d %s", externalID, status, apiErr.describe())
+	if it, ok := b.itemOf(p.TransferID); ok {
+		return outcomeOf(it, r.client.cfg.Clock.Now()), nil
 	}
-	for _, it := range b.Items {
-		if it.PayoutItem.SenderItemID == p.TransferID {
-			return outcomeOf(it, r.client.cfg.Clock.Now()), nil
-		}
+	if len(b.Items) > 0 {
+		return service.RailOutcome{}, &service.RailUnresolved{Reason: "PayPal's batch " + externalID + " does not list this payout"}
 	}
 	return service.RailOutcome{RetryAt: r.client.cfg.Clock.Now().Add(pollAfter)}, nil // items not listed yet
 }
@@ -223,7 +302,7 @@ func outcomeOf(it item, now time.Time) service.RailOutcome {
 
 // statusOutcome maps a payout item's transaction_status. UNCLAIMED is not an end: the recipient
 // has 30 days to claim it, after which PayPal returns it (RETURNED), so it waits, and so do
-// PENDING, ONHOLD (PayPal reviewing it) and any status not known here.
+// PENDING, ONHOLD or ON_HOLD (PayPal reviewing it) and any status not known here.
 func statusOutcome(it item, now time.Time) service.RailOutcome {
 	why := ""
 	if it.Errors != nil {
@@ -235,7 +314,7 @@ func statusOutcome(it item, now time.Time) service.RailOutcome {
 	case "RETURNED":
 		return service.RailOutcome{Returned: true, Reason: "PayPal returned the payout: it was not claimed within 30 days" + why}
 	case "REFUNDED":
-		return service.RailOutcome{Returned: true, Reason: "PayPal refunded the payout: it was canceled before it was claimed" + why}
+		return service.RailOutcome{Returned: true, Reason: "PayPal refunded the payout: the recipient refunded it to the sender" + why}
 	case "REVERSED":
 		return service.RailOutcome{Returned: true, Reason: "PayPal reversed the payout" + why}
 	case "FAILED":
@@ -244,11 +323,30 @@ func statusOutcome(it item, now time.Time) service.RailOutcome {
 		return service.RailOutcome{Failed: true, Reason: "PayPal denied the payout" + why}
 	case "BLOCKED":
 		return service.RailOutcome{Failed: true, Reason: "PayPal blocked the payout" + why}
-	case "UNCLAIMED", "ONHOLD":
+	case "UNCLAIMED", "ONHOLD", "ON_HOLD": // the OpenAPI enum writes ONHOLD, the status table ON_HOLD
 		return service.RailOutcome{RetryAt: now.Add(pollUnclaimed)}
 	default: // PENDING, or a status PayPal adds later
 		return service.RailOutcome{RetryAt: now.Add(pollAfter)}
 	}
+}
+
+// noteMax is the reference's limit of an item's note (with the batch's, which we send none of).
+const noteMax = 1000
+
+// note is the item's note, which PayPal shows the payee and Venmo requires: the payout's memo,
+// else who pays.
+func note(p service.RailPayout) string {
+	n := strings.TrimSpace(p.Memo)
+	switch {
+	case n == "" && p.AppName != "":
+		n = "A payout from " + p.AppName
+	case n == "":
+		n = "You have a payout"
+	}
+	if len(n) > noteMax {
+		n = strings.ToValidUTF8(n[:noteMax], "")
+	}
+	return n
 }
 
 // recipient is how PayPal is told who to pay: an email, else a phone, else a Venmo handle.
@@ -418,9 +516,10 @@ type event struct {
 // verification is a call to PayPal, which anyone may cause by posting to the endpoint, so it is
 // made last, once admit has allowed it (the service's throttle), and only for a notification that
 // could be PayPal's and matter: every signature header present, a certificate URL on PayPal's own
-// host, a body that is a PayPal event, and an event of a payout item of ours. Any other event,
-// and an item that is not ours (a payout made outside disburse on the same account), report
-// nothing and need no verification.
+// host, a body that is a PayPal event, and an event of a payout item of ours. Any other event
+// reports nothing, and an item that is not ours (a payout made outside disburse on the same
+// account, with no sender_item_id or another) is ignored (service.RailIgnored), neither needing
+// verification.
 func (c *Client) Notification(ctx context.Context, header http.Header, body []byte, admit service.AdmitCall) ([]service.RailNotice, error) {
 	if c.cfg.WebhookID == "" {
 		return nil, &service.RailUnverified{Reason: "no PAYPAL_WEBHOOK_ID is configured"}
@@ -444,11 +543,14 @@ func (c *Client) Notification(ctx context.Context, header http.Header, body []by
 		return nil, nil
 	}
 	var it item
-	if err := json.Unmarshal(ev.Resource, &it); err != nil || it.PayoutItem.SenderItemID == "" {
-		return nil, &service.RailUnverified{Reason: "event " + ev.ID + " names no payout item"}
+	if err := json.Unmarshal(ev.Resource, &it); err != nil {
+		return nil, &service.RailUnverified{Reason: "event " + ev.ID + " has no payout item"}
 	}
 	if !payouts.ValidID(it.PayoutItem.SenderItemID) {
-		return nil, nil // not a payout of ours: every one we send is named by its transfer id
+		// Every item we send is named by its transfer id: one with no sender_item_id or another
+		// was made outside disburse on the same account.
+		return nil, &service.RailIgnored{Reason: "event " + ev.ID + " is of payout item " + it.PayoutItemID +
+			", not one of ours (sender_item_id " + strconv.Quote(it.PayoutItem.SenderItemID) + ")"}
 	}
 	if err := admit(ctx); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -49,6 +50,9 @@ type Config struct {
 	Poll time.Duration
 	// Clock is the wall clock when nil.
 	Clock service.Clock
+	// Log receives stripe-go's own lines (a request that failed, at level error), so that they
+	// come out in payoutd's log format; nil drops them.
+	Log *slog.Logger
 }
 
 // Rail is the ACH rail on Stripe.
@@ -69,8 +73,11 @@ func New(cfg Config) (*Rail, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = service.SystemClock{}
 	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
 	backend := &stripeapi.BackendConfig{MaxNetworkRetries: stripeapi.Int64(0), HTTPClient: cfg.HTTPClient,
-		LeveledLogger: &stripeapi.LeveledLogger{Level: stripeapi.LevelError}}
+		LeveledLogger: leveledLogger{cfg.Log.With("component", "stripe-go")}}
 	if cfg.URL != "" {
 		backend.URL = stripeapi.String(cfg.URL)
 	}
@@ -78,10 +85,29 @@ func New(cfg Config) (*Rail, error) {
 	return &Rail{cfg: cfg, client: stripeapi.NewClient(cfg.APIKey, stripeapi.WithBackends(backends))}, nil
 }
 
+// idempotencyWindow is how long Stripe keeps an Idempotency-Key at least: a key older than that
+// may be forgotten, and its request made anew.
+const idempotencyWindow = 24 * time.Hour
+
+// lookupSlack widens the look-up of a payment back from the payout's creation, for a clock of
+// ours ahead of Stripe's.
+const lookupSlack = time.Hour
+
+// leveledLogger is stripe-go's logger interface over a slog.Logger. stripe-go logs errors of
+// requests the rail also returns, so its lines at info and below are kept at debug.
+type leveledLogger struct{ log *slog.Logger }
+
+func (l leveledLogger) Debugf(format string, v ...any) { l.log.Debug(fmt.Sprintf(format, v...)) }
+func (l leveledLogger) Infof(format string, v ...any)  { l.log.Debug(fmt.Sprintf(format, v...)) }
+func (l leveledLogger) Warnf(format string, v ...any)  { l.log.Warn(fmt.Sprintf(format, v...)) }
+func (l leveledLogger) Errorf(format string, v ...any) { l.log.Error(fmt.Sprintf(format, v...)) }
+
 // Submit creates the payout's OutboundPayment with idempotencyKey as Stripe's Idempotency-Key:
 // Stripe answers a repeated key with the first payment, so a worker that died after the call
 // and a successor calling again pay once. Stripe keeps a key at least 24 hours; the worker calls
-// again within minutes (a lease, or the retry delay). A request Stripe refuses as invalid (a
+// again within minutes (a lease, or the retry delay), but a payout still submitting once that
+// window is over since it was made is first looked up among the financial account's payments by
+// its metadata (found), and created only if none is its. A request Stripe refuses as invalid (a
 // routing number it does not know, a financial account without the money) is a rejection;
 // anything else (network, authentication, rate limit, Stripe's own errors, the same key still
 // in flight) is left to be retried.
@@ -119,6 +145,15 @@ func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.Rail
 		params.StatementDescriptor = stripeapi.String(r.cfg.StatementDescriptor)
 	}
 	params.SetIdempotencyKey(idempotencyKey)
+	if now := r.cfg.Clock.Now(); now.Sub(p.Created) >= idempotencyWindow {
+		op, err := r.found(ctx, p.TransferID, p.Created.Add(-lookupSlack), now)
+		if err != nil {
+			return service.RailReceipt{}, err
+		}
+		if op != nil {
+			return service.RailReceipt{ExternalID: op.ID, SettleAt: r.askAgain(op)}, nil
+		}
+	}
 	op, err := r.client.V1TreasuryOutboundPayments.Create(ctx, params)
 	if err != nil {
 		if reason, ok := refused(err); ok {
@@ -127,6 +162,24 @@ func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.Rail
 		return service.RailReceipt{}, fmt.Errorf("stripe: create outbound payment: %w", err)
 	}
 	return service.RailReceipt{ExternalID: op.ID, SettleAt: r.askAgain(op)}, nil
+}
+
+// found is the financial account's payment for transferID (its metadata names it) created from
+// from up to to, or nil. Treasury's list has no metadata filter (and Search does not cover
+// OutboundPayments), so the span's payments are read and matched here.
+func (r *Rail) found(ctx context.Context, transferID string, from, to time.Time) (*stripeapi.TreasuryOutboundPayment, error) {
+	params := &stripeapi.TreasuryOutboundPaymentListParams{FinancialAccount: stripeapi.String(r.cfg.FinancialAccount),
+		CreatedRange: &stripeapi.RangeQueryParams{GreaterThanOrEqual: from.Unix(), LesserThanOrEqual: to.Unix()}}
+	params.Limit = stripeapi.Int64(100)
+	for op, err := range r.client.V1TreasuryOutboundPayments.List(ctx, params) {
+		if err != nil {
+			return nil, fmt.Errorf("stripe: look up the payment of %s: %w", transferID, err)
+		}
+		if op.Metadata[MetaTransfer] == transferID {
+			return op, nil
+		}
+	}
+	return nil, nil
 }
 
 // Outcome reads the OutboundPayment: posted settles the payout; failed and canceled fail it;

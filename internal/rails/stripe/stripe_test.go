@@ -1,9 +1,12 @@
 package stripe_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +17,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse/internal/rails/stripe"
+	"github.com/disburse/disburse/internal/rails/stripe/stripetest"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/stripemock"
 	"github.com/disburse/disburse/internal/testutil/testclock"
@@ -27,9 +31,10 @@ const (
 	whsec      = "whsec_test_secret"
 )
 
-// achPayout is a payout of $123.45 to a checking account.
+// achPayout is a payout of $123.45 to a checking account, made a minute before the tests' clock.
 func achPayout() service.RailPayout {
 	return service.RailPayout{TransferID: transferID, AppID: "app_1", UserID: "user_1", Amount: 12345,
+		Created:       time.Date(2026, 11, 24, 11, 59, 0, 0, time.UTC),
 		AccountNumber: "000123456789", Method: service.PayoutMethodRecord{RoutingNumber: "110000000",
 			AccountType: payouts.AccountChecking, PayoutMethod: payouts.PayoutMethod{ID: "pm_1", Platform: payouts.PlatformACH}}}
 }
@@ -194,5 +199,66 @@ func TestSubmitRefusesOtherMethods(t *testing.T) {
 	var rejection *service.RailRejection
 	if _, err := rail.Submit(context.Background(), transferID, p); !errors.As(err, &rejection) {
 		t.Fatalf("Submit of a PayPal payout = %v, want a rejection", err)
+	}
+}
+
+// TestSubmitPastIdempotencyWindow: a payout still submitting a day after it was made (Stripe may
+// have forgotten its Idempotency-Key) is looked up among the financial account's payments by
+// its metadata before it is created again. Against the double (which forgets its keys, its
+// creates checked by stripe-mock): the first payment is found and adopted, never made twice.
+// Against stripe-mock itself, whose list holds no payment of ours: the look-up's request is one
+// Stripe's spec takes, and the payout is then created.
+func TestSubmitPastIdempotencyWindow(t *testing.T) {
+	made := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	p := achPayout()
+	p.Created = made
+	t.Run("the double, its key forgotten", func(t *testing.T) {
+		clock := testclock.New(made)
+		double := stripetest.New(t, stripemock.URL(t), clock.Now)
+		rail := newRail(t, double.URL, clock)
+		first, err := rail.Submit(context.Background(), transferID, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		double.ForgetKeys()
+		clock.Advance(25 * time.Hour)
+		again, err := rail.Submit(context.Background(), transferID, p)
+		if err != nil || again.ExternalID != first.ExternalID || double.Creations(transferID) != 1 {
+			t.Fatalf("Submit a day later = %+v, %v with %d payments made; want the first payment %s, made once",
+				again, err, double.Creations(transferID), first.ExternalID)
+		}
+	})
+	t.Run("stripe-mock", func(t *testing.T) {
+		rail := newRail(t, stripemock.URL(t), testclock.New(made.Add(25*time.Hour)))
+		receipt, err := rail.Submit(context.Background(), transferID, p)
+		if err != nil || !strings.HasPrefix(receipt.ExternalID, "obp_") {
+			t.Fatalf("Submit = %+v, %v; want stripe-mock's payment", receipt, err)
+		}
+	})
+}
+
+// TestStripeLogsThroughService: what stripe-go logs of a failed request goes to the logger the
+// rail is given (payoutd's, in its --log-format), not to stripe-go's own writer on stderr.
+func TestStripeLogsThroughService(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	url := serveRecorded(t, func(*http.Request, url.Values) {}, recorded{500, "error_api.json"})
+	rail, err := stripe.New(stripe.Config{APIKey: "sk_test_123", FinancialAccount: "fa_123", WebhookSecret: whsec, URL: url,
+		Clock: testclock.New(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rail.Submit(context.Background(), transferID, achPayout()); err == nil {
+		t.Fatal("Submit against Stripe failing succeeded")
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	for _, line := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec["level"] != "ERROR" || rec["component"] != "stripe-go" {
+			t.Errorf("log line %q, want JSON at level ERROR from stripe-go", line)
+		}
+	}
+	if buf.Len() == 0 {
+		t.Error("stripe-go logged nothing through the rail's logger")
 	}
 }

@@ -40,6 +40,10 @@ type Server struct {
 	tokens    int               // tokens issued
 	problems  []string          // requests not shaped as PayPal requires
 	itemState string            // transaction_status of every item; SUCCESS by default
+	// noReplay makes the double forget every PayPal-Request-Id, as PayPal does once it no longer
+	// keeps the key (6 hours by default): a repeated create then meets the duplicate
+	// sender_batch_id. noLink leaves the duplicate answer without its link to the original batch.
+	noReplay, noLink bool
 	// transactions Transaction Search lists, in the order made: one per batch's item, and those
 	// added as made outside disburse.
 	transactions []*Transaction
@@ -48,9 +52,10 @@ type Server struct {
 }
 
 type batch struct {
-	ID   string
-	item map[string]any // the item as sent
-	txn  *Transaction
+	ID     string
+	item   map[string]any // the item as sent
+	txn    *Transaction
+	status string // the item's transaction_status when set (SetItemStatusOf)
 }
 
 // Transaction is a payment as Transaction Search lists it: a payout item's (event T0001) or one
@@ -78,6 +83,41 @@ func (s *Server) SetItemStatus(status string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.itemState = status
+}
+
+// ForgetRequestIDs makes the double answer a repeated PayPal-Request-Id as a new request.
+func (s *Server) ForgetRequestIDs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noReplay = true
+}
+
+// OmitDuplicateLink makes the duplicate sender_batch_id answer carry no link to the original.
+func (s *Server) OmitDuplicateLink() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noLink = true
+}
+
+// SetItemStatusOf sets the transaction_status of the item whose sender_item_id is transferID,
+// once its batch is made. A FAILED, BLOCKED or DENIED item moved no money, so Transaction Search
+// no longer lists its transaction; a RETURNED, REFUNDED or REVERSED one lists it reversed (V).
+func (s *Server) SetItemStatusOf(transferID, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.batches {
+		if b.item["sender_item_id"] == transferID {
+			b.status = status
+			switch status {
+			case "FAILED", "BLOCKED", "DENIED":
+				b.txn.Gone = true
+			case "RETURNED", "REFUNDED", "REVERSED":
+				b.txn.Status = "V"
+			}
+			return
+		}
+	}
+	s.problem("no batch has an item %s to set the status of", transferID)
 }
 
 // Batches is how many distinct batches (payments) the double made.
@@ -177,7 +217,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			write(w, http.StatusNotFound, map[string]any{"name": "INVALID_RESOURCE_ID"})
 			return
 		}
-		item := map[string]any{"payout_item_id": "I" + b.ID, "transaction_id": b.txn.ID, "transaction_status": s.itemState,
+		status := s.itemState
+		if b.status != "" {
+			status = b.status
+		}
+		item := map[string]any{"payout_item_id": "I" + b.ID, "transaction_id": b.txn.ID, "transaction_status": status,
 			"payout_batch_id": b.ID, "payout_item": b.item}
 		write(w, http.StatusOK, map[string]any{"batch_header": map[string]any{"payout_batch_id": b.ID, "batch_status": "SUCCESS"},
 			"items": []any{item}})
@@ -208,7 +252,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if requestID == "" || r.Header.Get("Content-Type") != "application/json" {
 		s.problem("create payout without PayPal-Request-Id or a JSON content type")
 	}
-	if first, ok := s.requests[requestID]; ok {
+	if first, ok := s.requests[requestID]; ok && !s.noReplay {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
 		w.Write(first)
@@ -225,10 +269,20 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		write(w, http.StatusBadRequest, map[string]any{"name": "VALIDATION_ERROR"})
 		return
 	}
-	if _, dup := s.batches[req.SenderBatchHeader.SenderBatchID]; dup {
-		write(w, http.StatusBadRequest, map[string]any{"name": "USER_BUSINESS_ERROR", "message": "User business error.",
-			"details": []any{map[string]any{"field": "SENDER_BATCH_ID", "issue": "Batch with given sender_batch_id already exists"}}})
+	if first, dup := s.batches[req.SenderBatchHeader.SenderBatchID]; dup {
+		// The reference: the error "includes a HATEOAS link to the original payout with the same
+		// sender_batch_id" (testdata/create_payout.duplicate.response.json).
+		answer := map[string]any{"name": "USER_BUSINESS_ERROR", "message": "User business error.", "debug_id": "f0b2b9ab32fd4",
+			"details": []any{map[string]any{"field": "SENDER_BATCH_ID", "location": "body", "issue": "Batch with given sender_batch_id already exists"}}}
+		if !s.noLink {
+			answer["links"] = []any{map[string]any{"href": s.URL + "/v1/payments/payouts/" + first.ID, "rel": "self", "method": "GET",
+				"encType": "application/json"}}
+		}
+		write(w, http.StatusBadRequest, answer)
 		return
+	}
+	if note, _ := req.Items[0]["note"].(string); note == "" && req.Items[0]["recipient_wallet"] == "VENMO" {
+		s.problem("a Venmo item without a note, which the reference says Venmo requires")
 	}
 	amount, _ := req.Items[0]["amount"].(map[string]any)
 	value, _ := amount["value"].(string)

@@ -51,6 +51,14 @@ func New(t testing.TB, validate string, now func() time.Time) *Server {
 	return s
 }
 
+// ForgetKeys forgets every Idempotency-Key, as Stripe may once a key is 24 hours old: a
+// repeated key then creates a payment again.
+func (s *Server) ForgetKeys() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.byKey)
+}
+
 // Creations is how many payments the double created for the transfer id in their metadata:
 // requests answered from an idempotency key are not creations.
 func (s *Server) Creations(transferID string) int {
