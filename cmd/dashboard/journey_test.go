@@ -58,6 +58,7 @@ func startJourneyOn(t *testing.T, public bool) *journey {
 	if !public {
 		return startJourney(t)
 	}
+	tab := browser.New(t) // first: without a browser the journey is skipped before anything starts
 	addr := freeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	env := servicetest.Start(t, servicetest.WithConfig(func(c *payoutd.Config) {
@@ -80,7 +81,7 @@ func startJourneyOn(t *testing.T, public bool) *journey {
 		t.Fatal(err)
 	}
 	return &journey{t: t, base: base, hosted: hosted, store: store, api: api, appID: env.AppID,
-		tab: browser.New(t), public: true}
+		tab: tab, public: true}
 }
 
 // freeAddr is a loopback address with a port nothing listens on now, for a server whose address
@@ -97,6 +98,7 @@ func freeAddr(t *testing.T) string {
 
 func startJourney(t *testing.T) *journey {
 	t.Helper()
+	tab := browser.New(t) // first: without a browser the journey is skipped before anything starts
 	dir := t.TempDir()
 	dashDB := filepath.Join(dir, "dashboard.db")
 	base, out, _ := start(t, []string{"--addr", "127.0.0.1:0", "--service-addr", "127.0.0.1:0",
@@ -125,7 +127,7 @@ func startJourney(t *testing.T) *journey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &journey{t: t, base: base, hosted: m[1], store: store, api: api, appID: creds.AppID, tab: browser.New(t)}
+	return &journey{t: t, base: base, hosted: m[1], store: store, api: api, appID: creds.AppID, tab: tab}
 }
 
 // operator adds an operator with role and returns their email and password. Cheap hash costs

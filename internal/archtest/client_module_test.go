@@ -14,6 +14,9 @@ import (
 // one, replaced by this checkout, builds a program calling the client. It runs offline on the
 // module cache the build of this module has already filled.
 func TestClientModuleBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("building a scratch module does not run under -short")
+	}
 	module, _ := listPackages(t)
 	root := moduleRoot(t)
 	dir := t.TempDir()

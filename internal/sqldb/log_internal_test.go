@@ -18,6 +18,9 @@ import (
 // restartLog it ends at 9 to 18 MiB of the 48 this test writes (SQLite restarts it only in the
 // rare moments the writer finds it fully copied and no reader in it).
 func TestLogRestartsUnderSteadyLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a steady load of several seconds does not run under -short")
+	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "log.db")
 	const restartFrames = 256 // 1 MiB

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -147,5 +148,14 @@ func TestAxe(t *testing.T) {
 	}
 	if dark, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`matchMedia("(prefers-color-scheme: dark)").matches`)); err != nil || !dark {
 		t.Errorf("prefers-color-scheme: dark matches = %v (%v), want true", dark, err)
+	}
+}
+
+// TestNewSkipsUnderShort: under go test -short a browser test is skipped, with Chromium
+// installed or not, and says why.
+func TestNewSkipsUnderShort(t *testing.T) {
+	out, _ := exec.Command(os.Args[0], "-test.run=^TestScreenshot$", "-test.short", "-test.v").CombinedOutput()
+	if !strings.Contains(string(out), "--- SKIP: TestScreenshot") || !strings.Contains(string(out), "under -short") {
+		t.Errorf("under -short the test was not skipped saying why:\n%s", out)
 	}
 }

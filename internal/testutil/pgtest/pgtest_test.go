@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -118,5 +119,14 @@ func TestDSNFromParallelTests(t *testing.T) {
 				t.Fatalf("read %d, wrote %d", n, i)
 			}
 		})
+	}
+}
+
+// TestDSNSkipsUnderShort: under go test -short a test that asks for a database is skipped, with
+// PostgreSQL installed or not, and says why.
+func TestDSNSkipsUnderShort(t *testing.T) {
+	out, _ := exec.Command(os.Args[0], "-test.run=^TestDSNGivesSeparateEmptyDatabases$", "-test.short", "-test.v").CombinedOutput()
+	if !strings.Contains(string(out), "--- SKIP: TestDSNGivesSeparateEmptyDatabases") || !strings.Contains(string(out), "under -short") {
+		t.Errorf("under -short the test was not skipped saying why:\n%s", out)
 	}
 }

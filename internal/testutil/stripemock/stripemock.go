@@ -8,7 +8,8 @@
 //
 //	func TestMain(m *testing.M) { os.Exit(stripemock.Main(m)) }
 //
-// When it cannot be built or started a test is skipped, except when CI=true, where it fails.
+// When it cannot be built or started a test is skipped, except when CI=true, where it fails. Under
+// go test -short every test that asks for it is skipped.
 package stripemock
 
 import (
@@ -39,6 +40,9 @@ type server struct {
 // stripe-go's backend URL.
 func URL(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("stripemock: tests against stripe-mock do not run under -short")
+	}
 	once.Do(func() { shared = start() })
 	if shared.err != nil {
 		if os.Getenv("CI") == "true" {
