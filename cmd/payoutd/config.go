@@ -44,6 +44,7 @@ type flags struct {
 	metricsAddr                        string
 	ledgerCheckInterval, retention     string
 	rails                              string
+	sanctions, sanctionsThreshold      string
 	// getenv reads the providers' credentials, which are never flags (they would show in ps).
 	getenv func(string) string
 }
@@ -92,6 +93,7 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 	fs.StringVar(&f.sandboxACHDelay, "sandbox-ach-delay", env("DISBURSE_SANDBOX_ACH_DELAY", "20s"),
 		"how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)")
 	f.registerRails(fs, getenv)
+	f.registerSanctions(fs, getenv, true)
 	fs.StringVar(&f.railLease, "rail-lease", env("DISBURSE_RAIL_LEASE", "1m"),
 		"how long a worker owns a payout it is handing to a rail before another worker may take it over (DISBURSE_RAIL_LEASE)")
 	fs.StringVar(&f.webhookLease, "webhook-lease", env("DISBURSE_WEBHOOK_LEASE", "1m"),
@@ -224,6 +226,14 @@ func (f *flags) config() (config, error) {
 			bad("%s %q: want a positive duration like 1s", d.name, d.value)
 		}
 		*d.into = v
+	}
+	cfg.service.Sanctions = strings.TrimSpace(f.sanctions)
+	if f.sanctionsThreshold != "" {
+		v, err := strconv.ParseFloat(f.sanctionsThreshold, 64)
+		if err != nil || v <= 0 || v > 1 {
+			bad("--sanctions-threshold %q: want a score over 0 and at most 1, like 0.9", f.sanctionsThreshold)
+		}
+		cfg.service.SanctionsThreshold = v
 	}
 	switch f.ledgerCheckInterval {
 	case "":
