@@ -10,6 +10,12 @@ type Screening struct {
 	Hits        []ScreeningHit `json:"hits"`
 }
 
+// The lists a ScreeningHit's entry is on (internal/sanctions spells them the same).
+const (
+	ScreeningListSDN          = "SDN"
+	ScreeningListConsolidated = "CONS" // OFAC's Consolidated Sanctions List (non-SDN)
+)
+
 // ScreeningHit is one listed party a payee matched.
 type ScreeningHit struct {
 	EntryUID    string   `json:"entry_uid"` // the list and OFAC's ent_num: SDN-36, CONS-1234
