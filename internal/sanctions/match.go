@@ -50,26 +50,44 @@ func Normalize(s string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// Index is a list ready to screen against: every name of every entry, tokenised once.
+// Index is a list ready to screen against: every name of every entry, tokenised once, its
+// tokens kept once each, so that a screening scores each distinct token of the list once.
 type Index struct {
-	names []indexedName
+	tokens [][]rune // the distinct tokens of all names
+	names  []indexedName
 }
 
 type indexedName struct {
 	entry  *Entry
 	name   string
-	tokens []string
+	tokens []int32 // into Index.tokens
+	joined []rune  // the sorted tokens without spaces
+	weight int     // the tokens' total length
 }
 
 // NewIndex indexes the list's entries.
 func NewIndex(l *List) *Index {
 	ix := &Index{}
+	ids := map[string]int32{}
 	for i := range l.Entries {
 		e := &l.Entries[i]
 		for _, n := range e.Names() {
-			if t := sortedTokens(n); len(t) > 0 {
-				ix.names = append(ix.names, indexedName{entry: e, name: n, tokens: t})
+			tokens := sortedTokens(n)
+			if len(tokens) == 0 {
+				continue
 			}
+			in := indexedName{entry: e, name: n, joined: []rune(strings.Join(tokens, ""))}
+			for _, t := range tokens {
+				id, ok := ids[t]
+				if !ok {
+					id = int32(len(ix.tokens))
+					ids[t] = id
+					ix.tokens = append(ix.tokens, []rune(t))
+				}
+				in.tokens = append(in.tokens, id)
+				in.weight += len([]rune(t))
+			}
+			ix.names = append(ix.names, in)
 		}
 	}
 	return ix
@@ -77,21 +95,56 @@ func NewIndex(l *List) *Index {
 
 // Screen returns the entries whose best score for s reaches threshold, best first; one match
 // per entry.
+//
+// A name's score is the names compared whatever their order: each token, of either name, is
+// scored against the closest token of the other (Jaro-Winkler) and weighted by its length, so a
+// token either side lacks lowers the score. Names whose tokens differ in number are compared
+// joined too, for names spaced differently ("AlRashid", "Al Rashid"). A date of birth or
+// country that agrees with the entry's raises the score (boost).
 func (ix *Index) Screen(s Subject, threshold float64) []Match {
-	tokens := sortedTokens(s.Name)
-	if len(tokens) == 0 {
+	subject := sortedTokens(s.Name)
+	if len(subject) == 0 {
 		return nil
 	}
+	// sims[i][u] is the similarity of the subject's token i and the list's token u.
+	sims := make([][]float64, len(subject))
+	subjectWeight := 0
+	var joined []rune
+	for i, t := range subject {
+		r := []rune(t)
+		subjectWeight += len(r)
+		joined = append(joined, r...)
+		sims[i] = make([]float64, len(ix.tokens))
+		for u, lt := range ix.tokens {
+			sims[i][u] = jaroWinkler(r, lt)
+		}
+	}
 	best := map[*Entry]Match{}
-	for _, n := range ix.names {
-		score := NameScore(tokens, n.tokens)
+	for k := range ix.names {
+		n := &ix.names[k]
+		var sum float64
+		for i, t := range subject {
+			var b float64
+			for _, u := range n.tokens {
+				b = max(b, sims[i][u])
+			}
+			sum += b * float64(len([]rune(t)))
+		}
+		for _, u := range n.tokens {
+			var b float64
+			for i := range subject {
+				b = max(b, sims[i][u])
+			}
+			sum += b * float64(len(ix.tokens[u]))
+		}
+		score := sum / float64(subjectWeight+n.weight)
+		if len(n.tokens) != len(subject) && score < threshold {
+			score = max(score, jaroWinkler(joined, n.joined))
+		}
 		if score+birthDateBoost+countryBoost < threshold {
 			continue // no boost could bring it over
 		}
-		score += boost(n.entry, s)
-		if score > 1 {
-			score = 1
-		}
+		score = min(1, score+boost(n.entry, s))
 		if score >= threshold && score > best[n.entry].Score {
 			best[n.entry] = Match{Entry: n.entry, Name: n.name, Score: score}
 		}
@@ -131,38 +184,14 @@ func boost(e *Entry, s Subject) float64 {
 	return b
 }
 
-// NameScore compares two names given as sorted tokens, whatever their order: each token is
-// scored against the closest token of the other name (Jaro-Winkler), weighted by its length,
-// over both names, so a token either side lacks lowers the score. The joined tokens are
-// compared too, for names spaced differently ("AlRashid", "Al Rashid").
-func NameScore(a, b []string) float64 {
-	var sum, weight float64
-	for _, side := range [2][2][]string{{a, b}, {b, a}} {
-		for _, t := range side[0] {
-			var best float64
-			for _, u := range side[1] {
-				if s := JaroWinkler(t, u); s > best {
-					best = s
-				}
-			}
-			sum += best * float64(len(t))
-			weight += float64(len(t))
-		}
-	}
-	score := sum / weight
-	if joined := JaroWinkler(strings.Join(a, ""), strings.Join(b, "")); joined > score {
-		score = joined
-	}
-	return score
-}
-
 // JaroWinkler is the Jaro-Winkler similarity of a and b, from 0 (nothing alike) to 1 (equal),
 // with the standard prefix scale 0.1 over at most four characters.
-func JaroWinkler(a, b string) float64 {
-	ra, rb := []rune(a), []rune(b)
-	j := jaro(ra, rb)
+func JaroWinkler(a, b string) float64 { return jaroWinkler([]rune(a), []rune(b)) }
+
+func jaroWinkler(a, b []rune) float64 {
+	j := jaro(a, b)
 	prefix := 0
-	for prefix < len(ra) && prefix < len(rb) && prefix < 4 && ra[prefix] == rb[prefix] {
+	for prefix < len(a) && prefix < len(b) && prefix < 4 && a[prefix] == b[prefix] {
 		prefix++
 	}
 	return j + float64(prefix)*0.1*(1-j)
@@ -175,9 +204,15 @@ func jaro(a, b []rune) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	window := max(len(a), len(b))/2 - 1
-	window = max(window, 0)
-	ma, mb := make([]bool, len(a)), make([]bool, len(b))
+	window := max(0, max(len(a), len(b))/2-1)
+	// The flags of which runes matched; on the stack for names of usual length.
+	var bufA, bufB [64]bool
+	ma, mb := bufA[:0], bufB[:0]
+	if len(a) <= len(bufA) && len(b) <= len(bufB) {
+		ma, mb = bufA[:len(a)], bufB[:len(b)]
+	} else {
+		ma, mb = make([]bool, len(a)), make([]bool, len(b))
+	}
 	matches := 0
 	for i := range a {
 		lo, hi := max(0, i-window), min(len(b), i+window+1)

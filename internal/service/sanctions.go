@@ -30,12 +30,18 @@ type SanctionsLoad struct {
 }
 
 // sanctionsIndex is the index of the list loaded last, built once per load and shared by every
-// screening of this process; another process's load is noticed by its id.
+// screening of this process; another process's load is noticed by its id. screened keeps the
+// matches of the subjects screened against it lately: a screening compares the subject with
+// every token of the list, which is worth doing once per payee rather than once per payout.
 type sanctionsIndex struct {
-	mu     sync.Mutex
-	listID int64
-	index  *sanctions.Index
+	mu       sync.Mutex
+	listID   int64
+	index    *sanctions.Index
+	screened map[sanctions.Subject][]sanctions.Match
 }
+
+// screenedKept bounds sanctionsIndex.screened; past it the kept matches are dropped.
+const screenedKept = 10_000
 
 // LoadSanctions stores the list l read from source as the one screened against, unless it is
 // the one loaded already, and screens every payee of every app against it.
@@ -105,7 +111,7 @@ func (s *Service) screenPayee(ctx context.Context, q Reads, user *UserRecord) ([
 	if err != nil {
 		return nil, err
 	}
-	found := hitsOf(user, list.ID, index.Screen(subject, s.cfg.SanctionsThreshold), s.now())
+	found := hitsOf(user, list.ID, s.screenSubject(list.ID, index, subject), s.now())
 	if len(found) == 0 {
 		return nil, nil
 	}
@@ -239,10 +245,34 @@ func (s *Service) sanctionsIndexOf(ctx context.Context, q Reads, list *Sanctions
 func (s *Service) cacheSanctionsIndex(listID int64, index *sanctions.Index) *sanctions.Index {
 	s.sanctions.mu.Lock()
 	defer s.sanctions.mu.Unlock()
-	if listID >= s.sanctions.listID {
+	if listID > s.sanctions.listID || s.sanctions.index == nil {
 		s.sanctions.listID, s.sanctions.index = listID, index
+		s.sanctions.screened = map[sanctions.Subject][]sanctions.Match{}
 	}
 	return index
+}
+
+// screenSubject is index.Screen of subject at the service's threshold, kept for the next
+// screening of the same subject against the same list.
+func (s *Service) screenSubject(listID int64, index *sanctions.Index, subject sanctions.Subject) []sanctions.Match {
+	c := &s.sanctions
+	c.mu.Lock()
+	matches, ok := c.screened[subject]
+	kept := ok && c.listID == listID
+	c.mu.Unlock()
+	if kept {
+		return matches
+	}
+	matches = index.Screen(subject, s.cfg.SanctionsThreshold)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.listID == listID {
+		if len(c.screened) >= screenedKept {
+			clear(c.screened)
+		}
+		c.screened[subject] = matches
+	}
+	return matches
 }
 
 // screeningSubject is who user is for screening: their name, with the date of birth and
