@@ -19,6 +19,12 @@ func (c *Client) GetUser(ctx context.Context, id string) (*payouts.User, error) 
 	return call[payouts.User](ctx, c, get("v2", "users", id))
 }
 
+// GetScreening returns the user's sanctions screening against the list loaded last (GET
+// /v2/users/{id}/screening, our extension payouts.ExtScreening).
+func (c *Client) GetScreening(ctx context.Context, userID string) (*payouts.Screening, error) {
+	return call[payouts.Screening](ctx, c, get("v2", "users", userID, "screening"))
+}
+
 // ListUsers returns one page of users, newest first (GET /v2/users).
 func (c *Client) ListUsers(ctx context.Context, page payouts.Page, filter payouts.UserFilter) (*payouts.List[payouts.User], error) {
 	q := pageQuery(page)

@@ -32,6 +32,7 @@ type Payouts interface {
 	AllTransfers(ctx context.Context, filter payouts.TransferFilter) iter.Seq2[payouts.Transfer, error]
 	GetTransfer(ctx context.Context, id string) (*payouts.Transfer, error)
 	ReviewTransfer(ctx context.Context, id string, req payouts.ReviewTransferRequest) (*payouts.Transfer, error)
+	GetScreening(ctx context.Context, userID string) (*payouts.Screening, error)
 	CreatePayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Transfer, error)
 	PreflightPayout(ctx context.Context, req payouts.CreatePayoutRequest) (*payouts.Preflight, error)
 	PreflightBatch(ctx context.Context, req payouts.PreflightBatchRequest) (*payouts.PreflightBatch, error)

@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"context"
+	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -141,14 +143,41 @@ func (h *Handlers) renderTransfer(c *fiber.Ctx, status int, review components.Fo
 	} else if !offered {
 		p.ReviewNote = notOffered("Releasing or rejecting a flagged transfer")
 	}
+	if t.Status == payouts.TransferFlagged {
+		if p.Sanctions, err = h.sanctionsHits(c.UserContext(), t.UserID, func(h payouts.ScreeningHit) bool { return !h.Released }); err != nil {
+			return err
+		}
+	}
 	return h.web.Render(c, status, web.Page{Title: "Transfer " + t.ID, Content: pages.TransferDetail(h.web.View(c), p)})
+}
+
+// sanctionsHits are the payee's sanctions screening matches that keep says to, none when the
+// transfer has no payee or the service does not screen.
+func (h *Handlers) sanctionsHits(ctx context.Context, userID *string, keep func(payouts.ScreeningHit) bool) ([]payouts.ScreeningHit, error) {
+	if userID == nil {
+		return nil, nil
+	}
+	if offered, err := h.offers(ctx, payouts.ExtScreening); err != nil || !offered {
+		return nil, err
+	}
+	s, err := h.payouts.GetScreening(ctx, *userID)
+	if err != nil {
+		return nil, err
+	}
+	var out []payouts.ScreeningHit
+	for _, hit := range s.Hits {
+		if keep(hit) {
+			out = append(out, hit)
+		}
+	}
+	return out, nil
 }
 
 // reviewTransfer releases a flagged transfer to its rail or rejects it; a rejection needs a
 // reason, which the service keeps as the failure reason and the audit log keeps too.
 func (h *Handlers) reviewTransfer(c *fiber.Ctx) error {
 	id := c.Params("id")
-	form := formOf(c, "action", "reason")
+	form := formOf(c, "action", "reason", "release_reason")
 	action, reason := form.Value("action"), strings.TrimSpace(form.Value("reason"))
 	switch {
 	case action != payouts.ReviewRelease && action != payouts.ReviewReject:
@@ -160,8 +189,18 @@ func (h *Handlers) reviewTransfer(c *fiber.Ctx) error {
 		form.Errors = map[string]string{"reason": "say why the transfer is rejected"}
 		return h.renderTransfer(c, fiber.StatusUnprocessableEntity, form)
 	}
-	t, err := h.payouts.ReviewTransfer(c.UserContext(), id, payouts.ReviewTransferRequest{Action: action, Reason: reason})
+	op := h.operatorOf(c)
+	if action == payouts.ReviewRelease {
+		// A release names its operator and, for a payee held by sanctions screening, why: the
+		// service keeps both with each match it releases.
+		reason = strings.TrimSpace(form.Value("release_reason"))
+	}
+	t, err := h.payouts.ReviewTransfer(c.UserContext(), id, payouts.ReviewTransferRequest{Action: action, Reason: reason, Reviewer: op.Email})
 	if formFailed(err, &form) {
+		if problem, ok := form.Errors["reason"]; ok && action == payouts.ReviewRelease {
+			delete(form.Errors, "reason")
+			form.Errors["release_reason"] = problem
+		}
 		return h.renderTransfer(c, fiber.StatusUnprocessableEntity, form)
 	}
 	if err != nil {
@@ -171,6 +210,22 @@ func (h *Handlers) reviewTransfer(c *fiber.Ctx) error {
 	detail := "released " + t.Amount.String()
 	if action == payouts.ReviewReject {
 		what, detail = "Rejected the transfer of "+t.Amount.String()+".", "rejected "+t.Amount.String()+": "+reason
+	} else if reason != "" {
+		released, err := h.sanctionsHits(c.UserContext(), t.UserID, func(h payouts.ScreeningHit) bool {
+			return h.Released && h.ReleasedBy == op.Email && h.ReleaseReason == reason
+		})
+		if err != nil {
+			return err
+		}
+		var entries []string
+		for _, hit := range released {
+			entries = append(entries, fmt.Sprintf("%s %s (%s, %s, score %.2f)", hit.List, hit.EntryUID, hit.EntryName,
+				strings.Join(hit.Programs, " "), hit.Score))
+		}
+		if len(entries) > 0 {
+			detail += " despite sanctions matches " + strings.Join(entries, "; ")
+		}
+		detail += ": " + reason
 	}
 	h.audit(c, "transfer."+action, "transfer", t.ID, detail)
 	web.Flash(c, web.FlashSuccess, what)

@@ -135,6 +135,9 @@ const (
 type ReviewTransferRequest struct {
 	Action string `json:"action"`
 	Reason string `json:"reason,omitempty"`
+	// Reviewer is who decides, as the caller names them (the dashboard sends the operator's
+	// email). Releasing a payee held by sanctions screening needs it and a reason.
+	Reviewer string `json:"reviewer,omitempty"`
 }
 
 // Validate checks the user, a non-zero amount and the metadata.
@@ -178,5 +181,6 @@ func (r ReviewTransferRequest) Validate() error {
 		p.Add("action", "must be release or reject")
 	}
 	p.maxLen("reason", r.Reason, maxReasonLength)
+	p.maxLen("reviewer", r.Reviewer, maxReasonLength)
 	return p.Err()
 }

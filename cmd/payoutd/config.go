@@ -45,6 +45,7 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 	if serve {
 		f.Register(fs, getenv, serveFlags...)
 		f.registerRails(fs, getenv)
+		f.registerSanctions(fs, getenv, true)
 	}
 }
 

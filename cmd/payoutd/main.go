@@ -6,6 +6,7 @@
 //	payoutd check                         check every ledger's invariants; exit 1 on a violation
 //	payoutd backup DEST                   copy the SQLite database (and its key file) consistently
 //	payoutd reconcile --platform P --date D  match a day's payouts with the provider's; exit 1 on a difference
+//	payoutd sanctions load PATH           load OFAC's lists and screen every payee against them
 //
 // Every flag has a DISBURSE_* environment variable; a flag given on the command line wins.
 // On first start, with no app in the database, payoutd creates the app "Default" and prints its
@@ -42,6 +43,8 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 			return runBackup(ctx, args[1:], getenv, stdout)
 		case "reconcile":
 			return runReconcile(ctx, args[1:], getenv, stdout)
+		case "sanctions":
+			return runSanctions(ctx, args[1:], getenv, stdout)
 		}
 	}
 	cfg, err := parseConfig(args, getenv, stdout)

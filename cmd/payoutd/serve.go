@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/metrics"
@@ -19,7 +22,7 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	fs := flag.NewFlagSet("payoutd", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: payoutd [flags]\n       payoutd apps create NAME [--json] [--db DB]\n       payoutd check [--db DB]\n       payoutd backup DEST [--db DB]\n"+
+		fmt.Fprintln(stdout, "Usage: payoutd [flags]\n       payoutd apps create NAME [--json] [--db DB]\n       payoutd check [--db DB]\n       payoutd backup DEST [--db DB]\n       payoutd sanctions load PATH [--db DB]\n"+
 			"       payoutd reconcile --platform PLATFORM --date YYYY-MM-DD [--rails ...] [--json] [--db DB]\n\nFlags:")
 		fs.PrintDefaults()
 	}
@@ -80,6 +83,27 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	if created {
 		fmt.Fprintln(stdout, "Created the organization, which owns the apps. Its API key is shown only this once:")
 		printCredentials(stdout, org)
+	}
+
+	// The list is loaded before the first request, so no payout goes out unscreened; SIGHUP
+	// loads it again (Treasury publishes new files at no fixed time).
+	if path := cfg.service.Sanctions; path != "" {
+		load, err := srv.LoadSanctions(ctx, path)
+		if err != nil {
+			return fmt.Errorf("--sanctions: %w", err)
+		}
+		printLoad(stdout, load)
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		// A reload under way ends before the store closes.
+		reloadCtx, stopReload := context.WithCancel(ctx)
+		reloaded := make(chan struct{})
+		go func() {
+			defer close(reloaded)
+			reloadSanctions(reloadCtx, srv, path, hup, log, nil)
+		}()
+		defer func() { stopReload(); <-reloaded }()
 	}
 
 	ln, err := net.Listen("tcp", srv.Config().Addr)

@@ -47,6 +47,7 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Get("/users/:user_id/payout-methods", app, h.listPayoutMethods)
 
 	v2.Put("/users/:user_id/compliance", app, h.submitCompliance)
+	v2.Get("/users/:user_id/screening", app, h.getScreening)
 
 	v2.Post("/transfers", app, h.createTransfer)
 	v2.Get("/transfers", app, h.listTransfers)

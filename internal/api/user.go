@@ -39,6 +39,14 @@ func (h *handler) getUser(c *fiber.Ctx) error {
 	return c.JSON(u)
 }
 
+func (h *handler) getScreening(c *fiber.Ctx) error {
+	s, err := h.svc.GetScreening(c.UserContext(), appID(c), c.Params("user_id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(s)
+}
+
 func (h *handler) updateUser(c *fiber.Ctx) error {
 	var req payouts.UpdateUserRequest
 	if err := decode(c, &req); err != nil {

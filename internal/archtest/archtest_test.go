@@ -29,7 +29,7 @@ type rule struct {
 var none = []string{}
 
 // rules is docs/ARCHITECTURE.md's "Import rules". sqldb is the neutral engine layer the stores
-// share, ledger is pure posting logic, the store and the sandbox (rails, notifier, checks)
+// share, ledger is pure posting logic, sanctions is pure list reading and name matching, the store and the sandbox (rails, notifier, checks)
 // implement interfaces the service declares (so they import the service, never the other way;
 // payoutd wires them in), and static is the embedded assets and their serving, shared by both
 // faces. Packages under internal/ are named without that prefix.
@@ -37,8 +37,9 @@ var rules = []rule{
 	{pkg: "payouts", only: none},
 	{pkg: "sqldb", only: none},
 	{pkg: "ledger", only: none},
-	{pkg: "service", only: []string{"payouts", "ledger"}},
-	{pkg: "store", only: []string{"service", "payouts", "ledger", "sqldb"}},
+	{pkg: "sanctions", only: none},
+	{pkg: "service", only: []string{"payouts", "ledger", "sanctions"}},
+	{pkg: "store", only: []string{"service", "payouts", "ledger", "sanctions", "sqldb"}},
 	{pkg: "sandbox", only: []string{"service", "payouts"}},
 	{pkg: "rails", only: []string{"service", "payouts"}},
 	{pkg: "webhook", only: []string{"service", "payouts"}},

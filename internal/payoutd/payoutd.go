@@ -111,6 +111,12 @@ type Config struct {
 	// with (default DefaultRetention); Serve prunes what is older every PruneInterval. Whatever a
 	// delivery still pending needs is kept at any age. A negative retention keeps everything.
 	Retention time.Duration
+	// Sanctions is the file or folder of OFAC's lists that cmd/payoutd loads at start and again
+	// on SIGHUP (LoadSanctions); "" screens against whatever list was loaded last, if any.
+	Sanctions string
+	// SanctionsThreshold is the score at or over which a payee matching the list is held (zero:
+	// sanctions.DefaultThreshold).
+	SanctionsThreshold float64
 
 	// Metrics, when set, receives request latencies, ledger commits and worker lag; nil
 	// measures nothing.
@@ -261,7 +267,7 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	// identity check and (unless a test sets one) the notifier.
 	svcCfg := wireProviders(sandbox.Wire(service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
 		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease, Sandbox: !cfg.HideSandboxInbox,
-		WebhookLease: cfg.WebhookLease}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay), cfg.Providers)
+		WebhookLease: cfg.WebhookLease, SanctionsThreshold: cfg.SanctionsThreshold}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay), cfg.Providers)
 	notifier := cfg.Notifier
 	if notifier == nil {
 		notifier = sandbox.Inbox{Store: st, Key: key, Clock: cfg.Clock}

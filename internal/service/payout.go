@@ -124,6 +124,9 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePa
 	if err := q.CreateTransfer(ctx, p.t); err != nil {
 		return nil, err
 	}
+	if err := q.SaveSanctionsHits(ctx, p.hits); err != nil {
+		return nil, err
+	}
 	postings, err := s.bookPayout(ctx, b, p, o)
 	if err != nil {
 		return nil, err
@@ -137,6 +140,7 @@ type plannedPayout struct {
 	t      *TransferRecord
 	method *PayoutMethodRecord
 	lines  []line
+	hits   []SanctionsHitRecord // the sanctions hits that hold it, stored with it
 }
 
 // planPayout applies the rules of a payout that reads decide (the tax form the 1099 threshold
@@ -194,7 +198,11 @@ func (s *Service) planPayout(ctx context.Context, q Reads, b *book, o payoutOrde
 		t.PayoutLinkID = &o.payoutLinkID
 	}
 	t.Status, t.RailState, t.SettleAt = payouts.TransferPending, RailSubmitting, s.now()
-	if user.Compliance.Flagged || s.cfg.Screener.HoldForReview(s.railPayout(t, method)) {
+	hits, err := s.screenPayee(ctx, q, user)
+	if err != nil {
+		return nil, nil, err
+	}
+	if user.Compliance.Flagged || len(hits) > 0 || s.cfg.Screener.HoldForReview(s.railPayout(t, method)) {
 		t.Status, t.RailState, t.SettleAt = payouts.TransferFlagged, "", time.Time{}
 	}
 	var lines []line
@@ -213,7 +221,7 @@ func (s *Service) planPayout(ctx context.Context, q Reads, b *book, o payoutOrde
 		}
 		lines = append(lines, line{from: payer, to: fees, amount: fee, typ: payouts.TransactionFee, pending: true})
 	}
-	return &plannedPayout{t: t, method: method, lines: lines}, nil, nil
+	return &plannedPayout{t: t, method: method, lines: lines, hits: hits}, nil, nil
 }
 
 // bookPayout books a planned payout's lines, guarded against overdraft, and counts a funded

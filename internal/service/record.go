@@ -2,6 +2,7 @@ package service
 
 import (
 	"errors"
+	"github.com/disburse/disburse/internal/sanctions"
 	"time"
 
 	"github.com/disburse/disburse/payouts"
@@ -183,4 +184,33 @@ type BatchItemOutcome struct {
 	Position   int
 	TransferID string
 	Error      string
+}
+
+// SanctionsListRecord is one load of OFAC's lists (sanctions.Load): Version is the SHA-256 of
+// its files. Entries are kept for the newest load alone, and read apart (SanctionsEntries).
+type SanctionsListRecord struct {
+	ID         int64
+	Version    string
+	Source     string
+	EntryCount int
+	Entries    []sanctions.Entry
+	Loaded     time.Time
+}
+
+// SanctionsHitRecord is a payee's match against an entry of one load of the lists, scored at
+// or over the threshold, and the operator's release of it (ReleasedAt nil until then).
+type SanctionsHitRecord struct {
+	AppID         string
+	UserID        string
+	ListID        int64
+	EntryUID      string
+	List          string
+	EntryName     string
+	MatchedName   string
+	Programs      []string
+	Score         float64
+	Created       time.Time
+	ReleasedBy    string
+	ReleaseReason string
+	ReleasedAt    *time.Time
 }

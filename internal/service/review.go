@@ -35,6 +35,9 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payo
 			}
 			return s.failPayout(ctx, q, b, t, payouts.TransferFlagged, reason)
 		}
+		if err := s.releaseSanctionsHits(ctx, q, t, req); err != nil {
+			return err
+		}
 		// Released, it takes the path of a new payout: due for submission and claimed by this
 		// request, which submits it after this transaction; it fails here if its method was
 		// removed meanwhile, as a worker's claim would fail it.

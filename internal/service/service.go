@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/cipher"
 	"errors"
+	"github.com/disburse/disburse/internal/sanctions"
 	"log/slog"
 	"time"
 
@@ -74,6 +75,9 @@ type Config struct {
 	Limits Limits
 	// Webhooks posts events to the apps' endpoints; nil leaves deliveries queued.
 	Webhooks WebhookSender
+	// SanctionsThreshold is the score (0 to 1) at or over which a payee matching the loaded
+	// sanctions list is held; zero is sanctions.DefaultThreshold.
+	SanctionsThreshold float64
 }
 
 // DefaultThresholds1099 is the IRS reporting threshold: $600 through 2025, $2,000 from 2026.
@@ -94,6 +98,8 @@ type Service struct {
 	credentials *credentials
 	// transferIDs makes the ids of new transfers (id.go).
 	transferIDs TransferIDs
+	// sanctions is the index of the sanctions list loaded last (sanctions.go).
+	sanctions sanctionsIndex
 }
 
 // New returns a Service on store. clock may be nil for the system clock; the notifier and the
@@ -117,6 +123,9 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 	}
 	if cfg.WebhookLease <= 0 {
 		cfg.WebhookLease = time.Minute
+	}
+	if cfg.SanctionsThreshold <= 0 {
+		cfg.SanctionsThreshold = sanctions.DefaultThreshold
 	}
 	if cfg.DefaultFeeParty == "" {
 		cfg.DefaultFeeParty = payouts.FeePartyPlatform

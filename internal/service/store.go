@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"github.com/disburse/disburse/internal/sanctions"
 	"time"
 
 	"github.com/disburse/disburse/internal/ledger"
@@ -50,6 +51,7 @@ type Reads interface {
 	RequestReads
 	EventReads
 	KeyCheckReads
+	SanctionsReads
 }
 
 // Writes are the statements that change rows, one interface per noun; only a transaction's
@@ -63,6 +65,7 @@ type Writes interface {
 	EventWrites
 	KeyWrites
 	KeyCheckWrites
+	SanctionsWrites
 }
 
 // AppReads read apps and organizations.
@@ -271,4 +274,28 @@ type KeyWrites interface {
 	// by now.
 	CountRate(ctx context.Context, key string, now time.Time, per time.Duration) (int, time.Time, error)
 	PurgeRateCounts(ctx context.Context, now time.Time) (int64, error)
+}
+
+// SanctionsReads read the loaded sanctions lists, the payees to screen and their hits
+// (sanctions.go).
+type SanctionsReads interface {
+	// CurrentSanctionsList is the list loaded last, without its entries; ErrNoRecord before any.
+	CurrentSanctionsList(ctx context.Context) (*SanctionsListRecord, error)
+	SanctionsEntries(ctx context.Context, listID int64) ([]sanctions.Entry, error)
+	// SanctionsHits are the user's hits against the list listID, best score first.
+	SanctionsHits(ctx context.Context, appID, userID string, listID int64) ([]SanctionsHitRecord, error)
+	// ScreeningPayees are every user of every app, not deleted: their app, id and names.
+	ScreeningPayees(ctx context.Context) ([]UserRecord, error)
+	// LatestTaxForm is the tax form in force of the user; ErrNoRecord when none was given.
+	LatestTaxForm(ctx context.Context, appID, userID string) (*TaxFormRecord, error)
+}
+
+// SanctionsWrites store loaded lists and hits.
+type SanctionsWrites interface {
+	// SaveSanctionsList stores a load, setting its ID, and drops the entries of older loads.
+	SaveSanctionsList(ctx context.Context, l *SanctionsListRecord) error
+	// SaveSanctionsHits stores hits; one stored already (same user, list and entry) is kept.
+	SaveSanctionsHits(ctx context.Context, hits []SanctionsHitRecord) error
+	// ReleaseSanctionsHit records the release of a stored hit.
+	ReleaseSanctionsHit(ctx context.Context, h *SanctionsHitRecord) error
 }
