@@ -76,6 +76,23 @@ func TestOnlyPublicPackagesOutsideInternal(t *testing.T) {
 	}
 }
 
+// TestInternalNeverDependsOnTheDashboard: the service's packages never depend on the
+// dashboard's faces, directly or through another package; tools that drive the dashboard live
+// beside the commands (cmd/screenshots).
+func TestInternalNeverDependsOnTheDashboard(t *testing.T) {
+	module, pkgs := listPackages(t)
+	for _, p := range pkgs {
+		if !strings.HasPrefix(p.ImportPath, module+"/internal/") {
+			continue
+		}
+		for _, dep := range p.Deps {
+			if c := component(module, dep); c == "handlers" || c == "web" {
+				t.Errorf("%s depends on %s: nothing under internal/ may depend on handlers or web", p.ImportPath, dep)
+			}
+		}
+	}
+}
+
 func TestImportRules(t *testing.T) {
 	module, pkgs := listPackages(t)
 	for _, r := range rules {
