@@ -45,7 +45,7 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 		if err != nil {
 			return "", err
 		}
-		_ = q.transferWritten(t, postings)
+		q.transferWritten(t, postings)
 		return t.ID, nil
 	})
 	if err != nil {

@@ -129,7 +129,7 @@ func (s *Service) payout(ctx context.Context, q *Tx, o payoutOrder) (*madePayout
 	if err != nil {
 		return nil, err
 	}
-	_ = q.transferWritten(p.t, postings)
+	q.transferWritten(p.t, postings)
 	return &madePayout{t: p.t, method: p.method, postings: postings}, nil
 }
 

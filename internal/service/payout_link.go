@@ -54,7 +54,7 @@ func (s *Service) issuePayoutLink(ctx context.Context, q *Tx, appID, userID stri
 	if err != nil {
 		return "", err
 	}
-	_ = q.transferWritten(t, postings)
+	q.transferWritten(t, postings)
 	steps := []string{payouts.StepPayout}
 	if link.ForceCompliance {
 		steps = append(steps, payouts.StepCompliance)
