@@ -21,6 +21,9 @@ type Tx struct {
 	// here and not changed since, as written with their postings, which need no read back.
 	transfers map[string]payouts.Transfer
 	written   map[string]*payouts.Transfer
+	// settled are the postings of transfers settled in the transaction, as their settlement
+	// left them (transferSettled): only their histories are read back.
+	settled map[string][]ledger.Posting
 }
 
 // inTx runs fn in one write transaction of the store and writes the events fn noted in it.
@@ -81,6 +84,15 @@ func (q *Tx) transferWritten(t *TransferRecord, postings []ledger.Posting) *payo
 	return w
 }
 
+// transferSettled gives the postings of a transfer as the transaction's last movement of them
+// left them, so its events read back its history alone.
+func (q *Tx) transferSettled(transferID string, postings []ledger.Posting) {
+	if q.settled == nil {
+		q.settled = map[string][]ledger.Posting{}
+	}
+	q.settled[transferID] = postings
+}
+
 // transferUpdated notes the events of a transfer written again, from status from: those of its
 // new status, or none when its status is the same (its record is newer all the same).
 func (q *Tx) transferUpdated(t *TransferRecord, from payouts.TransferStatus) {
@@ -135,7 +147,7 @@ func (q *Tx) readTransfers(ctx context.Context) error {
 		q.written = map[string]*payouts.Transfer{}
 	}
 	for appID, ts := range byApp {
-		ts, err := withLines(ctx, q.Queries, appID, ts, nil)
+		ts, err := withLines(ctx, q.Queries, appID, ts, q.settled)
 		if err != nil {
 			return err
 		}

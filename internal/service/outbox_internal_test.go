@@ -30,19 +30,23 @@ func (q *readBackQueries) TransferHistories(_ context.Context, _ string, ids []s
 
 // TestTxRendersCreatedTransfersAsWritten: the events of a transfer created in the transaction
 // show it as written with the postings it was made with, read from nowhere, until the
-// transaction writes it again: then they show it as it stands at the end, read back.
+// transaction writes it again: then they show it as it stands at the end, read back, but for
+// the postings its settlement gave (transferSettled), which are not read again.
 func TestTxRendersCreatedTransfersAsWritten(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name      string
 		updated   bool
+		settled   bool
 		wantReads int
 		wantLines []int64
 		wantTypes []payouts.EventType
 	}{
-		{"created", false, 0, []int64{3}, []payouts.EventType{payouts.EventPayoutCreated, payouts.EventTransferUpdated}},
-		{"created, then completed", true, 1, []int64{7}, []payouts.EventType{payouts.EventPayoutCreated,
+		{"created", false, false, 0, []int64{3}, []payouts.EventType{payouts.EventPayoutCreated, payouts.EventTransferUpdated}},
+		{"created, then completed", true, false, 1, []int64{7}, []payouts.EventType{payouts.EventPayoutCreated,
+			payouts.EventTransferUpdated, payouts.EventPayoutCompleted, payouts.EventType("transfer.completed"), payouts.EventTransferUpdated}},
+		{"created, then settled and completed", true, true, 0, []int64{3, 4}, []payouts.EventType{payouts.EventPayoutCreated,
 			payouts.EventTransferUpdated, payouts.EventPayoutCompleted, payouts.EventType("transfer.completed"), payouts.EventTransferUpdated}},
 	}
 	for _, tt := range tests {
@@ -53,6 +57,10 @@ func TestTxRendersCreatedTransfersAsWritten(t *testing.T) {
 				Created: payouts.NewTime(at), Type: payouts.TransferPayout, Amount: 5, Status: payouts.TransferPending}}
 			tx.transferCreated(tr)
 			tx.transferWritten(tr, []ledger.Posting{{ID: 3, TransferID: "t1", Amount: 5, State: ledger.Pending}})
+			if tt.settled {
+				tx.transferSettled("t1", []ledger.Posting{{ID: 3, TransferID: "t1", Amount: 5, State: ledger.Posted},
+					{ID: 4, TransferID: "t1", Amount: 1, State: ledger.Posted}})
+			}
 			if tt.updated {
 				tr.Status = payouts.TransferCompleted
 				tx.transferUpdated(tr, payouts.TransferPending)
@@ -69,6 +77,9 @@ func TestTxRendersCreatedTransfersAsWritten(t *testing.T) {
 			}
 			if !slices.Equal(lines, tt.wantLines) {
 				t.Errorf("rendered with lines %v, want %v", lines, tt.wantLines)
+			}
+			if got := len(tx.written["t1"].StatusHistory); tt.updated && got != 2 {
+				t.Errorf("rendered with %d statuses, want its history read back (2)", got)
 			}
 			var types []payouts.EventType
 			for _, c := range tx.changes {

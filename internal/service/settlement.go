@@ -22,8 +22,12 @@ func (s *Service) settlePostings(ctx context.Context, q *Tx, b *book, t *Transfe
 			settle = append(settle, ledger.Change{Op: op, Posting: &postings[i]})
 		}
 	}
-	_, err = b.move(ctx, t.ID, extra, settle)
-	return err
+	made, err := b.move(ctx, t.ID, extra, settle)
+	if err != nil {
+		return err
+	}
+	q.transferSettled(t.ID, append(postings, made...))
+	return nil
 }
 
 // failPayout releases a payout's reservations and, for a funded payout, moves the funding back to
@@ -113,9 +117,11 @@ func (s *Service) returnPayout(ctx context.Context, q *Tx, b *book, t *TransferR
 			amount: payouts.Money(p.Amount), typ: payouts.TransactionType(p.Type),
 		})
 	}
-	if _, err := b.move(ctx, t.ID, lines, nil); err != nil {
+	made, err := b.move(ctx, t.ID, lines, nil)
+	if err != nil {
 		return err
 	}
+	q.transferSettled(t.ID, append(postings, made...))
 	if reason == "" {
 		reason = "the rail returned the payout"
 	}
