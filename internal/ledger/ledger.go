@@ -48,6 +48,20 @@ func (a Account) Balance() int64 { return a.CreditsPosted - a.DebitsPosted }
 // Available is the posted balance less what pending debits reserve.
 func (a Account) Available() int64 { return a.CreditsPosted - a.DebitsPosted - a.DebitsPending }
 
+// Apply is the account with d added to its totals.
+func (a Account) Apply(d Delta) Account {
+	a.DebitsPosted += d.DebitsPosted
+	a.CreditsPosted += d.CreditsPosted
+	a.DebitsPending += d.DebitsPending
+	a.CreditsPending += d.CreditsPending
+	return a
+}
+
+// Overdraws is the no-overdraft rule: d, added to the account a as it stands, breaks its guard
+// when it leaves a's available balance below zero. A preflight and a store's batch decide by it;
+// the stores' guarded update states it once more in SQL, where concurrent writers meet.
+func (d Delta) Overdraws(a Account) bool { return d.Guard && a.Apply(d).Available() < 0 }
+
 // State is where a posting stands.
 type State string
 

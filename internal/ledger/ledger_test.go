@@ -147,6 +147,34 @@ func TestAccountBalances(t *testing.T) {
 	}
 }
 
+// TestDeltaOverdraws: the no-overdraft rule, which a preflight's book and a store's batch both
+// decide by: a guarded delta may take an account's available balance to zero, not below; what
+// pending debits reserve counts against it, pending credits do not, and an unguarded delta never
+// overdraws.
+func TestDeltaOverdraws(t *testing.T) {
+	a := Account{CreditsPosted: 1000, DebitsPosted: 100, DebitsPending: 300, CreditsPending: 50} // 600 available
+	tests := []struct {
+		name string
+		d    Delta
+		want bool
+	}{
+		{"to zero", Delta{DebitsPosted: 600, Guard: true}, false},
+		{"below zero", Delta{DebitsPosted: 601, Guard: true}, true},
+		{"a reservation below zero", Delta{DebitsPending: 601, Guard: true}, true},
+		{"a pending credit is not money yet", Delta{DebitsPosted: 601, CreditsPending: 5, Guard: true}, true},
+		{"a posted credit in the same delta", Delta{DebitsPosted: 601, CreditsPosted: 1, Guard: true}, false},
+		{"a settled reservation frees what it held", Delta{DebitsPending: -300, DebitsPosted: 900, Guard: true}, false},
+		{"unguarded", Delta{DebitsPosted: 10_000}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.d.Overdraws(a); got != tt.want {
+				t.Errorf("Overdraws = %v, want %v (available after: %d)", got, tt.want, a.Apply(tt.d).Available())
+			}
+		})
+	}
+}
+
 // TestNewMovement: a movement carries the new postings apart from the settled ones, each in its
 // new state, dated posted at its instant when posted, with the deltas Plan makes of all; a
 // refused plan is no movement.

@@ -44,7 +44,7 @@ func (s *Service) createTenant(ctx context.Context, rec *AppRecord) (payouts.Cre
 	rec.KeyHash = hashKey(key)
 	rec.Metadata = payouts.NormalizeMetadata(rec.Metadata)
 	rec.Created = s.now()
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		if err := q.CreateApp(ctx, rec); err != nil {
 			return err
 		}

@@ -101,12 +101,16 @@ func (s *Service) updateApp(ctx context.Context, appID, id string, change func(a
 	if id != appID {
 		return notFound("app")
 	}
-	return s.store.InTx(ctx, func(q Queries) error {
+	return s.inTx(ctx, func(q *Tx) error {
 		a, err := q.GetApp(ctx, appID)
 		if err != nil {
 			return orNotFound(err, "app")
 		}
 		change(a)
-		return q.UpdateApp(ctx, a)
+		if err := q.UpdateApp(ctx, a); err != nil {
+			return err
+		}
+		q.appUpdated(a)
+		return nil
 	})
 }

@@ -19,7 +19,7 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	tid, replayed, err := s.idempotent(ctx, appID, "withdraw", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	tid, replayed, err := s.idempotent(ctx, appID, "withdraw", req.IdempotencyKey, req, false, func(q *Tx) (string, error) {
 		method, err := s.appBankMethod(ctx, q, appID)
 		if err != nil {
 			return "", err
@@ -40,8 +40,13 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 		if err := q.CreateTransfer(ctx, t); err != nil {
 			return "", err
 		}
-		_, err = b.move(ctx, t.ID, []line{{from: app, to: clearing, amount: t.Amount, typ: payouts.TransactionPayout, pending: true}}, nil)
-		return t.ID, err
+		q.transferCreated(t)
+		postings, err := b.move(ctx, t.ID, []line{{from: app, to: clearing, amount: t.Amount, typ: payouts.TransactionPayout, pending: true}}, nil)
+		if err != nil {
+			return "", err
+		}
+		q.transferWritten(t, postings)
+		return t.ID, nil
 	})
 	if err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ func (s *Service) OpenPayoutLink(ctx context.Context, id string) (*PayoutLinkRec
 // records when and through which contact (see payeeContact) for the link's timeline.
 func (s *Service) ClaimPayoutLink(ctx context.Context, linkID, userID string) (*payouts.PayoutLink, error) {
 	var appID string
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		l, err := q.PayoutLinkByID(ctx, linkID)
 		if err != nil {
 			return orNotFound(err, "payout link")
@@ -46,7 +46,7 @@ func (s *Service) ClaimPayoutLink(ctx context.Context, linkID, userID string) (*
 			return err
 		}
 		if !l.TaxExempt {
-			if err := s.recordPayment(ctx, q, user, l.Amount); err != nil {
+			if err := s.countPayment(ctx, txLedger{q}, user, l.Amount); err != nil {
 				return err
 			}
 		}
@@ -54,7 +54,11 @@ func (s *Service) ClaimPayoutLink(ctx context.Context, linkID, userID string) (*
 		claimedAt := payouts.NewTime(s.now())
 		l.Status, l.ClaimedUserID, l.Updated = payouts.LinkClaimed, &user.ID, claimedAt.Time
 		l.ClaimedAt, l.ClaimedVia = &claimedAt, payeeContact(l, user).String()
-		return q.UpdatePayoutLink(ctx, l, from)
+		if err := q.UpdatePayoutLink(ctx, l, from); err != nil {
+			return err
+		}
+		q.linkUpdated(l, from)
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -21,7 +21,7 @@ func (s *Service) SubmitCompliance(ctx context.Context, appID, userID string, re
 	}
 	rec := &TaxFormRecord{AppID: appID, UserID: userID, Kind: kind,
 		Sealed: s.seal(form, aadOf(SealedTaxForm, userID)), TINLast4: payouts.Last4(tin), Created: s.now()}
-	return s.store.InTx(ctx, func(q Queries) error {
+	return s.inTx(ctx, func(q *Tx) error {
 		user, err := s.getUser(ctx, q, appID, userID)
 		if err != nil {
 			return err
@@ -29,6 +29,7 @@ func (s *Service) SubmitCompliance(ctx context.Context, appID, userID string, re
 		if err := q.SaveTaxForm(ctx, rec); err != nil {
 			return err
 		}
+		before := user.User
 		c := &user.Compliance
 		c.TaxIDCollected, c.AddressCollected, c.DateOfBirthCollected = true, true, true
 		if kind == "w9" {
@@ -37,7 +38,7 @@ func (s *Service) SubmitCompliance(ctx context.Context, appID, userID string, re
 			c.W8BENCollected = true
 		}
 		c.MustCollect1099 = false
-		return q.UpdateUser(ctx, user)
+		return q.updateUser(ctx, before, user)
 	})
 }
 
@@ -72,16 +73,18 @@ func (s *Service) threshold1099(year int) payouts.Money {
 	return t
 }
 
-// recordPayment counts a payment to the user towards this year's 1099 threshold and, when it is
-// reached without a tax form on file, marks that a W-9 must be collected before more payouts.
-func (s *Service) recordPayment(ctx context.Context, q Queries, user *UserRecord, amount payouts.Money) error {
+// countPayment counts a payment to the user towards this year's 1099 threshold in led and, when
+// it is reached without a tax form on file, marks that a W-9 must be collected before more
+// payouts.
+func (s *Service) countPayment(ctx context.Context, led ledgerState, user *UserRecord, amount payouts.Money) error {
 	year := s.now().Year()
-	total, err := q.AddYearlyPayments(ctx, user.AppID, user.ID, year, amount)
+	total, err := led.addPayment(ctx, user, year, amount)
 	if err != nil {
 		return err
 	}
+	before := user.User
 	if s.reaches1099(user, year, total) {
-		return q.UpdateUser(ctx, user)
+		return led.userChanged(ctx, before, user)
 	}
 	return nil
 }
@@ -95,25 +98,4 @@ func (s *Service) reaches1099(user *UserRecord, year int, total payouts.Money) b
 		return true
 	}
 	return false
-}
-
-// countPayment is recordPayment through a book: a dry book counts the payment in its memory
-// (reading the year's total once per user), so the run's later requests meet the threshold as
-// the real ones would.
-func (s *Service) countPayment(ctx context.Context, b *book, user *UserRecord, amount payouts.Money) error {
-	if b.dry == nil {
-		return s.recordPayment(ctx, b.q, user, amount)
-	}
-	year := s.now().Year()
-	total, ok := b.dry.yearly[user.ID]
-	if !ok {
-		var err error
-		if total, err = b.reads.YearlyPayments(ctx, user.AppID, user.ID, year); err != nil {
-			return err
-		}
-	}
-	total += amount
-	b.dry.yearly[user.ID] = total
-	s.reaches1099(user, year, total)
-	return nil
 }

@@ -20,7 +20,7 @@ func (s *Service) DeliverDue(ctx context.Context, max int) (int, error) {
 	for ; n < max; n++ {
 		var l *PayoutLinkRecord
 		var appName string
-		err := s.store.InTx(ctx, func(q Queries) error {
+		err := s.inTx(ctx, func(q *Tx) error {
 			var err error
 			l, err = q.ClaimDueDelivery(ctx, s.now())
 			if errors.Is(err, ErrNoRecord) {
@@ -36,7 +36,7 @@ func (s *Service) DeliverDue(ctx context.Context, max int) (int, error) {
 			}
 			appName = app.Name
 			l.Updated = s.now().Add(deliveryLease)
-			return q.UpdatePayoutLink(ctx, l, payouts.LinkDeliveryPending)
+			return q.UpdatePayoutLink(ctx, l, payouts.LinkDeliveryPending) // a lease: no event
 		})
 		if err != nil || l == nil {
 			return n, err
@@ -46,13 +46,17 @@ func (s *Service) DeliverDue(ctx context.Context, max int) (int, error) {
 			s.log.Warn("payout link delivery failed", "link", l.ID, "err", err)
 			status = payouts.LinkDeliveryFailed
 		}
-		err = s.store.InTx(ctx, func(q Queries) error {
+		err = s.inTx(ctx, func(q *Tx) error {
 			l.Status, l.Updated = status, s.now()
 			err := q.UpdatePayoutLink(ctx, l, payouts.LinkDeliveryPending)
 			if errors.Is(err, ErrNoRecord) {
 				return nil // cancelled or claimed while it was being sent
 			}
-			return err
+			if err != nil {
+				return err
+			}
+			q.linkUpdated(l, payouts.LinkDeliveryPending)
+			return nil
 		})
 		if err != nil {
 			return n, err

@@ -16,7 +16,7 @@ type EventRecord struct {
 }
 
 // emit writes an event about object in the open transaction q, with its deliveries (writeOutbox).
-func (s *Service) emit(ctx context.Context, q Queries, appID string, typ payouts.EventType, objectID string, object any) (*EventRecord, error) {
+func (s *Service) emit(ctx context.Context, q *Tx, appID string, typ payouts.EventType, objectID string, object any) (*EventRecord, error) {
 	endpoints, err := q.ListWebhookEndpoints(ctx, appID)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ func (s *Service) CreateFlow(ctx context.Context, appID string, req payouts.Crea
 		return nil, err
 	}
 	f := s.newFlow(appID, steps, redirect, req.Metadata)
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		if req.UserID != "" {
 			if _, err := s.getUser(ctx, q, appID, req.UserID); err != nil {
 				return err
@@ -127,7 +127,7 @@ func (s *Service) OpenFlow(ctx context.Context, id string) (*FlowRecord, error) 
 // step twice changes nothing.
 func (s *Service) CompleteFlowStep(ctx context.Context, flowID, userID, step string) (*FlowRecord, error) {
 	var out *FlowRecord
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		f, err := q.FlowByID(ctx, flowID)
 		if err != nil {
 			return orNotFound(err, "flow")
@@ -138,11 +138,13 @@ func (s *Service) CompleteFlowStep(ctx context.Context, flowID, userID, step str
 		if f.UserID != nil && *f.UserID != userID {
 			return payouts.Errorf(payouts.EUnauthorized, "This flow belongs to someone else.")
 		}
+		before := f.Flow
+		before.CompletedSteps = slices.Clone(f.CompletedSteps)
 		f.UserID = &userID
 		if !slices.Contains(f.CompletedSteps, step) {
 			f.CompletedSteps = append(f.CompletedSteps, step)
 		}
-		if err := q.UpdateFlow(ctx, f); err != nil {
+		if err := q.updateFlow(ctx, before, f); err != nil {
 			return err
 		}
 		out = f

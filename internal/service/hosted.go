@@ -256,15 +256,16 @@ func (s *Service) VerifyPayee(ctx context.Context, flowID, userID, token string)
 	if err := s.VerifyUser(ctx, f.AppID, userID, payouts.VerifyUserRequest{Token: token}); err != nil {
 		return err
 	}
-	return s.store.InTx(ctx, func(q Queries) error {
+	return s.inTx(ctx, func(q *Tx) error {
 		f, err := q.FlowByID(ctx, flowID)
 		if err != nil {
 			return orNotFound(err, "flow")
 		}
 		switch {
 		case f.UserID == nil:
+			before := f.Flow
 			f.UserID = &userID
-			return q.UpdateFlow(ctx, f)
+			return q.updateFlow(ctx, before, f)
 		case *f.UserID != userID:
 			return errFlowTaken
 		}

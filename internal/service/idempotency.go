@@ -23,7 +23,7 @@ const IdempotencyWindow = 24 * time.Hour
 // With sameKeyAnyBody the key alone identifies the request (payout links); otherwise the same key
 // with another body is refused.
 func (s *Service) idempotent(ctx context.Context, appID, op, key string, req any, sameKeyAnyBody bool,
-	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
+	create func(q *Tx) (string, error)) (id string, replayed bool, err error) {
 	return s.idempotentAs(ctx, Intent{}, appID, op, key, "", req, sameKeyAnyBody, create)
 }
 
@@ -40,7 +40,7 @@ func checkIdempotencyKey(key string) error {
 // claim and a finish. No other transaction sees the claim before the create commits with it.
 // intent says which users the create reads; the key to claim is added to it.
 func (s *Service) idempotentAs(ctx context.Context, intent Intent, appID, op, key, resourceID string, req any, sameKeyAnyBody bool,
-	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
+	create func(q *Tx) (string, error)) (id string, replayed bool, err error) {
 	var hash string
 	if key != "" {
 		if err := checkIdempotencyKey(key); err != nil {
@@ -52,33 +52,33 @@ func (s *Service) idempotentAs(ctx context.Context, intent Intent, appID, op, ke
 		intent.KeyToClaim = &IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash,
 			ResourceID: resourceID, Created: s.now()}
 	}
-	err = s.store.InTxWith(ctx, intent, func(q Queries) error {
-		id, replayed, err = s.idempotentIn(ctx, q, appID, op, key, hash, resourceID, sameKeyAnyBody, create)
+	err = s.inTxWith(ctx, intent, func(q *Tx) error {
+		id, replayed, err = s.idempotentIn(ctx, q, q, appID, op, key, hash, resourceID, sameKeyAnyBody, create)
 		return err
 	})
 	return id, replayed, err
 }
 
-// idempotentIn is idempotent inside the open transaction q, for a request already fingerprinted
-// (hash); a batch runs many of them in one transaction.
-func (s *Service) idempotentIn(ctx context.Context, q Queries, appID, op, key, hash, resourceID string, sameKeyAnyBody bool,
-	create func(q Queries) (string, error)) (id string, replayed bool, err error) {
+// idempotentIn is idempotent inside the open transaction q, claiming the key through keys, for a
+// request already fingerprinted (hash); a batch runs many of them in one transaction.
+func (s *Service) idempotentIn(ctx context.Context, q *Tx, keys KeyWrites, appID, op, key, hash, resourceID string, sameKeyAnyBody bool,
+	create func(q *Tx) (string, error)) (id string, replayed bool, err error) {
 	if key == "" {
 		id, err = create(q)
 		return id, false, err
 	}
 	now := s.now()
 	rec := &IdempotencyRecord{AppID: appID, Key: key, Operation: op, RequestHash: hash, ResourceID: resourceID, Created: now}
-	prior, err := q.ClaimIdempotencyKey(ctx, rec)
+	prior, err := keys.ClaimIdempotencyKey(ctx, rec)
 	if err != nil {
 		return "", false, err
 	}
 	if prior != nil && now.Sub(prior.Created) >= IdempotencyWindow {
 		// Expired: forget it and take the key afresh.
-		if err := q.ReleaseIdempotencyKey(ctx, appID, key); err != nil {
+		if err := keys.ReleaseIdempotencyKey(ctx, appID, key); err != nil {
 			return "", false, err
 		}
-		if prior, err = q.ClaimIdempotencyKey(ctx, rec); err != nil {
+		if prior, err = keys.ClaimIdempotencyKey(ctx, rec); err != nil {
 			return "", false, err
 		}
 	}
@@ -99,7 +99,7 @@ func (s *Service) idempotentIn(ctx context.Context, q Queries, appID, op, key, h
 	if resourceID != "" && id == resourceID {
 		return id, false, nil // claimed already finished with it
 	}
-	return id, false, q.FinishIdempotencyKey(ctx, appID, key, id)
+	return id, false, keys.FinishIdempotencyKey(ctx, appID, key, id)
 }
 
 // requestHash fingerprints a request without its idempotency key.
@@ -123,7 +123,7 @@ func requestHash(op string, req any) (string, error) {
 // PurgeIdempotencyKeys forgets the keys older than the idempotency window.
 func (s *Service) PurgeIdempotencyKeys(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		var err error
 		n, err = q.PurgeIdempotencyKeys(ctx, s.now().Add(-IdempotencyWindow))
 		return err

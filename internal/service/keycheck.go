@@ -52,7 +52,7 @@ func (s *Service) VerifyKey(ctx context.Context) error {
 		if err := s.opensSealedValues(ctx); err != nil {
 			return err
 		}
-		err = s.store.InTx(ctx, func(q Queries) error {
+		err = s.inTx(ctx, func(q *Tx) error {
 			return q.RecordKeyCheck(ctx, sealWith(aead, []byte(keyCheckPlaintext), keyCheckAAD))
 		})
 		if err != nil {

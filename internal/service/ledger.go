@@ -8,12 +8,13 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-// book is the one ledger write path: every money movement of the service goes through a book
-// bound to the open transaction. It resolves accounts (creating them on first use), names them
-// for the transaction lines, and applies postings with the no-overdraft guard.
+// book is the one ledger decision path: every money movement of the service, and every
+// preflight of one, goes through a book. It resolves accounts, names them for the transaction
+// lines, builds each movement with the no-overdraft guard and hands it to its ledger: the open
+// transaction's (txLedger), or a preflight's memory (dryLedger), which books it writing nothing.
 type book struct {
-	q       Queries // nil for a dry book, which writes nothing
-	reads   Reads   // q, or what a dry book reads through
+	led     ledgerState
+	reads   Reads // the transaction, or what a preflight reads through
 	appID   string
 	appName string
 	now     func() payouts.Time
@@ -22,30 +23,121 @@ type book struct {
 	// users are the users read (and, on PostgreSQL, locked) through this book, so that a batch
 	// reads each of its users once.
 	users map[string]*UserRecord
-	dry   *dryRun // set for a preflight: the book reads and writes nothing
 }
 
-func (s *Service) book(ctx context.Context, q Queries, appID string) (*book, error) {
-	b, err := s.readBook(ctx, q, appID)
-	if err != nil {
-		return nil, err
-	}
-	b.q = q
-	return b, nil
+// book is a book of the app appID that books in the open transaction q.
+func (s *Service) book(ctx context.Context, q *Tx, appID string) (*book, error) {
+	return s.bookOn(ctx, q, txLedger{q}, appID)
 }
 
-// readBook is a book that can only read, through r: a dry book's start.
-func (s *Service) readBook(ctx context.Context, r Reads, appID string) (*book, error) {
+// bookOn is a book of the app appID reading through r and booking into led.
+func (s *Service) bookOn(ctx context.Context, r Reads, led ledgerState, appID string) (*book, error) {
 	app, err := r.GetApp(ctx, appID)
 	if err != nil {
 		return nil, orNotFound(err, "app")
 	}
-	return &book{reads: r, appID: appID, appName: app.Name, kinds: map[int64]ledger.Kind{}, users: map[string]*UserRecord{},
+	return &book{led: led, reads: r, appID: appID, appName: app.Name, kinds: map[int64]ledger.Kind{}, users: map[string]*UserRecord{},
 		now: func() payouts.Time { return payouts.NewTime(s.now()) }}, nil
 }
 
+// ledgerState is where a book's movements land. The rules that decide them are the book's, the
+// same for a request and its preflight; only what booking does differs.
+type ledgerState interface {
+	// account is the id of the app's account of kind and ref, made when a request first needs it.
+	account(ctx context.Context, appID string, kind ledger.Kind, ref string) (int64, error)
+	// post books m, or refuses all of it with ErrOverdraft.
+	post(ctx context.Context, m ledger.Movement) error
+	// addPayment adds amount to the user's payments of year (the 1099 total) and returns it.
+	addPayment(ctx context.Context, u *UserRecord, year int, amount payouts.Money) (payouts.Money, error)
+	// userChanged keeps u, changed by the book's rules from before.
+	userChanged(ctx context.Context, before payouts.User, u *UserRecord) error
+}
+
+// txLedger books in the open transaction.
+type txLedger struct{ q *Tx }
+
+func (l txLedger) account(ctx context.Context, appID string, kind ledger.Kind, ref string) (int64, error) {
+	a, err := l.q.EnsureAccount(ctx, appID, kind, ref)
+	if err != nil {
+		return 0, err
+	}
+	return a.ID, nil
+}
+
+func (l txLedger) post(ctx context.Context, m ledger.Movement) error { return l.q.Post(ctx, m) }
+
+func (l txLedger) addPayment(ctx context.Context, u *UserRecord, year int, amount payouts.Money) (payouts.Money, error) {
+	return l.q.AddYearlyPayments(ctx, u.AppID, u.ID, year, amount)
+}
+
+func (l txLedger) userChanged(ctx context.Context, before payouts.User, u *UserRecord) error {
+	return l.q.updateUser(ctx, before, u)
+}
+
+// dryLedger is a preflight's ledger: it reads accounts and never makes one (one not yet made
+// holds nothing), and books a movement on the balances it holds, by the rule the store's guard
+// checks (ledger.Delta.Overdraws), so a run's later requests see what the earlier ones spent. It
+// adds up payments towards the 1099 threshold the same way, and keeps users changed in memory
+// alone (the book's users).
+type dryLedger struct {
+	reads    Reads
+	ids      map[string]int64 // by kind and ref
+	accounts map[int64]ledger.Account
+	yearly   map[string]payouts.Money // by user id
+	unmade   int64                    // the last id given to an account not yet made: -1, -2, ...
+}
+
+func newDryLedger(r Reads) *dryLedger {
+	return &dryLedger{reads: r, ids: map[string]int64{}, accounts: map[int64]ledger.Account{}, yearly: map[string]payouts.Money{}}
+}
+
+func (d *dryLedger) account(ctx context.Context, appID string, kind ledger.Kind, ref string) (int64, error) {
+	key := string(kind) + "/" + ref
+	if id, ok := d.ids[key]; ok {
+		return id, nil
+	}
+	a, err := d.reads.FindAccount(ctx, appID, kind, ref)
+	switch {
+	case errors.Is(err, ErrNoRecord):
+		d.unmade--
+		a = &ledger.Account{ID: d.unmade}
+	case err != nil:
+		return 0, err
+	}
+	d.ids[key], d.accounts[a.ID] = a.ID, *a
+	return a.ID, nil
+}
+
+func (d *dryLedger) post(_ context.Context, m ledger.Movement) error {
+	deltas := m.Deltas()
+	for _, dl := range deltas {
+		if dl.Overdraws(d.accounts[dl.Account]) {
+			return ErrOverdraft
+		}
+	}
+	for _, dl := range deltas {
+		d.accounts[dl.Account] = d.accounts[dl.Account].Apply(dl)
+	}
+	return nil
+}
+
+func (d *dryLedger) addPayment(ctx context.Context, u *UserRecord, year int, amount payouts.Money) (payouts.Money, error) {
+	total, ok := d.yearly[u.ID]
+	if !ok {
+		var err error
+		if total, err = d.reads.YearlyPayments(ctx, u.AppID, u.ID, year); err != nil {
+			return 0, err
+		}
+	}
+	total += amount
+	d.yearly[u.ID] = total
+	return total, nil
+}
+
+func (d *dryLedger) userChanged(context.Context, payouts.User, *UserRecord) error { return nil }
+
 // appBook is s.book with the app's wallet resolved, the side most movements start or end at.
-func (s *Service) appBook(ctx context.Context, q Queries, appID string) (*book, party, error) {
+func (s *Service) appBook(ctx context.Context, q *Tx, appID string) (*book, party, error) {
 	b, err := s.book(ctx, q, appID)
 	if err != nil {
 		return nil, party{}, err
@@ -74,15 +166,12 @@ type party struct {
 }
 
 func (b *book) account(ctx context.Context, kind ledger.Kind, ref, name, userID string) (party, error) {
-	if b.dry != nil {
-		return b.dry.account(ctx, b, kind, ref, name, userID)
-	}
-	a, err := b.q.EnsureAccount(ctx, b.appID, kind, ref)
+	id, err := b.led.account(ctx, b.appID, kind, ref)
 	if err != nil {
 		return party{}, err
 	}
-	b.kinds[a.ID] = kind
-	return party{account: a.ID, name: name, userID: userID}, nil
+	b.kinds[id] = kind
+	return party{account: id, name: name, userID: userID}, nil
 }
 
 func (b *book) app(ctx context.Context) (party, error) {
@@ -169,10 +258,7 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 	if err != nil {
 		return nil, err
 	}
-	if b.dry != nil {
-		return recs, b.dry.post(m)
-	}
-	if err := b.q.Post(ctx, m); err != nil {
+	if err := b.led.post(ctx, m); err != nil {
 		if errors.Is(err, ErrOverdraft) {
 			return nil, insufficientFunds()
 		}

@@ -59,7 +59,7 @@ func (s *Service) ListOrganizationApps(ctx context.Context, orgID string, page p
 // its credentials reach them. payoutd does it when it makes the first organization.
 func (s *Service) AdoptApps(ctx context.Context, orgID string) error {
 	defer s.credentials.forget() // they remember each app's organization
-	return s.store.InTx(ctx, func(q Queries) error {
+	return s.inTx(ctx, func(q *Tx) error {
 		apps, err := q.ListApps(ctx)
 		if err != nil {
 			return err
@@ -70,6 +70,7 @@ func (s *Service) AdoptApps(ctx context.Context, orgID string) error {
 				if err := q.UpdateApp(ctx, &apps[i]); err != nil {
 					return err
 				}
+				q.appUpdated(&apps[i])
 			}
 		}
 		return nil

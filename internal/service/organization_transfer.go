@@ -18,7 +18,7 @@ func (s *Service) CreateOrganizationTransfer(ctx context.Context, orgID string, 
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	id, _, err := s.idempotent(ctx, orgID, "organization-transfer", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	id, _, err := s.idempotent(ctx, orgID, "organization-transfer", req.IdempotencyKey, req, false, func(q *Tx) (string, error) {
 		app, err := q.GetApp(ctx, req.APIAppID)
 		if err != nil || app.Kind != KindApp || app.OrganizationID != orgID {
 			return "", orNotFound(ErrNoRecord, "app")

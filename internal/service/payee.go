@@ -66,12 +66,13 @@ func (s *Service) VerifyIdentity(ctx context.Context, appID, userID, ssnLast4, d
 	if err := s.cfg.Identity.VerifyIdentity(ctx, ssnLast4, dateOfBirth); err != nil {
 		return err
 	}
-	return s.store.InTx(ctx, func(q Queries) error {
+	return s.inTx(ctx, func(q *Tx) error {
 		user, err := s.getUser(ctx, q, appID, userID)
 		if err != nil {
 			return err
 		}
+		before := user.User
 		user.Compliance.IDVerified = true
-		return q.UpdateUser(ctx, user)
+		return q.updateUser(ctx, before, user)
 	})
 }

@@ -18,7 +18,7 @@ func (s *Service) CreatePayout(ctx context.Context, appID string, req payouts.Cr
 	}
 	var made *madePayout
 	payoutID := s.transferIDs.New(appID)
-	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "payout", req.IdempotencyKey, payoutID, req, false, func(q Queries) (string, error) {
+	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "payout", req.IdempotencyKey, payoutID, req, false, func(q *Tx) (string, error) {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
 		if err != nil {
 			return "", err
@@ -108,7 +108,7 @@ type payoutOrder struct {
 // payout writes a payout transfer and its reservations, due for submission to its rail and claimed
 // by the request unless it is held for review. The caller submits it (submitMade) once its
 // transaction has committed. Its rules are planPayout's, which the preflight runs too.
-func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePayout, error) {
+func (s *Service) payout(ctx context.Context, q *Tx, o payoutOrder) (*madePayout, error) {
 	b, err := s.book(ctx, q, o.user.AppID)
 	if err != nil {
 		return nil, err
@@ -124,6 +124,7 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePa
 	if err := q.CreateTransfer(ctx, p.t); err != nil {
 		return nil, err
 	}
+	q.transferCreated(p.t)
 	if err := q.SaveSanctionsHits(ctx, p.hits); err != nil {
 		return nil, err
 	}
@@ -131,6 +132,7 @@ func (s *Service) payout(ctx context.Context, q Queries, o payoutOrder) (*madePa
 	if err != nil {
 		return nil, err
 	}
+	q.transferWritten(p.t, postings)
 	return &madePayout{t: p.t, method: p.method, postings: postings}, nil
 }
 
@@ -225,14 +227,14 @@ func (s *Service) planPayout(ctx context.Context, q Reads, b *book, o payoutOrde
 }
 
 // bookPayout books a planned payout's lines, guarded against overdraft, and counts a funded
-// payout towards the user's 1099 threshold; on a dry book, in the book's memory alone.
+// payout towards the user's 1099 threshold; on a preflight's book, in its memory alone (dryLedger).
 func (s *Service) bookPayout(ctx context.Context, b *book, p *plannedPayout, o payoutOrder) ([]ledger.Posting, error) {
 	postings, err := b.move(ctx, p.t.ID, p.lines, nil)
 	if err != nil {
 		return nil, err
 	}
 	if o.fund && !o.taxExempt {
-		if err := s.countPayment(ctx, b, o.user, o.amount); err != nil {
+		if err := s.countPayment(ctx, b.led, o.user, o.amount); err != nil {
 			return nil, err
 		}
 	}
@@ -297,7 +299,7 @@ func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.Send
 		return nil, err
 	}
 	var made *madePayout
-	id, replayed, err := s.idempotent(ctx, appID, "send-payout", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	id, replayed, err := s.idempotent(ctx, appID, "send-payout", req.IdempotencyKey, req, false, func(q *Tx) (string, error) {
 		var id string
 		id, made, err = s.sendPayout(ctx, q, appID, req, link, extra)
 		// The kind before the id is what the answer said before it was always a link.
@@ -319,7 +321,7 @@ func (s *Service) SendPayout(ctx context.Context, appID string, req payouts.Send
 
 // sendPayout pays or links inside q and returns the id of the link and the payout it made, if
 // it paid at once.
-func (s *Service) sendPayout(ctx context.Context, q Queries, appID string, req payouts.SendPayoutRequest,
+func (s *Service) sendPayout(ctx context.Context, q *Tx, appID string, req payouts.SendPayoutRequest,
 	link *PayoutLinkRecord, extra linkExtras) (id string, made *madePayout, err error) {
 	if req.UserID != "" {
 		user, err := s.getUser(ctx, q, appID, req.UserID)
@@ -363,7 +365,7 @@ func atOnceOrder(user *UserRecord, link *PayoutLinkRecord, req payouts.SendPayou
 // recordPaidLink writes the payout link of a payment made at once: issued to the user and
 // claimed by them as it is made, with nothing reserved and no flow (the payout moved the money),
 // and nothing to deliver.
-func (s *Service) recordPaidLink(ctx context.Context, q Queries, appID string, user *UserRecord, link *PayoutLinkRecord, payout *TransferRecord) error {
+func (s *Service) recordPaidLink(ctx context.Context, q *Tx, appID string, user *UserRecord, link *PayoutLinkRecord, payout *TransferRecord) error {
 	link.AppID = appID
 	if link.Payee == (payouts.Payee{}) {
 		link.Payee = payeeOf(&user.User)
@@ -371,5 +373,9 @@ func (s *Service) recordPaidLink(ctx context.Context, q Queries, appID string, u
 	claimed := payouts.NewTime(s.now())
 	link.Status, link.Delivery = payouts.LinkClaimed, payouts.Delivery{Method: payouts.DeliveryLink}
 	link.UserID, link.ClaimedUserID, link.ClaimedAt, link.TransferID = &user.ID, &user.ID, &claimed, &payout.ID
-	return q.CreatePayoutLink(ctx, link)
+	if err := q.CreatePayoutLink(ctx, link); err != nil {
+		return err
+	}
+	q.linkCreated(link)
+	return nil
 }

@@ -16,7 +16,7 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 	if err != nil {
 		return nil, false, err
 	}
-	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "payout-link", req.IdempotencyKey, "", req, true, func(q Queries) (string, error) {
+	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "payout-link", req.IdempotencyKey, "", req, true, func(q *Tx) (string, error) {
 		return s.issuePayoutLink(ctx, q, appID, req.UserID, link, extra)
 	})
 	if err != nil {
@@ -28,7 +28,7 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 
 // issuePayoutLink reserves the link's amount from the app's wallet inside q and stores the link
 // with its flow, for the user userID when not empty.
-func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID string, link *PayoutLinkRecord, extra linkExtras) (string, error) {
+func (s *Service) issuePayoutLink(ctx context.Context, q *Tx, appID, userID string, link *PayoutLinkRecord, extra linkExtras) (string, error) {
 	link.AppID = appID
 	var user *UserRecord
 	if userID != "" {
@@ -49,9 +49,12 @@ func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID 
 	if err := q.CreateTransfer(ctx, t); err != nil {
 		return "", err
 	}
-	if err := b.reserveLink(ctx, t.ID, link.Amount); err != nil {
+	q.transferCreated(t)
+	postings, err := b.reserveLink(ctx, t.ID, link.Amount)
+	if err != nil {
 		return "", err
 	}
+	q.transferWritten(t, postings)
 	steps := []string{payouts.StepPayout}
 	if link.ForceCompliance {
 		steps = append(steps, payouts.StepCompliance)
@@ -71,6 +74,7 @@ func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID 
 	if err := q.CreatePayoutLink(ctx, link); err != nil {
 		return "", err
 	}
+	q.linkCreated(link)
 	return link.ID, nil
 }
 
@@ -88,18 +92,17 @@ func addressLink(link *PayoutLinkRecord, user *UserRecord) error {
 
 // reserveLink books a link's reservation, a balance transfer from the app's wallet to escrow,
 // pending until the link is claimed (then it completes to the payee) or canceled (then it fails
-// and the money returns); on a dry book, in the book's memory alone.
-func (b *book) reserveLink(ctx context.Context, transferID string, amount payouts.Money) error {
+// and the money returns); on a preflight's book, in its memory alone (dryLedger).
+func (b *book) reserveLink(ctx context.Context, transferID string, amount payouts.Money) ([]ledger.Posting, error) {
 	app, err := b.app(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	escrow, err := b.escrow(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = b.move(ctx, transferID, []line{{from: app, to: escrow, amount: amount, typ: payouts.TransactionBalance, pending: true}}, nil)
-	return err
+	return b.move(ctx, transferID, []line{{from: app, to: escrow, amount: amount, typ: payouts.TransactionBalance, pending: true}}, nil)
 }
 
 // payeeOf is the payee of a link issued to a user who was not named otherwise.
@@ -211,7 +214,7 @@ func (s *Service) CancelPayoutLink(ctx context.Context, appID, id string) (*payo
 	if !payouts.ValidID(id) {
 		return nil, notFound("payout link")
 	}
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		l, err := q.GetPayoutLink(ctx, appID, id)
 		if err != nil {
 			return orNotFound(err, "payout link")
@@ -224,7 +227,11 @@ func (s *Service) CancelPayoutLink(ctx context.Context, appID, id string) (*payo
 		}
 		from := l.Status
 		l.Status, l.Updated = payouts.LinkCanceled, s.now()
-		return q.UpdatePayoutLink(ctx, l, from)
+		if err := q.UpdatePayoutLink(ctx, l, from); err != nil {
+			return err
+		}
+		q.linkUpdated(l, from)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -233,7 +240,7 @@ func (s *Service) CancelPayoutLink(ctx context.Context, appID, id string) (*payo
 }
 
 // settleLink ends a link's reservation: committed to the claiming user, or voided.
-func (s *Service) settleLink(ctx context.Context, q Queries, l *PayoutLinkRecord, op ledger.Op, user *UserRecord) error {
+func (s *Service) settleLink(ctx context.Context, q *Tx, l *PayoutLinkRecord, op ledger.Op, user *UserRecord) error {
 	t, err := q.GetTransfer(ctx, l.AppID, *l.TransferID)
 	if err != nil {
 		return err
@@ -263,5 +270,5 @@ func (s *Service) settleLink(ctx context.Context, q Queries, l *PayoutLinkRecord
 	} else {
 		t.Status, t.FailureReason = payouts.TransferFailed, "payout link canceled"
 	}
-	return q.UpdateTransfer(ctx, t, payouts.TransferPending)
+	return q.updateTransfer(ctx, t, payouts.TransferPending)
 }

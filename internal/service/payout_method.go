@@ -33,7 +33,7 @@ func (s *Service) AddPayoutMethod(ctx context.Context, appID, userID string, req
 		rec.SealedAccount = s.seal([]byte(req.AccountNumber), aadOf(SealedAccount, userID))
 	}
 	rec.Description = describeMethod(rec)
-	err = s.store.InTx(ctx, func(q Queries) error {
+	err = s.inTx(ctx, func(q *Tx) error {
 		user, err := s.getUser(ctx, q, appID, userID)
 		if err != nil {
 			return err
@@ -41,6 +41,7 @@ func (s *Service) AddPayoutMethod(ctx context.Context, appID, userID string, req
 		if err := q.SavePayoutMethod(ctx, rec); err != nil { // keeps the id of a method saved before
 			return err
 		}
+		q.payoutMethodSaved(rec)
 		if req.IsDefault || user.DefaultPayoutMethod == nil {
 			if err := q.SetDefaultPayoutMethod(ctx, appID, userID, rec.ID); err != nil {
 				return err

@@ -23,7 +23,7 @@ func (s *Service) CreatePayoutRequest(ctx context.Context, appID string, req pay
 	r := &PayoutRequestRecord{AppID: appID, Updated: now, PayoutRequest: payouts.PayoutRequest{
 		ID: newID(), Created: payouts.NewTime(now), Amount: payouts.Money(req.Amount),
 		Status: payouts.RequestCreated, Payee: link.Payee, Metadata: link.Metadata, Memo: link.Memo}}
-	err = s.store.InTx(ctx, func(q Queries) error {
+	err = s.inTx(ctx, func(q *Tx) error {
 		if req.UserID != "" {
 			user, err := s.getUser(ctx, q, appID, req.UserID)
 			if err != nil {
@@ -31,7 +31,11 @@ func (s *Service) CreatePayoutRequest(ctx context.Context, appID string, req pay
 			}
 			r.UserID = &user.ID
 		}
-		return q.CreatePayoutRequest(ctx, r)
+		if err := q.CreatePayoutRequest(ctx, r); err != nil {
+			return err
+		}
+		q.payoutRequestChanged(r, "")
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -135,7 +139,7 @@ func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req
 		return nil, notFound("payout request")
 	}
 	var made *madePayout // the payout an approval made, to submit once committed
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		made = nil // the transaction may run more than once
 		r, err := q.GetPayoutRequest(ctx, appID, id)
 		if err != nil {
@@ -147,7 +151,7 @@ func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req
 		r.Status, r.Updated = payouts.RequestRejected, s.now()
 		if req.Action == payouts.ReviewReject {
 			r.RejectReason = strings.TrimSpace(req.Reason)
-			return q.UpdatePayoutRequest(ctx, r, payouts.RequestCreated)
+			return q.decidePayoutRequest(ctx, r)
 		}
 		lr := approvalOf(r)
 		link, extra, err := s.validatePayoutLink(lr)
@@ -163,7 +167,7 @@ func (s *Service) ReviewPayoutRequest(ctx context.Context, appID, id string, req
 			r.TransferID, made = &sent.t.ID, sent
 		}
 		r.Status = payouts.RequestApproved
-		return q.UpdatePayoutRequest(ctx, r, payouts.RequestCreated)
+		return q.decidePayoutRequest(ctx, r)
 	})
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -19,54 +18,6 @@ type refusal struct {
 
 func (r *refusal) Error() string { return r.err.Error() }
 func (r *refusal) Unwrap() error { return r.err }
-
-// dryRun is what makes a book a preflight's: it reads accounts and never makes one (one not yet
-// made holds nothing), and books a movement by checking it against the balances the run holds,
-// as the store's guard checks it, and keeping what it leaves, so a batch's later requests see
-// what the earlier ones spent. It counts payments towards the 1099 threshold the same way.
-type dryRun struct {
-	accounts  map[string]party // by kind and ref
-	available map[int64]int64  // by account id
-	yearly    map[string]payouts.Money
-	unmade    int64 // the last id given to an account not yet made: -1, -2, ...
-}
-
-func (d *dryRun) account(ctx context.Context, b *book, kind ledger.Kind, ref, name, userID string) (party, error) {
-	key := string(kind) + "/" + ref
-	if p, ok := d.accounts[key]; ok {
-		return p, nil
-	}
-	a, err := b.reads.FindAccount(ctx, b.appID, kind, ref)
-	var id, available int64
-	switch {
-	case err == nil:
-		id, available = a.ID, a.Available()
-	case errors.Is(err, ErrNoRecord):
-		d.unmade--
-		id = d.unmade
-	default:
-		return party{}, err
-	}
-	b.kinds[id], d.available[id] = kind, available
-	p := party{account: id, name: name, userID: userID}
-	d.accounts[key] = p
-	return p, nil
-}
-
-// post is Queries.Post on the run's balances: a guarded delta that would leave its account's
-// available balance below zero refuses the whole movement, which then changes nothing.
-func (d *dryRun) post(m ledger.Movement) error {
-	deltas := m.Deltas()
-	for _, dl := range deltas {
-		if dl.Guard && d.available[dl.Account]+dl.CreditsPosted-dl.DebitsPosted-dl.DebitsPending < 0 {
-			return insufficientFunds()
-		}
-	}
-	for _, dl := range deltas {
-		d.available[dl.Account] += dl.CreditsPosted - dl.DebitsPosted - dl.DebitsPending
-	}
-	return nil
-}
 
 // PreflightPayout answers what POST /v2/payouts would make of req, writing nothing: every rule
 // it would refuse the request by, and whether it would hold the payout for review.
@@ -85,11 +36,10 @@ func (s *Service) PreflightBatch(ctx context.Context, appID string, req payouts.
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	b, err := s.readBook(ctx, s.store, appID)
+	b, err := s.bookOn(ctx, s.store, newDryLedger(s.store), appID)
 	if err != nil {
 		return nil, err
 	}
-	b.dry = &dryRun{accounts: map[string]party{}, available: map[int64]int64{}, yearly: map[string]payouts.Money{}}
 	out := &payouts.PreflightBatch{OK: true, Items: make([]payouts.Preflight, len(req.Items))}
 	for i, it := range req.Items {
 		var refusals []refusal
@@ -210,7 +160,7 @@ func (s *Service) preflightIssue(ctx context.Context, b *book, link *PayoutLinkR
 	if r := requestRefusal(addressLink(link, user)); r != nil {
 		return []refusal{*r}, false, nil
 	}
-	err := b.reserveLink(ctx, "", link.Amount)
+	_, err := b.reserveLink(ctx, "", link.Amount)
 	if r := bookRefusal(err); r != nil {
 		return []refusal{*r}, false, nil
 	}
@@ -221,7 +171,7 @@ func (s *Service) preflightIssue(ctx context.Context, b *book, link *PayoutLinkR
 		return nil, false, nil
 	}
 	if !link.TaxExempt {
-		if err := s.countPayment(ctx, b, user, link.Amount); err != nil {
+		if err := s.countPayment(ctx, b.led, user, link.Amount); err != nil {
 			return nil, false, err
 		}
 	}

@@ -14,7 +14,7 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payo
 		return nil, notFound("transfer")
 	}
 	reason := strings.TrimSpace(req.Reason)
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		t, err := q.GetTransfer(ctx, appID, id)
 		if err != nil {
 			return orNotFound(err, "transfer")
@@ -46,7 +46,7 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payo
 		}
 		t.Status, t.RailState, t.SettleAt, t.Updated = payouts.TransferPending, RailSubmitting, s.now(), s.now()
 		s.claimForRequest(t)
-		return q.UpdateTransfer(ctx, t, payouts.TransferFlagged)
+		return q.updateTransfer(ctx, t, payouts.TransferFlagged)
 	})
 	if err != nil {
 		return nil, err

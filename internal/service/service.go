@@ -138,7 +138,7 @@ func New(store Store, cfg Config, clock Clock, notifier Notifier, log *slog.Logg
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	s := &Service{clock: clock, notifier: notifier, log: log, aead: aead, cfg: cfg, credentials: newCredentials()}
-	s.store = outboxStore{Store: store, s: s}
+	s.store = store
 	s.limits = s.newLimiters(cfg.Limits)
 	return s, nil
 }

@@ -11,7 +11,7 @@ import (
 
 // settlePostings commits or voids the pending postings of a transfer, writing extra lines with
 // them.
-func (s *Service) settlePostings(ctx context.Context, q Queries, b *book, t *TransferRecord, op ledger.Op, extra []line) error {
+func (s *Service) settlePostings(ctx context.Context, q *Tx, b *book, t *TransferRecord, op ledger.Op, extra []line) error {
 	postings, err := q.PostingsOfTransfers(ctx, t.AppID, []string{t.ID})
 	if err != nil {
 		return err
@@ -22,13 +22,17 @@ func (s *Service) settlePostings(ctx context.Context, q Queries, b *book, t *Tra
 			settle = append(settle, ledger.Change{Op: op, Posting: &postings[i]})
 		}
 	}
-	_, err = b.move(ctx, t.ID, extra, settle)
-	return err
+	made, err := b.move(ctx, t.ID, extra, settle)
+	if err != nil {
+		return err
+	}
+	q.transferSettled(t.ID, append(postings, made...))
+	return nil
 }
 
 // failPayout releases a payout's reservations and, for a funded payout, moves the funding back to
 // the app.
-func (s *Service) failPayout(ctx context.Context, q Queries, b *book, t *TransferRecord, from payouts.TransferStatus, reason string) error {
+func (s *Service) failPayout(ctx context.Context, q *Tx, b *book, t *TransferRecord, from payouts.TransferStatus, reason string) error {
 	var extra []line
 	if t.Fund {
 		user, err := q.GetUser(ctx, t.AppID, *t.UserID)
@@ -45,7 +49,7 @@ func (s *Service) failPayout(ctx context.Context, q Queries, b *book, t *Transfe
 		return err
 	}
 	t.Status, t.FailureReason, t.Updated = payouts.TransferFailed, reason, s.now()
-	return q.UpdateTransfer(ctx, t, from)
+	return q.updateTransfer(ctx, t, from)
 }
 
 // settle books what the rail says became of a payout: the worker's poll of a pending payout
@@ -54,7 +58,7 @@ func (s *Service) failPayout(ctx context.Context, q Queries, b *book, t *Transfe
 // else is a repeated report and changes nothing. The status t was read in is the guard of its
 // update, so of two reports racing one moves the payout and the other finds it moved. The
 // provider's reference an outcome carries is kept with the payout by the same write.
-func (s *Service) settle(ctx context.Context, q Queries, b *book, t *TransferRecord, out RailOutcome) error {
+func (s *Service) settle(ctx context.Context, q *Tx, b *book, t *TransferRecord, out RailOutcome) error {
 	if out.Reference != "" {
 		t.RailReference = out.Reference
 	}
@@ -74,14 +78,14 @@ func (s *Service) settle(ctx context.Context, q Queries, b *book, t *TransferRec
 		t.SettleAt = out.RetryAt
 	}
 	t.Updated = s.now()
-	return q.UpdateTransfer(ctx, t, payouts.TransferPending)
+	return q.updateTransfer(ctx, t, payouts.TransferPending)
 }
 
 // returnPayout gives back a completed payout whose money came back: each of its posted lines is
 // reversed by a posted line of the same type, so it ends as a failed payout ends: the payee's
 // wallet has the amount back, the fee is refunded to whoever paid it, and a funded payout's
 // funding is back in the app's wallet. The payout becomes failed with the rail's reason.
-func (s *Service) returnPayout(ctx context.Context, q Queries, b *book, t *TransferRecord, reason string) error {
+func (s *Service) returnPayout(ctx context.Context, q *Tx, b *book, t *TransferRecord, reason string) error {
 	postings, err := q.PostingsOfTransfers(ctx, t.AppID, []string{t.ID})
 	if err != nil {
 		return err
@@ -113,14 +117,16 @@ func (s *Service) returnPayout(ctx context.Context, q Queries, b *book, t *Trans
 			amount: payouts.Money(p.Amount), typ: payouts.TransactionType(p.Type),
 		})
 	}
-	if _, err := b.move(ctx, t.ID, lines, nil); err != nil {
+	made, err := b.move(ctx, t.ID, lines, nil)
+	if err != nil {
 		return err
 	}
+	q.transferSettled(t.ID, append(postings, made...))
 	if reason == "" {
 		reason = "the rail returned the payout"
 	}
 	t.Status, t.FailureReason, t.Updated = payouts.TransferFailed, reason, s.now()
-	return q.UpdateTransfer(ctx, t, payouts.TransferCompleted)
+	return q.updateTransfer(ctx, t, payouts.TransferCompleted)
 }
 
 // ReportRailOutcome books what a rail's notification says became of one of its payouts, through
@@ -132,7 +138,7 @@ func (s *Service) ReportRailOutcome(ctx context.Context, platform payouts.Platfo
 	if !r.Outcome.news() {
 		return nil
 	}
-	return s.store.InTx(ctx, func(q Queries) error {
+	return s.inTx(ctx, func(q *Tx) error {
 		t, err := q.GetPayoutOnRail(ctx, platform, r.TransferID)
 		if errors.Is(err, ErrNoRecord) {
 			s.log.Warn("rail notification of an unknown payout ignored", "platform", platform, "transfer", r.TransferID)

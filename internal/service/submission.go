@@ -91,7 +91,7 @@ func (s *Service) SettleDue(ctx context.Context, max int) (int, error) {
 // claimDue claims up to limit due payouts in one transaction (step 1) and says how many it found.
 // A payout whose method was removed is failed instead, and has no call.
 func (s *Service) claimDue(ctx context.Context, limit int) (calls []*railCall, claimed int, err error) {
-	err = s.store.InTx(ctx, func(q Queries) error {
+	err = s.inTx(ctx, func(q *Tx) error {
 		calls = calls[:0] // the transaction may run more than once
 		now := s.now()
 		due, err := q.ClaimDuePayouts(ctx, now, now.Add(s.cfg.RailLease), limit)
@@ -120,7 +120,7 @@ func (s *Service) claimDue(ctx context.Context, limit int) (calls []*railCall, c
 // callAndRecord calls a claimed payout's rail and records the answer (steps 2 and 3).
 func (s *Service) callAndRecord(ctx context.Context, c *railCall) error {
 	s.callRail(ctx, c)
-	return s.store.InTx(ctx, func(q Queries) error { return s.record(ctx, q, c) })
+	return s.inTx(ctx, func(q *Tx) error { return s.record(ctx, q, c) })
 }
 
 // claimForRequest makes a payout written due now the writing request's: one attempt and a lease,
@@ -175,7 +175,7 @@ func (s *Service) submit(ctx context.Context, t *TransferRecord, method *PayoutM
 // railMethodsOrFail returns the method each of ts is paid to, the users' methods read in one
 // query per app, or fails the payout (in status from) whose method was removed and gives it none.
 // An error of the store is no removal: it is returned, and fails no payout.
-func (s *Service) railMethodsOrFail(ctx context.Context, q Queries, ts []*TransferRecord, from payouts.TransferStatus) ([]*PayoutMethodRecord, error) {
+func (s *Service) railMethodsOrFail(ctx context.Context, q *Tx, ts []*TransferRecord, from payouts.TransferStatus) ([]*PayoutMethodRecord, error) {
 	methods, err := usersMethods(ctx, q, ts)
 	if err != nil {
 		return nil, err
@@ -221,7 +221,7 @@ func (s *Service) callRail(ctx context.Context, c *railCall) {
 // record books the rail's answer, unless the claim was lost meanwhile. An answer that moves no
 // money (a receipt, or a rail to ask again later) is one guarded update; a rejection or an
 // outcome reads the payout first, to fail or settle it with its postings.
-func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
+func (s *Service) record(ctx context.Context, q *Tx, c *railCall) error {
 	c.recorded = nil // the transaction may run more than once
 	var rejection *RailRejection
 	rejected := c.t.RailState == RailSubmitting && errors.As(c.err, &rejection)
@@ -251,7 +251,7 @@ func (s *Service) record(ctx context.Context, q Queries, c *railCall) error {
 
 // recordPending writes t, the payout as the rail's answer left it still pending, if it is still
 // c's claim.
-func (s *Service) recordPending(ctx context.Context, q Queries, c *railCall, t *TransferRecord) error {
+func (s *Service) recordPending(ctx context.Context, q *Tx, c *railCall, t *TransferRecord) error {
 	switch err := q.UpdateClaimedPayout(ctx, t, c.t.RailState); {
 	case errors.Is(err, ErrNoRecord):
 		s.leaseLost(t.ID)
@@ -259,6 +259,7 @@ func (s *Service) recordPending(ctx context.Context, q Queries, c *railCall, t *
 	case err != nil:
 		return err
 	}
+	q.transferUpdated(t, t.Status) // no event, but any event of it renders this record
 	c.recorded = t
 	return nil
 }

@@ -30,7 +30,7 @@ func (q *appReads) ListPayoutMethods(context.Context, string, ...string) ([]Payo
 func TestRailMethodsOrFailReturnsStoreErrors(t *testing.T) {
 	q := &appReads{err: errors.New("disk I/O error")}
 	withdrawal := &TransferRecord{AppID: "app", Transfer: payouts.Transfer{ID: "t1", Type: payouts.TransferPayout}}
-	methods, err := (&Service{}).railMethodsOrFail(context.Background(), q, []*TransferRecord{withdrawal}, payouts.TransferPending)
+	methods, err := (&Service{}).railMethodsOrFail(context.Background(), &Tx{Queries: q}, []*TransferRecord{withdrawal}, payouts.TransferPending)
 	if !errors.Is(err, q.err) || methods != nil || q.reads != 1 {
 		t.Fatalf("railMethodsOrFail = %v, %v after %d reads of the app; want the store's error after one, "+
 			"and no payout failed", methods, err, q.reads)

@@ -16,7 +16,7 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 	}
 	var made *payouts.Transfer
 	transferID := s.transferIDs.New(appID)
-	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "transfer", req.IdempotencyKey, transferID, req, false, func(q Queries) (string, error) {
+	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "transfer", req.IdempotencyKey, transferID, req, false, func(q *Tx) (string, error) {
 		b, err := s.book(ctx, q, appID)
 		if err != nil {
 			return "", err
@@ -66,7 +66,7 @@ func (s *Service) answer(ctx context.Context, appID, id string, made *payouts.Tr
 // refuses before it writes the transfer or its postings, so a batch's items run one after
 // another in one transaction without a savepoint each (runBatchItems). The one write before a
 // refusal is a first-paid user's wallet, made empty to be posted to, which stays.
-func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id string, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
+func (s *Service) balanceTransfer(ctx context.Context, q *Tx, b *book, id string, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
 	user, err := s.bookUser(ctx, q, b, req.UserID)
 	if err != nil {
 		return nil, err
@@ -83,11 +83,12 @@ func (s *Service) balanceTransfer(ctx context.Context, q Queries, b *book, id st
 	if err := q.CreateTransfer(ctx, t); err != nil {
 		return nil, err
 	}
-	return written(t, postings), nil
+	q.transferCreated(t)
+	return q.transferWritten(t, postings), nil
 }
 
 // bookBalanceTransfer books a balance transfer's line, guarded against overdraft (a refusal books
-// nothing), and counts money paid to the user towards their 1099 threshold; on a dry book, in its
+// nothing), and counts money paid to the user towards their 1099 threshold; on a preflight's book, in its
 // memory alone.
 func (s *Service) bookBalanceTransfer(ctx context.Context, b *book, transferID string, user *UserRecord,
 	req payouts.CreateTransferRequest) ([]ledger.Posting, error) {
@@ -105,7 +106,7 @@ func (s *Service) bookBalanceTransfer(ctx context.Context, b *book, transferID s
 		return nil, err
 	}
 	if req.Amount < 0 && !req.TaxExempt {
-		if err := s.countPayment(ctx, b, user, amount); err != nil {
+		if err := s.countPayment(ctx, b.led, user, amount); err != nil {
 			return nil, err
 		}
 	}
@@ -130,7 +131,7 @@ func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.Dep
 		return nil, err
 	}
 	var made *payouts.Transfer
-	tid, replayed, err := s.idempotent(ctx, appID, "deposit", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	tid, replayed, err := s.idempotent(ctx, appID, "deposit", req.IdempotencyKey, req, false, func(q *Tx) (string, error) {
 		b, app, err := s.appBook(ctx, q, appID)
 		if err != nil {
 			return "", err
@@ -146,11 +147,12 @@ func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.Dep
 		if err := q.CreateTransfer(ctx, t); err != nil {
 			return "", err
 		}
+		q.transferCreated(t)
 		postings, err := b.move(ctx, t.ID, []line{{from: bank, to: app, amount: payouts.Money(req.Amount), typ: payouts.TransactionRefill}}, nil)
 		if err != nil {
 			return "", err
 		}
-		made = written(t, postings)
+		made = q.transferWritten(t, postings)
 		return t.ID, nil
 	})
 	return s.answer(ctx, appID, tid, made, replayed, err)

@@ -18,7 +18,7 @@ func (s *Service) CreateTransferBatch(ctx context.Context, appID string, req pay
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	id, _, err := s.idempotent(ctx, appID, "transfer-batch", req.IdempotencyKey, req, false, func(q Queries) (string, error) {
+	id, _, err := s.idempotent(ctx, appID, "transfer-batch", req.IdempotencyKey, req, false, func(q *Tx) (string, error) {
 		now := s.now()
 		b := &TransferBatchRecord{AppID: appID, IdempotencyKey: req.IdempotencyKey, Updated: now,
 			TransferBatch: payouts.TransferBatch{ID: newID(), Created: payouts.NewTime(now),
@@ -69,7 +69,7 @@ func (s *Service) ListTransferBatches(ctx context.Context, appID string, page pa
 func (s *Service) ProcessBatches(ctx context.Context, max int) (int, error) {
 	for n := 0; n < max; n++ {
 		found := false
-		err := s.store.InTx(ctx, func(q Queries) error {
+		err := s.inTx(ctx, func(q *Tx) error {
 			b, err := q.ClaimPendingBatch(ctx)
 			if errors.Is(err, ErrNoRecord) {
 				return nil
@@ -91,12 +91,12 @@ func (s *Service) ProcessBatches(ctx context.Context, max int) (int, error) {
 // transaction, and completes the batch after its last item. An item that is refused wrote no
 // transfer or posting (balanceTransfer refuses before it writes them), so the items around it
 // stand without a savepoint each. What a chunk leaves pending the next claim picks up.
-func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatchRecord) error {
+func (s *Service) runBatchChunk(ctx context.Context, q *Tx, b *TransferBatchRecord) error {
 	bk, err := s.book(ctx, q, b.AppID)
 	if err != nil {
 		return err
 	}
-	fq := &finishLater{Queries: q, resourceIDs: map[string]string{}, claimed: map[string]bool{}}
+	fq := &finishLater{Tx: q, resourceIDs: map[string]string{}, claimed: map[string]bool{}}
 	outcomes, more, err := s.runBatchItems(ctx, fq, bk, b)
 	if err != nil {
 		return err
@@ -105,7 +105,11 @@ func (s *Service) runBatchChunk(ctx context.Context, q Queries, b *TransferBatch
 		return err
 	}
 	b.Updated = s.now()
-	return q.FinishTransferBatch(ctx, b)
+	if err := q.FinishTransferBatch(ctx, b); err != nil {
+		return err
+	}
+	q.transferBatchFinished(b)
+	return nil
 }
 
 // runBatchItems makes up to batchChunk of the batch's items that have no outcome yet, and says
@@ -153,7 +157,7 @@ func (s *Service) claimKeys(ctx context.Context, fq *finishLater, b *TransferBat
 				RequestHash: hash, Created: s.now()})
 		}
 	}
-	claimed, err := fq.Queries.ClaimIdempotencyKeys(ctx, keys)
+	claimed, err := fq.ClaimIdempotencyKeys(ctx, keys)
 	for _, k := range claimed {
 		fq.claimed[k] = true
 	}
@@ -182,7 +186,7 @@ func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it pa
 	if err != nil {
 		return "", err
 	}
-	id, _, err := s.idempotentIn(ctx, fq, b.appID, "transfer", req.IdempotencyKey, hash, "", false, func(q Queries) (string, error) {
+	id, _, err := s.idempotentIn(ctx, fq.Tx, fq, b.appID, "transfer", req.IdempotencyKey, hash, "", false, func(q *Tx) (string, error) {
 		t, err := s.balanceTransfer(ctx, q, b, s.transferIDs.New(b.appID), req)
 		if err != nil {
 			return "", err
@@ -200,7 +204,7 @@ func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it pa
 // one outside the transaction can tell; inside it, a claim of a key the chunk made answers as
 // the finished key would.
 type finishLater struct {
-	Queries
+	*Tx
 	keys        []string
 	resourceIDs map[string]string
 	claimed     map[string]bool // keys taken for the chunk's items, by the chunk (claimKeys) or the item
@@ -217,7 +221,7 @@ func (f *finishLater) ClaimIdempotencyKey(ctx context.Context, k *IdempotencyRec
 	if f.claimed[k.Key] {
 		return nil, nil // taken for this item by the chunk's claim
 	}
-	prior, err := f.Queries.ClaimIdempotencyKey(ctx, k)
+	prior, err := f.Tx.ClaimIdempotencyKey(ctx, k)
 	switch {
 	case err == nil && prior == nil:
 		f.claimed[k.Key] = true // taken now by its item: an expired key, released and claimed again

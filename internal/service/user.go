@@ -46,10 +46,11 @@ func (s *Service) createUser(ctx context.Context, appID string, req payouts.Crea
 	if req.Username != "" {
 		rec.Username = &req.Username
 	}
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		if err := q.CreateUser(ctx, rec); err != nil {
 			return err
 		}
+		q.userCreated(rec)
 		_, err := q.EnsureAccount(ctx, appID, ledger.UserWallet, rec.ID)
 		return err
 	})
@@ -121,7 +122,7 @@ func (s *Service) UpdateUser(ctx context.Context, appID, id string, req payouts.
 		return nil, err
 	}
 	var out *payouts.User
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		rec, err := s.getUser(ctx, q, appID, id)
 		if err != nil {
 			return err
@@ -146,8 +147,9 @@ func (s *Service) UpdateUser(ctx context.Context, appID, id string, req payouts.
 			}
 		}
 		if req.Metadata != nil {
+			before := rec.User
 			rec.Metadata = payouts.NormalizeMetadata(req.Metadata)
-			if err := q.UpdateUser(ctx, rec); err != nil {
+			if err := q.updateUser(ctx, before, rec); err != nil {
 				return err
 			}
 		}
@@ -165,7 +167,7 @@ func (s *Service) UpdateUser(ctx context.Context, appID, id string, req payouts.
 // user's history.
 func (s *Service) DeleteUser(ctx context.Context, appID, id string) (*payouts.User, error) {
 	var out *payouts.User
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		rec, err := s.getUser(ctx, q, appID, id)
 		if err != nil {
 			return err
@@ -216,7 +218,7 @@ func (s *Service) sendToken(ctx context.Context, appID, userID string, to contac
 	token := randomDigits(tokenDigits)
 	rec := &VerificationRecord{AppID: appID, UserID: userID, TokenHash: []byte(s.keyedHash("verify", appID, userID, token)),
 		Expires: s.now().Add(tokenLifetime)}
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		prior, err := q.GetVerification(ctx, appID, userID)
 		if err == nil && s.now().Before(prior.Expires.Add(-tokenLifetime+tokenResendGap)) {
 			return payouts.Errorf(payouts.ETooManyRequests, "A code was sent less than 30 seconds ago; wait a moment before asking for another.")
@@ -247,7 +249,7 @@ func (s *Service) VerifyUser(ctx context.Context, appID, id string, req payouts.
 	}
 	token := strings.TrimSpace(req.Token)
 	var verr error // the answer to a wrong token, returned after the attempt is committed
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		user, err := s.getUser(ctx, q, appID, id)
 		if err != nil {
 			return err
@@ -273,11 +275,12 @@ func (s *Service) VerifyUser(ctx context.Context, appID, id string, req payouts.
 		if err := q.DeleteVerification(ctx, appID, id); err != nil {
 			return err
 		}
+		before := user.User
 		user.Verified = true
 		if user.Status == payouts.UserUnverified {
 			user.Status = payouts.UserVerified
 		}
-		return q.UpdateUser(ctx, user)
+		return q.updateUser(ctx, before, user)
 	})
 	if err != nil {
 		return err

@@ -70,7 +70,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context, max int) (int, error) {
 		return 0, nil
 	}
 	var jobs []*webhookJob
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		jobs = nil
 		now := s.now()
 		due, err := q.ClaimDueWebhookDeliveries(ctx, now, now.Add(s.cfg.WebhookLease), max)
@@ -110,7 +110,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context, max int) (int, error) {
 	sendCtx, cancel := context.WithTimeout(ctx, s.cfg.WebhookLease/2)
 	s.sendAll(sendCtx, jobs)
 	cancel()
-	return len(jobs), s.store.InTx(ctx, func(q Queries) error { return s.recordAttempts(ctx, q, jobs) })
+	return len(jobs), s.inTx(ctx, func(q *Tx) error { return s.recordAttempts(ctx, q, jobs) })
 }
 
 // sendAll sends the jobs, at most webhookParallel at once.
@@ -129,7 +129,7 @@ func (s *Service) sendAll(ctx context.Context, jobs []*webhookJob) {
 
 // recordAttempts writes what became of each job, schedules retries, and keeps each endpoint's
 // failure streak, disabling an endpoint that has failed for too long.
-func (s *Service) recordAttempts(ctx context.Context, q Queries, jobs []*webhookJob) error {
+func (s *Service) recordAttempts(ctx context.Context, q *Tx, jobs []*webhookJob) error {
 	now := s.now()
 	succeeded, failed := map[string]bool{}, map[string]string{}
 	gaveUp := map[string]time.Time{} // endpoint -> the oldest event given up on in this batch
@@ -180,7 +180,7 @@ func (s *Service) recordAttempts(ctx context.Context, q Queries, jobs []*webhook
 // endpointFailed starts or continues the endpoint's failure streak. When a delivery was given up
 // (gaveUp is its event's time) and the streak began before that event, nothing got through for
 // the whole retry window: the endpoint is disabled, with a webhook_endpoint.disabled event.
-func (s *Service) endpointFailed(ctx context.Context, q Queries, appID, id string, now, gaveUp time.Time) error {
+func (s *Service) endpointFailed(ctx context.Context, q *Tx, appID, id string, now, gaveUp time.Time) error {
 	ep, err := q.GetWebhookEndpoint(ctx, appID, id)
 	if err != nil {
 		return err

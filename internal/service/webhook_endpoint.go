@@ -103,7 +103,7 @@ func (s *Service) CreateWebhookEndpoint(ctx context.Context, appID string, req p
 		URL: req.URL, EventTypes: req.EventTypes, Enabled: req.Enabled == nil || *req.Enabled,
 		Description: req.Description, Created: payouts.NewTime(s.now())}}
 	e.SealedSecret = s.seal([]byte(secret), aadOf(SealedWebhookSecret, e.ID))
-	if err := s.store.InTx(ctx, func(q Queries) error { return q.CreateWebhookEndpoint(ctx, e) }); err != nil {
+	if err := s.inTx(ctx, func(q *Tx) error { return q.CreateWebhookEndpoint(ctx, e) }); err != nil {
 		return nil, err
 	}
 	out := e.WebhookEndpoint
@@ -148,7 +148,7 @@ func (s *Service) ListWebhookEndpoints(ctx context.Context, appID string) (*payo
 // reason it was disabled and its failure streak.
 func (s *Service) UpdateWebhookEndpoint(ctx context.Context, appID, id string, req payouts.UpdateWebhookEndpointRequest) (*payouts.WebhookEndpoint, error) {
 	var out *payouts.WebhookEndpoint
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		e, err := s.getEndpoint(ctx, q, appID, id)
 		if err != nil {
 			return err
@@ -181,7 +181,7 @@ func (s *Service) UpdateWebhookEndpoint(ctx context.Context, appID, id string, r
 
 // DeleteWebhookEndpoint removes an endpoint and its deliveries.
 func (s *Service) DeleteWebhookEndpoint(ctx context.Context, appID, id string) error {
-	return s.store.InTx(ctx, func(q Queries) error {
+	return s.inTx(ctx, func(q *Tx) error {
 		if _, err := s.getEndpoint(ctx, q, appID, id); err != nil {
 			return err
 		}
@@ -203,7 +203,7 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, appID, id string, req
 	}
 	secret := newWebhookSecret()
 	var out payouts.WebhookEndpoint
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		e, err := s.getEndpoint(ctx, q, appID, id)
 		if err != nil {
 			return err
@@ -248,7 +248,7 @@ func (s *Service) ResendWebhooks(ctx context.Context, appID, endpointID string, 
 		return 0, payouts.FieldError("event_id", "give event_id or since, one of them")
 	}
 	n := 0
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		if _, err := s.getEndpoint(ctx, q, appID, endpointID); err != nil {
 			return err
 		}
@@ -273,7 +273,7 @@ func (s *Service) ResendWebhooks(ctx context.Context, appID, endpointID string, 
 // SendTestWebhook writes a webhook.test event for this endpoint alone and queues it.
 func (s *Service) SendTestWebhook(ctx context.Context, appID, endpointID string) (*payouts.Event, error) {
 	var out *payouts.Event
-	err := s.store.InTx(ctx, func(q Queries) error {
+	err := s.inTx(ctx, func(q *Tx) error {
 		ep, err := s.getEndpoint(ctx, q, appID, endpointID)
 		if err != nil {
 			return err

@@ -10,7 +10,7 @@ import (
 // of their saved methods: the payout step of a hosted flow.
 func (s *Service) Withdraw(ctx context.Context, appID, userID, methodID string, amount payouts.Money, feeParty payouts.FeeParty, linkID string) (*payouts.Transfer, error) {
 	var made *madePayout
-	err := s.store.InTxWith(ctx, Intent{UsersToRead: []string{userID}}, func(q Queries) error {
+	err := s.inTxWith(ctx, Intent{UsersToRead: []string{userID}}, func(q *Tx) error {
 		user, err := s.getUser(ctx, q, appID, userID)
 		if err != nil {
 			return err

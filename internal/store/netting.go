@@ -64,13 +64,7 @@ func (j *jobState) known(appID string, kind ledger.Kind, ref string) (*ledger.Ac
 // view is an account as it stands in the batch: as read, plus the deltas kept and the job's.
 func (j *jobState) view(id int64) ledger.Account {
 	n := &j.st.netting
-	a := n.read[id]
-	d := sum(n.kept[id], j.net[id])
-	a.DebitsPosted += d.DebitsPosted
-	a.CreditsPosted += d.CreditsPosted
-	a.DebitsPending += d.DebitsPending
-	a.CreditsPending += d.CreditsPending
-	return a
+	return n.read[id].Apply(sum(n.kept[id], j.net[id]))
 }
 
 // wallet shows a user's wallet as it stands in the batch, when the batch moved its money.
@@ -89,11 +83,7 @@ func (j *jobState) check(ctx context.Context, q *Queries, deltas []ledger.Delta)
 		return err
 	}
 	for _, d := range deltas {
-		after := j.view(d.Account)
-		after.CreditsPosted += d.CreditsPosted
-		after.DebitsPosted += d.DebitsPosted
-		after.DebitsPending += d.DebitsPending
-		if d.Guard && after.Available() < 0 {
+		if d.Overdraws(j.view(d.Account)) {
 			return service.ErrOverdraft
 		}
 	}
