@@ -3,13 +3,11 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/disburse/disburse/internal/dashstore"
-	"github.com/disburse/disburse/internal/sanctions"
+	"github.com/disburse/disburse/internal/testutil/sanctionstest"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -18,15 +16,7 @@ import (
 func TestTransferReviewOfASanctionsMatch(t *testing.T) {
 	h := newHarness(t)
 	ops, op := h.signedIn(dashstore.RoleOperations)
-	dir := t.TempDir()
-	sdn := `7001,"AL-RASHID, Ahmad Yusuf","individual","SDGT] [IRGC",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"DOB 12 Mar 1970."` + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "sdn.csv"), []byte(sdn), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	l, err := sanctions.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, dir := sanctionstest.Load(t, map[string]string{"sdn.csv": sanctionstest.Individual(7001, "AL-RASHID, Ahmad Yusuf", "SDGT] [IRGC", "DOB 12 Mar 1970.")})
 	if _, err := h.env.Service.LoadSanctions(t.Context(), l, dir); err != nil {
 		t.Fatal(err)
 	}

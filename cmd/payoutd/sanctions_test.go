@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,23 +15,20 @@ import (
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/internal/testutil/sanctionstest"
 )
 
-// sdnOf is an sdn.csv in OFAC's legacy layout listing each name as an individual.
+// sdnOf is an sdn.csv listing each name as an individual.
 func sdnOf(names ...string) string {
 	var b strings.Builder
 	for i, n := range names {
-		b.WriteString(strings.Join([]string{strconv.Itoa(9000 + i), `"` + n + `"`, `"individual"`, `"SDGT"`,
-			"-0- ", "-0- ", "-0- ", "-0- ", "-0- ", "-0- ", "-0- ", "-0- "}, ",") + "\n")
+		b.WriteString(sanctionstest.Individual(9000+i, n, "SDGT", ""))
 	}
 	return b.String()
 }
 
 func writeSDN(t *testing.T, dir, body string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, "SDN.CSV"), []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	sanctionstest.Write(t, dir, map[string]string{"SDN.CSV": body})
 }
 
 // payoutd sanctions load screens every payee against the files; the same files again screen

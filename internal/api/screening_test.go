@@ -3,11 +3,9 @@ package api_test
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/disburse/disburse/internal/sanctions"
+	"github.com/disburse/disburse/internal/testutil/sanctionstest"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
@@ -23,15 +21,7 @@ func TestScreening(t *testing.T) {
 			if none.ListVersion != "" || none.Hits == nil || len(none.Hits) != 0 {
 				t.Fatalf("before any load: %+v", none)
 			}
-			dir := t.TempDir()
-			sdn := `7001,"AL-RASHID, Ahmad Yusuf","individual","SDGT] [IRGC",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"DOB 12 Mar 1970."` + "\n"
-			if err := os.WriteFile(filepath.Join(dir, "SDN.CSV"), []byte(sdn), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			l, err := sanctions.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			l, dir := sanctionstest.Load(t, map[string]string{"SDN.CSV": sanctionstest.Individual(7001, "AL-RASHID, Ahmad Yusuf", "SDGT] [IRGC", "DOB 12 Mar 1970.")})
 			if _, err := env.Service.LoadSanctions(context.Background(), l, dir); err != nil {
 				t.Fatal(err)
 			}

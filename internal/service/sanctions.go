@@ -96,15 +96,8 @@ func (s *Service) LoadSanctions(ctx context.Context, l *sanctions.List, source s
 // operator released, the stored ones and any new ones (not stored yet). None when no list is
 // loaded.
 func (s *Service) screenPayee(ctx context.Context, q Reads, user *UserRecord) ([]SanctionsHitRecord, error) {
-	list, err := q.CurrentSanctionsList(ctx)
-	if errors.Is(err, ErrNoRecord) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	index, err := s.sanctionsIndexOf(ctx, q, list)
-	if err != nil {
+	list, index, err := s.currentSanctions(ctx, q)
+	if err != nil || list == nil {
 		return nil, err
 	}
 	subject, err := s.screeningSubject(ctx, q, user)
@@ -225,20 +218,33 @@ func (h SanctionsHitRecord) out() payouts.ScreeningHit {
 	return o
 }
 
-// sanctionsIndexOf is the index of list, built from its stored entries when this process has
-// not built it yet.
-func (s *Service) sanctionsIndexOf(ctx context.Context, q Reads, list *SanctionsListRecord) (*sanctions.Index, error) {
-	s.sanctions.mu.Lock()
-	index, id := s.sanctions.index, s.sanctions.listID
-	s.sanctions.mu.Unlock()
-	if index != nil && id == list.ID {
-		return index, nil
+// currentSanctions is the list loaded last and its index, built from its stored entries when
+// this process has not built it yet; nil when no list is loaded. A load committed between
+// reading the list and its entries drops the entries read for: the newer list is read then.
+func (s *Service) currentSanctions(ctx context.Context, q Reads) (*SanctionsListRecord, *sanctions.Index, error) {
+	for attempt := 1; ; attempt++ {
+		list, err := q.CurrentSanctionsList(ctx)
+		if errors.Is(err, ErrNoRecord) {
+			return nil, nil, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		s.sanctions.mu.Lock()
+		index, id := s.sanctions.index, s.sanctions.listID
+		s.sanctions.mu.Unlock()
+		if index != nil && id == list.ID {
+			return list, index, nil
+		}
+		entries, err := q.SanctionsEntries(ctx, list.ID)
+		if errors.Is(err, ErrNoRecord) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return list, s.cacheSanctionsIndex(list.ID, sanctions.NewIndex(&sanctions.List{Version: list.Version, Entries: entries})), nil
 	}
-	entries, err := q.SanctionsEntries(ctx, list.ID)
-	if err != nil {
-		return nil, err
-	}
-	return s.cacheSanctionsIndex(list.ID, sanctions.NewIndex(&sanctions.List{Version: list.Version, Entries: entries})), nil
 }
 
 // cacheSanctionsIndex keeps index as the one of list listID, unless a newer list's is kept.

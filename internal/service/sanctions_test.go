@@ -1,38 +1,28 @@
 package service_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse/internal/sanctions"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/internal/testutil/sanctionstest"
 	"github.com/disburse/disburse/payouts"
 )
 
 // SDN rows in OFAC's legacy sdn.csv layout (the parties are made up).
-const (
-	sdnRashid = `7001,"AL-RASHID, Ahmad Yusuf","individual","SDGT] [IRGC",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"DOB 12 Mar 1970; nationality Syria."` + "\n"
-	sdnCuba   = `36,"AEROCARIBBEAN AIRLINES",-0- ,"CUBA",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ` + "\n"
-	sdnTheo   = `7002,"OKONKWO-BELLAMY, Theodora","individual","SDNTK",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"DOB circa 1980."` + "\n"
+var (
+	sdnRashid = sanctionstest.Individual(7001, "AL-RASHID, Ahmad Yusuf", "SDGT] [IRGC", "DOB 12 Mar 1970; nationality Syria.")
+	sdnTheo   = sanctionstest.Individual(7002, "OKONKWO-BELLAMY, Theodora", "SDNTK", "DOB circa 1980.")
+	sdnCuba   = `36,"AEROCARIBBEAN AIRLINES",-0- ,"CUBA",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ` + "\n" // an entity
 )
 
 // loadSDN writes sdn.csv (and alt.csv) in a new folder, loads it as payoutd sanctions load does
 // and returns what the load did.
 func (e *env) loadSDN(t *testing.T, sdn, alt string) *service.SanctionsLoad {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range map[string]string{"sdn.csv": sdn, "alt.csv": alt} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	l, err := sanctions.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, dir := sanctionstest.Load(t, map[string]string{"sdn.csv": sdn, "alt.csv": alt})
 	load, err := e.svc.LoadSanctions(e.ctx, l, dir)
 	if err != nil {
 		t.Fatal(err)
