@@ -153,7 +153,7 @@ func TestSubmitRecorded(t *testing.T) {
 		t.Fatalf("Submit = %+v, %v; want the batch id and a time to ask", receipt, err)
 	}
 	venmo := payout(second, payouts.PlatformVenmo, 532, "", "+14082341234") // as saved: E.164, a US mobile
-	venmo.AppName = "Acme Rebates" // no memo: the note says who pays
+	venmo.AppName = "Acme Rebates"                                          // no memo: the note says who pays
 	if _, err := rails[payouts.PlatformVenmo].Submit(ctx, second, venmo); err != nil {
 		t.Fatal(err)
 	}
