@@ -117,7 +117,11 @@ func (r CreateUserRequest) Normalize() CreateUserRequest {
 	r.FirstName = strings.TrimSpace(r.FirstName)
 	r.LastName = strings.TrimSpace(r.LastName)
 	r.Email = strings.TrimSpace(r.Email)
-	r.CountryCode, r.PhoneNumber = normalizePhone(r.CountryCode, r.PhoneNumber)
+	if strings.TrimSpace(r.CountryCode) != "" || strings.HasPrefix(strings.TrimSpace(r.PhoneNumber), "+") {
+		r.CountryCode, r.PhoneNumber = normalizePhone(r.CountryCode, r.PhoneNumber)
+	} else { // a user's country_code is required: none is read as the United States' only for a payee
+		r.PhoneNumber = strings.TrimSpace(r.PhoneNumber)
+	}
 	r.Username = strings.TrimSpace(r.Username)
 	return r
 }
