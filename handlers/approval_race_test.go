@@ -38,7 +38,7 @@ func TestApprovalTotalsUnderRace(t *testing.T) {
 		var others []*payouts.User
 		for i := range 8 {
 			u, err := one.payouts.CreateUser(t.Context(), payouts.CreateUserRequest{FirstName: "Other", LastName: fmt.Sprint("Payee", i),
-				Email: fmt.Sprintf("race.other%d@example.com", i), CountryCode: "1", PhoneNumber: fmt.Sprintf("55503%05d", i)})
+				Email: fmt.Sprintf("race.other%d@example.com", i), CountryCode: "1", PhoneNumber: fmt.Sprintf("415553%04d", i)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -144,7 +144,7 @@ func TestApprovalKeySentAgain(t *testing.T) {
 		t.Run("one operator", func(t *testing.T) {
 			for i := range 30 {
 				u, err := h.payouts.CreateUser(t.Context(), payouts.CreateUserRequest{FirstName: "Op", LastName: fmt.Sprint("Payee", i),
-					Email: fmt.Sprintf("op.payee%d@example.com", i), CountryCode: "1", PhoneNumber: fmt.Sprintf("55502%05d", i)})
+					Email: fmt.Sprintf("op.payee%d@example.com", i), CountryCode: "1", PhoneNumber: fmt.Sprintf("415552%04d", i)})
 				if err != nil {
 					t.Fatal(err)
 				}

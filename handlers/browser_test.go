@@ -42,7 +42,7 @@ func TestBrowserPayoutLinkFormShowsEveryProblem(t *testing.T) {
 	tests := []struct{ id, want string }{
 		{"field-amount-error", "Use at most two decimals."},
 		{"field-payee.email-error", "Enter an email address like name@example.com."},
-		{"field-payee.phone_number-error", "Enter a phone number of 4 to 14 digits, like (415) 513-2552."},
+		{"field-payee.phone_number-error", "Enter a valid phone number, like (415) 513-2552, or one of another country with its code, like +44 20 7946 0958."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {

@@ -319,7 +319,7 @@ func TestBulkPayeesOnBothBackends(t *testing.T) {
 			old := h.createUser("Olive", "Oldest")
 			for i := range 500 {
 				if _, err := h.env.Service.CreateUser(ctx, h.env.AppID, payouts.CreateUserRequest{FirstName: "Filler", LastName: strconv.Itoa(i),
-					Email: "filler" + strconv.Itoa(i) + "@example.com", CountryCode: "1", PhoneNumber: "5551" + strconv.Itoa(100000+i)}); err != nil {
+					Email: "filler" + strconv.Itoa(i) + "@example.com", CountryCode: "1", PhoneNumber: "415" + strconv.Itoa(5550000+i)}); err != nil {
 					t.Fatal(err)
 				}
 			}

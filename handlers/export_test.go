@@ -45,7 +45,7 @@ func TestTransfersExportForFinance(t *testing.T) {
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	ctx := context.Background()
 	zoe, err := h.payouts.CreateUser(ctx, payouts.CreateUserRequest{FirstName: "Zoë", LastName: "García-López",
-		Email: "zoe@example.com", CountryCode: "1", PhoneNumber: "5550107"})
+		Email: "zoe@example.com", CountryCode: "1", PhoneNumber: "4155550107"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // back the same (which amounts may be sent is the service's rule, answered on the field); a phone number comes back exactly as typed, and its masked
 // form never shows more than the last four digits. Nothing panics.
 func FuzzAmountAndPhoneForm(f *testing.F) {
-	for _, s := range [][2]string{{"12.34", "5550100"}, {"$1,000", "+1 555"}, {"0", ""}, {"-1", "12"}, {"1e3", "٣٤٥٦٧"}, {"10000000000.01", "123456789012345"}} {
+	for _, s := range [][2]string{{"12.34", "4155550100"}, {"$1,000", "+1 555"}, {"0", ""}, {"-1", "12"}, {"1e3", "٣٤٥٦٧"}, {"10000000000.01", "123456789012345"}} {
 		f.Add(s[0], s[1])
 	}
 	app := fiber.New()
@@ -53,7 +53,7 @@ func FuzzAmountAndPhoneForm(f *testing.F) {
 		if err != nil || string(got) != phone {
 			t.Fatalf("phone %q came back as %q (%v)", phone, got, err)
 		}
-		if payouts.ValidPhoneNumber(phone) && len(phone) > 4 {
+		if _, err := payouts.ParsePhone("1", phone); err == nil && payouts.AllDigits(phone) {
 			masked := hosted.MaskPhone(payouts.Phone{CountryCode: "1", PhoneNumber: phone})
 			if strings.Contains(masked, phone) || !strings.HasSuffix(masked, phone[len(phone)-4:]) {
 				t.Fatalf("MaskPhone(%q) = %q, want only the last four digits", phone, masked)

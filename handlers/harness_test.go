@@ -295,7 +295,7 @@ func wantRedirect(t testing.TB, res response, prefix string) {
 func (h *harness) createUser(first, last string) *payouts.User {
 	h.t.Helper()
 	u, err := h.payouts.CreateUser(context.Background(), payouts.CreateUserRequest{FirstName: first, LastName: last,
-		Email: strings.ToLower(first+"."+last) + "@example.com", CountryCode: "1", PhoneNumber: "5550100" + fmt.Sprint(len(first)%10)})
+		Email: strings.ToLower(first+"."+last) + "@example.com", CountryCode: "1", PhoneNumber: "415555010" + fmt.Sprint(len(first)%10)})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -81,8 +81,8 @@ func TestPayeePicker(t *testing.T) {
 	})
 
 	t.Run("suggestions by phone in any format", func(t *testing.T) {
-		// The harness gives every three-letter first name the phone +1 5550 1003.
-		res := ops.htmxGet("/users/suggest?user=" + url.QueryEscape("(555) 010-03"))
+		// The harness gives every three-letter first name the phone +1 415 555 0103.
+		res := ops.htmxGet("/users/suggest?user=" + url.QueryEscape("(415) 555-0103"))
 		wantStatus(t, res, http.StatusOK)
 		wantBody(t, res, `role="option"`, `data-value="`+lovelace.ID+`"`, `data-value="`+byron.ID+`"`, `data-label="Ada Byron"`)
 		if strings.Contains(res.body, grace.ID) {

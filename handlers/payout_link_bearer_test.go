@@ -101,7 +101,7 @@ func TestBearerLinkIssuedOnlyByItsRoles(t *testing.T) {
 		{"operations, to nobody", ops, url.Values{"amount": {"10"}}, http.StatusForbidden},
 		{"operations, a name alone is nobody", ops, url.Values{"amount": {"10"}, "payee.first_name": {"Al"}}, http.StatusForbidden},
 		{"operations, to an email", ops, url.Values{"amount": {"10"}, "payee.email": {"al@example.com"}}, http.StatusSeeOther},
-		{"operations, to a phone", ops, url.Values{"amount": {"10"}, "payee.phone_number": {"5550123"}}, http.StatusSeeOther},
+		{"operations, to a phone", ops, url.Values{"amount": {"10"}, "payee.phone_number": {"4155550123"}}, http.StatusSeeOther},
 		{"admin, to nobody", admin, url.Values{"amount": {"10"}}, http.StatusSeeOther},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

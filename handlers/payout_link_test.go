@@ -28,7 +28,7 @@ func TestPayoutLinksListAndSearch(t *testing.T) {
 			Payee: &payouts.Payee{FirstName: "Pay", LastName: "Ee", Email: "payee" + string(rune('a'+i%26)) + "@example.com"}}))
 	}
 	target := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 42_00, Memo: "refund for order 17",
-		Payee: &payouts.Payee{FirstName: "Zoe", LastName: "Zed", Email: "zoe.zed@example.com", PhoneNumber: "5550199"}})
+		Payee: &payouts.Payee{FirstName: "Zoe", LastName: "Zed", Email: "zoe.zed@example.com", PhoneNumber: "4155550199"}})
 	if _, err := h.payouts.CancelPayoutLink(t.Context(), made[0].ID); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestPayoutLinksListAndSearch(t *testing.T) {
 	}
 	wantPagesBackAndForth(t, out, back, want, 25)
 
-	for _, search := range []string{"zoe.zed@example.com", "ZOE.ZED", "5550199", "order 17"} {
+	for _, search := range []string{"zoe.zed@example.com", "ZOE.ZED", "4155550199", "order 17"} {
 		res := support.htmxGet("/payout-links?q=" + url.QueryEscape(search))
 		if got := ids(res); len(got) != 1 || got[0] != target.ID {
 			t.Errorf("search %q found %v, want the one link", search, got)
@@ -102,7 +102,7 @@ func TestCreatePayoutLink(t *testing.T) {
 		{"the dashboard's problems with the service's", url.Values{"amount": {"12.345"}, "payee.email": {"nope"},
 			"payee.phone_number": {"12"}, "metadata": {"{oops"}, "memo": {strings.Repeat("m", 501)}},
 			http.StatusUnprocessableEntity, []string{"Some fields need attention.", "Use at most two decimals.",
-				"Enter an email address like name@example.com.", "Enter a phone number of 4 to 14 digits",
+				"Enter an email address like name@example.com.", "Enter a valid phone number",
 				`id="field-metadata-error"`, "Memo must be at most 500 characters."}},
 		{"more than the app has", url.Values{"amount": {"10"}}, http.StatusUnprocessableEntity, []string{`role="alert"`}},
 	} {
@@ -116,7 +116,7 @@ func TestCreatePayoutLink(t *testing.T) {
 	h.deposit(100_00)
 	key := regexp.MustCompile(`name="idempotency_key" value="([^"]+)"`).FindStringSubmatch(ops.get("/payout-links/new").body)[1]
 	post := url.Values{"amount": {"25.50"}, "user_id": {u.ID}, "payee.first_name": {"Uma"}, "payee.last_name": {"User"},
-		"payee.email": {"uma@example.com"}, "payee.country_code": {"1"}, "payee.phone_number": {"5550123"},
+		"payee.email": {"uma@example.com"}, "payee.country_code": {"1"}, "payee.phone_number": {"4155550123"},
 		"delivery.method": {"email"}, "delivery.message": {"Thanks for your work"}, "memo": {"March invoice"},
 		"tax_exempt": {"true"}, "force_collect_compliance_information": {"true"}, "payout_fee_party": {"user"},
 		"additional_steps.id-verification": {"true"}, "additional_steps.redirect": {"true"},

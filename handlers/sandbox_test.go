@@ -19,7 +19,7 @@ func TestSandboxInbox(t *testing.T) {
 	}
 	other := h.env.CreateApp(t, "Other app")
 	h.env.DoAs(t, other, "POST", "/v2/users", map[string]any{"first_name": "Oth", "last_name": "Er",
-		"email": "other@example.com", "country_code": "1", "phone_number": "5550199"})
+		"email": "other@example.com", "country_code": "1", "phone_number": "4155550199"})
 	if err := h.env.Service.SendVerificationToken(t.Context(), other.AppID, otherUserID(t, h, other.AppID), payouts.SendVerificationTokenRequest{}); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestSandboxInbox(t *testing.T) {
 				return
 			}
 			wantBody(t, page, "Sandbox inbox", u.PhoneNumber.String(), "Your verification code is")
-			if strings.Contains(page.body, "5550199") {
+			if strings.Contains(page.body, "4155550199") {
 				t.Error("the inbox shows another app's message")
 			}
 		})

@@ -164,7 +164,7 @@ func TestAuditExport(t *testing.T) {
 	support, _ := h.signedIn(dashstore.RoleSupport)
 	// A name a spreadsheet would run as a formula, to check the guard.
 	ann, err := h.payouts.CreateUser(t.Context(), payouts.CreateUserRequest{FirstName: "=HYPERLINK(1)", LastName: "Audited",
-		Email: "formula@example.com", CountryCode: "1", PhoneNumber: "5550100777"})
+		Email: "formula@example.com", CountryCode: "1", PhoneNumber: "4155550777"})
 	if err != nil {
 		t.Fatal(err)
 	}

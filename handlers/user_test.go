@@ -75,14 +75,14 @@ func TestCreateUser(t *testing.T) {
 	t.Run("form errors are re-rendered with 422", func(t *testing.T) {
 		res := a.post("/users", url.Values{"email": {"ann@nowhere"}, "country_code": {"1"}, "phone_number": {"12"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
-		wantBody(t, res, "Some fields need attention.", "Enter the first name.", "Enter the last name.", "Enter an email address like name@example.com.", "Enter a phone number of 4 to 14 digits, like (415) 513-2552.", `value="ann@nowhere"`, `aria-invalid="true"`)
+		wantBody(t, res, "Some fields need attention.", "Enter the first name.", "Enter the last name.", "Enter an email address like name@example.com.", "Enter a valid phone number, like (415) 513-2552, or one of another country with its code, like +44 20 7946 0958.", `value="ann@nowhere"`, `aria-invalid="true"`)
 	})
 
 	res := a.post("/users", url.Values{"first_name": {"Ann"}, "last_name": {"Lee"}, "email": {"ann@example.com"},
-		"country_code": {"1"}, "phone_number": {"+1 (555) 012-3456"}})
+		"country_code": {"1"}, "phone_number": {"+1 (415) 555-3456"}})
 	wantRedirect(t, res, "/users/")
 	page := a.get(res.Header.Get("Location"))
-	wantBody(t, page, "Created Ann Lee.", "Ann Lee", "ann@example.com", "+1 555-012-3456", "$0.00", "No payout methods")
+	wantBody(t, page, "Created Ann Lee.", "Ann Lee", "ann@example.com", "(415) 555-3456 (US)", "$0.00", "No payout methods")
 
 	entries, _, err := h.store.AuditLog(t.Context(), dashstore.AuditFilter{ObjectType: "user", Limit: 10})
 	if err != nil || len(entries) != 1 || entries[0].Action != "user.create" || entries[0].OperatorID != op.ID {
@@ -91,7 +91,7 @@ func TestCreateUser(t *testing.T) {
 
 	t.Run("a taken email", func(t *testing.T) {
 		res := a.post("/users", url.Values{"first_name": {"Ann"}, "last_name": {"Again"}, "email": {"ann@example.com"},
-			"country_code": {"1"}, "phone_number": {"5550124"}})
+			"country_code": {"1"}, "phone_number": {"4155550124"}})
 		wantStatus(t, res, http.StatusUnprocessableEntity)
 	})
 }

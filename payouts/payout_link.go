@@ -160,15 +160,13 @@ func filterAmountProblem() error {
 	return FieldError("amount", "must be a whole number of cents from 1 to "+strconv.FormatInt(int64(MaxAmount), 10))
 }
 
-// Normalize returns the payee without the spaces people type around values, the phone number
-// as digits (NormalizePhone), and the United States' code when a number comes without one.
+// Normalize returns the payee without the spaces people type around values, and a phone number
+// that reads as one (ParsePhone; the United States' when it comes without a code) split as the
+// API stores it.
 func (p Payee) Normalize() Payee {
 	p.FirstName, p.LastName = strings.TrimSpace(p.FirstName), strings.TrimSpace(p.LastName)
 	p.Email = strings.TrimSpace(p.Email)
-	p.CountryCode, p.PhoneNumber = NormalizePhone(p.CountryCode, p.PhoneNumber)
-	if p.PhoneNumber != "" && p.CountryCode == "" {
-		p.CountryCode = "1"
-	}
+	p.CountryCode, p.PhoneNumber = normalizePhone(p.CountryCode, p.PhoneNumber)
 	return p
 }
 
@@ -193,12 +191,7 @@ func (r CreatePayoutLinkRequest) Validate() error {
 	if r.Payee != nil {
 		payee := r.Payee.Normalize()
 		p.email("payee.email", payee.Email, false)
-		if payee.PhoneNumber != "" && !ValidPhoneNumber(payee.PhoneNumber) {
-			p.Add("payee.phone_number", "must be 4 to 14 digits")
-		}
-		if payee.CountryCode != "" && !ValidCountryCode(payee.CountryCode) {
-			p.Add("payee.country_code", "must be 1 to 3 digits")
-		}
+		p.Phone("payee.", payee.CountryCode, payee.PhoneNumber, false)
 		if len(payee.FirstName) > 100 || len(payee.LastName) > 100 {
 			p.Add("payee.first_name", "names must be at most 100 characters")
 		}

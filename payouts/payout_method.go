@@ -90,7 +90,10 @@ func (r AddPayoutMethodRequest) Normalize() AddPayoutMethodRequest {
 	case PlatformPayPal:
 		out.Email = strings.TrimSpace(r.Email)
 	case PlatformVenmo:
-		_, out.PhoneNumber = NormalizePhone("", r.PhoneNumber)
+		out.PhoneNumber = strings.TrimSpace(r.PhoneNumber)
+		if phone, err := ParseVenmoPhone(out.PhoneNumber); err == nil {
+			out.PhoneNumber = phone.E164() // stored with its country: a Venmo method's is always +1
+		}
 		out.Handle = strings.TrimPrefix(strings.TrimSpace(r.Handle), "@")
 	case PlatformCashApp, PlatformACH:
 		out.CashTag = strings.TrimSpace(r.CashTag)
@@ -131,8 +134,10 @@ func (r AddPayoutMethodRequest) Validate() error {
 		switch {
 		case r.PhoneNumber == "" && r.Handle == "":
 			p.Add("phone_number", "give phone_number or handle for venmo")
-		case r.PhoneNumber != "" && !ValidPhoneNumber(r.PhoneNumber):
-			p.Add("phone_number", "must be 4 to 14 digits")
+		case r.PhoneNumber != "":
+			if _, err := ParseVenmoPhone(r.PhoneNumber); err != nil {
+				p.Add("phone_number", err.Error())
+			}
 		case r.Handle != "" && !ValidHandle(r.Handle):
 			p.Add("handle", "must be 5 to 30 letters, digits, - or _")
 		}

@@ -47,7 +47,7 @@ func runValidateCases(t *testing.T, tests []validateCase) {
 }
 
 func TestCreateUserRequestValidate(t *testing.T) {
-	ok := CreateUserRequest{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", CountryCode: "1", PhoneNumber: "5551234"}
+	ok := CreateUserRequest{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com", CountryCode: "1", PhoneNumber: "4155551234"}
 	with := func(f func(*CreateUserRequest)) error {
 		r := ok
 		f(&r)
@@ -55,7 +55,7 @@ func TestCreateUserRequestValidate(t *testing.T) {
 	}
 	runValidateCases(t, []validateCase{
 		{"valid", ok.Validate(), "", nil},
-		{"normalized", CreateUserRequest{FirstName: " Ada ", LastName: "L", Email: " a@b.co ", CountryCode: "+1", PhoneNumber: "5551234"}.Normalize().Validate(), "", nil},
+		{"normalized", CreateUserRequest{FirstName: " Ada ", LastName: "L", Email: " a@b.co ", CountryCode: "+1", PhoneNumber: "4155551234"}.Normalize().Validate(), "", nil},
 		{"no first name", with(func(r *CreateUserRequest) { r.FirstName = "" }), "", []string{"first_name"}},
 		{"long last name", with(func(r *CreateUserRequest) { r.LastName = strings.Repeat("x", 101) }), "", []string{"last_name"}},
 		{"bad email", with(func(r *CreateUserRequest) { r.Email = "nope" }), EInvalidEmail, []string{"email"}},
@@ -107,14 +107,16 @@ func TestMoneyRequestsValidate(t *testing.T) {
 func TestPayoutLinkAndFlowRequestsValidate(t *testing.T) {
 	redirect := Step{Name: StepRedirect, RedirectURL: "https://example.com"}
 	runValidateCases(t, []validateCase{
-		{"link valid", CreatePayoutLinkRequest{Amount: 1, Payee: &Payee{PhoneNumber: " 5551234 "},
+		{"link valid", CreatePayoutLinkRequest{Amount: 1, Payee: &Payee{PhoneNumber: " 415 555 1234 "},
 			Delivery: &Delivery{Method: DeliverySMS}, AdditionalSteps: []Step{redirect}}.Validate(), "", nil},
 		{"link bad email", CreatePayoutLinkRequest{Amount: 1, Payee: &Payee{Email: "nope"}}.Validate(), "", []string{"payee.email"}},
 		{"link bad delivery", CreatePayoutLinkRequest{Amount: 1, Delivery: &Delivery{Method: "fax"}}.Validate(), "", []string{"delivery.method"}},
 		{"link bad step", CreatePayoutLinkRequest{Amount: 1, AdditionalSteps: []Step{{Name: "dance"}}}.Validate(), "", []string{"additional_steps"}},
-		{"link several", CreatePayoutLinkRequest{UserID: "x", Payee: &Payee{PhoneNumber: "1", CountryCode: "12345",
+		{"link several", CreatePayoutLinkRequest{UserID: "x", Payee: &Payee{PhoneNumber: "1", CountryCode: "1",
 			FirstName: strings.Repeat("x", 101)}, Memo: strings.Repeat("x", 501), PayoutFeeParty: "nobody"}.Validate(), "",
-			[]string{"amount", "user_id", "payee.phone_number", "payee.country_code", "payee.first_name", "memo", "payout_fee_party"}},
+			[]string{"amount", "user_id", "payee.phone_number", "payee.first_name", "memo", "payout_fee_party"}},
+		{"link bad country code", CreatePayoutLinkRequest{Amount: 1, Payee: &Payee{PhoneNumber: "4155551234", CountryCode: "12345"}}.Validate(),
+			"", []string{"payee.country_code"}},
 		{"flow valid", CreateFlowRequest{Steps: []Step{{Name: StepPayout}, redirect}}.Validate(), "", nil},
 		{"flow no steps", CreateFlowRequest{}.Validate(), "", []string{"steps"}},
 		{"flow step twice", CreateFlowRequest{Steps: []Step{{Name: StepPayout}, {Name: StepPayout}}}.Validate(), "", []string{"steps"}},

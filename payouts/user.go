@@ -110,13 +110,18 @@ type UserFilter struct {
 	Search string     // part of a name, email or phone number
 }
 
-// Normalize returns the request without the spaces people type around values, and the phone
-// number as digits (NormalizePhone).
+// Normalize returns the request without the spaces people type around values, and a phone
+// number that reads as one (ParsePhone) split as the API stores it: its own country's code and
+// its national significant number. One that does not is left for Validate to name.
 func (r CreateUserRequest) Normalize() CreateUserRequest {
 	r.FirstName = strings.TrimSpace(r.FirstName)
 	r.LastName = strings.TrimSpace(r.LastName)
 	r.Email = strings.TrimSpace(r.Email)
-	r.CountryCode, r.PhoneNumber = NormalizePhone(r.CountryCode, r.PhoneNumber)
+	if strings.TrimSpace(r.CountryCode) != "" || strings.HasPrefix(strings.TrimSpace(r.PhoneNumber), "+") {
+		r.CountryCode, r.PhoneNumber = normalizePhone(r.CountryCode, r.PhoneNumber)
+	} else { // a user's country_code is required: none is read as the United States' only for a payee
+		r.PhoneNumber = strings.TrimSpace(r.PhoneNumber)
+	}
 	r.Username = strings.TrimSpace(r.Username)
 	return r
 }
@@ -132,7 +137,10 @@ func (r CreateUserRequest) Validate() error {
 		p.maxLen(field, v, 100)
 	}
 	p.email("email", r.Email, true)
-	p.Phone(r.CountryCode, r.PhoneNumber)
+	if r.CountryCode == "" {
+		p.Add("country_code", "is required")
+	}
+	p.Phone("", r.CountryCode, r.PhoneNumber, true)
 	if r.Username != "" && !ValidUsername(r.Username) {
 		p.Add("username", "must be 1 to 50 letters, digits or dashes")
 	}

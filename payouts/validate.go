@@ -1,6 +1,7 @@
 package payouts
 
 import (
+	"errors"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -57,9 +58,6 @@ func ValidEmail(s string) bool {
 
 // ValidCountryCode reports whether s is a calling code: 1 to 3 digits, no "+".
 func ValidCountryCode(s string) bool { return len(s) <= 3 && AllDigits(s) }
-
-// ValidPhoneNumber reports whether s is a national number: 4 to 14 digits.
-func ValidPhoneNumber(s string) bool { return len(s) >= 4 && len(s) <= 14 && AllDigits(s) }
 
 // ValidUsername reports whether s is 1 to 50 letters, digits or "-".
 func ValidUsername(s string) bool {
@@ -196,20 +194,24 @@ func (p Problems) Required(field, v string) {
 	p.maxLen(field, v, 200)
 }
 
-// Phone records problems with a country code and national number, both required.
-func (p Problems) Phone(countryCode, number string) {
-	switch {
-	case countryCode == "":
-		p.Add("country_code", "is required")
-	case !ValidCountryCode(countryCode):
-		p.Add("country_code", "must be 1 to 3 digits")
+// Phone records the problem of a phone number (ParsePhone) under prefix's fields
+// (prefix+"phone_number", or prefix+"country_code" for a code that is no country's), and returns
+// it parsed. An empty number is a problem when required.
+func (p Problems) Phone(prefix, countryCode, number string, required bool) Phone {
+	if strings.TrimSpace(number) == "" {
+		if required {
+			p.Add(prefix+"phone_number", "is required")
+		}
+		return Phone{}
 	}
+	phone, err := ParsePhone(countryCode, number)
 	switch {
-	case number == "":
-		p.Add("phone_number", "is required")
-	case !ValidPhoneNumber(number):
-		p.Add("phone_number", "must be 4 to 14 digits")
+	case errors.Is(err, ErrCallingCode):
+		p.Add(prefix+"country_code", err.Error())
+	case err != nil:
+		p.Add(prefix+"phone_number", err.Error())
 	}
+	return phone
 }
 
 // BirthDate records a problem with a date of birth: missing, not YYYY-MM-DD, or not a date

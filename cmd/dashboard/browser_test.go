@@ -68,7 +68,7 @@ func operationsAndSupport(t *testing.T, j *journey) {
 		chromedp.SendKeys(css("#field-first_name"), "Jane"),
 		chromedp.SendKeys(css("#field-last_name"), "Payee"),
 		chromedp.SendKeys(css("#field-email"), "jane@example.com"),
-		chromedp.SendKeys(css("#field-phone_number"), "5550142"),
+		chromedp.SendKeys(css("#field-phone_number"), "4155550142"),
 		chromedp.Click(css(`form[action="/users"] button[type="submit"]`)),
 		chromedp.WaitVisible(css("#wallet")),
 	)

@@ -36,7 +36,7 @@ func managerPagesAndExportsTransactions(t *testing.T, j *journey) {
 	}
 	newUser := func(first string) *payouts.User {
 		u, err := j.api.CreateUser(ctx, payouts.CreateUserRequest{FirstName: first, LastName: "Ledger",
-			Email: strings.ToLower(first) + "@example.com", CountryCode: "1", PhoneNumber: "55501" + strconv.Itoa(len(first))})
+			Email: strings.ToLower(first) + "@example.com", CountryCode: "1", PhoneNumber: "415555010" + strconv.Itoa(len(first)%10)})
 		if err != nil {
 			t.Fatal(err)
 		}

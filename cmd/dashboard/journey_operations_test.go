@@ -28,7 +28,7 @@ func TestBrowserOperationsRunsAFlow(t *testing.T) {
 func operationsRunsAFlow(t *testing.T, j *journey) {
 	ctx := context.Background()
 	u, err := j.api.CreateUser(ctx, payouts.CreateUserRequest{FirstName: "Flo", LastName: "Framed", Email: "flo@example.com",
-		CountryCode: "1", PhoneNumber: "5550177"})
+		CountryCode: "1", PhoneNumber: "4155550177"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +67,8 @@ func operationsRunsAFlow(t *testing.T, j *journey) {
 			t.Fatalf("in the iframe: %v", err)
 		}
 	}
-	inFrame(chromedp.SetValue(field("phone_number"), "5550177"), submit, heading("Enter your code"))
-	inFrame(chromedp.SetValue(field("token"), j.sandboxCode("+1 5550177")), submit, heading("Background check"),
+	inFrame(chromedp.SetValue(field("phone_number"), "4155550177"), submit, heading("Enter your code"))
+	inFrame(chromedp.SetValue(field("token"), j.sandboxCode("+1 4155550177")), submit, heading("Background check"),
 		chromedp.SetAttributeValue(field("consent"), "checked", "checked"), chromedp.SetValue(field("name"), "Flo Framed"),
 		submit, heading("Payout methods"))
 
@@ -116,7 +116,7 @@ func TestBrowserDoubleClickedPayoutPaysOnce(t *testing.T) {
 func doubleClickedPayoutPaysOnce(t *testing.T, j *journey) {
 	ctx := context.Background()
 	u, err := j.api.CreateUser(ctx, payouts.CreateUserRequest{FirstName: "Dee", LastName: "Double", Email: "dee@example.com",
-		CountryCode: "1", PhoneNumber: "5550188"})
+		CountryCode: "1", PhoneNumber: "4155550188"})
 	if err != nil {
 		t.Fatal(err)
 	}

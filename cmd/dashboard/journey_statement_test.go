@@ -36,7 +36,7 @@ func managerReconcilesMonth(t *testing.T, j *journey) {
 	}
 	payee := func(first, email string) *payouts.User {
 		u, err := j.api.CreateUser(ctx, payouts.CreateUserRequest{FirstName: first, LastName: "Month", Email: email,
-			CountryCode: "1", PhoneNumber: "555020" + string(rune('0'+len(first)))})
+			CountryCode: "1", PhoneNumber: "415555020" + string(rune('0'+len(first)))})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ func TestRunBackupWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	payee, err := svc.CreateUser(ctx, creds.AppID, payouts.CreateUserRequest{FirstName: "Bea", LastName: "Backup",
-		Email: "bea@example.com", CountryCode: "1", PhoneNumber: "5550143"})
+		Email: "bea@example.com", CountryCode: "1", PhoneNumber: "4155550143"})
 	if err != nil {
 		t.Fatal(err)
 	}

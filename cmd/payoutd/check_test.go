@@ -44,7 +44,7 @@ func seeded(t *testing.T, db string) string {
 		t.Fatal(err)
 	}
 	u, err := svc.CreateUser(ctx, creds.AppID, payouts.CreateUserRequest{FirstName: "Cy", LastName: "Check",
-		Email: "cy@example.com", CountryCode: "1", PhoneNumber: "5550142"})
+		Email: "cy@example.com", CountryCode: "1", PhoneNumber: "4155550142"})
 	if err != nil {
 		t.Fatal(err)
 	}

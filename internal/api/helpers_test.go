@@ -183,7 +183,7 @@ func userBody() map[string]any {
 	return map[string]any{
 		"first_name": "Ada", "last_name": fmt.Sprintf("Lovelace%d", n),
 		"email":        fmt.Sprintf("ada%d@example.com", n),
-		"country_code": "1", "phone_number": fmt.Sprintf("555%07d", n),
+		"country_code": "1", "phone_number": fmt.Sprintf("41555%05d", n),
 	}
 }
 

@@ -24,7 +24,7 @@ func TestCancelPayoutLink(t *testing.T) {
 	}{
 		{"delivered as a link", map[string]any{"amount": amount}, false, payouts.LinkDelivered},
 		{"delivered by email", emailDelivery(amount, "grace@example.com"), true, payouts.LinkDelivered},
-		{"delivered by sms", smsDelivery(amount, "5550123"), true, payouts.LinkDelivered},
+		{"delivered by sms", smsDelivery(amount, "4155550123"), true, payouts.LinkDelivered},
 		{"waiting for delivery", emailDelivery(amount, "grace@example.com"), false, payouts.LinkDeliveryPending},
 		{"delivery failed", emailDelivery(amount, "bounce@example.com"), true, payouts.LinkDeliveryFailed},
 	}

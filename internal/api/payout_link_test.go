@@ -85,12 +85,12 @@ func TestCreatePayoutLink(t *testing.T) {
 		invalid("payee a string", map[string]any{"payee": "Grace"}, "payee"),
 		invalid("payee with a bad email", map[string]any{"payee": map[string]any{"email": "grace@"}}, "payee.email"),
 		invalid("payee with a bad phone number", map[string]any{"payee": map[string]any{"phone_number": "555-CALL"}}, "payee.phone_number"),
-		invalid("payee with a bad country code", map[string]any{"payee": map[string]any{"phone_number": "5550123", "country_code": "12345"}}, "payee.country_code"),
+		invalid("payee with a bad country code", map[string]any{"payee": map[string]any{"phone_number": "4155550123", "country_code": "12345"}}, "payee.country_code"),
 		invalid("unknown delivery method", map[string]any{"delivery": map[string]any{"method": "pigeon"}}, "delivery.method"),
 		invalid("delivery a string", map[string]any{"delivery": "email"}, "delivery"),
 		invalid("delivery message over 500 characters", map[string]any{"delivery": map[string]any{"method": "link", "message": strings.Repeat("m", 501)}}, "delivery.message"),
 		invalid("sms without a phone number", map[string]any{"delivery": map[string]any{"method": "sms"}, "payee": map[string]any{"email": "grace@example.com"}}, "payee.phone_number"),
-		invalid("email without an email address", map[string]any{"delivery": map[string]any{"method": "email"}, "payee": map[string]any{"phone_number": "5550123"}}, "payee.email"),
+		invalid("email without an email address", map[string]any{"delivery": map[string]any{"method": "email"}, "payee": map[string]any{"phone_number": "4155550123"}}, "payee.email"),
 		invalid("unknown payout_fee_party", map[string]any{"payout_fee_party": "payee"}, "payout_fee_party"),
 		invalid("memo over 500 characters", map[string]any{"memo": strings.Repeat("m", 501)}, "memo"),
 		invalid("metadata over 8 KiB", map[string]any{"metadata": bigMetadata()}, "metadata"),
@@ -122,13 +122,13 @@ func TestCreatePayoutLink(t *testing.T) {
 
 	t.Run("delivered as a link", func(t *testing.T) {
 		l := createLink(t, env, w.app, map[string]any{"amount": 25_00, "memo": " March ", "metadata": map[string]any{"ref": "L1"},
-			"payee": map[string]any{"first_name": "Grace", "last_name": "Hopper", "email": "grace@example.com", "phone_number": "5550123"}})
+			"payee": map[string]any{"first_name": "Grace", "last_name": "Hopper", "email": "grace@example.com", "phone_number": "4155550123"}})
 		if !payouts.ValidID(l.ID) || l.Amount != 25_00 || l.Status != payouts.LinkDelivered || l.Delivery.Method != payouts.DeliveryLink ||
 			l.Link != env.Origin+"/l/"+l.ID || l.Memo != "March" || string(l.Metadata) != `{"ref":"L1"}` ||
 			l.ClaimedUserID != nil || l.FlowID == nil || l.TransferID == nil || l.UserID != nil {
 			t.Errorf("link %+v", l)
 		}
-		want := payouts.Payee{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com", CountryCode: "1", PhoneNumber: "5550123"}
+		want := payouts.Payee{FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com", CountryCode: "1", PhoneNumber: "4155550123"}
 		if l.Payee != want {
 			t.Errorf("payee %+v, want %+v", l.Payee, want)
 		}
@@ -230,7 +230,7 @@ func TestListPayoutLinks(t *testing.T) {
 	}
 	grace := made(map[string]any{"amount": 1_00, "payee": map[string]any{"first_name": "Grace", "last_name": "Hopper", "email": "grace@example.com"}})
 	alan := made(emailDelivery(2_00, "alan@example.com"))
-	katherine := made(smsDelivery(3_00, "5550199"))
+	katherine := made(smsDelivery(3_00, "4155550199"))
 	canceled := made(map[string]any{"amount": 4_00})
 	call{method: "DELETE", path: "/v2/payout-links/" + canceled.ID, status: http.StatusOK}.do(t, env)
 	bounced := made(emailDelivery(5_00, "bounce@example.com"))
@@ -310,9 +310,9 @@ func TestPayoutLinkDelivery(t *testing.T) {
 		want payouts.PayoutLinkStatus
 	}{
 		{"email", emailDelivery(10_00, "grace@example.com"), "grace@example.com", payouts.LinkDelivered},
-		{"sms", smsDelivery(10_00, "5550123"), "+1 5550123", payouts.LinkDelivered},
+		{"sms", smsDelivery(10_00, "4155550123"), "+1 4155550123", payouts.LinkDelivered},
 		{"email that bounces", emailDelivery(10_00, "bounce@example.com"), "bounce@example.com", payouts.LinkDeliveryFailed},
-		{"sms to a number that bounces", smsDelivery(10_00, "5550000"), "+1 5550000", payouts.LinkDeliveryFailed},
+		{"sms to a number that bounces", smsDelivery(10_00, "4155550000"), "+1 4155550000", payouts.LinkDeliveryFailed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l := createLink(t, env, creds, tt.body)

@@ -98,7 +98,7 @@ func TestPayoutRequests(t *testing.T) {
 func TestSendPayout(t *testing.T) {
 	w := newWorld(t)
 	env := w.env
-	addMethod(t, env, w.app, w.user.ID, map[string]any{"platform": "venmo", "handle": "@ada-l", "country_code": "1", "phone_number": "5555550100"})
+	addMethod(t, env, w.app, w.user.ID, map[string]any{"platform": "venmo", "handle": "@ada-l", "country_code": "1", "phone_number": "4155550100"})
 	newcomer := createUser(t, env, w.app)
 	send := func(t *testing.T, body map[string]any) payouts.PayoutLink {
 		t.Helper()

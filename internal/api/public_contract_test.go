@@ -36,7 +36,7 @@ func publicRoutes() []publicRoute {
 		return func(ids map[string]string) any { return fill(template, ids) }
 	}
 	payee := func(n int) string {
-		return fmt.Sprintf(`{"amount": 400, "payee": {"country_code": "1", "phone_number": "555010%04d"}}`, n)
+		return fmt.Sprintf(`{"amount": 400, "payee": {"country_code": "1", "phone_number": "415555%04d"}}`, n)
 	}
 	return []publicRoute{
 		{method: "POST", path: "/v2/apps", org: true, body: fixed(map[string]any{"name": "Contract app"}), status: 201,

@@ -79,7 +79,7 @@ func TestSandboxMessages(t *testing.T) {
 func TestDeliveryFailed(t *testing.T) {
 	w := newWorld(t)
 	body := userBody()
-	body["phone_number"] = "5555550000"
+	body["phone_number"] = "4155550000"
 	var u payouts.User
 	call{method: "POST", path: "/v2/users", body: body, status: http.StatusCreated}.do(t, w.env).Decode(t, &u)
 	call{method: "POST", path: "/v2/users/" + u.ID + "/send-verification-token",

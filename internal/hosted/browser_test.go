@@ -49,7 +49,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 	step("2-identify",
 		chromedp.Click(`//a[contains(., "Claim $123.45")]`),
 		heading("Confirm it’s you"),
-		chromedp.SendKeys(field("phone_number"), "(555) 555-0199"),
+		chromedp.SendKeys(field("phone_number"), "(415) 555-0199"),
 		submit,
 		// The number is new: the page asks who the payee is.
 		chromedp.WaitVisible(field("first_name")),
@@ -63,7 +63,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 	// credentials (the dashboard shows the same list).
 	var inbox payouts.List[payouts.SandboxMessage]
 	env.Do(t, "GET", "/v2/sandbox/messages?limit=1", nil).Decode(t, &inbox)
-	if len(inbox.Data) != 1 || inbox.Data[0].To != "+1 5555550199" || servicetest.TokenPattern.FindString(inbox.Data[0].Body) == "" {
+	if len(inbox.Data) != 1 || inbox.Data[0].To != "+1 4155550199" || servicetest.TokenPattern.FindString(inbox.Data[0].Body) == "" {
 		t.Fatalf("newest inbox message: %+v", inbox.Data)
 	}
 	token := servicetest.TokenPattern.FindString(inbox.Data[0].Body)
@@ -173,7 +173,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
 	env := start(t)
 	fund(t, env, 1_000_00)
-	victim := createUser(t, env, "Vic", "Tim", "vic@example.com", "5555550801")
+	victim := createUser(t, env, "Vic", "Tim", "vic@example.com", "4155550801")
 	if r := env.Do(t, "POST", "/v2/transfers", map[string]any{"amount": -500_00, "user_id": victim.ID}); r.Status >= 300 {
 		t.Fatalf("fund the victim: %d %s", r.Status, r.Body)
 	}
@@ -192,7 +192,7 @@ func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
 		chromedp.Navigate(link.Link),
 		chromedp.Click(`//a[contains(., "Claim $12.00")]`),
 		heading("Confirm it’s you"),
-		chromedp.SendKeys(field("phone_number"), "(555) 555-0801"),
+		chromedp.SendKeys(field("phone_number"), "(415) 555-0801"),
 		submit,
 		heading("Enter your code"),
 	)

@@ -22,26 +22,26 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 
 	t.Run("a named phone", func(t *testing.T) {
 		link := createLink(t, env, map[string]any{"amount": 5_00,
-			"payee": map[string]string{"first_name": "Cy", "country_code": "1", "phone_number": "5555550301"}})
-		p := post(t, env, "/f/"+*link.FlowID+"/identify"+keyed(t, env, *link.FlowID), ada("5555550302"))
+			"payee": map[string]string{"first_name": "Cy", "country_code": "1", "phone_number": "4155550301"}})
+		p := post(t, env, "/f/"+*link.FlowID+"/identify"+keyed(t, env, *link.FlowID), ada("4155550302"))
 		if p.Status != http.StatusUnprocessableEntity || p.FieldError("phone_number") == "" {
 			t.Fatalf("identify with another phone: %d, phone error %q", p.Status, p.FieldError("phone_number"))
 		}
-		if _, sent := env.Inbox.Last("+1 5555550302"); sent {
+		if _, sent := env.Inbox.Last("+1 4155550302"); sent {
 			t.Error("a code went to a phone the link does not name")
 		}
-		signIn(t, env, *link.FlowID, ada("5555550301"))
+		signIn(t, env, *link.FlowID, ada("4155550301"))
 	})
 
 	t.Run("a named email", func(t *testing.T) {
 		link := createLink(t, env, map[string]any{"amount": 5_00,
 			"payee": map[string]string{"first_name": "Di", "email": "di@example.com"}})
-		who := ada("5555550303")
+		who := ada("4155550303")
 		p := post(t, env, "/f/"+*link.FlowID+"/identify"+keyed(t, env, *link.FlowID), who)
 		if p.Status != http.StatusUnprocessableEntity || p.FieldError("email") == "" {
 			t.Fatalf("identify with another email: %d, email error %q", p.Status, p.FieldError("email"))
 		}
-		if _, sent := env.Inbox.Last("+1 5555550303"); sent {
+		if _, sent := env.Inbox.Last("+1 4155550303"); sent {
 			t.Error("a code went to the phone of a link that names an email")
 		}
 		who.Set("email", "Di@example.com")
@@ -53,7 +53,7 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 		if !sent || servicetest.TokenPattern.FindString(m.Body) == "" {
 			t.Fatalf("no code went to the named email: %+v", m)
 		}
-		if _, sent := env.Inbox.Last("+1 5555550303"); sent {
+		if _, sent := env.Inbox.Last("+1 4155550303"); sent {
 			t.Error("the code went to the phone instead of the named email")
 		}
 	})
@@ -61,16 +61,16 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 	t.Run("nobody named: the first verified phone", func(t *testing.T) {
 		link := createLink(t, env, map[string]any{"amount": 5_00})
 		flowID := *link.FlowID
-		pending := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), ada("5555550305")).Session(t)
-		signIn(t, env, flowID, ada("5555550304"))
+		pending := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), ada("4155550305")).Session(t)
+		signIn(t, env, flowID, ada("4155550304"))
 		if f := getFlow(t, env, flowID); f.UserID == nil {
 			t.Fatal("verifying did not bind the flow to the payee")
 		}
-		p := post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {env.Inbox.Token(t, "+1 5555550305")}})
+		p := post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {env.Inbox.Token(t, "+1 4155550305")}})
 		if p.Status != http.StatusForbidden {
 			t.Errorf("a second phone verified on a claimed-for link: %d", p.Status)
 		}
-		if p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), ada("5555550306")); p.Status != http.StatusUnprocessableEntity {
+		if p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), ada("4155550306")); p.Status != http.StatusUnprocessableEntity {
 			t.Errorf("a third phone identified after the first verified: %d", p.Status)
 		}
 	})
@@ -91,7 +91,7 @@ func TestPayoutStepPaysTheLink(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := start(t)
 			fund(t, env, 100_00)
-			phone := "55555503" + strconv.Itoa(10+i)
+			phone := "41555503" + strconv.Itoa(10+i)
 			who := ada(phone)
 			user, err := env.Service.CreateUser(ctx, env.AppID, payouts.CreateUserRequest{FirstName: "Ada", LastName: "L",
 				Email: who.Get("email"), CountryCode: "1", PhoneNumber: phone})
@@ -142,7 +142,7 @@ func TestIdentifyLimits(t *testing.T) {
 		link := createLink(t, env, map[string]any{"amount": 1_00})
 		var last page
 		for i := range 11 {
-			last = post(t, env, "/f/"+*link.FlowID+"/identify"+keyed(t, env, *link.FlowID), ada("55555504"+strconv.Itoa(10+i)))
+			last = post(t, env, "/f/"+*link.FlowID+"/identify"+keyed(t, env, *link.FlowID), ada("41555504"+strconv.Itoa(10+i)))
 		}
 		tooMany(t, last)
 		if n := len(env.Inbox.Messages()); n > 10 {
@@ -164,7 +164,7 @@ func TestIdentifyLimits(t *testing.T) {
 func TestDeliveryFailure(t *testing.T) {
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
-	p := post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("5555550000"))
+	p := post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("4155550000"))
 	if p.Status != http.StatusUnprocessableEntity || p.FieldError("phone_number") == "" {
 		t.Fatalf("undeliverable phone: %d, phone error %q\n%s", p.Status, p.FieldError("phone_number"), p.Body)
 	}
@@ -183,7 +183,7 @@ func TestIdentifyLimitsSpareTheNamedPayee(t *testing.T) {
 		t.Helper()
 		return postWith(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), form, map[string]string{"Origin": "null", "X-Forwarded-For": addr})
 	}
-	const payeePhone = "5555550450"
+	const payeePhone = "4155550450"
 	payee := ada(payeePhone)
 	named := map[string]any{"amount": 1_00, "payee": map[string]string{"first_name": "Ada", "last_name": "Lovelace",
 		"email": payee.Get("email"), "country_code": "1", "phone_number": payeePhone}}
@@ -192,7 +192,7 @@ func TestIdentifyLimitsSpareTheNamedPayee(t *testing.T) {
 		name    string
 		attempt url.Values // what the holder of the URL sends, again and again, from their address
 	}{
-		{"wrong numbers", ada("5555550451")},
+		{"wrong numbers", ada("4155550451")},
 		{"the payee's own number", payee},
 	}
 	for _, tt := range tests {
@@ -215,15 +215,15 @@ func TestIdentifyLimitsSpareTheNamedPayee(t *testing.T) {
 	t.Run("a flow that names nobody takes a few different phones", func(t *testing.T) {
 		flowID := *createLink(t, env, map[string]any{"amount": 1_00}).FlowID
 		for i := range 5 {
-			if p := identifyFrom("192.0.2."+strconv.Itoa(i), flowID, ada("55555504"+strconv.Itoa(60+i))); p.Status != http.StatusSeeOther {
+			if p := identifyFrom("192.0.2."+strconv.Itoa(i), flowID, ada("41555504"+strconv.Itoa(60+i))); p.Status != http.StatusSeeOther {
 				t.Fatalf("phone %d: %d\n%s", i, p.Status, p.Body)
 			}
 		}
-		if p := identifyFrom("192.0.2.99", flowID, ada("5555550470")); p.Status != http.StatusTooManyRequests {
+		if p := identifyFrom("192.0.2.99", flowID, ada("4155550470")); p.Status != http.StatusTooManyRequests {
 			t.Fatalf("a sixth phone: %d, want 429\n%s", p.Status, p.Body)
 		}
 		clock.Advance(time.Minute)
-		if p := identifyFrom("192.0.2.100", flowID, ada("5555550460")); p.Status != http.StatusSeeOther {
+		if p := identifyFrom("192.0.2.100", flowID, ada("4155550460")); p.Status != http.StatusSeeOther {
 			t.Fatalf("a phone tried before: %d, want 303\n%s", p.Status, p.Body)
 		}
 	})

@@ -52,7 +52,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 	}
 
 	// A new number: the page asks for names and email, without shouting "is required" yet.
-	p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), url.Values{"country_code": {"1"}, "phone_number": {"555 555-0101"}})
+	p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), url.Values{"country_code": {"1"}, "phone_number": {"415 555-0101"}})
 	if p.Status != http.StatusUnprocessableEntity {
 		t.Fatalf("identify a new number without names: %d", p.Status)
 	}
@@ -61,7 +61,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 		t.Errorf("first_name shows %q before the payee saw the field", e)
 	}
 
-	who := ada("5555550101")
+	who := ada("4155550101")
 	p = post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), who)
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("identify: %d\n%s", p.Status, p.Body)
@@ -74,7 +74,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 	if p.Status != http.StatusUnprocessableEntity || p.FieldError("token") != "That code is not the one we sent. Check the latest message and try again." {
 		t.Fatalf("wrong token: %d, token error %q", p.Status, p.FieldError("token"))
 	}
-	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {env.Inbox.Token(t, "+1 5555550101")}})
+	p = post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {env.Inbox.Token(t, "+1 4155550101")}})
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("verify: %d\n%s", p.Status, p.Body)
 	}
@@ -158,7 +158,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 func TestPayoutMethodSteps(t *testing.T) {
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payments", "manage-payouts"}})
-	s := signIn(t, env, f.ID, ada("5555550210"))
+	s := signIn(t, env, f.ID, ada("4155550210"))
 
 	page := openAs(t, env, f.ID, s)
 	page.Has(t, "Payment methods", "Available to pay out", "PayPal email")
@@ -201,7 +201,7 @@ func TestPayoutRefused(t *testing.T) {
 	fund(t, env, 100_00)
 	link := createLink(t, env, map[string]any{"amount": 40_00, "payout_fee_party": "user"})
 	flowID := *link.FlowID
-	s := signIn(t, env, flowID, ada("5555550220"))
+	s := signIn(t, env, flowID, ada("4155550220"))
 	for _, email := range []string{"fail@example.com", "ada@example.com"} {
 		if p := post(t, env, "/f/"+flowID+"/payout-methods", withSession(s, url.Values{"platform": {"paypal"}, "email": {email}})); p.Status != http.StatusSeeOther {
 			t.Fatalf("add %s: %d\n%s", email, p.Status, p.Body)
@@ -254,9 +254,9 @@ func TestPayoutRefused(t *testing.T) {
 func TestResendToken(t *testing.T) {
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
-	p := post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("5555550230"))
+	p := post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("4155550230"))
 	pending := p.Session(t)
-	old := env.Inbox.Token(t, "+1 5555550230")
+	old := env.Inbox.Token(t, "+1 4155550230")
 
 	// A code asked for again at once is refused with a word to wait; after the gap it comes.
 	if p := post(t, env, "/f/"+f.ID+"/resend", url.Values{"s": {pending}}); p.Status != http.StatusTooManyRequests {
@@ -268,7 +268,7 @@ func TestResendToken(t *testing.T) {
 		t.Fatalf("resend: %d", p.Status)
 	}
 	get(t, env, p.Location()).Has(t, "We sent you a new code.")
-	fresh := env.Inbox.Token(t, "+1 5555550230")
+	fresh := env.Inbox.Token(t, "+1 4155550230")
 	if old != fresh {
 		if p := post(t, env, "/f/"+f.ID+"/verify", url.Values{"s": {pending}, "token": {old}}); p.Status != http.StatusUnprocessableEntity {
 			t.Errorf("the replaced token still works: %d", p.Status)

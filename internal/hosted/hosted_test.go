@@ -21,7 +21,7 @@ func TestSecurityHeaders(t *testing.T) {
 	link := createLink(t, env, map[string]any{"amount": 5_00})
 	redirect := createFlow(t, env, map[string]any{"steps": []any{
 		map[string]string{"name": "redirect", "redirect_url": "https://app.example/done?x=1"}}})
-	s := signIn(t, env, redirect.ID, ada("5555550190"))
+	s := signIn(t, env, redirect.ID, ada("4155550190"))
 
 	tests := []struct {
 		name       string
@@ -106,7 +106,7 @@ func TestPayoutLinkPage(t *testing.T) {
 		t.Fatalf("cancel: %d %s", r.Status, r.Body)
 	}
 	claimed := createLink(t, env, map[string]any{"amount": 2_00})
-	payee := createUser(t, env, "Bo", "Diddley", "bo@example.com", "5555550150")
+	payee := createUser(t, env, "Bo", "Diddley", "bo@example.com", "4155550150")
 	if _, err := env.Service.ClaimPayoutLink(ctx, claimed.ID, payee.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -154,8 +154,8 @@ func TestSession(t *testing.T) {
 	link := createLink(t, env, map[string]any{"amount": 3_00})
 	other := createLink(t, env, map[string]any{"amount": 4_00})
 	flowID := *link.FlowID
-	s := signIn(t, env, flowID, ada("5555550120"))
-	otherSession := signIn(t, env, *other.FlowID, ada("5555550121"))
+	s := signIn(t, env, flowID, ada("4155550120"))
+	otherSession := signIn(t, env, *other.FlowID, ada("4155550121"))
 	// The other session is the other payee's: the first flow is now bound to Ada of ...0120.
 	parts := strings.Split(s, ".")
 
@@ -253,24 +253,24 @@ func TestSession(t *testing.T) {
 func TestFlowOwner(t *testing.T) {
 	env := start(t)
 	fund(t, env, 10_00)
-	bo := createUser(t, env, "Bo", "D", "bo@example.com", "5555550180")
+	bo := createUser(t, env, "Bo", "D", "bo@example.com", "4155550180")
 	link := createLink(t, env, map[string]any{"amount": 3_00, "user_id": bo.ID,
 		"additional_steps": []string{"manage-payouts"}})
 	flowID := *link.FlowID
 	before := len(env.Inbox.Messages())
 
-	p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), ada("5555550181"))
+	p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), ada("4155550181"))
 	if p.Status != http.StatusUnprocessableEntity || p.FieldError("phone_number") != "Mobile number is not the number this page was sent to." {
 		t.Fatalf("another number: %d, phone error %q", p.Status, p.FieldError("phone_number"))
 	}
 	if len(env.Inbox.Messages()) != before {
 		t.Error("a token went out for a number the flow was not sent to")
 	}
-	if users, err := env.Service.ListUsers(ctx, env.AppID, payouts.Page{Limit: 10}, payouts.UserFilter{Search: "5555550181"}); err != nil || len(users.Data) != 0 {
+	if users, err := env.Service.ListUsers(ctx, env.AppID, payouts.Page{Limit: 10}, payouts.UserFilter{Search: "4155550181"}); err != nil || len(users.Data) != 0 {
 		t.Errorf("identifying with another number created a user: %+v %v", users, err)
 	}
 
-	s := signIn(t, env, flowID, url.Values{"country_code": {"1"}, "phone_number": {"555-555-0180"}})
+	s := signIn(t, env, flowID, url.Values{"country_code": {"1"}, "phone_number": {"415-555-0180"}})
 	if p := post(t, env, "/f/"+flowID+"/payout-methods", withSession(s, url.Values{"platform": {"paypal"}, "email": {"bo@example.com"}})); p.Status != http.StatusSeeOther {
 		t.Fatalf("bo adds a method: %d\n%s", p.Status, p.Body)
 	}
@@ -284,7 +284,7 @@ func TestFlowOwner(t *testing.T) {
 func TestNoPublicInbox(t *testing.T) {
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
-	post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("5555550170"))
+	post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("4155550170"))
 	for _, path := range []string{"/sandbox/inbox", "/sandbox/inbox?app=" + env.AppID} {
 		if p := get(t, env, path); p.Status != http.StatusNotFound || strings.Contains(p.Body, "verification code") {
 			t.Errorf("%s: %d\n%s", path, p.Status, p.Body)
@@ -301,7 +301,7 @@ func TestClaimKey(t *testing.T) {
 	bearer := createLink(t, env, map[string]any{"amount": 5_00})
 	other := createLink(t, env, map[string]any{"amount": 6_00})
 	named := createLink(t, env, map[string]any{"amount": 7_00,
-		"payee": map[string]any{"phone_number": "5555550777", "country_code": "1"}})
+		"payee": map[string]any{"phone_number": "4155550777", "country_code": "1"}})
 	key := func(l payouts.PayoutLink) string {
 		t.Helper()
 		u, err := url.Parse(l.Link)
@@ -334,7 +334,7 @@ func TestClaimKey(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var p page
 			if strings.HasSuffix(tt.path, "/identify") {
-				p = post(t, env, tt.path, ada("5555550778"))
+				p = post(t, env, tt.path, ada("4155550778"))
 			} else {
 				p = get(t, env, tt.path)
 			}

@@ -27,18 +27,18 @@ func inputValue(p page, name string) (string, bool) {
 func TestIdentifyKnownPayee(t *testing.T) {
 	env := start(t)
 	fund(t, env, 100_00)
-	bo := createUser(t, env, "Bo", "D", "bo409@example.com", "5555550409")
+	bo := createUser(t, env, "Bo", "D", "bo409@example.com", "4155550409")
 	tests := []struct {
 		name  string
 		link  map[string]any
 		shown map[string]string // input name -> value; "" = no such input
 	}{
 		{"name, email and phone", map[string]any{"amount": 1_00, "payee": map[string]string{"first_name": "Zoë",
-			"last_name": "García-López", "email": "zoe@example.com", "country_code": "1", "phone_number": "555-555-0401"}},
+			"last_name": "García-López", "email": "zoe@example.com", "country_code": "1", "phone_number": "415-555-0401"}},
 			map[string]string{"first_name": "Zoë", "last_name": "García-López", "email": "zoe@example.com",
-				"country_code": "1", "phone_number": "5555550401"}},
-		{"phone only", map[string]any{"amount": 1_00, "payee": map[string]string{"phone_number": "5555550402"}},
-			map[string]string{"phone_number": "5555550402", "first_name": ""}},
+				"country_code": "1", "phone_number": "4155550401"}},
+		{"phone only", map[string]any{"amount": 1_00, "payee": map[string]string{"phone_number": "4155550402"}},
+			map[string]string{"phone_number": "4155550402", "first_name": ""}},
 		{"issued to a user", map[string]any{"amount": 1_00, "user_id": bo.ID},
 			map[string]string{"phone_number": "", "first_name": ""}},
 	}
@@ -64,12 +64,12 @@ func TestIdentifyKnownPayee(t *testing.T) {
 		for name, v := range tests[0].shown {
 			form.Set(name, v)
 		}
-		form.Set("phone_number", "(555) 555-0401")
+		form.Set("phone_number", "(415) 555-0401")
 		p := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), form)
 		if p.Status != http.StatusSeeOther {
 			t.Fatalf("identify: %d\n%s", p.Status, p.Body)
 		}
-		if _, sent := env.Inbox.Last("+1 5555550401"); !sent {
+		if _, sent := env.Inbox.Last("+1 4155550401"); !sent {
 			t.Error("no code went to the link's phone")
 		}
 	})
@@ -88,12 +88,12 @@ func testIdentifyBindsOnlyTheProvenPayee(t *testing.T, engine []servicetest.Opti
 	clock := testclock.New(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 	env := start(t, append(engine, servicetest.WithClock(clock))...)
 	fund(t, env, 1_000_00)
-	const victimPhone, victimEmail = "5555550901", "victim@example.com"
+	const victimPhone, victimEmail = "4155550901", "victim@example.com"
 	victim := createUser(t, env, "Vic", "Tim", victimEmail, victimPhone)
 	if r := env.Do(t, "POST", "/v2/transfers", map[string]any{"amount": -500_00, "user_id": victim.ID}); r.Status >= 300 {
 		t.Fatalf("fund the victim: %d %s", r.Status, r.Body)
 	}
-	attacker := createUser(t, env, "Mal", "Lory", "mal@example.com", "5555550902")
+	attacker := createUser(t, env, "Mal", "Lory", "mal@example.com", "4155550902")
 
 	typed := func(phone, email string) url.Values {
 		return url.Values{"country_code": {"1"}, "phone_number": {phone}, "first_name": {"Mal"},
@@ -108,28 +108,28 @@ func testIdentifyBindsOnlyTheProvenPayee(t *testing.T, engine []servicetest.Opti
 		newUser bool
 	}{
 		{"issued to the attacker, victim's phone", map[string]any{"user_id": attacker.ID}, typed(victimPhone, "mal@example.com"), "", false},
-		{"issued to the attacker, own phone", map[string]any{"user_id": attacker.ID}, typed("5555550902", ""), "+1 5555550902", false},
-		{"names the attacker's phone, victim's phone", map[string]any{"payee": map[string]string{"country_code": "1", "phone_number": "5555550911"}},
+		{"issued to the attacker, own phone", map[string]any{"user_id": attacker.ID}, typed("4155550902", ""), "+1 4155550902", false},
+		{"names the attacker's phone, victim's phone", map[string]any{"payee": map[string]string{"country_code": "1", "phone_number": "4155550911"}},
 			typed(victimPhone, "x911@example.com"), "", false},
-		{"names the attacker's phone, victim's email", map[string]any{"payee": map[string]string{"country_code": "1", "phone_number": "5555550912"}},
-			typed("5555550912", victimEmail), "", false},
-		{"names the attacker's phone, own contacts", map[string]any{"payee": map[string]string{"country_code": "1", "phone_number": "5555550913"}},
-			typed("5555550913", "x913@example.com"), "+1 5555550913", true},
+		{"names the attacker's phone, victim's email", map[string]any{"payee": map[string]string{"country_code": "1", "phone_number": "4155550912"}},
+			typed("4155550912", victimEmail), "", false},
+		{"names the attacker's phone, own contacts", map[string]any{"payee": map[string]string{"country_code": "1", "phone_number": "4155550913"}},
+			typed("4155550913", "x913@example.com"), "+1 4155550913", true},
 		{"names the attacker's email, victim's phone", map[string]any{"payee": map[string]string{"first_name": "Mal", "email": "x921@example.com"}},
 			typed(victimPhone, "x921@example.com"), "x921@example.com", true},
 		{"names the attacker's email, victim's email", map[string]any{"payee": map[string]string{"first_name": "Mal", "email": "x922@example.com"}},
 			typed(victimPhone, victimEmail), "", false},
 		{"names an existing attacker's email, victim's phone", map[string]any{"payee": map[string]string{"first_name": "Mal", "email": "mal@example.com"}},
 			typed(victimPhone, "mal@example.com"), "mal@example.com", false},
-		{"names phone and email, victim's phone", map[string]any{"payee": map[string]string{"email": "x931@example.com", "country_code": "1", "phone_number": "5555550931"}},
+		{"names phone and email, victim's phone", map[string]any{"payee": map[string]string{"email": "x931@example.com", "country_code": "1", "phone_number": "4155550931"}},
 			typed(victimPhone, "x931@example.com"), "", false},
-		{"names phone and email, victim's email", map[string]any{"payee": map[string]string{"email": "x932@example.com", "country_code": "1", "phone_number": "5555550932"}},
-			typed("5555550932", victimEmail), "", false},
+		{"names phone and email, victim's email", map[string]any{"payee": map[string]string{"email": "x932@example.com", "country_code": "1", "phone_number": "4155550932"}},
+			typed("4155550932", victimEmail), "", false},
 		{"names nobody, victim's phone", map[string]any{}, typed(victimPhone, "x941@example.com"), "+1 " + victimPhone, false},
-		{"names nobody, victim's email", map[string]any{}, typed("5555550942", victimEmail), "", false},
-		{"names nobody, own contacts", map[string]any{}, typed("5555550943", "x943@example.com"), "+1 5555550943", true},
+		{"names nobody, victim's email", map[string]any{}, typed("4155550942", victimEmail), "", false},
+		{"names nobody, own contacts", map[string]any{}, typed("4155550943", "x943@example.com"), "+1 4155550943", true},
 		{"no link, victim's phone", nil, typed(victimPhone, "x951@example.com"), "+1 " + victimPhone, false},
-		{"no link, victim's email", nil, typed("5555550952", victimEmail), "", false},
+		{"no link, victim's email", nil, typed("4155550952", victimEmail), "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,7 +199,7 @@ func testUnprovenContactFindsNobody(t *testing.T, engine []servicetest.Option) {
 	clock := testclock.New(time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC))
 	env := start(t, append(engine, servicetest.WithClock(clock))...)
 	fund(t, env, 100_00)
-	const phone = "5555550961"
+	const phone = "4155550961"
 	emailLink := createLink(t, env, map[string]any{"amount": 1_00, "payee": map[string]string{"first_name": "Mal", "email": "x961@example.com"}})
 	x := identifyAndVerify(t, env, *emailLink.FlowID, "x961@example.com", url.Values{"country_code": {"1"},
 		"phone_number": {phone}, "first_name": {"Mal"}, "last_name": {"Lory"}, "email": {"x961@example.com"}})

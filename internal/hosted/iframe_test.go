@@ -77,7 +77,7 @@ func TestBrowserFlowInIframe(t *testing.T) {
 	frame := browser.Frame(t, tab, env.Origin+"/f/", heading("Confirm it’s you"))
 
 	browser.Run(t, frame,
-		chromedp.SetValue(field("phone_number"), "5555550111"),
+		chromedp.SetValue(field("phone_number"), "4155550111"),
 		submit,
 		chromedp.WaitVisible(field("first_name")),
 		chromedp.SetValue(field("first_name"), "Alan"),
@@ -87,7 +87,7 @@ func TestBrowserFlowInIframe(t *testing.T) {
 		heading("Enter your code"),
 	)
 	browser.Run(t, frame,
-		chromedp.SetValue(field("token"), env.Inbox.Token(t, "+1 5555550111")),
+		chromedp.SetValue(field("token"), env.Inbox.Token(t, "+1 4155550111")),
 		submit,
 		heading("Payout methods"),
 		chromedp.SetValue(field("email"), "alan@example.com"),

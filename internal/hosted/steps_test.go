@@ -17,7 +17,7 @@ func TestFieldErrors(t *testing.T) {
 	link := createLink(t, env, map[string]any{"amount": 3_00, "force_collect_compliance_information": true,
 		"additional_steps": []string{"id-verification", "background-check", "manage-payouts"}})
 	flowID := *link.FlowID
-	s := signIn(t, env, flowID, ada("5555550130"))
+	s := signIn(t, env, flowID, ada("4155550130"))
 
 	tests := []struct {
 		name  string
@@ -112,7 +112,7 @@ func TestStepOrder(t *testing.T) {
 	fund(t, env, 10_00)
 	link := createLink(t, env, map[string]any{"amount": 3_00, "force_collect_compliance_information": true})
 	flowID := *link.FlowID
-	s := signIn(t, env, flowID, ada("5555550140"))
+	s := signIn(t, env, flowID, ada("4155550140"))
 	if p := post(t, env, "/f/"+flowID+"/payout-methods", withSession(s, url.Values{"platform": {"paypal"}, "email": {"a@example.com"}})); p.Status != http.StatusSeeOther {
 		t.Fatalf("add a method on the compliance step: %d", p.Status)
 	}
@@ -128,7 +128,7 @@ func TestStepOrder(t *testing.T) {
 		t.Fatal("the link was claimed before compliance")
 	}
 	// An unverified session opens no step either.
-	pending := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), url.Values{"country_code": {"1"}, "phone_number": {"5555550140"}}).Session(t)
+	pending := post(t, env, "/f/"+flowID+"/identify"+keyed(t, env, flowID), url.Values{"country_code": {"1"}, "phone_number": {"4155550140"}}).Session(t)
 	if p := post(t, env, "/f/"+flowID+"/compliance", withSession(pending, url.Values{"form": {"w9"}})); p.Status != http.StatusSeeOther {
 		t.Fatalf("compliance with an unverified session: %d", p.Status)
 	} else {
@@ -141,7 +141,7 @@ func TestRedirectStep(t *testing.T) {
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []any{"manage-payouts",
 		map[string]string{"name": "redirect", "redirect_url": "https://app.example/back?from=flow"}}})
-	s := signIn(t, env, f.ID, ada("5555550160"))
+	s := signIn(t, env, f.ID, ada("4155550160"))
 	p := post(t, env, "/f/"+f.ID+"/payout-methods", withSession(s, url.Values{"platform": {"venmo"}, "handle": {"@ada-l"}}))
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("add venmo: %d\n%s", p.Status, p.Body)

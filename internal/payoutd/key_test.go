@@ -34,7 +34,7 @@ var sealers = []struct {
 		must(t, err)
 	}},
 	{"account number of a payee's bank", func(t *testing.T, srv *payoutd.Server, app string, _ []byte) {
-		_, err := srv.Service().AddPayoutMethod(context.Background(), app, payee(t, srv, app, "Bank", "5550148"),
+		_, err := srv.Service().AddPayoutMethod(context.Background(), app, payee(t, srv, app, "Bank", "4155550148"),
 			payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH, RoutingNumber: "110000000",
 				AccountNumber: "000123456789", AccountType: payouts.AccountChecking})
 		must(t, err)
@@ -42,7 +42,7 @@ var sealers = []struct {
 	{"tax form", func(t *testing.T, srv *payoutd.Server, app string, _ []byte) {
 		w9 := payouts.W9{EntityType: payouts.EntityIndividual, FirstName: "Kay", LastName: "Key", DateOfBirth: "1990-01-01",
 			TIN: "123-45-6789", Address: payouts.Address{Line1: "1 Main", City: "X", State: "NY", Country: "US", Postcode: "10001"}}
-		must(t, srv.Service().SubmitCompliance(context.Background(), app, payee(t, srv, app, "Tax", "5550149"), payouts.ComplianceRequest{W9: &w9}))
+		must(t, srv.Service().SubmitCompliance(context.Background(), app, payee(t, srv, app, "Tax", "4155550149"), payouts.ComplianceRequest{W9: &w9}))
 	}},
 	{"app's bank account", func(t *testing.T, srv *payoutd.Server, app string, _ []byte) {
 		_, err := srv.Service().SetACHAccount(context.Background(), app, app, payouts.ACHAccountRequest{AccountNumber: "123456789",

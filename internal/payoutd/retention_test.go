@@ -29,7 +29,7 @@ func TestPruneByRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := srv.Service().CreateUser(ctx, creds.AppID, payouts.CreateUserRequest{FirstName: "Ret", LastName: "Ention",
-			Email: "ret@example.com", CountryCode: "1", PhoneNumber: "5550144"}); err != nil {
+			Email: "ret@example.com", CountryCode: "1", PhoneNumber: "4155550144"}); err != nil {
 			t.Fatal(err)
 		}
 		events := func() int {

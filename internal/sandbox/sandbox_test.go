@@ -71,7 +71,7 @@ func TestChecks(t *testing.T) {
 			return sandbox.Inbox{}.Send(context.Background(), service.Message{To: "Bounce@example.com"}) == nil
 		}},
 		{"phone 0000 is refused", false, func() bool {
-			return sandbox.Inbox{}.Send(context.Background(), service.Message{To: "+1 5550000"}) == nil
+			return sandbox.Inbox{}.Send(context.Background(), service.Message{To: "+1 4155550000"}) == nil
 		}},
 	}
 	for _, tt := range tests {

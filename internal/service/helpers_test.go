@@ -57,7 +57,7 @@ func newEnvOn(t testing.TB, dsn string, rails map[payouts.Platform]service.Rail,
 		t.Fatal(err)
 	}
 	e.app = cred.AppID
-	e.user = e.newUser(t, "ada@example.com", "5550100")
+	e.user = e.newUser(t, "ada@example.com", "4155550100")
 	if deposit > 0 {
 		if _, err := e.svc.Deposit(e.ctx, e.app, e.app, payouts.DepositRequest{Amount: deposit}); err != nil {
 			t.Fatal(err)

@@ -173,13 +173,11 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 	if err := s.allow(ctx, s.limits.identifyPerFlow, flowAddress(f.ID, clientAddr), "Too many tries on this page. Try again in an hour."); err != nil {
 		return nil, err
 	}
-	req.CountryCode, req.PhoneNumber = payouts.NormalizePhone(req.CountryCode, req.PhoneNumber)
 	p := payouts.Problems{}
-	p.Phone(req.CountryCode, req.PhoneNumber)
+	phone := p.Phone("", req.CountryCode, req.PhoneNumber, true)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
-	phone := payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber}
 	var user *UserRecord
 	if f.UserID != nil {
 		if user, err = s.getUser(ctx, s.store, f.AppID, *f.UserID); err != nil {

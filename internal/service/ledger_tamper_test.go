@@ -139,7 +139,7 @@ func TestCheckFindsTampering(t *testing.T) {
 // payouts settled and failed, payout links claimed and canceled; and the rows tamperings edit.
 func busyLedger(t *testing.T, dsn string, seed uint64) *tamperedLedger {
 	e := newEnvOn(t, dsn, nil, 1_000_000)
-	eve := e.newUser(t, "eve@example.com", "5550199")
+	eve := e.newUser(t, "eve@example.com", "4155550199")
 	e.addMethod(t, e.user.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "ada@example.com"})
 	e.addMethod(t, eve.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "slowfail@example.com"})
 	rng := rand.New(rand.NewPCG(seed, 44))

@@ -21,7 +21,7 @@ func TestSendsPerApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	theirs, err := e.svc.CreateUser(e.ctx, other.AppID, payouts.CreateUserRequest{FirstName: "O", LastName: "T",
-		Email: "o@example.com", CountryCode: "1", PhoneNumber: "5550199"})
+		Email: "o@example.com", CountryCode: "1", PhoneNumber: "4155550199"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +32,8 @@ func TestSendsPerApp(t *testing.T) {
 		want   string // error code, "" for sent
 	}{
 		{"first", e.app, e.user.ID, ""},
-		{"second, another user", e.app, e.newUser(t, "b@example.com", "5550101").ID, ""},
-		{"third", e.app, e.newUser(t, "c@example.com", "5550102").ID, payouts.ETooManyRequests},
+		{"second, another user", e.app, e.newUser(t, "b@example.com", "4155550101").ID, ""},
+		{"third", e.app, e.newUser(t, "c@example.com", "4155550102").ID, payouts.ETooManyRequests},
 		{"another app", other.AppID, theirs.ID, ""},
 	}
 	for _, tt := range tests {
@@ -76,7 +76,7 @@ func TestLimitsSharedAndKept(t *testing.T) {
 		}
 		for i, s := range steps {
 			e.clock.Advance(s.after)
-			u := e.newUser(t, fmt.Sprintf("u%d@example.com", i), fmt.Sprintf("555020%d", i))
+			u := e.newUser(t, fmt.Sprintf("u%d@example.com", i), fmt.Sprintf("415555020%d", i))
 			err := s.svc().SendVerificationToken(e.ctx, e.app, u.ID, payouts.SendVerificationTokenRequest{})
 			if s.want == "" {
 				if err != nil {

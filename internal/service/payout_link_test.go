@@ -79,7 +79,7 @@ func TestPayoutLinkDelivery(t *testing.T) {
 		want  payouts.PayoutLinkStatus
 	}{
 		{"email", payouts.Payee{Email: "bo@example.com"}, payouts.DeliveryEmail, payouts.LinkDelivered},
-		{"sms", payouts.Payee{CountryCode: "1", PhoneNumber: "5550123"}, payouts.DeliverySMS, payouts.LinkDelivered},
+		{"sms", payouts.Payee{CountryCode: "1", PhoneNumber: "4155550123"}, payouts.DeliverySMS, payouts.LinkDelivered},
 		{"bouncing email", payouts.Payee{Email: "bounce@example.com"}, payouts.DeliveryEmail, payouts.LinkDeliveryFailed},
 	}
 	for _, tc := range tests {

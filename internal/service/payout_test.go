@@ -117,7 +117,7 @@ func TestPayoutLifecycle(t *testing.T) {
 func TestPayoutValidation(t *testing.T) {
 	e := newEnv(t, 100000)
 	ach := e.addMethod(t, e.user.ID, payouts.AddPayoutMethodRequest{Platform: "ach", RoutingNumber: "011000015", AccountNumber: "12345678", AccountType: "checking"})
-	bare := e.newUser(t, "bare@example.com", "5550111")
+	bare := e.newUser(t, "bare@example.com", "4155550111")
 	tests := []struct {
 		name string
 		req  payouts.CreatePayoutRequest

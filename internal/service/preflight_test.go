@@ -48,7 +48,7 @@ func TestPreflightNamesWhatThePayoutRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 				u, err := e.svc.CreateUser(e.ctx, other.AppID, payouts.CreateUserRequest{FirstName: "Eve", LastName: "Other",
-					Email: "eve@example.com", CountryCode: "1", PhoneNumber: "5550199"})
+					Email: "eve@example.com", CountryCode: "1", PhoneNumber: "4155550199"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -150,7 +150,7 @@ func TestPreflightBatchCountsEarlierItems(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
 		e := newEnvOn(t, dsn, nil, 500_000)
 		e.addMethod(t, e.user.ID, payouts.AddPayoutMethodRequest{Platform: "paypal", Email: "ada@example.com"})
-		bob := e.newUser(t, "bob@example.com", "5550102")
+		bob := e.newUser(t, "bob@example.com", "4155550102")
 		e.addMethod(t, bob.ID, payouts.AddPayoutMethodRequest{Platform: "paypal", Email: "bob@example.com"})
 		payout := func(userID string, amount int64) payouts.PreflightItem {
 			return payouts.PreflightItem{Payout: &payouts.CreatePayoutRequest{UserID: userID, Amount: amount, Platform: "paypal", Fund: true}}

@@ -36,7 +36,7 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := svc.CreateUser(ctx, app.AppID, payouts.CreateUserRequest{FirstName: "Ada", LastName: "L", Email: "ada@example.com", CountryCode: "1", PhoneNumber: "5555550100"})
+	u, err := svc.CreateUser(ctx, app.AppID, payouts.CreateUserRequest{FirstName: "Ada", LastName: "L", Email: "ada@example.com", CountryCode: "1", PhoneNumber: "4155550100"})
 	if err != nil {
 		t.Fatal(err)
 	}

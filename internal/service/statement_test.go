@@ -42,7 +42,7 @@ type history struct {
 
 func playHistory(t *testing.T, e *env, rng *rand.Rand, steps int) *history {
 	t.Helper()
-	bea := e.newUser(t, "bea@example.com", "5550101")
+	bea := e.newUser(t, "bea@example.com", "4155550101")
 	users := []*payouts.User{e.user, bea}
 	methods := []payouts.AddPayoutMethodRequest{
 		{Platform: payouts.PlatformPayPal, Email: "ok@example.com"},

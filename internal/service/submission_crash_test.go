@@ -316,7 +316,7 @@ func TestClaimPaysEachUserTheirMethod(t *testing.T) {
 		}
 		var payees []payee
 		for i := range 4 {
-			u := e.newUser(t, fmt.Sprintf("payee%d@example.com", i), fmt.Sprintf("555020%d", i))
+			u := e.newUser(t, fmt.Sprintf("payee%d@example.com", i), fmt.Sprintf("415555020%d", i))
 			paypal := e.addMethod(t, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
 				Email: fmt.Sprintf("paypal%d@example.com", i)})
 			venmo := e.addMethod(t, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformVenmo,

@@ -25,7 +25,7 @@ func TestSummariesCountTheAppWalletOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A funded payout that fails: its $20 funding comes back and its fee is voided.
-	bea := e.newUser(t, "bea@example.com", "5550101")
+	bea := e.newUser(t, "bea@example.com", "4155550101")
 	e.addMethod(t, bea.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "slowfail@example.com"})
 	if _, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: bea.ID, Amount: 2000,
 		Platform: payouts.PlatformPayPal, Fund: true, PayoutFeeParty: payouts.FeePartyPlatform}); err != nil {

@@ -116,7 +116,7 @@ func TestBatchItemKeys(t *testing.T) {
 func TestBatchItemsThatFailLeaveNothing(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
 		e := newEnvOn(t, dsn, nil, 100_00)
-		bob := e.newUser(t, "bob@example.com", "5550101")
+		bob := e.newUser(t, "bob@example.com", "4155550101")
 		key := func(n int) string { return fmt.Sprintf("50000000-0000-4000-8000-%012d", n) }
 		pay := func(userID string, amount int64, k string) (*payouts.Transfer, error) {
 			return e.svc.CreateTransfer(e.ctx, e.app, payouts.CreateTransferRequest{UserID: userID, Amount: amount, IdempotencyKey: k})

@@ -116,7 +116,7 @@ func TestSecretsSealed(t *testing.T) {
 
 func TestCreateUserCodes(t *testing.T) {
 	e := newEnv(t, 0)
-	base := payouts.CreateUserRequest{FirstName: "A", LastName: "B", Email: "new@example.com", CountryCode: "1", PhoneNumber: "5550199"}
+	base := payouts.CreateUserRequest{FirstName: "A", LastName: "B", Email: "new@example.com", CountryCode: "1", PhoneNumber: "4155550199"}
 	tests := []struct {
 		name string
 		edit func(*payouts.CreateUserRequest)

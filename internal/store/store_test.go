@@ -53,7 +53,7 @@ func newUser(t *testing.T, q interface {
 }, appID string, n int, email string) *service.UserRecord {
 	t.Helper()
 	u := &service.UserRecord{AppID: appID, User: payouts.User{ID: userID(n), FirstName: "User", LastName: fmt.Sprint(n),
-		Email: email, PhoneNumber: payouts.Phone{CountryCode: "1", PhoneNumber: fmt.Sprintf("555%07d", n)},
+		Email: email, PhoneNumber: payouts.Phone{CountryCode: "1", PhoneNumber: fmt.Sprintf("41555%05d", n)},
 		Status: payouts.UserUnverified, Created: payouts.NewTime(t0)}}
 	if err := q.CreateUser(context.Background(), u); err != nil {
 		t.Fatal(err)

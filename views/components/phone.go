@@ -1,21 +1,28 @@
 package components
 
 import (
-	"github.com/nyaruka/phonenumbers"
-
 	"github.com/disburse/disburse/payouts"
 )
 
-// Phone writes a phone number the way people read it, with the country's own grouping:
-// "+1 415-513-2552", "+44 20 7946 0958". The service keeps digits only; a number the
-// phone-number library cannot read shows as kept, "+CC DIGITS", so nothing is lost.
+// Phone writes a phone number as people read it in its country, with the country's code:
+// "(415) 513-2552 (US)", "020 7946 0958 (GB)". A number stored before numbers were parsed
+// that is not valid shows as kept, "+CC DIGITS", and says it needs review: nothing is guessed.
 func Phone(p payouts.Phone) string {
-	if p.PhoneNumber == "" {
+	switch {
+	case p.PhoneNumber == "":
 		return ""
+	case p.Valid():
+		return p.National()
 	}
-	n, err := phonenumbers.Parse("+"+p.CountryCode+p.PhoneNumber, "")
+	return p.String() + " (needs review)"
+}
+
+// VenmoPhone writes a Venmo method's number as stored (payouts.StoredVenmoPhone): nationally, or
+// as kept with "needs review".
+func VenmoPhone(stored string) string {
+	p, err := payouts.StoredVenmoPhone(stored)
 	if err != nil {
-		return p.String()
+		return stored + " (needs review)"
 	}
-	return phonenumbers.Format(n, phonenumbers.INTERNATIONAL)
+	return Phone(p)
 }

@@ -14,12 +14,14 @@ var plainWords = map[string]string{
 	"is not a valid id":                        "That is not a valid %s. Copy the whole id from its page.",
 	"is not the token we sent":                 "That code is not the one we sent. Check the latest message and try again.",
 	"too many wrong tokens; request a new one": "That code was wrong too many times. Ask for a new code.",
-	"no valid token: it expired or was never sent; request a new one": "That code has expired. Ask for a new code.",
-	"must be at least 6 characters":                                   "Enter all 6 digits of the code.",
-	"give phone_number or handle for venmo":                           "Enter the phone number or the handle of the Venmo account.",
-	"must be true: the form is signed under penalty of perjury":       "Tick the box to sign the form.",
-	"is needed to run the background check":                           "Tick the box to allow the background check.",
-	"must be 4 to 14 digits":                                          "Enter a phone number of 4 to 14 digits, like (415) 513-2552.",
+	"no valid token: it expired or was never sent; request a new one":                   "That code has expired. Ask for a new code.",
+	"must be at least 6 characters":                                                     "Enter all 6 digits of the code.",
+	"give phone_number or handle for venmo":                                             "Enter the phone number or the handle of the Venmo account.",
+	"must be true: the form is signed under penalty of perjury":                         "Tick the box to sign the form.",
+	"is needed to run the background check":                                             "Tick the box to allow the background check.",
+	"is not a valid phone number; write it with its country code, like +1 415 555 2671": "Enter a valid phone number, like (415) 513-2552, or one of another country with its code, like +44 20 7946 0958.",
+	"must be a US mobile number for Venmo, like +1 415 555 2671":                        "Enter a US mobile number for Venmo, like (415) 513-2552.",
+	"is not a country calling code":                                                     "Enter a country calling code, like 1 or 44.",
 }
 
 // Sentence is what a form shows for a field's problem. The service and the stores answer with

@@ -21,7 +21,7 @@ func methodDetail(m payouts.PayoutMethod) string {
 	case m.Handle != "":
 		return m.Handle
 	case m.PhoneNumber != "":
-		return m.PhoneNumber
+		return components.VenmoPhone(m.PhoneNumber)
 	case m.CashTag != "":
 		return m.CashTag
 	}

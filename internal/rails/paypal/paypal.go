@@ -206,9 +206,9 @@ func SenderBatchID(idempotencyKey string) string { return "disburse-" + idempote
 // again. Anything else is retried under the same key: the same sender_batch_id, which PayPal
 // never pays twice.
 func (r *Rail) Submit(ctx context.Context, idempotencyKey string, p service.RailPayout) (service.RailReceipt, error) {
-	recipientType, receiver := recipient(p.Method)
-	if receiver == "" {
-		return service.RailReceipt{}, &service.RailRejection{Reason: "the " + p.Method.Platform.Label() + " method has no email, phone or handle PayPal can pay"}
+	recipientType, receiver, problem := recipient(p.Method)
+	if problem != "" {
+		return service.RailReceipt{}, &service.RailRejection{Reason: problem}
 	}
 	req := createPayoutRequest{
 		SenderBatchHeader: senderBatchHeader{SenderBatchID: SenderBatchID(idempotencyKey), EmailSubject: "You have a payout"},
@@ -349,17 +349,24 @@ func note(p service.RailPayout) string {
 	return n
 }
 
-// recipient is how PayPal is told who to pay: an email, else a phone, else a Venmo handle.
-func recipient(m service.PayoutMethodRecord) (recipientType, receiver string) {
+// recipient is how PayPal is told who to pay: an email, else a phone, else a Venmo handle; or
+// why it cannot be. A phone is a Venmo method's, which must be a US mobile number (PayPal's
+// reference), sent as its ten digits; one saved before numbers kept their country
+// (payouts.StoredVenmoPhone) is refused until it is saved again, never guessed.
+func recipient(m service.PayoutMethodRecord) (recipientType, receiver, problem string) {
 	switch {
 	case m.Email != "":
-		return "EMAIL", m.Email
+		return "EMAIL", m.Email, ""
 	case m.PhoneNumber != "":
-		return "PHONE", m.PhoneNumber
+		phone, err := payouts.StoredVenmoPhone(m.PhoneNumber)
+		if err != nil {
+			return "", "", "the Venmo phone number " + m.PhoneNumber + " " + err.Error()
+		}
+		return "PHONE", phone.PhoneNumber, ""
 	case m.Handle != "" && m.Platform == payouts.PlatformVenmo:
-		return "USER_HANDLE", m.Handle
+		return "USER_HANDLE", m.Handle, ""
 	}
-	return "", ""
+	return "", "", "the " + m.Platform.Label() + " method has no email, phone or handle PayPal can pay"
 }
 
 // wallet is the item's recipient_wallet for a platform.

@@ -152,8 +152,8 @@ func TestSubmitRecorded(t *testing.T) {
 	if err != nil || receipt.ExternalID != "5UXD2E8A7EBQJ" || !receipt.SettleAt.After(clock.Now()) {
 		t.Fatalf("Submit = %+v, %v; want the batch id and a time to ask", receipt, err)
 	}
-	venmo := payout(second, payouts.PlatformVenmo, 532, "", "4082341234")
-	venmo.AppName = "Acme Rebates" // no memo: the note says who pays
+	venmo := payout(second, payouts.PlatformVenmo, 532, "", "+14082341234") // as saved: E.164, a US mobile
+	venmo.AppName = "Acme Rebates"                                          // no memo: the note says who pays
 	if _, err := rails[payouts.PlatformVenmo].Submit(ctx, second, venmo); err != nil {
 		t.Fatal(err)
 	}
@@ -436,6 +436,24 @@ func TestNotificationIgnored(t *testing.T) {
 			var ignored *service.RailIgnored
 			if len(notices) != 0 || !errors.As(err, &ignored) {
 				t.Fatalf("Notification = %+v, %v; want it ignored", notices, err)
+			}
+		})
+	}
+}
+
+// TestSubmitVenmoPhoneNeedsReview: a Venmo number stored before numbers kept their country
+// (digits without +1: "2079460958" may have been typed +44 20 7946 0958) is refused with no
+// request, never sent as a US number; so is one that is no US mobile number.
+func TestSubmitVenmoPhoneNeedsReview(t *testing.T) {
+	for _, phone := range []string{"2079460958", "4082341234", "+442079460958"} {
+		t.Run(phone, func(t *testing.T) {
+			srv := recorded(t)
+			rail := newClient(t, srv, testclock.New(time.Now())).Rails()[payouts.PlatformVenmo]
+			const key = "0196c0de-2222-7000-8000-00000000bbbb"
+			_, err := rail.Submit(context.Background(), key, payout(key, payouts.PlatformVenmo, 532, "", phone))
+			var rejection *service.RailRejection
+			if !errors.As(err, &rejection) {
+				t.Fatalf("Submit to %s = %v, want a rejection", phone, err)
 			}
 		})
 	}

@@ -39,7 +39,7 @@ func TestServiceUsesClock(t *testing.T) {
 	env := servicetest.Start(t, servicetest.WithClock(testclock.New(start)))
 	resp := env.Do(t, "POST", "/v2/users", map[string]any{
 		"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com",
-		"country_code": "1", "phone_number": "5555550100",
+		"country_code": "1", "phone_number": "4155550100",
 	})
 	if resp.Status != http.StatusCreated {
 		t.Fatalf("create user: %d %s", resp.Status, resp.Body)
