@@ -50,6 +50,7 @@ type Reads interface {
 	RequestReads
 	EventReads
 	KeyCheckReads
+	TaxReads
 }
 
 // Writes are the statements that change rows, one interface per noun; only a transaction's
@@ -63,6 +64,7 @@ type Writes interface {
 	EventWrites
 	KeyWrites
 	KeyCheckWrites
+	TaxWrites
 }
 
 // AppReads read apps and organizations.
