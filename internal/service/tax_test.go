@@ -250,3 +250,119 @@ func TestReportableTotalsMatchTransfers(t *testing.T) {
 		}
 	})
 }
+
+// setPayer gives the app the compliance details a 1099-NEC's payer block is made of.
+func (e *env) setPayer(t testing.TB) {
+	t.Helper()
+	address := payouts.PostalAddress{Line1: "1 Road", City: "Austin", State: "TX", Zip: "73301", Country: "US"}
+	if _, err := e.svc.SetAppCompliance(e.ctx, e.app, e.app, payouts.BusinessCompliance{
+		CompanyInfo: payouts.CompanyInfo{Name: "Acme Payments Inc", EIN: "98-7654321", IncorporationDate: "2020-01-02",
+			IncorporationState: "TX", IncorporationType: "c_corporation", Website: "https://acme.test"},
+		ContactInfo: payouts.ContactInfo{Email: "tax@acme.test", PhoneNumber: "5125550100", PostalAddress: address},
+		Directors: []payouts.Director{{FirstName: "Bo", LastName: "Li", Title: "CEO", Email: "bo@acme.test",
+			Phone: "5125550101", DOB: "1979-05-06", OwnershipPercentage: "100", Address: address}},
+		FlowOfFunds: payouts.FlowOfFunds{Reasons: "contractors", Usage: "payouts"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGenerateForms1099 generates the test year's forms: one issued to each payee due one with a
+// W-9, none to the payee without a TIN (named as skipped) nor to the W-8BEN payee; generating
+// again writes nothing; a payout returned after issuing corrects the form, and a W-8BEN given
+// afterwards voids it. Both engines.
+func TestGenerateForms1099(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e := newEnvOn(t, dsn, nil, 100_000_00)
+		_, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
+		wantCode(t, err, payouts.EUserInfoMissing) // no payer block yet
+		p := taxYearScenario(t, e)
+		e.setPayer(t)
+		run, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written := func(run *payouts.Forms1099Run) string {
+			var s string
+			for _, f := range run.Written {
+				for who, u := range p {
+					if u.ID == f.UserID {
+						s += fmt.Sprintf("%s:%s:%d ", who, f.Status, f.Amount)
+					}
+				}
+			}
+			return s
+		}
+		if got, want := written(run), map[bool]string{true: "at:issued:200000 over:issued:200001 ", false: "over:issued:200001 at:issued:200000 "}[p["at"].ID < p["over"].ID]; got != want {
+			t.Errorf("first run wrote %q, want %q", got, want)
+		}
+		if len(run.Skipped) != 1 || run.Skipped[p["notin"].ID] == "" {
+			t.Errorf("skipped %v, want the payee without a TIN alone", run.Skipped)
+		}
+		forms, err := e.svc.Forms1099(e.ctx, e.app, 2026, p["over"].ID)
+		if err != nil || len(forms) != 1 {
+			t.Fatalf("forms of over: %+v (%v)", forms, err)
+		}
+		f := forms[0]
+		if f.Payer.Name != "Acme Payments Inc" || f.Payer.TIN != "**-***4321" || f.Payee.Name != "Ora Over" ||
+			f.Payee.TIN != "" || f.Payee.TINLast4 != "3333" || f.Payee.Address != taxAddress || f.Payer.Phone != "5125550100" {
+			t.Errorf("form as read: %+v", f)
+		}
+
+		again, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
+		if err != nil || len(again.Written) != 0 {
+			t.Errorf("second run wrote %q (%v), want nothing", written(again), err)
+		}
+
+		// A return after issuing: the last 2026 payout of over came back in 2027.
+		e.clock.Set(time.Date(2027, 1, 10, 9, 0, 0, 0, time.UTC))
+		list, err := e.svc.ListTransfers(e.ctx, e.app, payouts.Page{Limit: 100}, payouts.TransferFilter{UserID: p["at"].ID, Type: payouts.TransferPayout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range list.Data {
+			if tr.Amount == 500_00 {
+				e.returnPayout(t, tr.ID)
+			}
+		}
+		if err := e.svc.SubmitCompliance(e.ctx, e.app, p["over"].ID, *w8ben("Ora Over")); err != nil {
+			t.Fatal(err)
+		}
+		run, err = e.svc.GenerateForms1099(e.ctx, e.app, 2026)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := written(run), map[bool]string{true: "at:voided:0 over:voided:0 ", false: "over:voided:0 at:voided:0 "}[p["at"].ID < p["over"].ID]; got != want {
+			t.Errorf("after a return below the threshold and a W-8BEN, the run wrote %q, want %q", got, want)
+		}
+		forms, err = e.svc.Forms1099(e.ctx, e.app, 2026, p["at"].ID)
+		if err != nil || len(forms) != 2 || forms[1].Corrects != forms[0].ID || forms[1].Payee.Name != "Abe At" {
+			t.Errorf("at's forms %+v (%v), want the issued one and its void naming it", forms, err)
+		}
+	})
+}
+
+// TestCorrectedForm1099 has a payout settle after the payee's form was issued: the next run
+// writes a corrected form with the new total, naming the one it corrects.
+func TestCorrectedForm1099(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e := newEnvOn(t, dsn, nil, 100_000_00)
+		e.setPayer(t)
+		u := e.payee(t, "Cy", "Change", 7, w9("Cy", "Change", "222334444"))
+		e.payOut(t, u.ID, taxPayout{amount: 2500_00})
+		e.settle(t, settleDelay)
+		first, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
+		if err != nil || len(first.Written) != 1 {
+			t.Fatalf("first run %+v (%v)", first, err)
+		}
+		e.payOut(t, u.ID, taxPayout{amount: 10_01})
+		e.settle(t, settleDelay)
+		run, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
+		if err != nil || len(run.Written) != 1 {
+			t.Fatalf("second run %+v (%v)", run, err)
+		}
+		if c := run.Written[0]; c.Status != payouts.Form1099Corrected || c.Amount != 2510_01 || c.Corrects != first.Written[0].ID {
+			t.Errorf("correction %+v, want corrected 2,510.01 naming %s", c, first.Written[0].ID)
+		}
+	})
+}
