@@ -45,9 +45,11 @@ type TaxPayer struct {
 // TaxPayee is the recipient's block of a 1099-NEC, from their W-9. TIN is shown truncated to its
 // last four digits on every read and on the recipient's copy.
 type TaxPayee struct {
-	Name     string  `json:"name"`
-	TIN      string  `json:"tin,omitempty"`
-	TINLast4 string  `json:"tin_last4"`
+	Name     string `json:"name"`
+	TIN      string `json:"tin,omitempty"`
+	TINLast4 string `json:"tin_last4"`
+	// Business says the TIN is an EIN (a business on its W-9), else an SSN or ITIN.
+	Business bool    `json:"business"`
 	Address  Address `json:"address"`
 }
 

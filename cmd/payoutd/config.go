@@ -34,7 +34,7 @@ type flags struct {
 	addr, db, publicURL, encryptionKey string
 	bodyLimit, trustedProxies          string
 	frameAncestors, shutdownTimeout    string
-	sandboxInbox, fees, thresholds1099 string
+	sandboxInbox, fees, thresholds1099, irisTCC string
 	logFormat, logLevel                string
 	workerInterval                     string
 	sandboxDelay, sandboxACHDelay      string
@@ -83,6 +83,8 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 		"payout fee per platform in dollars, e.g. paypal=0.25,venmo=0.25,cash_app=0.25,ach=0; unlisted platforms keep the default (DISBURSE_FEES)")
 	fs.StringVar(&f.thresholds1099, "thresholds-1099", env("DISBURSE_THRESHOLDS_1099", ""),
 		"1099 threshold per calendar year in dollars, e.g. 2025=600,2026=2000; later years use the latest (DISBURSE_THRESHOLDS_1099)")
+	fs.StringVar(&f.irisTCC, "iris-tcc", env("DISBURSE_IRIS_TCC", ""),
+		"the payer's IRIS Transmitter Control Code, 5 characters starting with D, required to export the 1099-NEC file for the IRS (DISBURSE_IRIS_TCC)")
 	fs.StringVar(&f.sandboxInbox, "sandbox-inbox", env("DISBURSE_SANDBOX_INBOX", "on"),
 		"sandbox mode: each app reads its kept messages at GET /v2/sandbox/messages, and flows may redirect to http://localhost; on or off; turn it off where real messages are sent (DISBURSE_SANDBOX_INBOX)")
 	fs.StringVar(&f.workerInterval, "worker-interval", env("DISBURSE_WORKER_INTERVAL", "1s"),
@@ -124,6 +126,7 @@ func (f *flags) config() (config, error) {
 		PublicURL:      strings.TrimRight(f.publicURL, "/"),
 		TrustedProxies: cli.List(f.trustedProxies),
 		FrameAncestors: cli.List(f.frameAncestors),
+		IRISTCC:        strings.ToUpper(strings.TrimSpace(f.irisTCC)),
 	}}
 	if cfg.service.DB == "" {
 		bad("--db: must name a SQLite file or a postgres:// URL")

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/disburse/disburse/internal/taxform"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -169,7 +171,7 @@ func (s *Service) GenerateForms1099(ctx context.Context, appID string, year int)
 			return err
 		}
 		latest := map[string]TaxReturnRecord{}
-		for _, r := range existing {
+		for _, r := range latestReturns(existing) {
 			latest[r.UserID] = r
 		}
 		users := make([]string, 0, len(y.totals)+len(latest))
@@ -301,7 +303,8 @@ func (s *Service) taxPayee(f TaxFormRecord) (payouts.TaxPayee, error) {
 	if w.EntityType == payouts.EntityBusiness {
 		name = w.BusinessName
 	}
-	return payouts.TaxPayee{Name: name, TIN: w.TIN, TINLast4: payouts.Last4(w.TIN), Address: w.Address}, nil
+	return payouts.TaxPayee{Name: name, TIN: w.TIN, TINLast4: payouts.Last4(w.TIN), Business: w.EntityType == payouts.EntityBusiness,
+		Address: w.Address}, nil
 }
 
 // Forms1099 reads every version of the app's 1099-NEC forms for year, of one payee when userID
@@ -328,4 +331,121 @@ func (s *Service) Forms1099(ctx context.Context, appID string, year int, userID 
 		out = append(out, *form1099Of(&recs[i], b))
 	}
 	return out, nil
+}
+
+// returnsOf opens stored forms into what package taxform writes, both TINs in full.
+func (s *Service) returnsOf(recs []TaxReturnRecord) ([]taxform.Return, error) {
+	out := make([]taxform.Return, 0, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		var b taxReturnBlocks
+		if err := s.openTaxReturn(r, &b); err != nil {
+			return nil, err
+		}
+		out = append(out, taxform.Return{ID: r.ID, Year: r.Year, Status: r.Status, Amount: r.Amount,
+			Payer: b.Payer, Payee: b.Payee, Created: r.Created})
+	}
+	return out, nil
+}
+
+// latestReturns keeps each payee's version of their form in force: the one no later version
+// corrects (the chain of corrections, not the clock, orders them), in the order given.
+func latestReturns(recs []TaxReturnRecord) []TaxReturnRecord {
+	replaced := map[string]bool{}
+	for _, r := range recs {
+		replaced[r.Corrects] = true
+	}
+	var out []TaxReturnRecord
+	for _, r := range recs {
+		if !replaced[r.ID] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Form1099PDF is the recipient's Copy B of one version of a form, and the file name to give it.
+func (s *Service) Form1099PDF(ctx context.Context, appID, id string) (name string, pdf []byte, err error) {
+	rec, err := s.store.GetTaxReturn(ctx, appID, id)
+	if err != nil {
+		return "", nil, orNotFound(err, "tax form")
+	}
+	returns, err := s.returnsOf([]TaxReturnRecord{*rec})
+	if err != nil {
+		return "", nil, err
+	}
+	pdf, err = taxform.CopyB(returns[0])
+	return taxform.FileName(returns[0]), pdf, err
+}
+
+// Forms1099ZIP is the Copy B of every payee's form in force for year, in one ZIP for printing
+// and mailing; only those of payees who have not consented to electronic delivery when
+// toMail is set.
+func (s *Service) Forms1099ZIP(ctx context.Context, appID string, year int, toMail bool) ([]byte, error) {
+	if err := validTaxYear(year); err != nil {
+		return nil, err
+	}
+	recs, err := s.store.TaxReturns(ctx, appID, year, "")
+	if err != nil {
+		return nil, err
+	}
+	recs = latestReturns(recs)
+	if toMail {
+		consents, err := s.store.TaxConsents(ctx, appID)
+		if err != nil {
+			return nil, err
+		}
+		recs = slices.DeleteFunc(recs, func(r TaxReturnRecord) bool { _, ok := consents[r.UserID]; return ok })
+	}
+	returns, err := s.returnsOf(recs)
+	if err != nil {
+		return nil, err
+	}
+	return taxform.ZIP(returns)
+}
+
+// IRISFile is the year's 1099-NEC upload for the IRS's IRIS Taxpayer Portal: each payee's form
+// in force, the originals (issued) or, with corrections set, the corrected and voided ones, which
+// IRIS takes in a submission of their own. A record that would not pass is refused before
+// anything is written, each problem named in the error's fields by form id.
+func (s *Service) IRISFile(ctx context.Context, appID string, year int, corrections bool) ([]byte, error) {
+	if err := validTaxYear(year); err != nil {
+		return nil, err
+	}
+	recs, err := s.store.TaxReturns(ctx, appID, year, "")
+	if err != nil {
+		return nil, err
+	}
+	recs = slices.DeleteFunc(latestReturns(recs), func(r TaxReturnRecord) bool {
+		return (r.Status == payouts.Form1099Issued) == corrections
+	})
+	returns, err := s.returnsOf(recs)
+	if err != nil {
+		return nil, err
+	}
+	data, err := taxform.IRISCSV(returns, s.cfg.IRISTCC)
+	var refused *taxform.IRISError
+	if errors.As(err, &refused) {
+		p := payouts.Problems{}
+		for _, pr := range refused.Problems {
+			field := pr.Field
+			if pr.FormID != "" {
+				field = "forms." + pr.FormID + "." + pr.Field
+			}
+			p.Add(field, pr.Reason)
+		}
+		return nil, p.Err()
+	}
+	return data, err
+}
+
+// ConsentToElectronicForms records that the payee agreed to receive their 1099 forms
+// electronically, from the hosted page where they proved who they are.
+func (s *Service) ConsentToElectronicForms(ctx context.Context, appID, userID string) error {
+	return s.store.InTx(ctx, func(q Queries) error {
+		if _, err := s.getUser(ctx, q, appID, userID); err != nil {
+			return err
+		}
+		return q.SaveTaxConsent(ctx, appID, userID, s.now())
+	})
 }

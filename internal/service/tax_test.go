@@ -1,7 +1,10 @@
 package service_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"fmt"
+	"strings"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -365,4 +368,77 @@ func TestCorrectedForm1099(t *testing.T) {
 			t.Errorf("correction %+v, want corrected 2,510.01 naming %s", c, first.Written[0].ID)
 		}
 	})
+}
+
+// TestIRISFileOfYear exports the test year: refused without a TCC, naming it; then one row per
+// form issued, and the corrections apart; a payee whose W-9 name IRIS would refuse is named by
+// their form. The copies to mail leave out payees who consented to electronic delivery.
+func TestIRISFileOfYear(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e := newEnvOn(t, dsn, nil, 100_000_00)
+		p := taxYearScenario(t, e)
+		e.setPayer(t)
+		if _, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026); err != nil {
+			t.Fatal(err)
+		}
+		_, err := e.svc.IRISFile(e.ctx, e.app, 2026, false)
+		if pe, ok := err.(*payouts.Error); !ok || pe.Code != payouts.EInvalidInput || pe.Fields["tcc"] == "" {
+			t.Fatalf("without a TCC: %v, want the tcc named", err)
+		}
+		e.cfg.IRISTCC = "DG5BW"
+		e.open(t)
+		data, err := e.svc.IRISFile(e.ctx, e.app, 2026, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows := strings.Count(string(data), "\r\n"); rows != 3 {
+			t.Errorf("originals file has %d lines, want a header and 2:\n%s", rows, data)
+		}
+		if !strings.Contains(string(data), "111223333,Ora Over,") || !strings.Contains(string(data), ",2000.01,") {
+			t.Errorf("file lacks over's row:\n%s", data)
+		}
+		corrections, err := e.svc.IRISFile(e.ctx, e.app, 2026, true)
+		if err == nil || payouts.ErrorCode(err) != payouts.EInvalidInput {
+			t.Errorf("corrections with none to file: %q, %v", corrections, err)
+		}
+
+		if err := e.svc.SubmitCompliance(e.ctx, e.app, p["at"].ID, *w9("Abe", "Ät", "111223332")); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Set(time.Date(2026, 12, 31, 12, 0, 0, 0, time.UTC))
+		e.payOut(t, p["at"].ID, taxPayout{amount: 1_00})
+		e.settle(t, settleDelay)
+		run, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
+		if err != nil || len(run.Written) != 1 {
+			t.Fatalf("correction run %+v (%v)", run, err)
+		}
+		_, err = e.svc.IRISFile(e.ctx, e.app, 2026, true)
+		if pe, ok := err.(*payouts.Error); !ok || pe.Fields["forms."+run.Written[0].ID+".payee.name"] == "" {
+			t.Errorf("a name IRIS refuses: %v, want the form's payee.name named", err)
+		}
+
+		if err := e.svc.ConsentToElectronicForms(e.ctx, e.app, p["over"].ID); err != nil {
+			t.Fatal(err)
+		}
+		all, err := e.svc.Forms1099ZIP(e.ctx, e.app, 2026, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toMail, err := e.svc.Forms1099ZIP(e.ctx, e.app, 2026, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, m := zipCount(t, all), zipCount(t, toMail); n != 2 || m != 1 {
+			t.Errorf("zip of all %d copies, to mail %d; want 2 and 1", n, m)
+		}
+	})
+}
+
+func zipCount(t *testing.T, data []byte) int {
+	t.Helper()
+	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(z.File)
 }

@@ -18,15 +18,13 @@ import (
 
 // Return is one version of a payee's 1099-NEC with both TINs in full.
 type Return struct {
-	ID     string
-	Year   int
-	Status string // payouts.Form1099Issued, Corrected or Voided
-	Amount payouts.Money
-	Payer  payouts.TaxPayer
-	Payee  payouts.TaxPayee
-	// PayeeBusiness says the payee's TIN is an EIN (a business on its W-9), else an SSN or ITIN.
-	PayeeBusiness bool
-	Created       time.Time
+	ID      string
+	Year    int
+	Status  string // payouts.Form1099Issued, Corrected or Voided
+	Amount  payouts.Money
+	Payer   payouts.TaxPayer
+	Payee   payouts.TaxPayee
+	Created time.Time
 }
 
 // corrected reports whether the form replaces an earlier one (a void is a correction to zero).
@@ -119,7 +117,7 @@ func CopyB(r Return) ([]byte, error) {
 	payerAddress = append(payerAddress, strings.TrimSpace(a.City+", "+a.State+" "+a.Zip+" "+a.Country), "Tel. "+r.Payer.Phone)
 	box(left, top, 100, 38, "PAYER'S name, street address, city or town, state or province, country, ZIP or foreign postal code, and telephone no.", payerAddress...)
 	box(left, top+38, 50, 14, "PAYER'S TIN", FormatEIN(r.Payer.TIN))
-	box(left+50, top+38, 50, 14, "RECIPIENT'S TIN", TruncatedTIN(r.Payee.TIN, r.PayeeBusiness))
+	box(left+50, top+38, 50, 14, "RECIPIENT'S TIN", TruncatedTIN(r.Payee.TIN, r.Payee.Business))
 	box(left, top+52, 100, 14, "RECIPIENT'S name", r.Payee.Name)
 	pa := r.Payee.Address
 	street := pa.Line1

@@ -62,7 +62,7 @@ func TestCopyB(t *testing.T) {
 		{"voided", sampleReturn(payouts.Form1099Voided, 0), []string{"$ 0.00"}, nil, true},
 		{"business payee", func() taxform.Return {
 			r := sampleReturn(payouts.Form1099Issued, 2500_00)
-			r.PayeeBusiness = true
+			r.Payee.Business = true
 			return r
 		}(), []string{"**-***3333"}, []string{"***-**-3333"}, false},
 	}
@@ -78,7 +78,7 @@ func TestCopyB(t *testing.T) {
 				"Ora Över", "12 Elm St, Apt 4", "Dallas, TX 75201", "For calendar year 2026", "1099-NEC",
 				"Nonemployee compensation", "Copy B For Recipient", "This is important tax information and is being furnished to the IRS",
 				"(keep for your records)", "Instructions for Recipient", "01a2-form"}, tt.want...)
-			if !tt.r.PayeeBusiness {
+			if !tt.r.Payee.Business {
 				want = append(want, "***-**-3333")
 			}
 			for _, w := range want {

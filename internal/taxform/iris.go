@@ -192,7 +192,7 @@ func IRISCSV(returns []Return, tcc string) ([]byte, error) {
 		if r.corrected() {
 			corrected = "X"
 		}
-		if r.PayeeBusiness {
+		if r.Payee.Business {
 			tinType = "EIN"
 		}
 		p, a := r.Payer, r.Payer.Address

@@ -17,7 +17,7 @@ func TestIRISCSV(t *testing.T) {
 	a := sampleReturn(payouts.Form1099Issued, 2000_01)
 	a.Payee.Name = "Ora Over"
 	b := sampleReturn(payouts.Form1099Corrected, 12_345_67)
-	b.ID, b.PayeeBusiness, b.Payee.Name, b.Payee.TIN = "01a3-form", true, "Bright Pixel Studio LLC", "981234567"
+	b.ID, b.Payee.Business, b.Payee.Name, b.Payee.TIN = "01a3-form", true, "Bright Pixel Studio LLC", "981234567"
 	data, err := taxform.IRISCSV([]taxform.Return{a, b}, "DG5BW")
 	if err != nil {
 		t.Fatal(err)
