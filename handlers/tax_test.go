@@ -24,15 +24,7 @@ func taxHarness(t *testing.T, tcc string) (*harness, map[string]*payouts.User) {
 	})}})
 	ctx := context.Background()
 	h.env.Clock.Set(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
-	address := payouts.PostalAddress{Line1: "1 Road", City: "Austin", State: "TX", Zip: "73301", Country: "US"}
-	if _, err := h.payouts.SetAppCompliance(ctx, h.env.AppID, payouts.BusinessCompliance{
-		CompanyInfo: payouts.CompanyInfo{Name: "Acme Payments Inc", EIN: "987654321", IncorporationDate: "2020-01-02",
-			IncorporationState: "TX", IncorporationType: "c_corporation", Website: "https://acme.test"},
-		ContactInfo: payouts.ContactInfo{Email: "tax@acme.test", PhoneNumber: "5125550100", PostalAddress: address},
-		Directors: []payouts.Director{{FirstName: "Bo", LastName: "Li", Title: "CEO", Email: "bo@acme.test",
-			Phone: "5125550101", DOB: "1979-05-06", OwnershipPercentage: "100", Address: address}},
-		FlowOfFunds: payouts.FlowOfFunds{Reasons: "contractors", Usage: "payouts"},
-	}); err != nil {
+	if _, err := h.payouts.SetAppCompliance(ctx, h.env.AppID, servicetest.Payer()); err != nil {
 		t.Fatal(err)
 	}
 	h.deposit(10_000_00)

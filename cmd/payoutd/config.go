@@ -31,19 +31,20 @@ type config struct {
 
 // flags are the raw values of the command line and environment, before validation.
 type flags struct {
-	addr, db, publicURL, encryptionKey          string
-	bodyLimit, trustedProxies                   string
-	frameAncestors, shutdownTimeout             string
-	sandboxInbox, fees, thresholds1099, irisTCC string
-	logFormat, logLevel                         string
-	workerInterval                              string
-	sandboxDelay, sandboxACHDelay               string
-	railLease                                   string
-	webhookLease                                string
-	dbLockTimeout, dbStatementTimeout           string
-	metricsAddr                                 string
-	ledgerCheckInterval, retention              string
-	rails                                       string
+	addr, db, publicURL, encryptionKey string
+	bodyLimit, trustedProxies          string
+	frameAncestors, shutdownTimeout    string
+	sandboxInbox, fees, thresholds1099 string
+	irisTCC                            string
+	logFormat, logLevel                string
+	workerInterval                     string
+	sandboxDelay, sandboxACHDelay      string
+	railLease                          string
+	webhookLease                       string
+	dbLockTimeout, dbStatementTimeout  string
+	metricsAddr                        string
+	ledgerCheckInterval, retention     string
+	rails                              string
 	// getenv reads the providers' credentials, which are never flags (they would show in ps).
 	getenv func(string) string
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -257,15 +258,7 @@ func TestReportableTotalsMatchTransfers(t *testing.T) {
 // setPayer gives the app the compliance details a 1099-NEC's payer block is made of.
 func (e *env) setPayer(t testing.TB) {
 	t.Helper()
-	address := payouts.PostalAddress{Line1: "1 Road", City: "Austin", State: "TX", Zip: "73301", Country: "US"}
-	if _, err := e.svc.SetAppCompliance(e.ctx, e.app, e.app, payouts.BusinessCompliance{
-		CompanyInfo: payouts.CompanyInfo{Name: "Acme Payments Inc", EIN: "98-7654321", IncorporationDate: "2020-01-02",
-			IncorporationState: "TX", IncorporationType: "c_corporation", Website: "https://acme.test"},
-		ContactInfo: payouts.ContactInfo{Email: "tax@acme.test", PhoneNumber: "5125550100", PostalAddress: address},
-		Directors: []payouts.Director{{FirstName: "Bo", LastName: "Li", Title: "CEO", Email: "bo@acme.test",
-			Phone: "5125550101", DOB: "1979-05-06", OwnershipPercentage: "100", Address: address}},
-		FlowOfFunds: payouts.FlowOfFunds{Reasons: "contractors", Usage: "payouts"},
-	}); err != nil {
+	if _, err := e.svc.SetAppCompliance(e.ctx, e.app, e.app, servicetest.Payer()); err != nil {
 		t.Fatal(err)
 	}
 }
