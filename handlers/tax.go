@@ -31,21 +31,27 @@ func (h *Handlers) taxYearOf(c *fiber.Ctx) (int, error) {
 	return y, nil
 }
 
+// taxPayeesOf reads the payees of the year a page or action is about.
+func (h *Handlers) taxPayeesOf(c *fiber.Ctx) (int, []payouts.ReportableTotal, error) {
+	year, err := h.taxYearOf(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	payees, err := h.payouts.TaxPayees(c.UserContext(), year)
+	return year, payees, err
+}
+
 // taxForms is the year-end page: the payees due a 1099-NEC with their totals, those with no
 // W-9, the forms issued, corrected and voided, and the files for the IRS and for mailing.
 func (h *Handlers) taxForms(c *fiber.Ctx) error {
 	if done, err := h.unavailable(c, payouts.ExtTaxForms, taxTitle, "Year-end tax forms"); done || err != nil {
 		return err
 	}
-	year, err := h.taxYearOf(c)
+	year, payees, err := h.taxPayeesOf(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	payees, err := h.payouts.TaxPayees(ctx, year)
-	if err != nil {
-		return err
-	}
 	forms, err := h.payouts.TaxForms(ctx, year, "")
 	if err != nil {
 		return err
@@ -118,15 +124,11 @@ func taxPath(year int) string { return "/tax?year=" + strconv.Itoa(year) }
 // requestW9s gives each payee of the year due a form without a W-9 a hosted flow with the
 // compliance step, where they fill in their W-9; the page lists the links to send them.
 func (h *Handlers) requestW9s(c *fiber.Ctx) error {
-	year, err := h.taxYearOf(c)
+	year, payees, err := h.taxPayeesOf(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.UserContext()
-	payees, err := h.payouts.TaxPayees(ctx, year)
-	if err != nil {
-		return err
-	}
 	n := 0
 	for _, t := range payees {
 		if !t.MissingTIN {
