@@ -119,6 +119,7 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/tax", Perm: web.PermTaxForms, Handler: h.taxForms},
 		{Method: post, Path: "/tax/generate", Perm: web.PermTaxForms, Handler: h.generateTaxForms},
 		{Method: post, Path: "/tax/w9-requests", Perm: web.PermTaxForms, Handler: h.requestW9s},
+		{Method: post, Path: "/tax/delivery-offers", Perm: web.PermTaxForms, Handler: h.offerDelivery},
 		{Method: get, Path: "/tax/forms/:id/pdf", Perm: web.PermTaxForms, Handler: h.taxFormPDF},
 		{Method: get, Path: "/tax/copies", Perm: web.PermTaxForms, Handler: h.taxCopies},
 		{Method: get, Path: "/tax/iris", Perm: web.PermTaxForms, Handler: h.taxIRIS},

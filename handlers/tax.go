@@ -122,27 +122,40 @@ func (h *Handlers) generateTaxForms(c *fiber.Ctx) error {
 func taxPath(year int) string { return "/tax?year=" + strconv.Itoa(year) }
 
 // requestW9s gives each payee of the year due a form without a W-9 a hosted flow with the
-// compliance step, where they fill in their W-9; the page lists the links to send them.
+// compliance step, where they fill in their W-9.
 func (h *Handlers) requestW9s(c *fiber.Ctx) error {
+	return h.flowForEach(c, payouts.StepCompliance, "tax.w9_request", "a W-9",
+		func(t payouts.ReportableTotal) bool { return t.MissingTIN })
+}
+
+// offerDelivery gives each payee of the year with a form who has not consented to electronic
+// delivery a hosted flow with the tax-forms step, where they may consent and download it.
+func (h *Handlers) offerDelivery(c *fiber.Ctx) error {
+	return h.flowForEach(c, payouts.StepTaxForms, "tax.delivery_offer", "consent to electronic delivery",
+		func(t payouts.ReportableTotal) bool { return t.Reportable && !t.MissingTIN && !t.Consented })
+}
+
+// flowForEach makes a flow with step for each payee of the year pick chooses, audited as action;
+// the Flows page lists their links, for the company to send.
+func (h *Handlers) flowForEach(c *fiber.Ctx, step, action, what string, pick func(payouts.ReportableTotal) bool) error {
 	year, payees, err := h.taxPayeesOf(c)
 	if err != nil {
 		return err
 	}
-	ctx := c.UserContext()
 	n := 0
 	for _, t := range payees {
-		if !t.MissingTIN {
+		if !pick(t) {
 			continue
 		}
-		f, err := h.payouts.CreateFlow(ctx, payouts.CreateFlowRequest{UserID: t.UserID,
-			Steps: []payouts.Step{{Name: payouts.StepCompliance}}})
+		f, err := h.payouts.CreateFlow(c.UserContext(), payouts.CreateFlowRequest{UserID: t.UserID,
+			Steps: []payouts.Step{{Name: step}}})
 		if err != nil {
 			return err
 		}
-		h.audit(c, "tax.w9_request", "flow", f.ID, fmt.Sprintf("asked %s for a W-9 for %d", t.UserID, year))
+		h.audit(c, action, "flow", f.ID, fmt.Sprintf("asked %s for %s for %d", t.UserID, what, year))
 		n++
 	}
-	web.Flash(c, web.FlashSuccess, fmt.Sprintf("Made a W-9 flow for %d payees; each is listed on their user page.", n))
+	web.Flash(c, web.FlashSuccess, fmt.Sprintf("Made a flow asking for %s for %d payees; the Flows page lists their links to send.", what, n))
 	return web.Redirect(c, taxPath(year))
 }
 

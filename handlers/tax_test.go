@@ -71,6 +71,7 @@ func TestTaxFormsPage(t *testing.T) {
 				}
 				wantStatus(t, agents[role].post("/tax/generate", url.Values{"year": {"2026"}}), http.StatusForbidden)
 				wantStatus(t, agents[role].post("/tax/w9-requests", url.Values{"year": {"2026"}}), http.StatusForbidden)
+				wantStatus(t, agents[role].post("/tax/delivery-offers", url.Values{"year": {"2026"}}), http.StatusForbidden)
 			}
 		})
 	}
@@ -130,6 +131,21 @@ func TestTaxFormsPage(t *testing.T) {
 	}
 	if tina, _ := h.payouts.ListFlows(context.Background(), payouts.Page{Limit: 10}, payouts.FlowFilter{UserID: users["tina"].ID}); len(tina.Data) != 0 {
 		t.Errorf("the payee with a W-9 was asked for one: %+v", tina.Data)
+	}
+
+	// The payee with a form and no consent is offered electronic delivery; the one without a
+	// form is not.
+	wantBody(t, m.get("/tax?year=2026"), `data-testid="tax-mail"`, "Offer each electronic delivery")
+	wantRedirect(t, m.post("/tax/delivery-offers", url.Values{"year": {"2026"}}), "/tax?year=2026")
+	offered, err := h.payouts.ListFlows(context.Background(), payouts.Page{Limit: 10}, payouts.FlowFilter{UserID: users["tina"].ID})
+	if err != nil || len(offered.Data) != 1 || !slices.Equal(offered.Data[0].Steps, []string{payouts.StepTaxForms}) {
+		t.Fatalf("flows of the payee to mail: %+v (%v)", offered, err)
+	}
+	if got := h.auditActions("flow", offered.Data[0].ID); len(got) != 1 || got[0].Action != "tax.delivery_offer" {
+		t.Errorf("delivery offer audited as %+v", got)
+	}
+	if nora, _ := h.payouts.ListFlows(context.Background(), payouts.Page{Limit: 10}, payouts.FlowFilter{UserID: users["nora"].ID}); len(nora.Data) != 1 {
+		t.Errorf("the payee without a form was offered delivery: %+v", nora.Data)
 	}
 }
 
