@@ -261,9 +261,14 @@ func (c *Client) attempt(ctx context.Context, method, target string, payload []b
 // errNoBody is returned when a call that answers with an object got a success without one.
 var errNoBody = errors.New("the service answered without a body")
 
-// decodeSuccess decodes a 2xx body into out; out == nil accepts any body, including none.
+// decodeSuccess decodes a 2xx body into out; out == nil accepts any body, including none, and
+// a *[]byte takes the body as it came.
 func decodeSuccess(body []byte, out any) error {
 	if out == nil {
+		return nil
+	}
+	if raw, ok := out.(*[]byte); ok { // a download: the body as it came
+		*raw = body
 		return nil
 	}
 	trimmed := bytes.TrimSpace(body)

@@ -73,6 +73,13 @@ type Payouts interface {
 	Rails(ctx context.Context) (*payouts.Rails, error)
 	Reconcile(ctx context.Context, req payouts.ReconcileRequest) (*payouts.Reconciliation, error)
 
+	TaxPayees(ctx context.Context, year int) ([]payouts.ReportableTotal, error)
+	GenerateTaxForms(ctx context.Context, year int) (*payouts.Forms1099Run, error)
+	TaxForms(ctx context.Context, year int, userID string) ([]payouts.Form1099, error)
+	TaxFormPDF(ctx context.Context, formID string) ([]byte, error)
+	TaxFormsZIP(ctx context.Context, year int, toMail bool) ([]byte, error)
+	IRISFile(ctx context.Context, year int, corrections bool) ([]byte, error)
+
 	SandboxMessages(ctx context.Context, page payouts.Page) (*payouts.List[payouts.SandboxMessage], error)
 
 	ListEvents(ctx context.Context, page payouts.Page, filter payouts.EventFilter) (*payouts.List[payouts.Event], error)

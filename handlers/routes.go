@@ -25,6 +25,7 @@ var Nav = []web.NavItem{
 	{Label: "Webhooks", Href: "/webhooks", Perm: web.PermWebhooksRead, More: true},
 	{Label: "Operators", Href: "/operators", Perm: web.PermOperatorsManage, More: true},
 	{Label: "Reconciliation", Href: "/reconciliation", Perm: web.PermReconciliationRead, More: true},
+	{Label: "Tax forms", Href: "/tax", Perm: web.PermTaxForms, More: true},
 	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead, More: true},
 }
 
@@ -112,6 +113,16 @@ func (h *Handlers) routes() []web.Route {
 
 		// A day's payouts against the provider's records: for those who answer for the books.
 		{Method: get, Path: "/reconciliation", Perm: web.PermReconciliationRead, Handler: h.reconciliation},
+
+		// Year-end 1099-NEC forms: admins and managers. Every generation, download and W-9
+		// request is audited.
+		{Method: get, Path: "/tax", Perm: web.PermTaxForms, Handler: h.taxForms},
+		{Method: post, Path: "/tax/generate", Perm: web.PermTaxForms, Handler: h.generateTaxForms},
+		{Method: post, Path: "/tax/w9-requests", Perm: web.PermTaxForms, Handler: h.requestW9s},
+		{Method: post, Path: "/tax/delivery-offers", Perm: web.PermTaxForms, Handler: h.offerDelivery},
+		{Method: get, Path: "/tax/forms/:id/pdf", Perm: web.PermTaxForms, Handler: h.taxFormPDF},
+		{Method: get, Path: "/tax/copies", Perm: web.PermTaxForms, Handler: h.taxCopies},
+		{Method: get, Path: "/tax/iris", Perm: web.PermTaxForms, Handler: h.taxIRIS},
 		{Method: get, Path: "/reconciliation/export", Perm: web.PermExport, Handler: h.exportReconciliation},
 
 		{Method: get, Path: "/audit", Perm: web.PermAuditRead, Handler: h.auditLog},

@@ -86,7 +86,7 @@ func routesWithObjects(t *testing.T, h *harness, user *payouts.User, transfer *p
 	return registeredRoutes(t, h, map[string]string{"/operators": target.ID, "/users": user.ID,
 		"/transfers": transfer.ID, "/transactions": strconv.FormatInt(deposit.Transactions[0].ID, 10),
 		"/payout-links": link.ID, "/flows": flow.ID, "/webhooks": hook.ID, "/bulk": bulk.ID,
-		"/approvals": held.ID, "/payout-requests": request.ID})
+		"/approvals": held.ID, "/payout-requests": request.ID, "/tax/forms": flow.ID})
 }
 
 func TestEveryRouteChecksCSRFAndRole(t *testing.T) {

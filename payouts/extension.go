@@ -30,6 +30,7 @@ const (
 	ExtReconciliation      Extension = "reconciliation"        // GET /v2/reconciliation
 	ExtRails               Extension = "rails"                 // GET /v2/rails: the rail of each platform
 	ExtScreening           Extension = "screening"             // GET /v2/users/{id}/screening; reviewer on a review
+	ExtTaxForms            Extension = "tax-forms"             // /v2/tax-years/{year}/..., /v2/tax-forms/{id}/pdf, /v2/users/{id}/tax-years/{year}, /tax-forms
 )
 
 // Extensions is the answer of GET /v2/extensions: the names of the extensions the server offers.

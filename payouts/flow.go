@@ -16,12 +16,15 @@ const (
 	StepManagePayments  = "manage-payments"
 	StepManagePayouts   = "manage-payouts"
 	StepPayout          = "payout"
-	StepRedirect        = "redirect"
+	// StepTaxForms is ours: the payee consents to receive their 1099 forms electronically and
+	// downloads them.
+	StepTaxForms = "tax-forms"
+	StepRedirect = "redirect"
 )
 
 // StepNames lists every step in the order a flow runs them.
 var StepNames = []string{StepCompliance, StepIDVerification, StepBackgroundCheck, StepManagePayments,
-	StepManagePayouts, StepPayout, StepRedirect}
+	StepManagePayouts, StepPayout, StepTaxForms, StepRedirect}
 
 // ValidStep reports whether name is a known step.
 func ValidStep(name string) bool {
@@ -65,6 +68,8 @@ func stepLabel(step string) (payee, operator string) {
 		return "Payout methods", "Payout methods"
 	case StepPayout:
 		return "Get paid", "Payout"
+	case StepTaxForms:
+		return "Your tax forms", "Tax forms (consent to electronic delivery, Copy B)"
 	case StepRedirect:
 		return "Finish", "Redirect back to your site"
 	}

@@ -30,6 +30,9 @@ const (
 	PermEventsRead      Permission = "events.read"      // the app's events, across every object
 	// PermReconciliationRead reads a day's payouts matched against the provider's records.
 	PermReconciliationRead Permission = "reconciliation.read"
+	// PermTaxForms generates, previews and downloads the year-end 1099-NEC forms and the IRS
+	// file, and asks payees for their W-9: the finance manager's year-end work.
+	PermTaxForms Permission = "tax.forms"
 )
 
 // rolePermissions is the whole access policy. Admins may do everything; other roles only what
@@ -40,7 +43,7 @@ var rolePermissions = map[dashstore.Role][]Permission{
 		PermEventsRead},
 	dashstore.RoleSupport: {PermUsersRead, PermLinksRead, PermLinksCancel},
 	dashstore.RoleManager: {PermUsersRead, PermAppRead, PermTransfersRead, PermLinksRead, PermFlowsRead,
-		PermExport, PermAuditRead, PermWebhooksRead, PermEventsRead, PermReconciliationRead},
+		PermExport, PermAuditRead, PermWebhooksRead, PermEventsRead, PermReconciliationRead, PermTaxForms},
 }
 
 var knownPermissions = map[Permission]bool{
@@ -48,7 +51,7 @@ var knownPermissions = map[Permission]bool{
 	PermAppRead: true, PermTransfersRead: true, PermLinksRead: true, PermLinksWrite: true,
 	PermLinksCancel: true, PermFlowsRead: true, PermFlowsWrite: true, PermExport: true,
 	PermAuditRead: true, PermOperatorsManage: true, PermWebhooksRead: true, PermWebhooksManage: true,
-	PermEventsRead: true, PermReconciliationRead: true,
+	PermEventsRead: true, PermReconciliationRead: true, PermTaxForms: true,
 }
 
 // Can reports whether an operator with role may use a route that needs p.

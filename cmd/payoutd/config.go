@@ -216,6 +216,12 @@ var serveFlags = []cli.Flag[config]{
 			}
 			return nil
 		}},
+	{Name: "iris-tcc", Env: "DISBURSE_IRIS_TCC",
+		Help: "the payer's IRIS Transmitter Control Code, 5 characters starting with D, required to export the 1099-NEC file for the IRS (DISBURSE_IRIS_TCC)",
+		Set: func(c *config, v string) error {
+			c.service.IRISTCC = strings.ToUpper(strings.TrimSpace(v))
+			return nil
+		}},
 	{Name: "sandbox-inbox", Env: "DISBURSE_SANDBOX_INBOX", Default: "on",
 		Help: "sandbox mode: each app reads its kept messages at GET /v2/sandbox/messages, and flows may redirect to http://localhost; on or off; turn it off where real messages are sent (DISBURSE_SANDBOX_INBOX)",
 		Set: func(c *config, v string) error {

@@ -86,7 +86,7 @@ func TestCreateFlow(t *testing.T) {
 			map[string]any{"steps": []any{map[string]any{"name": "manage-payouts"}, redirect("https://example.com/back?x=1"), "background-check"},
 				"user_id": w.user.ID, "metadata": map[string]any{"k": "v"}},
 			[]string{"background-check", "manage-payouts", "redirect"}, w.user.ID, "https://example.com/back?x=1", `{"k":"v"}`},
-		{"every step", steps(redirect("http://localhost:8080/done"), "payout", "manage-payouts", "manage-payments", "background-check", "id-verification", "compliance"),
+		{"every step", steps(redirect("http://localhost:8080/done"), "tax-forms", "payout", "manage-payouts", "manage-payments", "background-check", "id-verification", "compliance"),
 			payouts.StepNames, "", "http://localhost:8080/done", "null"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

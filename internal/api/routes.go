@@ -89,6 +89,15 @@ func (h *handler) routes(r fiber.Router) {
 
 	v2.Get("/statement", app, h.statement)
 
+	v2.Get("/tax-years/:year/payees", app, h.taxPayees)
+	v2.Post("/tax-years/:year/forms", app, h.generateTaxForms)
+	v2.Get("/tax-years/:year/forms", app, h.taxForms)
+	v2.Get("/tax-years/:year/copies", app, h.taxFormsZIP)
+	v2.Get("/tax-years/:year/iris", app, h.irisFile)
+	v2.Get("/tax-forms/:form_id/pdf", app, h.taxFormPDF)
+	v2.Get("/users/:user_id/tax-years/:year", app, h.userTaxYear)
+	v2.Get("/users/:user_id/tax-forms", app, h.userTaxForms)
+
 	if h.svc.Sandbox() {
 		v2.Get("/sandbox/messages", app, h.listSandboxMessages)
 	}

@@ -211,6 +211,8 @@ func (h *Handler) show(c *fiber.Ctx, p *payee, a answer) error {
 		page, err = h.payoutMethodsPage(c, p, a)
 	case step == payouts.StepPayout:
 		page, err = h.payoutPage(c, p, a)
+	case step == payouts.StepTaxForms:
+		page, err = h.taxFormsPage(c, p, a)
 	case step == payouts.StepRedirect:
 		page, err = h.redirectPage(c, p)
 	default:

@@ -87,6 +87,8 @@ type Config struct {
 	// means the service's defaults.
 	Fees           map[payouts.Platform]payouts.Money
 	Thresholds1099 map[int]payouts.Money
+	// IRISTCC is the payer's IRIS Transmitter Control Code (service.Config.IRISTCC).
+	IRISTCC string
 	// SandboxDelay and SandboxACHDelay are how long sandbox payouts take to settle (defaults 5s
 	// and 20s).
 	SandboxDelay, SandboxACHDelay time.Duration
@@ -267,7 +269,8 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 	// identity check and (unless a test sets one) the notifier.
 	svcCfg := wireProviders(sandbox.Wire(service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
 		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease, Sandbox: !cfg.HideSandboxInbox,
-		WebhookLease: cfg.WebhookLease, SanctionsThreshold: cfg.SanctionsThreshold}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay), cfg.Providers)
+		WebhookLease: cfg.WebhookLease, SanctionsThreshold: cfg.SanctionsThreshold,
+		IRISTCC: cfg.IRISTCC}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay), cfg.Providers)
 	notifier := cfg.Notifier
 	if notifier == nil {
 		notifier = sandbox.Inbox{Store: st, Key: key, Clock: cfg.Clock}

@@ -57,6 +57,7 @@ const (
 	SealedAppCompliance SealedKind = "app's compliance details"
 	SealedAccount       SealedKind = "payee's bank account number"
 	SealedTaxForm       SealedKind = "tax form"
+	SealedTaxReturn     SealedKind = "1099-NEC form"
 	SealedWebhookSecret SealedKind = "webhook endpoint secret"
 	SealedMessage       SealedKind = "sandbox message"
 )
@@ -74,6 +75,8 @@ func aadOf(kind SealedKind, owner string) string {
 		return "account:" + owner
 	case SealedTaxForm:
 		return "taxform:" + owner
+	case SealedTaxReturn:
+		return "taxreturn:" + owner
 	case SealedMessage:
 		return "message:" + owner
 	}

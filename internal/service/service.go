@@ -45,6 +45,9 @@ type Config struct {
 	// Thresholds1099 maps a calendar year to the payments that require a W-9; years after the
 	// last entry use the last entry's value.
 	Thresholds1099 map[int]payouts.Money
+	// IRISTCC is the payer's IRIS Transmitter Control Code, which the IRS gives a filer of
+	// information returns; the IRIS file is refused without one.
+	IRISTCC string
 	// PublicURL is the origin of the hosted pages, used in the link fields of payout links and
 	// flows.
 	PublicURL string

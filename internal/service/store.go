@@ -52,6 +52,7 @@ type Reads interface {
 	EventReads
 	KeyCheckReads
 	SanctionsReads
+	TaxReads
 }
 
 // Writes are the statements that change rows, one interface per noun; only a transaction's
@@ -66,6 +67,7 @@ type Writes interface {
 	KeyWrites
 	KeyCheckWrites
 	SanctionsWrites
+	TaxWrites
 }
 
 // AppReads read apps and organizations.

@@ -38,6 +38,7 @@ var sealedSamples = []struct {
 	{service.SealedAppCompliance, reading(appsTable), `SELECT id, compliance_sealed FROM apps WHERE compliance_sealed IS NOT NULL ORDER BY created, id LIMIT 1`},
 	{service.SealedAccount, reading(payoutMethodsTable), `SELECT user_id, sealed_account FROM payout_methods WHERE sealed_account IS NOT NULL ORDER BY seq LIMIT 1`},
 	{service.SealedTaxForm, readingOthers, `SELECT user_id, sealed FROM tax_forms ORDER BY id LIMIT 1`},
+	{service.SealedTaxReturn, readingOthers, `SELECT id, sealed FROM tax_returns ORDER BY created, id LIMIT 1`},
 	{service.SealedWebhookSecret, reading(endpointsTable), `SELECT id, secret FROM webhook_endpoints ORDER BY seq LIMIT 1`},
 	{service.SealedMessage, readingOthers, `SELECT app_id, body FROM sandbox_messages ORDER BY id LIMIT 1`},
 }
