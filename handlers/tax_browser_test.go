@@ -27,9 +27,7 @@ const fetchHead = `fetch(%s).then(async r => r.status + ' ' + r.headers.get('con
 // Copy B.
 func TestBrowserTaxYear(t *testing.T) {
 	h, users := taxHarness(t, "DG5BW")
-	op, password := h.addOperator("manager@example.com", dashstore.RoleManager)
-	origin := h.serve()
-	page := browser.New(t)
+	page, origin := h.browserSignedIn(dashstore.RoleManager)
 	eval := func(js string) string {
 		t.Helper()
 		got, err := chromedp.Run(page, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
@@ -39,11 +37,6 @@ func TestBrowserTaxYear(t *testing.T) {
 		return got
 	}
 	browser.Run(t, page,
-		chromedp.Navigate(origin+"/login"),
-		chromedp.SendKeys(chromedp.CSS(`[name="email"]`), op.Email),
-		chromedp.SendKeys(chromedp.CSS(`[name="password"]`), password),
-		chromedp.Click(chromedp.CSS(`#login-form button[type="submit"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Main"]`)),
 		chromedp.Navigate(origin+"/tax?year=2026"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="tax-due"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="generate"]`)),
