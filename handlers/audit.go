@@ -233,7 +233,7 @@ func (n *objectNamer) lookup(ctx context.Context, objectType, id string) (string
 	case "operator":
 		return n.operators[id], nil
 	case "user":
-		u, err := n.h.payouts.GetUser(ctx, id)
+		u, err := n.h.getUser(ctx, id)
 		if err != nil {
 			return "", err
 		}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -30,6 +31,7 @@ type Store interface {
 	AddAudit(ctx context.Context, e *dashstore.AuditEntry) error
 	AuditLog(ctx context.Context, f dashstore.AuditFilter) ([]dashstore.AuditEntry, bool, error)
 	bulkStore
+	payeeStore
 
 	CreateApproval(ctx context.Context, a *dashstore.Approval, now time.Time) (bool, error)
 	Approval(ctx context.Context, id string) (dashstore.Approval, error)
@@ -106,6 +108,8 @@ type Handlers struct {
 	bulkRepeatWindow time.Duration
 	policy           dashstore.ApprovalPolicy
 	kinds            map[string]approvalKind // what an approval can hold (approvalKinds)
+	// payeeMu keeps this process to one reading of the users into the payee index at a time.
+	payeeMu sync.Mutex
 }
 
 // Register adds every route of routes.go to cfg.Web and returns the handlers, whose

@@ -68,6 +68,7 @@ func (h *Handlers) createUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.notePayee(c.UserContext(), *u)
 	h.audit(c, "user.create", "user", u.ID, u.Name()+" <"+u.Email+">")
 	web.Flash(c, web.FlashSuccess, "Created "+u.Name()+".")
 	return web.Redirect(c, paths.User(u.ID))
@@ -88,7 +89,7 @@ type userForms struct {
 func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 	ctx := c.UserContext()
 	id := c.Params("id")
-	u, err := h.payouts.GetUser(ctx, id)
+	u, err := h.getUser(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 
 // confirmDeleteUser asks before deleting a user.
 func (h *Handlers) confirmDeleteUser(c *fiber.Ctx) error {
-	u, err := h.payouts.GetUser(c.UserContext(), c.Params("id"))
+	u, err := h.getUser(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -124,7 +125,7 @@ func (h *Handlers) deleteUser(c *fiber.Ctx) error {
 	var form components.Form
 	if formFailed(err, &form) {
 		name := c.Params("id")
-		if got, gerr := h.payouts.GetUser(c.UserContext(), c.Params("id")); gerr == nil {
+		if got, gerr := h.getUser(c.UserContext(), c.Params("id")); gerr == nil {
 			name = got.Name()
 		}
 		return h.web.Render(c, fiber.StatusUnprocessableEntity, web.Page{Title: "Delete " + name,
@@ -133,6 +134,7 @@ func (h *Handlers) deleteUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.forgetPayee(c.UserContext(), u.ID)
 	h.audit(c, "user.delete", "user", u.ID, u.Name()+" <"+u.Email+">")
 	web.Flash(c, web.FlashSuccess, "Deleted "+u.Name()+".")
 	return web.Redirect(c, "/users")
