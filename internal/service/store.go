@@ -123,6 +123,8 @@ type UserReads interface {
 	FindUsersByProvenPhone(ctx context.Context, appID string, phone payouts.Phone) ([]UserRecord, error)
 	FindUserByProvenEmail(ctx context.Context, appID, email string) (*UserRecord, error)
 	GetVerification(ctx context.Context, appID, userID string) (*VerificationRecord, error)
+	// LatestTaxForm reads the user's tax form in force, the latest filed; not-found with none.
+	LatestTaxForm(ctx context.Context, appID, userID string) (*TaxFormRecord, error)
 	// ListPayoutMethods reads the methods of the app's users userIDs, newest first, each
 	// user's default marked.
 	ListPayoutMethods(ctx context.Context, appID string, userIDs ...string) ([]PayoutMethodRecord, error)
