@@ -277,8 +277,8 @@ func publicW9() map[string]any {
 func publicW8BEN() map[string]any {
 	return map[string]any{"name": "Ada Lovelace", "citizenship_country": "GB", "date_of_birth": "1990-12-10",
 		"tin": "912-70-1234", "foreign_tax_id": "AB123456C",
-		"address":   map[string]any{"line_1": "12 St James's Sq", "line_2": "Flat 3", "city": "London", "state": "London", "country": "GB", "postcode": "SW1Y 4JH"},
-		"signature": map[string]any{"consent": true, "name": "Ada Lovelace", "email": "ada@example.com"},
+		"address":            map[string]any{"line_1": "12 St James's Sq", "line_2": "Flat 3", "city": "London", "state": "London", "country": "GB", "postcode": "SW1Y 4JH"},
+		"signature":          map[string]any{"consent": true, "name": "Ada Lovelace", "email": "ada@example.com"},
 		"tax_treaty_country": "GB", "tax_treaty_citation": "Article 11, paragraph 1", "tax_treaty_rate": 0.15,
 		"tax_treaty_income_type": "interest1", "tax_treaty_explanation": "Resident of the UK under the treaty."}
 }
