@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"slices"
 	"strconv"
@@ -29,6 +30,24 @@ func (h *Handlers) offers(ctx context.Context, e payouts.Extension) (bool, error
 	}
 	return x.Has(e), nil
 }
+
+// appWallet is the app's wallet as a page may show it: our service sends the whole wallet; the
+// public API sends only metrics.wallet_balance, the balance as a decimal, so what is available
+// and what is reserved are unknown (whole is false).
+func (h *Handlers) appWallet(ctx context.Context, app *payouts.App) (w payouts.Wallet, whole bool, err error) {
+	x, err := h.payouts.Extensions(ctx)
+	if err != nil || x.Ours() {
+		return app.Wallet, err == nil, err
+	}
+	balance, err := payouts.ParseDollars(app.Metrics.WalletBalance)
+	if err != nil {
+		return w, false, fmt.Errorf("the app's metrics.wallet_balance %q: %w", app.Metrics.WalletBalance, err)
+	}
+	return payouts.Wallet{Amount: balance}, false, nil
+}
+
+// walletPartial is the line a page shows beside a balance read from metrics.wallet_balance.
+const walletPartial = "This API reports the app wallet's balance only, not how much of it is available or reserved."
 
 // scanRows is how many of a list's newest rows the dashboard reads, at most, to filter them
 // itself when the service cannot: five pages of the API's largest.

@@ -23,13 +23,17 @@ func userStatusLabel(s payouts.UserStatus) string { return strings.ReplaceAll(st
 // users lists users, newest first, narrowed by a search and a status. htmx swaps only the table.
 func (h *Handlers) users(c *fiber.Ctx) error {
 	filter := payouts.UserFilter{Search: strings.TrimSpace(c.Query("q")), Status: payouts.UserStatus(c.Query("status"))}
+	var problem string
 	if !filter.Status.Valid() {
-		filter.Status = ""
+		problem, filter.Status = "No status is called “"+string(filter.Status)+"”: every status is shown.", ""
 	}
 	page := pageOf(c, usersPerPage)
 	list, note, err := h.findUsers(c.UserContext(), page, filter)
 	if err != nil {
 		return err
+	}
+	if problem != "" {
+		note = strings.TrimSpace(problem + " " + note)
 	}
 	p := pages.UsersProps{Users: list.Data, Search: filter.Search, Status: string(filter.Status),
 		Statuses: options("Any status", userStatuses, userStatusLabel), CanCreate: h.can(c, web.PermUsersWrite),
