@@ -1,8 +1,8 @@
 package handlers_test
 
 import (
-	"html"
 	"context"
+	"html"
 	"net/http"
 	"net/url"
 	"slices"

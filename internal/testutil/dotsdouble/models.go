@@ -32,10 +32,10 @@ var (
 		"type": nil, "metadata": nil}
 	transfer = fields{"id": nil, "created": nil, "user_id": nil, "status": nil, "type": nil, "amount": nil,
 		"external_data": {"account_id": nil, "external_id": nil, "platform": nil},
-		"transactions": transaction, "metadata": nil}
+		"transactions":  transaction, "metadata": nil}
 	payoutLink = fields{"id": nil, "created": nil, "link": nil, "amount": nil, "status": nil,
-		"payee":    {"first_name": nil, "last_name": nil, "email": nil, "country_code": nil, "phone_number": nil},
-		"delivery": {"method": nil, "email": nil, "country_code": nil, "phone_number": nil},
+		"payee":      {"first_name": nil, "last_name": nil, "email": nil, "country_code": nil, "phone_number": nil},
+		"delivery":   {"method": nil, "email": nil, "country_code": nil, "phone_number": nil},
 		"tax_exempt": nil, "claimed_user_id": nil, "flow_id": nil, "metadata": nil}
 	flow          = fields{"id": nil, "created": nil, "user_id": nil, "steps": nil, "completed_steps": nil, "link": nil, "metadata": nil}
 	payoutRequest = fields{"id": nil, "created": nil, "amount": nil, "status": nil, "payee": phoneNumber,
