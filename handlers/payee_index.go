@@ -190,24 +190,43 @@ func userIDs(users []payouts.User) []string {
 }
 
 // userReader is how a page or an export that names many users reads each one: from the payee
-// index when it is used (brought up to date first when fresh is set, as an export is), and from
-// the service for a user the index lacks.
-func (h *Handlers) userReader(ctx context.Context, fresh bool) (func(context.Context, string) (*payouts.User, error), error) {
+// index when it is used, and from the service for a user the index lacks. An export (whole) has
+// the index brought up to date and read at once, in one query, for its one pass; a page reads
+// the few users it names from the index as it stands.
+func (h *Handlers) userReader(ctx context.Context, whole bool) (func(context.Context, string) (*payouts.User, error), error) {
 	use, err := h.usesPayeeIndex(ctx)
 	if err != nil || !use {
 		return h.payouts.GetUser, err
 	}
-	if fresh {
-		if _, err := h.refreshPayees(ctx, olderPayeePages); err != nil {
-			return nil, err
-		}
-	}
-	return func(ctx context.Context, id string) (*payouts.User, error) {
+	lookup := func(ctx context.Context, id string) (payouts.User, bool, error) {
 		found, err := h.store.PayeesByID(ctx, []string{id})
+		u, ok := found[id]
+		return u, ok, err
+	}
+	if whole {
+		st, err := h.refreshPayees(ctx, olderPayeePages)
 		if err != nil {
 			return nil, err
 		}
-		if u, ok := found[id]; ok {
+		all, err := h.store.SearchPayees(ctx, nil, st.Payees)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[string]payouts.User, len(all.Users))
+		for _, u := range all.Users {
+			byID[u.ID] = u
+		}
+		lookup = func(_ context.Context, id string) (payouts.User, bool, error) {
+			u, ok := byID[id]
+			return u, ok, nil
+		}
+	}
+	return func(ctx context.Context, id string) (*payouts.User, error) {
+		u, ok, err := lookup(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			return &u, nil
 		}
 		return h.getUser(ctx, id)

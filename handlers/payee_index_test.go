@@ -158,3 +158,41 @@ func TestPayeeIndexIncomplete(t *testing.T) {
 	wantStatus(t, res, http.StatusOK)
 	wantBody(t, res, `value="Olga Older"`)
 }
+
+// BenchmarkExportOnTheDotsAPI times the transfers export on a Dots account of 1,000 payees and
+// 10,000 payout transfers, through the strict stand-in for the public API: one pass over the
+// transfers, each payee named from the payee index, not one GET /v2/users/{id} per payee.
+//
+//	go test ./handlers -run '^$' -bench ExportOnTheDotsAPI -benchtime 3x
+func BenchmarkExportOnTheDotsAPI(b *testing.B) {
+	h := newHarnessWith(b, harnessSetup{public: true})
+	seedUsers(b, h, 1000)
+	db := h.env.Store.DB()
+	err := db.InTx(context.Background(), func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(context.Background(), db.Rebind(`INSERT INTO transfers (id, app_id, user_id, status, type,
+			amount, created, updated) WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 10000)
+			SELECT printf('20000000-0000-4000-8000-%012d', n), ?, printf('10000000-0000-4000-8000-%012d', n % 1000 + 1),
+			'completed', 'payout', -100, ? + n, ? + n FROM s`), h.env.AppID, h.clock.Now().UnixMicro(), h.clock.Now().UnixMicro())
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The seeded transfers book no ledger lines: they go before the service's ledger check,
+	// which runs when the harness stops (cleanups run last first).
+	b.Cleanup(func() {
+		if err := db.InTx(context.Background(), func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(context.Background(), `DELETE FROM transfers WHERE id LIKE '20000000-%'`)
+			return err
+		}); err != nil {
+			b.Error(err)
+		}
+	})
+	a, _ := h.signedIn(dashstore.RoleAdmin)
+	for b.Loop() {
+		res := a.get("/transfers/export")
+		if res.StatusCode != http.StatusOK || strings.Count(res.body, "\n") != 10_001 || !strings.Contains(res.body, "seed1000@example.com") {
+			b.Fatalf("export: status %d, %d lines", res.StatusCode, strings.Count(res.body, "\n"))
+		}
+	}
+}
