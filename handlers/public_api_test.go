@@ -259,3 +259,25 @@ func TestUnknownFilterValues(t *testing.T) {
 		})
 	}
 }
+
+// TestUserDefaultMethodOnBothBackends: a payee with a PayPal default is never shown as having
+// none: our service names the default, and behind the strict stand-in for the public API, which
+// does not say which saved method is the default, the page says so.
+func TestUserDefaultMethodOnBothBackends(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public})
+			u := h.createUser("Pam", "Paypal")
+			h.payPalDefault(u)
+			a, _ := h.signedIn(dashstore.RoleSupport)
+			res := a.get("/users/" + u.ID)
+			wantStatus(t, res, http.StatusOK)
+			if strings.Contains(res.body, "None yet") {
+				t.Error("the page says the payee has no default method")
+			}
+			if got := strings.Contains(res.body, "without saying which is the default"); got != b.public {
+				t.Errorf("the page says the default is not reported: %v, want %v", got, b.public)
+			}
+		})
+	}
+}

@@ -105,7 +105,11 @@ func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 	if err != nil {
 		return err
 	}
-	p := pages.UserProps{User: *u, Methods: methods, Transfers: transfers.Data,
+	x, err := h.payouts.Extensions(ctx)
+	if err != nil {
+		return err
+	}
+	p := pages.UserProps{User: *u, Methods: methods, Transfers: transfers.Data, DefaultUnreported: !x.Ours(),
 		CanWrite: h.can(c, web.PermUsersWrite), CanMove: h.can(c, web.PermMoneyMove),
 		CanReadTransfers: h.can(c, web.PermTransfersRead), CanCreateLink: h.can(c, web.PermLinksWrite),
 		Transfer: pages.TransferFormProps{Form: forms.transfer, IdempotencyKey: uuid.NewString()},
