@@ -265,3 +265,97 @@ func TestContractCompliance(t *testing.T) {
 		})
 	})
 }
+
+// publicW9 and publicW8BEN are the compliance forms as the public Dots API's models declare them
+// (its SDK's users_submit_compliance_info_request_w9 / _w8_ben): the W-9 with its required
+// fields only, the W-8BEN with every field, the treaty claim included.
+func publicW9() map[string]any {
+	return map[string]any{"entity_type": "individual", "date_of_birth": "1990-12-10", "tin": "123456789",
+		"address": map[string]any{"line_1": "1 Main St", "city": "Springfield", "state": "IL", "country": "US", "postcode": "62701"}}
+}
+
+func publicW8BEN() map[string]any {
+	return map[string]any{"name": "Ada Lovelace", "citizenship_country": "GB", "date_of_birth": "1990-12-10",
+		"tin": "912-70-1234", "foreign_tax_id": "AB123456C",
+		"address":            map[string]any{"line_1": "12 St James's Sq", "line_2": "Flat 3", "city": "London", "state": "London", "country": "GB", "postcode": "SW1Y 4JH"},
+		"signature":          map[string]any{"consent": true, "name": "Ada Lovelace", "email": "ada@example.com"},
+		"tax_treaty_country": "GB", "tax_treaty_citation": "Article 11, paragraph 1", "tax_treaty_rate": 0.15,
+		"tax_treaty_income_type": "interest1", "tax_treaty_explanation": "Resident of the UK under the treaty."}
+}
+
+// TestContractCompliancePublicShapes sends PUT /v2/users/{id}/compliance with the public field
+// names, exactly, on both engines: both forms are accepted, set the user's flags, and read back
+// field for field; the public W-8BEN needs tin, not foreign_tax_id; a bad treaty claim is a
+// field problem.
+func TestContractCompliancePublicShapes(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		env, c := startService(t, servicetest.WithDSN(dsn))
+		ctx := context.Background()
+		for _, tc := range []struct {
+			form string
+			body map[string]any
+		}{{"w9", publicW9()}, {"w8ben", publicW8BEN()}} {
+			t.Run(tc.form, func(t *testing.T) {
+				u := createUser(t, c, "Ada")
+				r := env.Do(t, http.MethodPut, "/v2/users/"+u.ID+"/compliance", map[string]any{tc.form: tc.body})
+				if r.Status != http.StatusOK {
+					t.Fatalf("PUT compliance: %d %s", r.Status, r.Body)
+				}
+				got, err := env.Service.TaxForm(ctx, env.AppID, u.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw, err := json.Marshal(got)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var back map[string]map[string]any
+				if err := json.Unmarshal(raw, &back); err != nil {
+					t.Fatal(err)
+				}
+				sent, _ := json.Marshal(tc.body)
+				kept, _ := json.Marshal(back[tc.form])
+				var a, b any
+				json.Unmarshal(sent, &a)
+				json.Unmarshal(kept, &b)
+				if fmt.Sprint(a) != fmt.Sprint(b) || len(back) != 1 {
+					t.Errorf("read back %s\nwant      %s", kept, sent)
+				}
+				user, err := c.GetUser(ctx, u.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if flag := map[string]bool{"w9": user.Compliance.Collected1099, "w8ben": user.Compliance.W8BENCollected}[tc.form]; !flag {
+					t.Errorf("compliance after a %s = %+v", tc.form, user.Compliance)
+				}
+			})
+		}
+		u := createUser(t, c, "Bea")
+		for _, tc := range []struct {
+			name, field string
+			change      func(map[string]any)
+		}{
+			{"no tin, a foreign tax id", "w8ben.tin", func(f map[string]any) { delete(f, "tin") }},
+			{"a rate above 1", "w8ben.tax_treaty_rate", func(f map[string]any) { f["tax_treaty_rate"] = 15 }},
+			{"an income type not listed", "w8ben.tax_treaty_income_type", func(f map[string]any) { f["tax_treaty_income_type"] = "wages" }},
+			{"a country by name", "w8ben.tax_treaty_country", func(f map[string]any) { f["tax_treaty_country"] = "United Kingdom" }},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				form := publicW8BEN()
+				tc.change(form)
+				var req payouts.ComplianceRequest
+				raw, _ := json.Marshal(map[string]any{"w8ben": form})
+				if err := json.Unmarshal(raw, &req); err != nil {
+					t.Fatal(err)
+				}
+				wantError(t, c.SubmitCompliance(ctx, u.ID, req), http.StatusBadRequest, payouts.EInvalidInput, tc.field)
+			})
+		}
+		// Without foreign_tax_id the public form is whole.
+		form := publicW8BEN()
+		delete(form, "foreign_tax_id")
+		if r := env.Do(t, http.MethodPut, "/v2/users/"+u.ID+"/compliance", map[string]any{"w8ben": form}); r.Status != http.StatusOK {
+			t.Errorf("a W-8BEN without foreign_tax_id: %d %s", r.Status, r.Body)
+		}
+	})
+}

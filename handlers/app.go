@@ -35,8 +35,16 @@ func (h *Handlers) renderApp(c *fiber.Ctx, status int, form components.Form) err
 		if err != nil {
 			return err
 		}
+		wallet, whole, err := h.appWallet(ctx, app)
+		if err != nil {
+			return err
+		}
+		app.Wallet, p.WalletWhole = wallet, whole
 		p.App, p.Deposits = app, list.Data
 		p.Notes = notesOf(note)
+		if !whole {
+			p.Notes = append(p.Notes, walletPartial)
+		}
 		if n := len(list.Data); n > 0 && note == "" {
 			p.Pages = pageLinks("/app", nil, page, list.Data[0].ID, list.Data[n-1].ID, list.HasMore, "#deposits")
 		}

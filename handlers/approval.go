@@ -148,7 +148,7 @@ func (h *Handlers) holdByPolicy(c *fiber.Ctx, r heldRequest) (adm admission, hel
 	case r.payee != nil:
 		a.PayeeName, a.PayeeEmail = pages.PayeeName(*r.payee), r.payee.Email
 	case r.userID != "":
-		u, err := h.payouts.GetUser(ctx, r.userID)
+		u, err := h.getUser(ctx, r.userID)
 		if err != nil {
 			return admission{}, true, err
 		}

@@ -144,7 +144,14 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 		if err != nil {
 			return err
 		}
-		p.Balance = app.Wallet.WithdrawableAmount
+		wallet, whole, err := h.appWallet(c.UserContext(), app)
+		if err != nil {
+			return err
+		}
+		p.Balance, p.BalanceWhole = wallet.WithdrawableAmount, whole
+		if !whole {
+			p.Balance = wallet.Amount
+		}
 	}
 	view := h.web.View(c)
 	progress := pages.BulkProgress(view, p)

@@ -157,32 +157,27 @@ type bulkUser struct {
 	problem string
 }
 
-// usersByEmail is the newest users of a service that cannot search them (the public API has no
-// search on GET /v2/users), by email in lower case: read once for a whole file, at most scanRows.
+// usersByEmail is how far the payee index had read the users when a file's emails were looked
+// up in it, on a service that cannot search them (the public API has no search on GET /v2/users).
 type usersByEmail struct {
-	users scanned[payouts.User]
-	index map[string][]*payouts.User
+	index dashstore.PayeeIndex
 }
 
-// bulkUsersByEmail reads the users a file's emails are found among when the service cannot
-// search users; nil when it can, or when the file names nobody by email.
+// bulkUsersByEmail brings the payee index up to date once for a whole file whose emails are
+// found in it when the service cannot search users; nil when it can, or when the file names
+// nobody by email.
 func (h *Handlers) bulkUsersByEmail(ctx context.Context, refs []string) (*usersByEmail, error) {
 	if !slices.ContainsFunc(refs, func(ref string) bool { return strings.Contains(ref, "@") }) {
 		return nil, nil
 	}
-	if offered, err := h.offers(ctx, payouts.ExtUserFilters); offered || err != nil {
+	if use, err := h.usesPayeeIndex(ctx); !use || err != nil {
 		return nil, err
 	}
-	s, err := scanNewest(h.payouts.AllUsers(ctx, payouts.UserFilter{}), func(payouts.User) bool { return true }, scanRows)
+	st, err := h.refreshPayees(ctx, olderPayeePages)
 	if err != nil {
 		return nil, err
 	}
-	b := &usersByEmail{users: s, index: map[string][]*payouts.User{}}
-	for i := range s.rows {
-		email := strings.ToLower(s.rows[i].Email)
-		b.index[email] = append(b.index[email], &s.rows[i])
-	}
-	return b, nil
+	return &usersByEmail{index: st}, nil
 }
 
 // findBulkUser looks ref (a user id or an email) up in the service; an email among byEmail's
@@ -193,7 +188,13 @@ func (h *Handlers) findBulkUser(ctx context.Context, ref string, out *bulkUser, 
 	case strings.Contains(ref, "@"):
 		var found []*payouts.User
 		if byEmail != nil {
-			found = byEmail.index[strings.ToLower(ref)]
+			users, err := h.store.PayeesByEmail(ctx, ref)
+			if err != nil {
+				return err
+			}
+			for i := range users {
+				found = append(found, &users[i])
+			}
 		} else {
 			list, err := h.payouts.ListUsers(ctx, payouts.Page{Limit: payouts.MaxLimit}, payouts.UserFilter{Search: ref})
 			if err != nil {
@@ -211,13 +212,13 @@ func (h *Handlers) findBulkUser(ctx context.Context, ref string, out *bulkUser, 
 		}
 		if len(found) == 1 {
 			u = found[0]
-		} else if byEmail != nil && !byEmail.users.whole {
-			out.problem = "No user " + ref + " among the newest " + strconv.Itoa(byEmail.users.read) +
-				" users (this API cannot search users by email): use the user id."
+		} else if byEmail != nil && !byEmail.index.Complete {
+			out.problem = "No user " + ref + " among the " + payouts.Grouped(int64(byEmail.index.Payees)) +
+				" users the dashboard has read so far (this API cannot search users by email): use the user id."
 			return nil
 		}
 	case payouts.ValidID(ref):
-		found, err := h.payouts.GetUser(ctx, ref)
+		found, err := h.getUser(ctx, ref)
 		if payouts.ErrorCode(err) != payouts.ENotFound {
 			if err != nil {
 				return err

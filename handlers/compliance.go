@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -17,8 +19,9 @@ import (
 var (
 	addressFields = []string{"line_1", "line_2", "city", "state", "country", "postcode"}
 	w9Fields      = []string{"w9.entity_type", "w9.business_name", "w9.first_name", "w9.last_name", "w9.date_of_birth", "w9.tin"}
-	w8benFields   = []string{"w8ben.name", "w8ben.citizenship_country", "w8ben.date_of_birth", "w8ben.foreign_tax_id",
-		"w8ben.signature.consent", "w8ben.signature.name", "w8ben.signature.email"}
+	w8benFields   = []string{"w8ben.name", "w8ben.citizenship_country", "w8ben.date_of_birth", "w8ben.tin", "w8ben.foreign_tax_id",
+		"w8ben.signature.consent", "w8ben.signature.name", "w8ben.signature.email", "w8ben.tax_treaty_country",
+		"w8ben.tax_treaty_citation", "w8ben.tax_treaty_rate", "w8ben.tax_treaty_income_type", "w8ben.tax_treaty_explanation"}
 )
 
 func complianceKind(s string) string {
@@ -42,11 +45,15 @@ func (h *Handlers) newCompliance(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) renderCompliance(c *fiber.Ctx, status int, kind string, form components.Form) error {
-	u, err := h.payouts.GetUser(c.UserContext(), c.Params("id"))
+	u, err := h.getUser(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
 	}
-	p := pages.ComplianceProps{UserID: u.ID, UserName: u.Name(), Kind: kind, Form: form}
+	incomeTypes := []components.Option{{Value: "", Label: "None claimed"}}
+	for _, t := range payouts.TreatyIncomeTypes {
+		incomeTypes = append(incomeTypes, components.Option{Value: t, Label: t})
+	}
+	p := pages.ComplianceProps{UserID: u.ID, UserName: u.Name(), Kind: kind, Form: form, IncomeTypes: incomeTypes}
 	view := h.web.View(c)
 	return h.web.Render(c, status, web.Page{Title: "Tax form", Content: pages.ComplianceNew(view, p), Fragment: pages.ComplianceForm(view, p)})
 }
@@ -63,10 +70,21 @@ func (h *Handlers) submitCompliance(c *fiber.Ctx) error {
 	}
 	if kind == "w8ben" {
 		form = formOf(c, withAddress(w8benFields, "w8ben")...)
-		req.W8BEN = &payouts.W8BEN{Name: form.Value("w8ben.name"), CitizenshipCountry: form.Value("w8ben.citizenship_country"),
-			DateOfBirth: form.Value("w8ben.date_of_birth"), ForeignTaxID: form.Value("w8ben.foreign_tax_id"),
-			Address: address("w8ben"), Signature: payouts.Signature{Consent: form.Value("w8ben.signature.consent") == "true",
-				Name: form.Value("w8ben.signature.name"), Email: form.Value("w8ben.signature.email")}}
+		v := func(f string) string { return strings.TrimSpace(form.Value("w8ben." + f)) }
+		req.W8BEN = &payouts.W8BEN{Name: v("name"), CitizenshipCountry: v("citizenship_country"),
+			DateOfBirth: v("date_of_birth"), TIN: v("tin"), ForeignTaxID: v("foreign_tax_id"),
+			Address: address("w8ben"), Signature: payouts.Signature{Consent: v("signature.consent") == "true",
+				Name: v("signature.name"), Email: v("signature.email")},
+			TaxTreatyCountry: v("tax_treaty_country"), TaxTreatyCitation: v("tax_treaty_citation"),
+			TaxTreatyIncomeType: v("tax_treaty_income_type"), TaxTreatyExplanation: v("tax_treaty_explanation")}
+		if rate := v("tax_treaty_rate"); rate != "" {
+			r, err := strconv.ParseFloat(rate, 64)
+			if err != nil || math.IsNaN(r) || math.IsInf(r, 0) {
+				addProblem(&form, "w8ben.tax_treaty_rate", "must be a number between 0 and 1, like 0.15 for 15%")
+				return h.renderCompliance(c, fiber.StatusUnprocessableEntity, kind, form)
+			}
+			req.W8BEN.TaxTreatyRate = &r
+		}
 	} else {
 		form = formOf(c, withAddress(w9Fields, "w9")...)
 		req.W9 = &payouts.W9{EntityType: payouts.EntityType(form.Value("w9.entity_type")), BusinessName: form.Value("w9.business_name"),
@@ -75,7 +93,7 @@ func (h *Handlers) submitCompliance(c *fiber.Ctx) error {
 	}
 	err := h.payouts.SubmitCompliance(c.UserContext(), c.Params("id"), req)
 	// Tax ids are never sent back to the browser, even to correct them.
-	form.Values["w9.tin"], form.Values["w8ben.foreign_tax_id"] = "", ""
+	form.Values["w9.tin"], form.Values["w8ben.tin"], form.Values["w8ben.foreign_tax_id"] = "", "", ""
 	if formFailed(err, &form) {
 		return h.renderCompliance(c, fiber.StatusUnprocessableEntity, kind, form)
 	}

@@ -68,7 +68,7 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 	for _, e := range list.Data {
 		kind := eventObjectType(e.Type)
 		p.Events = append(p.Events, pages.EventRow{ID: e.ID, Type: string(e.Type), Created: e.Created.Time,
-			ObjectID: e.ObjectID, ObjectType: kind, ObjectURL: objectURL(kind, e.ObjectID)})
+			ObjectID: e.ObjectID, ObjectType: kind, ObjectURL: h.objectURL(c, kind, e.ObjectID)})
 	}
 	if n := len(list.Data); n > 0 {
 		query := url.Values{}

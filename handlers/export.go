@@ -73,8 +73,12 @@ func exportWithPayees[F, T any](h *Handlers, c *fiber.Ctx, noun string, filterOf
 	if problem != "" {
 		return fiber.NewError(fiber.StatusBadRequest, problem)
 	}
+	read, err := h.userReader(c.UserContext(), true)
+	if err != nil {
+		return err
+	}
 	h.audit(c, noun+".export", noun, "", "CSV of "+describeQuery(query))
-	payees := newPayeeBook(h.payouts.GetUser)
+	payees := newPayeeBook(read)
 	return exportCSV(c, h.web, noun+"-"+h.now().UTC().Format("20060102-150405")+".csv", header,
 		func(ctx context.Context) iter.Seq2[T, error] { return all(ctx, filter) },
 		func(ctx context.Context, row T) ([]string, error) {

@@ -140,6 +140,16 @@ func (h *Handlers) flow(c *fiber.Ctx) error {
 		l.Link = f.Link
 		p.LinkMasked = h.maskClaimURL(c, l)
 		p.Flow.Link = l.Link
+	} else if f.UserID == nil && !h.holdsBearerLinks(c) {
+		// The public API does not say which link a flow is of (payout_link_id is ours): a flow
+		// for no one may be a link that names nobody, whose URL pays whoever opens it.
+		x, err := h.payouts.Extensions(c.UserContext())
+		if err != nil {
+			return err
+		}
+		if !x.Ours() {
+			p.Flow.Link, p.LinkMasked = maskURL(f.Link), true
+		}
 	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Flow", Content: pages.FlowDetail(h.web.View(c), p)})
 }

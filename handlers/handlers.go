@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -30,6 +31,7 @@ type Store interface {
 	AddAudit(ctx context.Context, e *dashstore.AuditEntry) error
 	AuditLog(ctx context.Context, f dashstore.AuditFilter) ([]dashstore.AuditEntry, bool, error)
 	bulkStore
+	payeeStore
 
 	CreateApproval(ctx context.Context, a *dashstore.Approval, now time.Time) (bool, error)
 	Approval(ctx context.Context, id string) (dashstore.Approval, error)
@@ -106,6 +108,10 @@ type Handlers struct {
 	bulkRepeatWindow time.Duration
 	policy           dashstore.ApprovalPolicy
 	kinds            map[string]approvalKind // what an approval can hold (approvalKinds)
+	// pagePerms is the permission each page's route needs, by its path, for links to it.
+	pagePerms map[string]web.Permission
+	// payeeMu keeps this process to one reading of the users into the payee index at a time.
+	payeeMu sync.Mutex
 }
 
 // Register adds every route of routes.go to cfg.Web and returns the handlers, whose
@@ -143,7 +149,14 @@ func Register(cfg Config) (*Handlers, error) {
 		password: cfg.Password, log: cfg.Logger, policy: cfg.Approvals, bulkWait: cfg.BulkBatchWait, bulkPoll: cfg.BulkPoll,
 		bulkLease: cfg.BulkLease, instance: cfg.Instance, bulkRepeatWindow: cfg.BulkRepeatWindow}
 	h.kinds = h.approvalKinds()
-	return h, cfg.Web.Register(h.routes())
+	routes := h.routes()
+	h.pagePerms = map[string]web.Permission{}
+	for _, r := range routes {
+		if r.Method == fiber.MethodGet {
+			h.pagePerms[r.Path] = r.Perm
+		}
+	}
+	return h, cfg.Web.Register(routes)
 }
 
 // formOf reads the named fields of the submitted form.

@@ -80,10 +80,17 @@ func options[T ~string](noFilter string, values []T, label func(T) string) []com
 func choiceOf[T ~string](lf *listFilter, field string, valid func(T) bool) T {
 	v := T(lf.form.Value(field))
 	if v != "" && !valid(v) {
-		delete(lf.form.Values, field)
+		// A value no choice of the form has (an old or hand-made address) is said, not dropped:
+		// the list would otherwise look filtered when it is not.
+		addProblem(&lf.form, field, unknownChoice(string(v), field))
 		return ""
 	}
 	return v
+}
+
+// unknownChoice is the problem of a filter's value that is none of its choices.
+func unknownChoice(v, field string) string {
+	return "“" + v + "” is not a " + field + " this list knows: choose one from the list"
 }
 
 // Page sizes the reconciliation lists offer; the first is not the default.

@@ -75,15 +75,25 @@ func (h *Handlers) choosePayee(ctx context.Context, form *components.Form) (stri
 		addProblem(form, "user", "no user has this id")
 		return "", nil
 	}
-	list, _, err := h.findUsers(ctx, payouts.Page{Limit: suggestedUsers}, payouts.UserFilter{Search: text})
+	m, err := h.matchPayees(ctx, text)
 	if err != nil {
 		return "", err
 	}
-	found := list.Data
-	for _, u := range found {
-		if strings.EqualFold(u.Email, text) { // an exact email among emails that contain it
-			found = []payouts.User{u}
-			break
+	found := m.users
+	if m.partial != "" {
+		addProblem(form, "user", m.partial+" so “"+text+"” may name a user not read yet: choose by id, or try again once all are read")
+		return "", nil
+	}
+	if len(found) == 1 && m.indexed {
+		// The index's copy may be old: the choice is made on the user as the service has it now.
+		u, err := h.userIfAny(ctx, found[0].ID)
+		if err != nil {
+			return "", err
+		}
+		if u == nil || !payouts.MatchesSearch(payouts.UserSearchText(*u), payouts.SearchTerms(text)) && !strings.EqualFold(u.Email, text) {
+			found = nil
+		} else {
+			found[0] = *u
 		}
 	}
 	switch len(found) {
@@ -98,12 +108,60 @@ func (h *Handlers) choosePayee(ctx context.Context, form *components.Form) (stri
 		names[i] = payeeLabel(u) + " (" + u.Email + ")"
 	}
 	count := components.Count(len(found))
-	if list.HasMore {
+	if m.total > len(found) {
+		count = components.Count(m.total)
+	} else if m.more {
 		count = "more than " + count
 	}
 	addProblem(form, "user", count+" users match “"+text+"”: "+strings.Join(names, ", ")+
 		"; type more of the one you mean, such as the email")
 	return "", nil
+}
+
+// payeeMatches is what a picker's text finds: the first users it matches (one alone when it is a
+// user's whole email), how many match when known (total) or that more do (more), and, when
+// the payee index has not read every user yet, the sentence that says so (partial).
+type payeeMatches struct {
+	users   []payouts.User
+	total   int
+	more    bool
+	indexed bool // found in the payee index
+	partial string
+}
+
+// matchPayees finds the users text matches: by the service's search when it has one, else in
+// the payee index brought up to date.
+func (h *Handlers) matchPayees(ctx context.Context, text string) (payeeMatches, error) {
+	use, err := h.usesPayeeIndex(ctx)
+	if err != nil {
+		return payeeMatches{}, err
+	}
+	if !use {
+		list, err := h.payouts.ListUsers(ctx, payouts.Page{Limit: suggestedUsers}, payouts.UserFilter{Search: text})
+		if err != nil {
+			return payeeMatches{}, err
+		}
+		for _, u := range list.Data {
+			if strings.EqualFold(u.Email, text) { // an exact email among emails that contain it
+				return payeeMatches{users: []payouts.User{u}}, nil
+			}
+		}
+		return payeeMatches{users: list.Data, more: list.HasMore}, nil
+	}
+	found, st, err := h.indexedPayees(ctx, text, suggestedUsers)
+	if err != nil {
+		return payeeMatches{}, err
+	}
+	m := payeeMatches{users: found.Users, total: found.Total, indexed: true}
+	if !st.Complete {
+		m.partial = "the dashboard has read " + components.Count(st.Payees) + " of this API's users so far,"
+		return m, nil
+	}
+	exact, err := h.store.PayeesByEmail(ctx, text)
+	if len(exact) == 1 {
+		m.users, m.total = exact, 1
+	}
+	return m, err
 }
 
 // filterQuery is a filter form's values as URL parameters, for its links, pager and export. A
@@ -136,7 +194,7 @@ func payeeLabel(u payouts.User) string {
 
 // userIfAny reads a user, nil when the service has none of that id.
 func (h *Handlers) userIfAny(ctx context.Context, id string) (*payouts.User, error) {
-	u, err := h.payouts.GetUser(ctx, id)
+	u, err := h.getUser(ctx, id)
 	if payouts.ErrorCode(err) == payouts.ENotFound {
 		return nil, nil
 	}
@@ -159,11 +217,11 @@ func (h *Handlers) suggestUsers(c *fiber.Ctx) error {
 			users = []payouts.User{*u}
 		}
 	case typed != "":
-		list, _, err := h.findUsers(c.UserContext(), payouts.Page{Limit: suggestedUsers}, payouts.UserFilter{Search: typed})
+		m, err := h.matchPayees(c.UserContext(), typed)
 		if err != nil {
 			return err
 		}
-		users = list.Data
+		users = m.users
 	}
 	options := make([]components.PayeeOption, len(users))
 	for i, u := range users {

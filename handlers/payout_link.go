@@ -26,13 +26,17 @@ var linkStatuses = []payouts.PayoutLinkStatus{payouts.LinkDelivered, payouts.Lin
 // and narrowed by status: support's way to find the link a payee calls about.
 func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 	filter := payouts.PayoutLinkFilter{Search: strings.TrimSpace(c.Query("q")), Status: payouts.PayoutLinkStatus(c.Query("status"))}
+	var problem string
 	if !filter.Status.Valid() {
-		filter.Status = ""
+		problem, filter.Status = "No status is called “"+string(filter.Status)+"”: every status is shown.", ""
 	}
 	page := pageOf(c, linksPerPage)
 	list, note, err := h.findPayoutLinks(c.UserContext(), page, filter)
 	if err != nil {
 		return err
+	}
+	if problem != "" {
+		note = strings.TrimSpace(problem + " " + note)
 	}
 	ids := make([]*string, 0, 2*len(list.Data))
 	for _, l := range list.Data {

@@ -29,7 +29,7 @@ func (h *Handlers) newPayoutMethod(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) renderPayoutMethod(c *fiber.Ctx, status int, platform payouts.Platform, form components.Form) error {
-	u, err := h.payouts.GetUser(c.UserContext(), c.Params("id"))
+	u, err := h.getUser(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
 	}

@@ -24,8 +24,12 @@ func (h *Handlers) peopleOf(ctx context.Context, ids ...*string) (pages.People, 
 			distinct = append(distinct, *id)
 		}
 	}
+	read, err := h.userReader(ctx, false)
+	if err != nil {
+		return nil, err
+	}
 	found, errs := make([]*payouts.User, len(distinct)), make([]error, len(distinct))
-	inParallel(peopleLookups, len(distinct), func(i int) { found[i], errs[i] = h.payouts.GetUser(ctx, distinct[i]) })
+	inParallel(peopleLookups, len(distinct), func(i int) { found[i], errs[i] = read(ctx, distinct[i]) })
 	people := make(pages.People, len(distinct))
 	for i, id := range distinct {
 		switch {

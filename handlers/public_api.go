@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -28,6 +30,24 @@ func (h *Handlers) offers(ctx context.Context, e payouts.Extension) (bool, error
 	}
 	return x.Has(e), nil
 }
+
+// appWallet is the app's wallet as a page may show it: our service sends the whole wallet; the
+// public API sends only metrics.wallet_balance, the balance as a decimal, so what is available
+// and what is reserved are unknown (whole is false).
+func (h *Handlers) appWallet(ctx context.Context, app *payouts.App) (w payouts.Wallet, whole bool, err error) {
+	x, err := h.payouts.Extensions(ctx)
+	if err != nil || x.Ours() {
+		return app.Wallet, err == nil, err
+	}
+	balance, err := payouts.ParseDollars(app.Metrics.WalletBalance)
+	if err != nil {
+		return w, false, fmt.Errorf("the app's metrics.wallet_balance %q: %w", app.Metrics.WalletBalance, err)
+	}
+	return payouts.Wallet{Amount: balance}, false, nil
+}
+
+// walletPartial is the line a page shows beside a balance read from metrics.wallet_balance.
+const walletPartial = "This API reports the app wallet's balance only, not how much of it is available or reserved."
 
 // scanRows is how many of a list's newest rows the dashboard reads, at most, to filter them
 // itself when the service cannot: five pages of the API's largest.
@@ -117,15 +137,6 @@ func notOffered(what string) string {
 	return what + ": not available on this API (only disburse's Payout Service offers it)."
 }
 
-// userMatches is the users list's filter, done here: a status, and a search read as the
-// service reads it (payouts.SearchTerms), so that both backends find the same users.
-func userMatches(f payouts.UserFilter) func(payouts.User) bool {
-	terms := payouts.SearchTerms(f.Search)
-	return func(u payouts.User) bool {
-		return (f.Status == "" || u.Status == f.Status) && payouts.MatchesSearch(payouts.UserSearchText(u), terms)
-	}
-}
-
 // inRange reports whether a row created at created and moving amount falls in r: created in
 // [from, to), the unsigned amount within the bounds.
 func inRange(r payouts.Range, created time.Time, amount payouts.Money) bool {
@@ -177,10 +188,36 @@ func listPage[F comparable, T any](ctx context.Context, h *Handlers, ext payouts
 	return &payouts.List[T]{Data: s.rows}, s.note(noun, by), nil
 }
 
-// findUsers reads a page of the users filter matches (listPage).
+// findUsers reads a page of the users filter matches: from the service when it searches users,
+// else from the payee index (the first page.Limit matches, a list without further pages, and the
+// note that says what was searched). The public API does not report a user's status, so a status
+// asked of it is left out with a note.
 func (h *Handlers) findUsers(ctx context.Context, page payouts.Page, filter payouts.UserFilter) (*payouts.List[payouts.User], string, error) {
-	return listPage(ctx, h, payouts.ExtUserFilters, page, filter, payouts.UserFilter{}, h.payouts.ListUsers, h.payouts.AllUsers,
-		userMatches(filter), "users", "by name, email, phone or status")
+	use, err := h.usesPayeeIndex(ctx)
+	if err != nil || !use || filter == (payouts.UserFilter{}) {
+		if err != nil {
+			return nil, "", err
+		}
+		l, err := h.payouts.ListUsers(ctx, page, filter)
+		return l, "", err
+	}
+	var notes []string
+	if filter.Status != "" {
+		notes = append(notes, notOffered("Filtering users by status")+" It does not report a user's status.")
+		if filter.Search == "" {
+			l, err := h.payouts.ListUsers(ctx, page, payouts.UserFilter{})
+			return l, notes[0], err
+		}
+	}
+	m, st, err := h.indexedPayees(ctx, filter.Search, page.Limit)
+	if err != nil {
+		return nil, "", err
+	}
+	note := h.indexNote(st)
+	if m.Total > len(m.Users) {
+		note += " " + payouts.Grouped(int64(m.Total)) + " users match; the first " + payouts.Grouped(int64(len(m.Users))) + " are shown: type more to narrow it."
+	}
+	return &payouts.List[payouts.User]{Data: m.Users}, strings.Join(append(notes, note), " "), nil
 }
 
 // transferSource is the walk of transfers the dashboard filters itself, and how, when the

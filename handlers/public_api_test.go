@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/url"
 	"slices"
@@ -206,6 +207,76 @@ func TestFilteredViewsOnBothBackends(t *testing.T) {
 						t.Errorf("GET %s: a note on what the API lacks: %v, want %v", tc.url, got, want)
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestAppWalletOnBothBackends: the app wallet page shows the same balance on our service and
+// behind the strict stand-in for the public API, which sends only metrics.wallet_balance; there
+// the page says that available and reserved are not reported, rather than showing $0.00.
+func TestAppWalletOnBothBackends(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public})
+			h.deposit(195_083_60)
+			a, _ := h.signedIn(dashstore.RoleAdmin)
+			res := a.get("/app")
+			wantStatus(t, res, http.StatusOK)
+			wantBody(t, res, `text-gray-900"><span class="tabular-nums">$195,083.60</span>`)
+			if got := strings.Contains(res.body, "how much of it is available or reserved"); got != b.public {
+				t.Errorf("the page says the wallet is partly known: %v, want %v", got, b.public)
+			}
+			if got := strings.Contains(res.body, "<dt>Available</dt>"); got == b.public {
+				t.Errorf("the page shows what is available: %v, want %v", got, !b.public)
+			}
+		})
+	}
+}
+
+// TestUnknownFilterValues: a filter value in the address that is none of the form's choices is
+// answered with a message, never dropped as if the list were filtered.
+func TestUnknownFilterValues(t *testing.T) {
+	h := newHarness(t)
+	a, _ := h.signedIn(dashstore.RoleAdmin)
+	for _, tc := range []struct {
+		url    string
+		status int
+		says   string
+	}{
+		{"/transfers?type=deposit", http.StatusUnprocessableEntity, "“deposit” is not a type this list knows"},
+		{"/transfers?status=lost", http.StatusUnprocessableEntity, "“lost” is not a status this list knows"},
+		{"/transactions?type=deposit", http.StatusUnprocessableEntity, "“deposit” is not a type this list knows"},
+		{"/users?status=gone", http.StatusOK, "No status is called “gone”: every status is shown."},
+		{"/payout-links?status=gone", http.StatusOK, "No status is called “gone”: every status is shown."},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			res := a.get(tc.url)
+			wantStatus(t, res, tc.status)
+			if !strings.Contains(html.UnescapeString(res.body), tc.says) {
+				t.Errorf("GET %s does not say %q", tc.url, tc.says)
+			}
+		})
+	}
+}
+
+// TestUserDefaultMethodOnBothBackends: a payee with a PayPal default is never shown as having
+// none: our service names the default, and behind the strict stand-in for the public API, which
+// does not say which saved method is the default, the page says so.
+func TestUserDefaultMethodOnBothBackends(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public})
+			u := h.createUser("Pam", "Paypal")
+			h.payPalDefault(u)
+			a, _ := h.signedIn(dashstore.RoleSupport)
+			res := a.get("/users/" + u.ID)
+			wantStatus(t, res, http.StatusOK)
+			if strings.Contains(res.body, "None yet") {
+				t.Error("the page says the payee has no default method")
+			}
+			if got := strings.Contains(res.body, "without saying which is the default"); got != b.public {
+				t.Errorf("the page says the default is not reported: %v, want %v", got, b.public)
 			}
 		})
 	}

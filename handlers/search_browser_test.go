@@ -165,3 +165,42 @@ func TestBrowserPayeePicker(t *testing.T) {
 		t.Errorf("the console shows errors: %v", errs)
 	}
 }
+
+// TestBrowserPayeeIndexPicker: in Chromium, on the strict stand-in for the public Dots API with
+// over a thousand users, the payout link form's picker suggests a payee older than the newest
+// thousand by phone, and the link issued is for that payee.
+func TestBrowserPayeeIndexPicker(t *testing.T) {
+	h := newHarnessWith(t, harnessSetup{public: true})
+	olga := mustCreateUser(t, h, "Olga", "Older", "olga.older@example.com", "3125550177")
+	seedUsers(t, h, 1000)
+	h.deposit(100_00)
+	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
+	browser.Run(t, tab,
+		chromedp.Navigate(origin+"/payout-links/new"),
+		chromedp.WaitVisible(chromedp.CSS(`#field-user`)),
+		chromedp.SendKeys(chromedp.CSS(`#field-amount`), "10.00"),
+		chromedp.Click(chromedp.CSS(`#field-user`)),
+		chromedp.KeyEvent("(312) 555-0177"),
+		chromedp.WaitVisible(chromedp.CSS(`#field-user-options [data-value="`+olga.ID+`"]`)),
+		chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.KeyEvent(kb.Enter),
+	)
+	if id, err := chromedp.Run(tab, chromedp.Value(chromedp.CSS(`#payout-link-form [name="user_id"]`))); err != nil || id != olga.ID {
+		t.Fatalf("the picker holds %q (%v), want Olga %q", id, err, olga.ID)
+	}
+	browser.Run(t, tab,
+		chromedp.Click(chromedp.CSS(`#payout-link-form button[type="submit"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`#payout-link-form`)),
+	)
+	path, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.pathname`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := h.payouts.GetPayoutLink(context.Background(), path[len("/payout-links/"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deref(l.UserID) != olga.ID {
+		t.Errorf("the link is for %q, want Olga %q", deref(l.UserID), olga.ID)
+	}
+}

@@ -191,7 +191,7 @@ func lastBalance(st *payouts.Statement) payouts.Money {
 // it now; known is false when the dashboard does not know which app it serves.
 func (h *Handlers) walletBalance(ctx context.Context, userID string) (_ payouts.Money, known bool, _ error) {
 	if userID != "" {
-		u, err := h.payouts.GetUser(ctx, userID)
+		u, err := h.getUser(ctx, userID)
 		if err != nil {
 			return 0, false, err
 		}
@@ -227,9 +227,13 @@ func (h *Handlers) exportStatement(c *fiber.Ctx) error {
 	if q.req.UserID != "" {
 		objectType, objectID = "user", q.req.UserID
 	}
+	read, err := h.userReader(c.UserContext(), true)
+	if err != nil {
+		return err
+	}
 	h.audit(c, "statement.export", objectType, objectID, "CSV of the statement from "+q.form.Value("from")+" to "+
 		q.form.Value("to")+" ("+q.loc.String()+")")
-	payees := newPayeeBook(h.payouts.GetUser)
+	payees := newPayeeBook(read)
 	return exportCSV(c, h.web, "statement-"+h.now().UTC().Format("20060102-150405")+".csv", statementCSVHeader,
 		func(context.Context) iter.Seq2[statementRow, error] { return statementRows(st) },
 		func(ctx context.Context, r statementRow) ([]string, error) {

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/csv"
 	"net/http"
 	"net/url"
@@ -205,4 +206,33 @@ func TestAuditExport(t *testing.T) {
 		t.Fatalf("export's audit entries %+v, %v", entries, err)
 	}
 	wantBody(t, manager.get("/audit"), "Exported the audit log")
+}
+
+// TestAuditLogLinksOnlyWhatTheRoleOpens: a manager's audit log names operators without linking
+// their pages, which only an admin opens; an admin's links them. Every other link opens.
+func TestAuditLogLinksOnlyWhatTheRoleOpens(t *testing.T) {
+	h := newHarness(t)
+	admin, _ := h.signedIn(dashstore.RoleAdmin)
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	other, _ := h.addOperator("ops@example.com", dashstore.RoleOperations)
+	u := h.createUser("Ada", "Audit")
+	h.store.AddAudit(context.Background(), &dashstore.AuditEntry{Created: h.clock.Now(), OperatorID: other.ID,
+		OperatorEmail: other.Email, Action: "user.create", ObjectType: "user", ObjectID: u.ID})
+	h.store.AddAudit(context.Background(), &dashstore.AuditEntry{Created: h.clock.Now(), OperatorID: other.ID,
+		OperatorEmail: other.Email, Action: "operator.create", ObjectType: "operator", ObjectID: other.ID})
+	for role, a := range map[dashstore.Role]*agent{dashstore.RoleAdmin: admin, dashstore.RoleManager: manager} {
+		t.Run(string(role), func(t *testing.T) {
+			res := a.get("/audit")
+			wantStatus(t, res, http.StatusOK)
+			linked := strings.Contains(res.body, `href="/operators/`+other.ID+`"`)
+			if linked != (role == dashstore.RoleAdmin) {
+				t.Errorf("the log links the operator's page: %v", linked)
+			}
+			for _, m := range regexp.MustCompile(`<td[^>]*><a href="(/[a-z-]+/[0-9a-f-]{36})"`).FindAllStringSubmatch(res.body, -1) {
+				if got := a.get(m[1]); got.StatusCode != http.StatusOK {
+					t.Errorf("the log links %s, which answers %d", m[1], got.StatusCode)
+				}
+			}
+		})
+	}
 }

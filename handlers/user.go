@@ -23,13 +23,17 @@ func userStatusLabel(s payouts.UserStatus) string { return strings.ReplaceAll(st
 // users lists users, newest first, narrowed by a search and a status. htmx swaps only the table.
 func (h *Handlers) users(c *fiber.Ctx) error {
 	filter := payouts.UserFilter{Search: strings.TrimSpace(c.Query("q")), Status: payouts.UserStatus(c.Query("status"))}
+	var problem string
 	if !filter.Status.Valid() {
-		filter.Status = ""
+		problem, filter.Status = "No status is called “"+string(filter.Status)+"”: every status is shown.", ""
 	}
 	page := pageOf(c, usersPerPage)
 	list, note, err := h.findUsers(c.UserContext(), page, filter)
 	if err != nil {
 		return err
+	}
+	if problem != "" {
+		note = strings.TrimSpace(problem + " " + note)
 	}
 	p := pages.UsersProps{Users: list.Data, Search: filter.Search, Status: string(filter.Status),
 		Statuses: options("Any status", userStatuses, userStatusLabel), CanCreate: h.can(c, web.PermUsersWrite),
@@ -68,6 +72,7 @@ func (h *Handlers) createUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.notePayee(c.UserContext(), *u)
 	h.audit(c, "user.create", "user", u.ID, u.Name()+" <"+u.Email+">")
 	web.Flash(c, web.FlashSuccess, "Created "+u.Name()+".")
 	return web.Redirect(c, paths.User(u.ID))
@@ -88,7 +93,7 @@ type userForms struct {
 func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 	ctx := c.UserContext()
 	id := c.Params("id")
-	u, err := h.payouts.GetUser(ctx, id)
+	u, err := h.getUser(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -100,7 +105,11 @@ func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 	if err != nil {
 		return err
 	}
-	p := pages.UserProps{User: *u, Methods: methods, Transfers: transfers.Data,
+	x, err := h.payouts.Extensions(ctx)
+	if err != nil {
+		return err
+	}
+	p := pages.UserProps{User: *u, Methods: methods, Transfers: transfers.Data, DefaultUnreported: !x.Ours(),
 		CanWrite: h.can(c, web.PermUsersWrite), CanMove: h.can(c, web.PermMoneyMove),
 		CanReadTransfers: h.can(c, web.PermTransfersRead), CanCreateLink: h.can(c, web.PermLinksWrite),
 		Transfer: pages.TransferFormProps{Form: forms.transfer, IdempotencyKey: uuid.NewString()},
@@ -110,7 +119,7 @@ func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 
 // confirmDeleteUser asks before deleting a user.
 func (h *Handlers) confirmDeleteUser(c *fiber.Ctx) error {
-	u, err := h.payouts.GetUser(c.UserContext(), c.Params("id"))
+	u, err := h.getUser(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -124,7 +133,7 @@ func (h *Handlers) deleteUser(c *fiber.Ctx) error {
 	var form components.Form
 	if formFailed(err, &form) {
 		name := c.Params("id")
-		if got, gerr := h.payouts.GetUser(c.UserContext(), c.Params("id")); gerr == nil {
+		if got, gerr := h.getUser(c.UserContext(), c.Params("id")); gerr == nil {
 			name = got.Name()
 		}
 		return h.web.Render(c, fiber.StatusUnprocessableEntity, web.Page{Title: "Delete " + name,
@@ -133,6 +142,7 @@ func (h *Handlers) deleteUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	h.forgetPayee(c.UserContext(), u.ID)
 	h.audit(c, "user.delete", "user", u.ID, u.Name()+" <"+u.Email+">")
 	web.Flash(c, web.FlashSuccess, "Deleted "+u.Name()+".")
 	return web.Redirect(c, "/users")

@@ -187,6 +187,28 @@ func TestUserPageActions(t *testing.T) {
 		}
 	})
 
+	t.Run("W-8BEN with a treaty claim", func(t *testing.T) {
+		form := url.Values{"kind": {"w8ben"}, "w8ben.name": {"Pat Payee"}, "w8ben.citizenship_country": {"GB"},
+			"w8ben.date_of_birth": {"1990-04-01"}, "w8ben.tin": {"912701234"}, "w8ben.address.line_1": {"1 High St"},
+			"w8ben.address.city": {"London"}, "w8ben.address.state": {"London"}, "w8ben.address.country": {"GB"},
+			"w8ben.address.postcode": {"N1"}, "w8ben.signature.consent": {"true"}, "w8ben.signature.name": {"Pat Payee"},
+			"w8ben.signature.email": {"pat@example.com"}, "w8ben.tax_treaty_country": {"GB"},
+			"w8ben.tax_treaty_citation": {"Article 11"}, "w8ben.tax_treaty_rate": {"fifteen"}, "w8ben.tax_treaty_income_type": {"interest1"}}
+		res := a.post(userURL+"/compliance", form)
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		wantBody(t, res, `id="field-w8ben.tax_treaty_rate-error"`, `name="w8ben.tax_treaty_citation"`, `value="Article 11"`)
+		form.Set("w8ben.tax_treaty_rate", "0.15")
+		wantRedirect(t, a.post(userURL+"/compliance", form), userURL)
+		filed, err := h.env.Service.TaxForm(t.Context(), h.env.AppID, u.ID)
+		if err != nil || filed.W8BEN == nil {
+			t.Fatalf("the form filed = %+v, %v", filed, err)
+		}
+		if w := filed.W8BEN; w.TIN != "912701234" || w.TaxTreatyRate == nil || *w.TaxTreatyRate != 0.15 ||
+			w.TaxTreatyIncomeType != "interest1" || w.TaxTreatyCitation != "Article 11" || w.ForeignTaxID != "" {
+			t.Errorf("the W-8BEN filed = %+v", *w)
+		}
+	})
+
 	t.Run("verification", func(t *testing.T) {
 		wantRedirect(t, a.post(userURL+"/verification-token", nil), userURL)
 		msg, ok := h.env.Inbox.Last(u.PhoneNumber.String())
@@ -218,7 +240,7 @@ func TestUserPageActions(t *testing.T) {
 	for _, e := range entries {
 		actions = append(actions, e.Action)
 	}
-	want := "user.delete transfer.create user.verify user.send_verification_token compliance.submit transfer.create transfer.create payout_method.add"
+	want := "user.delete transfer.create user.verify user.send_verification_token compliance.submit compliance.submit transfer.create transfer.create payout_method.add"
 	if strings.Join(actions, " ") != want {
 		t.Errorf("audit actions = %s\nwant %s", strings.Join(actions, " "), want)
 	}

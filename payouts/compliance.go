@@ -1,6 +1,7 @@
 package payouts
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -23,12 +24,13 @@ type Address struct {
 	Postcode string `json:"postcode"`
 }
 
-// W9 is a US taxpayer's form.
+// W9 is a US taxpayer's form, as the public API declares it: the names are optional (the
+// user's own are on file).
 type W9 struct {
 	EntityType   EntityType `json:"entity_type"`
 	BusinessName string     `json:"business_name,omitempty"`
-	FirstName    string     `json:"first_name"`
-	LastName     string     `json:"last_name"`
+	FirstName    string     `json:"first_name,omitempty"`
+	LastName     string     `json:"last_name,omitempty"`
 	DateOfBirth  string     `json:"date_of_birth"` // YYYY-MM-DD
 	TIN          string     `json:"tin"`           // 9 digits; stored encrypted
 	Address      Address    `json:"address"`
@@ -41,19 +43,28 @@ type Signature struct {
 	Email   string `json:"email"`
 }
 
-// W8BEN is a foreign person's form.
+// W8BEN is a foreign person's form, field for field as the public API declares it: the US TIN
+// required, the tax number of the country of residence and the treaty claim optional.
 type W8BEN struct {
-	Name                  string    `json:"name"`
-	CitizenshipCountry    string    `json:"citizenship_country"`
-	DateOfBirth           string    `json:"date_of_birth"`
-	ForeignTaxID          string    `json:"foreign_tax_id"`
-	Address               Address   `json:"address"`
-	Signature             Signature `json:"signature"`
-	TreatyCountry         string    `json:"treaty_country,omitempty"`
-	TreatyArticle         string    `json:"treaty_article,omitempty"`
-	TreatyWithholdingRate string    `json:"treaty_withholding_rate,omitempty"`
-	TreatyIncomeType      string    `json:"treaty_income_type,omitempty"`
+	Name               string    `json:"name"`
+	CitizenshipCountry string    `json:"citizenship_country"` // two-letter ISO code
+	DateOfBirth        string    `json:"date_of_birth"`
+	TIN                string    `json:"tin"` // stored encrypted
+	ForeignTaxID       string    `json:"foreign_tax_id,omitempty"`
+	Address            Address   `json:"address"`
+	Signature          Signature `json:"signature"`
+	TaxTreatyCountry   string    `json:"tax_treaty_country,omitempty"`  // two-letter ISO code
+	TaxTreatyCitation  string    `json:"tax_treaty_citation,omitempty"` // the article and paragraph claimed
+	// TaxTreatyRate is the withholding rate claimed, 0.15 for 15%; a rate, not money.
+	TaxTreatyRate        *float64 `json:"tax_treaty_rate,omitempty"`
+	TaxTreatyIncomeType  string   `json:"tax_treaty_income_type,omitempty"` // one of TreatyIncomeTypes
+	TaxTreatyExplanation string   `json:"tax_treaty_explanation,omitempty"`
 }
+
+// TreatyIncomeTypes are the kinds of income a W-8BEN's treaty claim may name, as the public API
+// lists them.
+var TreatyIncomeTypes = []string{"interest1", "dividend6", "dividend7", "pension15", "socialSecurity",
+	"equipment10", "knowhow10", "patent10", "film11", "copyright12"}
 
 // ComplianceRequest is the body of PUT /v2/users/{id}/compliance: exactly one form.
 type ComplianceRequest struct {
@@ -91,8 +102,6 @@ func (w W9) validate(now time.Time) error {
 	default:
 		p.Add("w9.entity_type", "must be individual or business")
 	}
-	p.Required("w9.first_name", w.FirstName)
-	p.Required("w9.last_name", w.LastName)
 	p.BirthDate("w9.date_of_birth", w.DateOfBirth, now)
 	switch tin := w.NormalTIN(); {
 	case tin == "":
@@ -107,9 +116,9 @@ func (w W9) validate(now time.Time) error {
 func (w W8BEN) validate(now time.Time) error {
 	p := Problems{}
 	p.Required("w8ben.name", w.Name)
-	p.Required("w8ben.citizenship_country", w.CitizenshipCountry)
+	p.country("w8ben.citizenship_country", w.CitizenshipCountry, true)
 	p.BirthDate("w8ben.date_of_birth", w.DateOfBirth, now)
-	p.Required("w8ben.foreign_tax_id", w.ForeignTaxID)
+	p.Required("w8ben.tin", w.TIN)
 	p.address("w8ben.address", w.Address)
 	if !w.Signature.Consent {
 		p.Add("w8ben.signature.consent", "must be true: the form is signed under penalty of perjury")
@@ -118,7 +127,36 @@ func (w W8BEN) validate(now time.Time) error {
 	if !ValidEmail(strings.TrimSpace(w.Signature.Email)) {
 		p.Add("w8ben.signature.email", "is not a valid email address")
 	}
+	p.maxLen("w8ben.foreign_tax_id", w.ForeignTaxID, 200)
+	p.country("w8ben.tax_treaty_country", w.TaxTreatyCountry, false)
+	p.maxLen("w8ben.tax_treaty_citation", w.TaxTreatyCitation, 200)
+	p.maxLen("w8ben.tax_treaty_explanation", w.TaxTreatyExplanation, 1000)
+	if r := w.TaxTreatyRate; r != nil && (*r < 0 || *r > 1) {
+		p.Add("w8ben.tax_treaty_rate", "must be between 0 and 1, like 0.15 for 15%")
+	}
+	if t := w.TaxTreatyIncomeType; t != "" && !slices.Contains(TreatyIncomeTypes, t) {
+		p.Add("w8ben.tax_treaty_income_type", "must be one of "+strings.Join(TreatyIncomeTypes, ", "))
+	}
 	return p.Err()
+}
+
+// country records a problem with a two-letter ISO country code, which required says must be given.
+func (p Problems) country(field, code string, required bool) {
+	switch {
+	case code == "" && required:
+		p.Add(field, "is required")
+	case code != "" && (len(code) != 2 || strings.ToUpper(code) != code || !isLetters(code)):
+		p.Add(field, "must be a two-letter ISO country code, like GB")
+	}
+}
+
+func isLetters(s string) bool {
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func (p Problems) address(prefix string, a Address) {

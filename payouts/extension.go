@@ -41,3 +41,8 @@ type Extensions struct {
 
 // Has reports whether the server offers e.
 func (x Extensions) Has(e Extension) bool { return slices.Contains(x.Extensions, e) }
+
+// Ours reports whether the server is our service, which names its extensions: its objects then
+// carry the extra fields docs/API.md lists (an app's wallet, a user's default method), which
+// the public API never sends.
+func (x Extensions) Ours() bool { return len(x.Extensions) > 0 }

@@ -129,7 +129,7 @@ func TestPayoutMethodAndComplianceRequestsValidate(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w9 := W9{EntityType: EntityIndividual, FirstName: "A", LastName: "B", DateOfBirth: "1990-01-01", TIN: "123-45-6789",
 		Address: Address{Line1: "1 Main", City: "X", State: "NY", Country: "US", Postcode: "10001"}}
-	w8 := W8BEN{Name: "A B", CitizenshipCountry: "FR", DateOfBirth: "1990-01-01", ForeignTaxID: "F1", Address: w9.Address,
+	w8 := W8BEN{Name: "A B", CitizenshipCountry: "FR", DateOfBirth: "1990-01-01", TIN: "912701234", Address: w9.Address,
 		Signature: Signature{Consent: true, Name: "A B", Email: "a@b.co"}}
 	badW9 := w9
 	badW9.EntityType, badW9.TIN, badW9.DateOfBirth, badW9.Address.City = EntityBusiness, "12", "2027-01-01", " "
@@ -151,7 +151,7 @@ func TestPayoutMethodAndComplianceRequestsValidate(t *testing.T) {
 		{"w9 several", ComplianceRequest{W9: &badW9}.Validate(now), "",
 			[]string{"w9.business_name", "w9.tin", "w9.date_of_birth", "w9.address.city"}},
 		{"w8ben several", ComplianceRequest{W8BEN: &W8BEN{DateOfBirth: "1990-13-01", Address: w9.Address}}.Validate(now), "",
-			[]string{"w8ben.name", "w8ben.citizenship_country", "w8ben.date_of_birth", "w8ben.foreign_tax_id",
+			[]string{"w8ben.name", "w8ben.citizenship_country", "w8ben.date_of_birth", "w8ben.tin",
 				"w8ben.signature.consent", "w8ben.signature.name", "w8ben.signature.email"}},
 	})
 }

@@ -26,6 +26,10 @@ import (
 // dashboard's database, and the name of that app.
 const embeddedApp = "disburse"
 
+// payeeIndexInterval is how often the dashboard reads new users into its payee index on an API
+// that cannot search them; every search brings it up to date as well.
+const payeeIndexInterval = time.Minute
+
 // run starts the dashboard (and, without an API URL, the Payout Service) and serves until ctx
 // ends. What a person must see (where to go, the first admin's password) goes to stdout.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
@@ -165,6 +169,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	serve("dashboard", func(ctx context.Context) error { return srv.Serve(ctx, dashLn) })
 	serve("session sweeper", func(ctx context.Context) error { sweep(ctx, store, log); return nil })
 	serve("bulk job takeover", func(ctx context.Context) error { h.TakeOverBulkJobs(ctx); return nil })
+	serve("payee index", func(ctx context.Context) error { h.KeepPayeeIndex(ctx, payeeIndexInterval); return nil })
 	<-ctx.Done()
 	wg.Wait()
 	close(errc)

@@ -18,7 +18,7 @@ func w9() map[string]any {
 
 func w8ben() map[string]any {
 	return map[string]any{"name": "Ada Lovelace", "citizenship_country": "GB", "date_of_birth": "1990-12-10",
-		"foreign_tax_id": "AB123456C", "address": address(),
+		"tin": "912701234", "foreign_tax_id": "AB123456C", "address": address(),
 		"signature": map[string]any{"consent": true, "name": "Ada Lovelace", "email": "ada@example.com"}}
 }
 

@@ -49,8 +49,9 @@ func complianceRequest(c *fiber.Ctx) payouts.ComplianceRequest {
 	if c.FormValue("form") == "w8ben" {
 		return payouts.ComplianceRequest{W8BEN: &payouts.W8BEN{
 			Name: c.FormValue("w8ben.name"), CitizenshipCountry: c.FormValue("w8ben.citizenship_country"),
-			DateOfBirth: c.FormValue("w8ben.date_of_birth"), ForeignTaxID: c.FormValue("w8ben.foreign_tax_id"),
-			Address: address("w8ben.address"),
+			DateOfBirth: c.FormValue("w8ben.date_of_birth"), TIN: c.FormValue("w8ben.tin"),
+			ForeignTaxID: c.FormValue("w8ben.foreign_tax_id"),
+			Address:      address("w8ben.address"),
 			Signature: payouts.Signature{Consent: c.FormValue("w8ben.signature.consent") == "true",
 				Name: c.FormValue("w8ben.signature.name"), Email: c.FormValue("w8ben.signature.email")},
 		}}

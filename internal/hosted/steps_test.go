@@ -61,7 +61,7 @@ func TestFieldErrors(t *testing.T) {
 		good       url.Values
 	}{
 		{"compliance", "compliance", nil, "", "", url.Values{"form": {"w8ben"}, "w8ben.name": {"Ada Lovelace"},
-			"w8ben.citizenship_country": {"GB"}, "w8ben.date_of_birth": {"1990-12-10"}, "w8ben.foreign_tax_id": {"GB123"},
+			"w8ben.citizenship_country": {"GB"}, "w8ben.date_of_birth": {"1990-12-10"}, "w8ben.tin": {"912701234"}, "w8ben.foreign_tax_id": {"GB123"},
 			"w8ben.address.line_1": {"1 High St"}, "w8ben.address.city": {"London"}, "w8ben.address.state": {"London"},
 			"w8ben.address.postcode": {"N1"}, "w8ben.address.country": {"GB"}, "w8ben.signature.consent": {"true"},
 			"w8ben.signature.name": {"Ada Lovelace"}, "w8ben.signature.email": {"ada@example.com"}}},

@@ -42,6 +42,21 @@ func (s *Service) SubmitCompliance(ctx context.Context, appID, userID string, re
 	})
 }
 
+// TaxForm reads back the user's tax form in force, as it was filed: the W-9 or W-8BEN of the
+// request, TIN included, for the app's own records.
+func (s *Service) TaxForm(ctx context.Context, appID, userID string) (*payouts.ComplianceRequest, error) {
+	rec, err := s.store.LatestTaxForm(ctx, appID, userID)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := s.open(rec.Sealed, aadOf(SealedTaxForm, userID))
+	if err != nil {
+		return nil, err
+	}
+	var form payouts.ComplianceRequest
+	return &form, json.Unmarshal(plain, &form)
+}
+
 func (s *Service) validateCompliance(req *payouts.ComplianceRequest) (kind, tin string, err error) {
 	if err := req.Validate(s.now()); err != nil {
 		return "", "", err
@@ -50,7 +65,7 @@ func (s *Service) validateCompliance(req *payouts.ComplianceRequest) (kind, tin 
 		req.W9.TIN = req.W9.NormalTIN()
 		return "w9", req.W9.TIN, nil
 	}
-	return "w8ben", req.W8BEN.ForeignTaxID, nil
+	return "w8ben", req.W8BEN.TIN, nil
 }
 
 // birthDate records a problem with a date of birth, which must be before the service's now.

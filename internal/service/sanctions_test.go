@@ -215,7 +215,7 @@ func TestSanctionsBirthDateFromTheTaxForm(t *testing.T) {
 			t.Fatalf("on the name alone: %s", tr.Status)
 		}
 		form := payouts.ComplianceRequest{W8BEN: &payouts.W8BEN{Name: "Ahmed Yusuf", CitizenshipCountry: "Jordan",
-			DateOfBirth: "1970-03-12", ForeignTaxID: "X1", Address: payouts.Address{Line1: "1 Road", City: "Amman",
+			DateOfBirth: "1970-03-12", TIN: "X1", Address: payouts.Address{Line1: "1 Road", City: "Amman",
 				State: "Amman", Country: "Jordan", Postcode: "11118"}, Signature: payouts.Signature{Consent: true, Name: "Ahmed Yusuf", Email: "ay@example.com"}}}
 		if err := e.svc.SubmitCompliance(e.ctx, e.app, u.ID, form); err != nil {
 			t.Fatal(err)

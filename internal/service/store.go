@@ -128,6 +128,8 @@ type UserReads interface {
 	FindUsersByProvenPhone(ctx context.Context, appID string, phone payouts.Phone) ([]UserRecord, error)
 	FindUserByProvenEmail(ctx context.Context, appID, email string) (*UserRecord, error)
 	GetVerification(ctx context.Context, appID, userID string) (*VerificationRecord, error)
+	// LatestTaxForm reads the user's tax form in force, the latest filed; not-found with none.
+	LatestTaxForm(ctx context.Context, appID, userID string) (*TaxFormRecord, error)
 	// ListPayoutMethods reads the methods of the app's users userIDs, newest first, each
 	// user's default marked.
 	ListPayoutMethods(ctx context.Context, appID string, userIDs ...string) ([]PayoutMethodRecord, error)
@@ -288,8 +290,6 @@ type SanctionsReads interface {
 	SanctionsHits(ctx context.Context, appID, userID string, listID int64) ([]SanctionsHitRecord, error)
 	// ScreeningPayees are every user of every app, not deleted: their app, id and names.
 	ScreeningPayees(ctx context.Context) ([]UserRecord, error)
-	// LatestTaxForm is the tax form in force of the user; ErrNoRecord when none was given.
-	LatestTaxForm(ctx context.Context, appID, userID string) (*TaxFormRecord, error)
 }
 
 // SanctionsWrites store loaded lists and hits.

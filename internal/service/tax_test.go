@@ -27,12 +27,12 @@ func w9(first, last, tin string) *payouts.ComplianceRequest {
 // w8ben is a foreign person's form.
 func w8ben(name string) *payouts.ComplianceRequest {
 	return &payouts.ComplianceRequest{W8BEN: &payouts.W8BEN{Name: name, CitizenshipCountry: "DE", DateOfBirth: "1988-02-03",
-		ForeignTaxID: "DE12345", Address: payouts.Address{Line1: "Hauptstr. 1", City: "Berlin", State: "BE", Country: "DE", Postcode: "10115"},
+		TIN: "DE12345", Address: payouts.Address{Line1: "Hauptstr. 1", City: "Berlin", State: "BE", Country: "DE", Postcode: "10115"},
 		Signature: payouts.Signature{Consent: true, Name: name, Email: "klaus@example.com"}}}
 }
 
 // payee makes a user with a PayPal method and, when form is set, that tax form on file.
-func (e *env) payee(t testing.TB, first, last string, n int, form *payouts.ComplianceRequest) *payouts.User {
+func (e *env) taxPayee(t testing.TB, first, last string, n int, form *payouts.ComplianceRequest) *payouts.User {
 	t.Helper()
 	email := fmt.Sprintf("payee%d@example.com", n)
 	u, err := e.svc.CreateUser(e.ctx, e.app, payouts.CreateUserRequest{FirstName: first, LastName: last,
@@ -56,7 +56,7 @@ type taxPayout struct {
 	taxExempt bool
 }
 
-func (e *env) payOut(t testing.TB, userID string, p taxPayout) *payouts.Transfer {
+func (e *env) taxPayOut(t testing.TB, userID string, p taxPayout) *payouts.Transfer {
 	t.Helper()
 	tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: userID, Amount: p.amount,
 		Platform: payouts.PlatformPayPal, Fund: true, PayoutFeeParty: p.feeParty, TaxExempt: p.taxExempt})
@@ -87,27 +87,27 @@ func taxYearScenario(t *testing.T, e *env) map[string]*payouts.User {
 	t.Helper()
 	e.clock.Set(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC))
 	p := map[string]*payouts.User{
-		"under":   e.payee(t, "Una", "Under", 1, w9("Una", "Under", "111-22-3331")),
-		"at":      e.payee(t, "Abe", "At", 2, w9("Abe", "At", "111223332")),
-		"over":    e.payee(t, "Ora", "Over", 3, w9("Ora", "Over", "111223333")),
-		"notin":   e.payee(t, "Nat", "Notin", 4, nil),
-		"foreign": e.payee(t, "Klaus", "Fremd", 5, w8ben("Klaus Fremd")),
+		"under":   e.taxPayee(t, "Una", "Under", 1, w9("Una", "Under", "111-22-3331")),
+		"at":      e.taxPayee(t, "Abe", "At", 2, w9("Abe", "At", "111223332")),
+		"over":    e.taxPayee(t, "Ora", "Over", 3, w9("Ora", "Over", "111223333")),
+		"notin":   e.taxPayee(t, "Nat", "Notin", 4, nil),
+		"foreign": e.taxPayee(t, "Klaus", "Fremd", 5, w8ben("Klaus Fremd")),
 	}
-	e.payOut(t, p["under"].ID, taxPayout{amount: 1999_99})
+	e.taxPayOut(t, p["under"].ID, taxPayout{amount: 1999_99})
 	// The user pays the 25-cent fee out of this one: box 1 is the gross 1,500.00.
-	e.payOut(t, p["at"].ID, taxPayout{amount: 1500_00, feeParty: payouts.FeePartyUser})
-	e.payOut(t, p["at"].ID, taxPayout{amount: 500_00, feeParty: payouts.FeePartyPlatform})
-	e.payOut(t, p["over"].ID, taxPayout{amount: 2000_01})
-	back := e.payOut(t, p["over"].ID, taxPayout{amount: 900_00})
-	e.payOut(t, p["over"].ID, taxPayout{amount: 700_00, taxExempt: true})
-	e.payOut(t, p["notin"].ID, taxPayout{amount: 2100_00})
-	e.payOut(t, p["foreign"].ID, taxPayout{amount: 3000_00})
+	e.taxPayOut(t, p["at"].ID, taxPayout{amount: 1500_00, feeParty: payouts.FeePartyUser})
+	e.taxPayOut(t, p["at"].ID, taxPayout{amount: 500_00, feeParty: payouts.FeePartyPlatform})
+	e.taxPayOut(t, p["over"].ID, taxPayout{amount: 2000_01})
+	back := e.taxPayOut(t, p["over"].ID, taxPayout{amount: 900_00})
+	e.taxPayOut(t, p["over"].ID, taxPayout{amount: 700_00, taxExempt: true})
+	e.taxPayOut(t, p["notin"].ID, taxPayout{amount: 2100_00})
+	e.taxPayOut(t, p["foreign"].ID, taxPayout{amount: 3000_00})
 	e.settle(t, settleDelay)
 	e.clock.Advance(24 * time.Hour)
 	e.returnPayout(t, back.ID)
 	// Made in 2026, settled (paid) in 2027.
 	e.clock.Set(time.Date(2026, 12, 31, 23, 59, 58, 0, time.UTC))
-	e.payOut(t, p["under"].ID, taxPayout{amount: 50_00})
+	e.taxPayOut(t, p["under"].ID, taxPayout{amount: 50_00})
 	e.settle(t, settleDelay)
 	return p
 }
@@ -173,9 +173,9 @@ func TestReportableTotalsMatchTransfers(t *testing.T) {
 				e := newEnvOn(t, dsn, nil, 1_000_000_00)
 				rng := rand.New(rand.NewPCG(seed, 49))
 				users := []*payouts.User{
-					e.payee(t, "A", "One", int(seed*10+1), w9("A", "One", "123456781")),
-					e.payee(t, "B", "Two", int(seed*10+2), w9("B", "Two", "123456782")),
-					e.payee(t, "C", "Three", int(seed*10+3), w9("C", "Three", "123456783")),
+					e.taxPayee(t, "A", "One", int(seed*10+1), w9("A", "One", "123456781")),
+					e.taxPayee(t, "B", "Two", int(seed*10+2), w9("B", "Two", "123456782")),
+					e.taxPayee(t, "C", "Three", int(seed*10+3), w9("C", "Three", "123456783")),
 				}
 				exempt := map[string]bool{}
 				e.clock.Set(time.Date(2026, 12, 31, 23, 58, 0, 0, time.UTC))
@@ -198,7 +198,7 @@ func TestReportableTotalsMatchTransfers(t *testing.T) {
 							t.Fatal(err)
 						}
 					} else {
-						tr = e.payOut(t, u.ID, p)
+						tr = e.taxPayOut(t, u.ID, p)
 					}
 					exempt[tr.ID] = p.taxExempt
 					switch rng.IntN(4) {
@@ -344,14 +344,14 @@ func TestCorrectedForm1099(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
 		e := newEnvOn(t, dsn, nil, 100_000_00)
 		e.setPayer(t)
-		u := e.payee(t, "Cy", "Change", 7, w9("Cy", "Change", "222334444"))
-		e.payOut(t, u.ID, taxPayout{amount: 2500_00})
+		u := e.taxPayee(t, "Cy", "Change", 7, w9("Cy", "Change", "222334444"))
+		e.taxPayOut(t, u.ID, taxPayout{amount: 2500_00})
 		e.settle(t, settleDelay)
 		first, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
 		if err != nil || len(first.Written) != 1 {
 			t.Fatalf("first run %+v (%v)", first, err)
 		}
-		e.payOut(t, u.ID, taxPayout{amount: 10_01})
+		e.taxPayOut(t, u.ID, taxPayout{amount: 10_01})
 		e.settle(t, settleDelay)
 		run, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
 		if err != nil || len(run.Written) != 1 {
@@ -399,7 +399,7 @@ func TestIRISFileOfYear(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.clock.Set(time.Date(2026, 12, 31, 12, 0, 0, 0, time.UTC))
-		e.payOut(t, p["at"].ID, taxPayout{amount: 1_00})
+		e.taxPayOut(t, p["at"].ID, taxPayout{amount: 1_00})
 		e.settle(t, settleDelay)
 		run, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
 		if err != nil || len(run.Written) != 1 {

@@ -18,6 +18,20 @@ func (q *Queries) SaveTaxForm(ctx context.Context, f *service.TaxFormRecord) (er
 	return err
 }
 
+// LatestTaxForm reads the user's tax form in force, the latest filed.
+func (q *Queries) LatestTaxForm(ctx context.Context, appID, userID string) (_ *service.TaxFormRecord, err error) {
+	defer wrap(&err, "read tax form of user %s", userID)
+	f := service.TaxFormRecord{AppID: appID, UserID: userID}
+	var created int64
+	err = q.queryRowTouching(ctx, readingOthers, `SELECT kind, sealed, tin_last4, created FROM tax_forms
+		WHERE app_id = ? AND user_id = ? ORDER BY id DESC LIMIT 1`, appID, userID).Scan(&f.Kind, &f.Sealed, &f.TINLast4, &created)
+	if err != nil {
+		return nil, noRecord(err)
+	}
+	f.Created = sqldb.FromMicros(created)
+	return &f, nil
+}
+
 // AddYearlyPayments adds to a user's payments in a calendar year and returns the new total; in a
 // write transaction the addition is held.
 func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (_ payouts.Money, err error) {

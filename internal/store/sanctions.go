@@ -134,17 +134,3 @@ func (q *Queries) ScreeningPayees(ctx context.Context) (_ []service.UserRecord, 
 	}
 	return out, rows.Err()
 }
-
-// LatestTaxForm reads the tax form in force of a user: the one saved last.
-func (q *Queries) LatestTaxForm(ctx context.Context, appID, userID string) (_ *service.TaxFormRecord, err error) {
-	defer wrap(&err, "read the tax form of user %s", userID)
-	f := service.TaxFormRecord{AppID: appID, UserID: userID}
-	var created int64
-	err = q.queryRowTouching(ctx, readingOthers, `SELECT kind, sealed, tin_last4, created FROM tax_forms
-		WHERE app_id = ? AND user_id = ? ORDER BY id DESC LIMIT 1`, appID, userID).Scan(&f.Kind, &f.Sealed, &f.TINLast4, &created)
-	if err != nil {
-		return nil, noRecord(err)
-	}
-	f.Created = sqldb.FromMicros(created)
-	return &f, nil
-}

@@ -323,7 +323,7 @@ func w8benFields(form components.Form) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(form.Field("w8ben.citizenship_country", "Country of citizenship").WithAutocomplete("country-name")).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(form.Field("w8ben.citizenship_country", "Country of citizenship").WithHint("Two-letter code, like DE.")).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -331,7 +331,11 @@ func w8benFields(form components.Form) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Field(secret(form.Field("w8ben.foreign_tax_id", "Foreign tax identifying number").WithHint("The tax number of your country of residence."))).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Field(secret(form.Field("w8ben.tin", "US taxpayer identifying number (SSN or ITIN)").WithHint("Only the last 4 are ever shown again."))).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = components.Field(secret(form.Optional("w8ben.foreign_tax_id", "Foreign tax identifying number").WithHint("The tax number of your country of residence."))).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -470,7 +474,7 @@ func IDVerificationPage(f Flow, form components.Form) templ.Component {
 			var templ_7745c5c3_Var16 templ.SafeURL
 			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(f.Action("id-verification")))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/compliance.templ`, Line: 93, Col: 73}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/compliance.templ`, Line: 94, Col: 73}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 			if templ_7745c5c3_Err != nil {
@@ -555,7 +559,7 @@ func BackgroundCheckPage(f Flow, form components.Form) templ.Component {
 			var templ_7745c5c3_Var19 templ.SafeURL
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(f.Action("background-check")))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/compliance.templ`, Line: 106, Col: 74}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hosted/compliance.templ`, Line: 107, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {

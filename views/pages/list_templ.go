@@ -146,12 +146,12 @@ func typeAndStatus(types, statuses []components.Option, filter components.Form) 
 			templ_7745c5c3_Var4 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = components.FilterSelect(components.FilterSelectProps{Name: "type", Label: "Type", Options: types, Selected: filter.Value("type"), Width: "w-36"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.FilterSelect(components.FilterSelectProps{Name: "type", Label: "Type", Options: types, Selected: filter.Value("type"), Error: filter.Error("type"), Width: "w-36"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if len(statuses) > 0 {
-			templ_7745c5c3_Err = components.FilterSelect(components.FilterSelectProps{Name: "status", Label: "Status", Options: statuses, Selected: filter.Value("status"), Width: "w-36"}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.FilterSelect(components.FilterSelectProps{Name: "status", Label: "Status", Options: statuses, Selected: filter.Value("status"), Error: filter.Error("status"), Width: "w-36"}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -1,8 +1,9 @@
 // Package dotsdouble is a strict stand-in for the public Dots payouts API in tests: an
 // http.Handler in front of a real Payout Service that passes on only the routes and query
 // parameters the public API has, as its published TypeScript SDK calls them. Every other route
-// answers 404 `not-found`, as the public service does, and every other query parameter is
-// stripped, as the public service ignores it. A dashboard or client run against it sees what it
+// answers 404 `not-found`, as the public service does, every other query parameter is
+// stripped, as the public service ignores it, and every field of an answer that the public
+// response models do not declare is dropped (models.go), as the public service never sends it. A dashboard or client run against it sees what it
 // would see on a Dots account: none of our extensions (docs/API.md lists them).
 //
 //	env := servicetest.Start(t)
@@ -31,6 +32,7 @@ type route struct {
 	method string
 	path   string
 	query  []string
+	reply  fields // the public model of a 2xx answer's body; nil passes it whole
 }
 
 // page is the query of every public list.
@@ -38,57 +40,57 @@ var page = []string{"limit", "starting_after", "ending_before"}
 
 // routes is the public API's table, written from its reference: nothing of ours is in it.
 var routes = []route{
-	{http.MethodPost, "/v2/apps", nil},
-	{http.MethodGet, "/v2/apps", page},
-	{http.MethodGet, "/v2/apps/{uuid}", nil},
-	{http.MethodPost, "/v2/apps/{uuid}/deposit", nil},
-	{http.MethodPost, "/v2/apps/{uuid}/withdraw", nil},
-	{http.MethodPut, "/v2/apps/{uuid}/ach-account", nil},
-	{http.MethodGet, "/v2/apps/{uuid}/ach-account", nil},
-	{http.MethodPut, "/v2/apps/{uuid}/compliance", nil},
-	{http.MethodGet, "/v2/apps/{uuid}/compliance", nil},
+	{http.MethodPost, "/v2/apps", nil, app},
+	{http.MethodGet, "/v2/apps", page, list(app)},
+	{http.MethodGet, "/v2/apps/{uuid}", nil, app},
+	{http.MethodPost, "/v2/apps/{uuid}/deposit", nil, transfer},
+	{http.MethodPost, "/v2/apps/{uuid}/withdraw", nil, transfer},
+	{http.MethodPut, "/v2/apps/{uuid}/ach-account", nil, achAccount},
+	{http.MethodGet, "/v2/apps/{uuid}/ach-account", nil, achAccount},
+	{http.MethodPut, "/v2/apps/{uuid}/compliance", nil, nil},
+	{http.MethodGet, "/v2/apps/{uuid}/compliance", nil, nil},
 
-	{http.MethodPost, "/v2/organization-transfers", nil},
-	{http.MethodGet, "/v2/organization-transfers", page},
-	{http.MethodGet, "/v2/organization-transfers/{uuid}", nil},
+	{http.MethodPost, "/v2/organization-transfers", nil, transfer},
+	{http.MethodGet, "/v2/organization-transfers", page, list(transfer)},
+	{http.MethodGet, "/v2/organization-transfers/{uuid}", nil, transfer},
 
-	{http.MethodPost, "/v2/users", nil},
-	{http.MethodGet, "/v2/users", page},
-	{http.MethodGet, "/v2/users/{uuid}", nil},
-	{http.MethodPatch, "/v2/users/{uuid}", nil},
-	{http.MethodDelete, "/v2/users/{uuid}", nil},
-	{http.MethodPost, "/v2/users/{uuid}/send-verification-token", nil},
-	{http.MethodPost, "/v2/users/{uuid}/verify", nil},
-	{http.MethodPut, "/v2/users/{uuid}/payout-methods", nil},
-	{http.MethodGet, "/v2/users/{uuid}/payout-methods", nil},
-	{http.MethodPut, "/v2/users/{uuid}/compliance", nil},
+	{http.MethodPost, "/v2/users", nil, user},
+	{http.MethodGet, "/v2/users", page, list(user)},
+	{http.MethodGet, "/v2/users/{uuid}", nil, user},
+	{http.MethodPatch, "/v2/users/{uuid}", nil, user},
+	{http.MethodDelete, "/v2/users/{uuid}", nil, user},
+	{http.MethodPost, "/v2/users/{uuid}/send-verification-token", nil, nil},
+	{http.MethodPost, "/v2/users/{uuid}/verify", nil, nil},
+	{http.MethodPut, "/v2/users/{uuid}/payout-methods", nil, paymentMethod},
+	{http.MethodGet, "/v2/users/{uuid}/payout-methods", nil, paymentMethod},
+	{http.MethodPut, "/v2/users/{uuid}/compliance", nil, nil},
 
-	{http.MethodPost, "/v2/transfers", nil},
-	{http.MethodGet, "/v2/transfers", append([]string{"user_id"}, page...)},
-	{http.MethodGet, "/v2/transfers/{uuid}", nil},
+	{http.MethodPost, "/v2/transfers", nil, transfer},
+	{http.MethodGet, "/v2/transfers", append([]string{"user_id"}, page...), list(transfer)},
+	{http.MethodGet, "/v2/transfers/{uuid}", nil, transfer},
 
-	{http.MethodPost, "/v2/transfer-batches", nil},
-	{http.MethodGet, "/v2/transfer-batches", page},
-	{http.MethodGet, "/v2/transfer-batches/{uuid}", nil},
+	{http.MethodPost, "/v2/transfer-batches", nil, transferBatch},
+	{http.MethodGet, "/v2/transfer-batches", page, list(transferBatch)},
+	{http.MethodGet, "/v2/transfer-batches/{uuid}", nil, transferBatch},
 
-	{http.MethodPost, "/v2/payouts", nil},
-	{http.MethodPost, "/v2/payouts/send-payout", nil},
+	{http.MethodPost, "/v2/payouts", nil, transfer},
+	{http.MethodPost, "/v2/payouts/send-payout", nil, payoutLink},
 
-	{http.MethodPost, "/v2/payout-requests", nil},
-	{http.MethodGet, "/v2/payout-requests", page},
-	{http.MethodGet, "/v2/payout-requests/{uuid}", nil},
+	{http.MethodPost, "/v2/payout-requests", nil, payoutRequest},
+	{http.MethodGet, "/v2/payout-requests", page, list(payoutRequest)},
+	{http.MethodGet, "/v2/payout-requests/{uuid}", nil, payoutRequest},
 
-	{http.MethodPost, "/v2/payout-links", nil},
-	{http.MethodGet, "/v2/payout-links", page},
-	{http.MethodGet, "/v2/payout-links/{uuid}", nil},
-	{http.MethodDelete, "/v2/payout-links/{uuid}", nil},
+	{http.MethodPost, "/v2/payout-links", nil, payoutLink},
+	{http.MethodGet, "/v2/payout-links", page, list(payoutLink)},
+	{http.MethodGet, "/v2/payout-links/{uuid}", nil, payoutLink},
+	{http.MethodDelete, "/v2/payout-links/{uuid}", nil, payoutLink},
 
-	{http.MethodPost, "/v2/flows", nil},
-	{http.MethodGet, "/v2/flows", page},
-	{http.MethodGet, "/v2/flows/{uuid}", nil},
+	{http.MethodPost, "/v2/flows", nil, flow},
+	{http.MethodGet, "/v2/flows", page, list(flow)},
+	{http.MethodGet, "/v2/flows/{uuid}", nil, flow},
 
-	{http.MethodGet, "/v2/transactions", page},
-	{http.MethodGet, "/v2/transactions/{int}", nil},
+	{http.MethodGet, "/v2/transactions", page, list(transaction)},
+	{http.MethodGet, "/v2/transactions/{int}", nil, transaction},
 }
 
 // Double routes the public API's requests to upstream and refuses the rest. It records what it
@@ -101,6 +103,7 @@ type Double struct {
 	mu       sync.Mutex
 	refused  []string
 	stripped []string
+	dropped  []string
 }
 
 // New returns a double serving the API under prefix (such as "/api") and passing what the
@@ -157,13 +160,19 @@ func (d *Double) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.URL.Path = d.prefix + clean
 	out.URL.RawPath = ""
 	out.URL.RawQuery = kept.Encode()
-	d.proxy.ServeHTTP(w, out)
+	// The answer comes back through one proxy per request, which knows its public model.
+	proxy := *d.proxy
+	proxy.ModifyResponse = func(res *http.Response) error { return d.keepPublic(res, rt) }
+	proxy.ServeHTTP(w, out)
 }
 
 // Refused lists the requests answered 404 because the public API has no such route, as
-// "METHOD /path"; Stripped lists the query parameters dropped, as "METHOD /path ?name".
+// "METHOD /path"; Stripped lists the query parameters dropped, as "METHOD /path ?name";
+// Dropped lists the fields of answers the public models do not declare, as
+// "METHOD /route .field.inner".
 func (d *Double) Refused() []string  { return d.list(d.refused) }
 func (d *Double) Stripped() []string { return d.list(d.stripped) }
+func (d *Double) Dropped() []string  { return d.list(d.dropped) }
 
 func (d *Double) list(l []string) []string {
 	d.mu.Lock()
