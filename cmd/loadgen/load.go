@@ -116,7 +116,7 @@ func cmpErr(first, err error) error {
 
 func setupUser(ctx context.Context, api *client.Client, w *world, i int, fund int64) error {
 	u, err := api.CreateUser(ctx, payouts.CreateUserRequest{FirstName: "Load", LastName: fmt.Sprint(i),
-		Email: fmt.Sprintf("load%d@example.com", i), CountryCode: "1", PhoneNumber: fmt.Sprintf("555%07d", i)})
+		Email: fmt.Sprintf("load%d@example.com", i), CountryCode: "1", PhoneNumber: fmt.Sprintf("41555%05d", i%100000)})
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,7 @@ func TestHealthAndMetrics(t *testing.T) {
 		"disburse_ledger_commits_total 1\n",
 		"disburse_worker_oldest_due_payout_seconds 0\n",
 		"disburse_worker_delivery_backlog 0\n",
+		"disburse_worker_payouts_needing_operator 0\n",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
