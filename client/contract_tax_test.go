@@ -33,7 +33,7 @@ func taxYearOverAPI(t *testing.T, tcc string) (*servicetest.Env, *client.Client,
 		amount     int64
 	}{{"at", "Abe", 2000_00}, {"under", "Una", 1999_99}} {
 		u, err := c.CreateUser(ctx, payouts.CreateUserRequest{FirstName: p.first, LastName: "Payee",
-			Email: p.who + "@example.com", CountryCode: "1", PhoneNumber: "555010" + string(rune('0'+i))})
+			Email: p.who + "@example.com", CountryCode: "1", PhoneNumber: "415555010" + string(rune('0'+i))})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ func TestTransferReviewOfASanctionsMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, err := h.payouts.CreateUser(t.Context(), payouts.CreateUserRequest{FirstName: "Ahmad Yusuf", LastName: "Al-Rashid",
-		Email: "ay@example.com", CountryCode: "1", PhoneNumber: "5550177"})
+		Email: "ay@example.com", CountryCode: "1", PhoneNumber: "4155550177"})
 	if err != nil {
 		t.Fatal(err)
 	}

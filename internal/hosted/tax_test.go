@@ -56,11 +56,11 @@ func taxYear(t *testing.T, env *servicetest.Env, u *payouts.User, tin string) pa
 func TestTaxFormsStep(t *testing.T) {
 	onEngines(t, func(t *testing.T, engine []servicetest.Option) {
 		env := start(t, engine...)
-		u := createUser(t, env, "Ada", "Lovelace", "ada@example.com", "5550100")
+		u := createUser(t, env, "Ada", "Lovelace", "ada@example.com", "4155550100")
 		form := taxYear(t, env, u, "401123456")
 		flow := createFlow(t, env, map[string]any{"steps": []string{payouts.StepTaxForms}, "user_id": u.ID})
 
-		s := signIn(t, env, flow.ID, ada("5550100"))
+		s := signIn(t, env, flow.ID, ada("4155550100"))
 		p := openAs(t, env, flow.ID, s)
 		p.Has(t, "Your tax forms", "I agree to receive my tax forms electronically.")
 		if strings.Contains(p.Body, form.ID) {
@@ -92,9 +92,9 @@ func TestTaxFormsStep(t *testing.T) {
 			t.Errorf("a download without a session answered the form")
 		}
 
-		bob := createUser(t, env, "Bob", "Other", "bob@example.com", "5550111")
+		bob := createUser(t, env, "Bob", "Other", "bob@example.com", "4155550111")
 		bobFlow := createFlow(t, env, map[string]any{"steps": []string{payouts.StepTaxForms}, "user_id": bob.ID})
-		bs := signIn(t, env, bobFlow.ID, url.Values{"country_code": {"1"}, "phone_number": {"5550111"}})
+		bs := signIn(t, env, bobFlow.ID, url.Values{"country_code": {"1"}, "phone_number": {"4155550111"}})
 		post(t, env, "/f/"+bobFlow.ID+"/tax-forms", withSession(bs, url.Values{"consent": {"true"}}))
 		if got := post(t, env, "/f/"+bobFlow.ID+"/tax-forms/pdf", withSession(bs, url.Values{"form_id": {form.ID}})); got.Status != http.StatusNotFound {
 			t.Errorf("another payee's form: %d, want 404", got.Status)

@@ -65,8 +65,8 @@ func (e *env) screening(t *testing.T, userID string) *payouts.Screening {
 func TestSanctionsHoldAndRelease(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
 		e := newEnvOn(t, dsn, nil, 1_000_00)
-		held := e.payee(t, "Ahmed Yousuf", "Al Rashid", "ahmed@example.com", "5550101")
-		clean := e.payee(t, "Grace", "Hopper", "grace@example.com", "5550102")
+		held := e.payee(t, "Ahmed Yousuf", "Al Rashid", "ahmed@example.com", "4155550101")
+		clean := e.payee(t, "Grace", "Hopper", "grace@example.com", "4155550102")
 		load := e.loadSDN(t, sdnCuba+sdnRashid, `7001,101,"aka","ABU YUSUF AL-HALABI",-0- `+"\n")
 		if load.Unchanged || load.Entries != 2 || load.Payees != 3 || load.Held != 1 {
 			t.Fatalf("first load: %+v", load)
@@ -153,7 +153,7 @@ func TestSanctionsHoldAndRelease(t *testing.T) {
 func TestSanctionsReloadHoldsAPayeeCleanBefore(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
 		e := newEnvOn(t, dsn, nil, 1_000_00)
-		theo := e.payee(t, "Teodora", "Okonkwo Belamy", "theo@example.com", "5550103")
+		theo := e.payee(t, "Teodora", "Okonkwo Belamy", "theo@example.com", "4155550103")
 		if load := e.loadSDN(t, sdnCuba+sdnRashid, ""); load.Held != 0 {
 			t.Fatalf("first load: %+v", load)
 		}
@@ -209,14 +209,14 @@ func TestSanctionsReloadHoldsAPayeeCleanBefore(t *testing.T) {
 func TestSanctionsBirthDateFromTheTaxForm(t *testing.T) {
 	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
 		e := newEnvOn(t, dsn, nil, 1_000_00)
-		u := e.payee(t, "Ahmed", "Yusuf", "ay@example.com", "5550104")
+		u := e.payee(t, "Ahmed", "Yusuf", "ay@example.com", "4155550104")
 		e.loadSDN(t, sdnRashid, "")
 		if tr := e.payOut(t, u.ID, 10_00); tr.Status != payouts.TransferPending {
 			t.Fatalf("on the name alone: %s", tr.Status)
 		}
-		form := payouts.ComplianceRequest{W8BEN: &payouts.W8BEN{Name: "Ahmed Yusuf", CitizenshipCountry: "Jordan",
+		form := payouts.ComplianceRequest{W8BEN: &payouts.W8BEN{Name: "Ahmed Yusuf", CitizenshipCountry: "JO",
 			DateOfBirth: "1970-03-12", TIN: "X1", Address: payouts.Address{Line1: "1 Road", City: "Amman",
-				State: "Amman", Country: "Jordan", Postcode: "11118"}, Signature: payouts.Signature{Consent: true, Name: "Ahmed Yusuf", Email: "ay@example.com"}}}
+				State: "Amman", Country: "JO", Postcode: "11118"}, Signature: payouts.Signature{Consent: true, Name: "Ahmed Yusuf", Email: "ay@example.com"}}}
 		if err := e.svc.SubmitCompliance(e.ctx, e.app, u.ID, form); err != nil {
 			t.Fatal(err)
 		}

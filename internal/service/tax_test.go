@@ -36,7 +36,7 @@ func (e *env) taxPayee(t testing.TB, first, last string, n int, form *payouts.Co
 	t.Helper()
 	email := fmt.Sprintf("payee%d@example.com", n)
 	u, err := e.svc.CreateUser(e.ctx, e.app, payouts.CreateUserRequest{FirstName: first, LastName: last,
-		Email: email, CountryCode: "1", PhoneNumber: fmt.Sprintf("555%07d", n)})
+		Email: email, CountryCode: "1", PhoneNumber: fmt.Sprintf("415555%04d", n)})
 	if err != nil {
 		t.Fatal(err)
 	}
