@@ -27,7 +27,7 @@ var linkStatuses = []payouts.PayoutLinkStatus{payouts.LinkDelivered, payouts.Lin
 func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 	filter := payouts.PayoutLinkFilter{Search: strings.TrimSpace(c.Query("q")), Status: payouts.PayoutLinkStatus(c.Query("status"))}
 	var problem string
-	if !filter.Status.Valid() {
+	if filter.Status != "" && !filter.Status.Valid() {
 		problem, filter.Status = "No status is called “"+string(filter.Status)+"”: every status is shown.", ""
 	}
 	page := pageOf(c, linksPerPage)

@@ -22,12 +22,13 @@ var (
 // carry none.
 func (h *Handlers) transactionFilterOf(c *fiber.Ctx, statusKnown bool) (payouts.TransactionFilter, listFilter) {
 	lf := h.listFilterOf(c, "type", "status")
-	valid := payouts.ValidTransactionStatus
-	if !statusKnown {
-		valid = func(string) bool { return false }
+	f := payouts.TransactionFilter{UserID: lf.userID, Type: choiceOf(&lf, "type", payouts.TransactionType.Valid), Range: lf.rng}
+	if statusKnown {
+		f.Status = choiceOf(&lf, "status", payouts.ValidTransactionStatus)
+	} else {
+		delete(lf.form.Values, "status") // the page says the backend does not report a line's status
 	}
-	return payouts.TransactionFilter{UserID: lf.userID, Type: choiceOf(&lf, "type", payouts.TransactionType.Valid),
-		Status: choiceOf(&lf, "status", valid), Range: lf.rng}, lf
+	return f, lf
 }
 
 // transactionStatusKnown reports whether the backend reports and filters a line's status (our

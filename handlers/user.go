@@ -24,7 +24,7 @@ func userStatusLabel(s payouts.UserStatus) string { return strings.ReplaceAll(st
 func (h *Handlers) users(c *fiber.Ctx) error {
 	filter := payouts.UserFilter{Search: strings.TrimSpace(c.Query("q")), Status: payouts.UserStatus(c.Query("status"))}
 	var problem string
-	if !filter.Status.Valid() {
+	if filter.Status != "" && !filter.Status.Valid() {
 		problem, filter.Status = "No status is called “"+string(filter.Status)+"”: every status is shown.", ""
 	}
 	page := pageOf(c, usersPerPage)
