@@ -186,7 +186,7 @@ func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps
 			EarlierJobID: rep.EarlierJobID, EarlierFile: rep.EarlierFile, EarlierRow: rep.EarlierRow, Earlier: rep.Earlier})
 	}
 	for _, r := range rows {
-		if r.Problem != "" || r.Outcome == dashstore.BulkFailed || r.Outcome == dashstore.BulkUnsettled {
+		if r.Problem != "" || (r.Outcome != "" && r.Outcome != dashstore.BulkPaid) {
 			p.NotPaid = append(p.NotPaid, pages.BulkRowNotPaid{Row: r.Row, UserRef: r.UserRef,
 				Outcome: bulkOutcomeLabel(r), Reason: bulkReason(r)})
 		}
@@ -207,6 +207,12 @@ func (h *Handlers) bulkRowsOf(ctx context.Context, id string) (dashstore.BulkJob
 	rows, err := h.store.BulkRows(ctx, job.ID)
 	if err != nil {
 		return dashstore.BulkJob{}, nil, nil, err
+	}
+	// While a job runs its rows are its run's to record; once done, they are followed.
+	if job.Status == dashstore.BulkDone {
+		if err := h.followBulkRows(ctx, job.ID, rows); err != nil {
+			return dashstore.BulkJob{}, nil, nil, err
+		}
 	}
 	repeats, err := h.store.BulkRepeats(ctx, job, h.bulkRepeatWindow)
 	if err != nil || job.RepeatsConfirmedBy != "" {
@@ -268,17 +274,30 @@ func bulkOutcomeLabel(r dashstore.BulkRow) string {
 		return "Failed"
 	case dashstore.BulkUnsettled:
 		return "Still running"
+	case dashstore.BulkSent:
+		return "Sent, not yet paid"
+	case dashstore.BulkHeld:
+		return "Held for review"
 	}
 	return "Skipped"
 }
 
-// bulkReason is why a row was not paid: its problem before the run, or the failure.
+// bulkReason is why a row was not paid: its problem before the run, the failure, or where its
+// payout stands.
 func bulkReason(r dashstore.BulkRow) string {
-	if r.Problem != "" {
+	switch {
+	case r.Problem != "":
 		return r.Problem
+	case r.Outcome == dashstore.BulkSent:
+		return "Payout " + r.TransferID + " is on its rail; the row is paid when it completes."
+	case r.Outcome == dashstore.BulkHeld:
+		return "Payout " + r.TransferID + " is held for review; it is sent once released, and never if rejected."
 	}
 	return r.Error
 }
+
+// bulkFailedOnRail begins what a retry does with a row whose payout was made and failed.
+const bulkFailedOnRail = "It failed on the rail after it was sent"
 
 // bulkRetryPlan says, for each failed row of a finished job, whether the service's preflight
 // still refuses it (and why) or it would now be sent: what "Retry the failed rows" will do.
@@ -286,18 +305,26 @@ func (h *Handlers) bulkRetryPlan(ctx context.Context, p *pages.BulkJobProps, job
 	if job.Status != dashstore.BulkDone || p.Summary.Failed == 0 {
 		return nil
 	}
-	var failed []dashstore.BulkRow
+	var failed, resend []dashstore.BulkRow
 	for _, r := range rows {
 		if r.Problem == "" && r.Outcome == dashstore.BulkFailed {
 			failed = append(failed, r)
+			if r.TransferID == "" {
+				resend = append(resend, r)
+			}
 		}
 	}
-	problems, err := h.bulkPreflight(ctx, job.FileHash, failed)
+	problems, err := h.bulkPreflight(ctx, job.FileHash, resend)
 	if err != nil {
 		return err
 	}
 	for _, r := range failed {
-		p.Retry = append(p.Retry, pages.BulkRetryRow{Row: r.Row, UserRef: r.UserRef, Failed: r.Error, Still: problems[r.Row]})
+		still := problems[r.Row]
+		if r.TransferID != "" {
+			// Its key was spent on a payout that failed: sent again, it gives that payout back.
+			still = bulkFailedOnRail + " (payout " + r.TransferID + "), and a retry would get that same failed payout back: pay it in a new file once the payee's method is fixed."
+		}
+		p.Retry = append(p.Retry, pages.BulkRetryRow{Row: r.Row, UserRef: r.UserRef, Failed: r.Error, Still: still})
 	}
 	return nil
 }
@@ -391,7 +418,7 @@ func (h *Handlers) approvedBulkOutflows(ctx context.Context, a dashstore.Approva
 func bulkOutflows(jobID string, rows []dashstore.BulkRow, operatorID string) []dashstore.Outflow {
 	flows := []dashstore.Outflow{}
 	for _, r := range rows {
-		if r.Problem == "" && r.Outcome != dashstore.BulkPaid {
+		if r.Problem == "" && !r.Sent() {
 			flows = append(flows, dashstore.Outflow{Key: dashstore.BulkOutflowKey(jobID, r.Row), Kind: kindBulk,
 				Payee: r.UserID, OperatorID: operatorID, Amount: payouts.Money(r.Amount)})
 		}
@@ -412,11 +439,7 @@ func (h *Handlers) cancelBulk(c *fiber.Ctx) error {
 
 // bulkResult is a job's rows with their outcomes, as CSV.
 func (h *Handlers) bulkResult(c *fiber.Ctx) error {
-	job, err := h.store.BulkJob(c.UserContext(), h.appID, c.Params("id"))
-	if err != nil {
-		return err
-	}
-	rows, err := h.store.BulkRows(c.UserContext(), job.ID)
+	job, rows, _, err := h.bulkRowsOf(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -459,6 +482,10 @@ func summarizeBulk(rows []dashstore.BulkRow) pages.BulkSummary {
 		case dashstore.BulkPaid:
 			s.Paid++
 			s.PaidAmount += r.Amount
+		case dashstore.BulkSent:
+			s.Sent++
+		case dashstore.BulkHeld:
+			s.Held++
 		case dashstore.BulkFailed:
 			s.Failed++
 		case dashstore.BulkSkipped:

@@ -88,7 +88,7 @@ func TestBulkRepeatedRowsWaitForASecondOperator(t *testing.T) {
 		id := upload(mixed)
 		wantBody(t, uploader.get("/bulk/"+id), `data-testid="bulk-good">1<`, "$3.00")
 		wantRedirect(t, uploader.post("/bulk/"+id+"/confirm", nil), "/bulk/"+id)
-		wantBody(t, uploader.waitBulk(id), "1 paid ($3.00), 0 failed, 2 skipped")
+		wantBody(t, uploader.waitBulk(id), "1 paid ($3.00), 0 sent, 0 held, 0 failed, 2 skipped")
 		if got := paid(); got != [3]payouts.Money{before[0], before[1], 3_00} {
 			t.Errorf("wallets %v, want %v with Cy's $3.00", got, before)
 		}
