@@ -159,7 +159,9 @@ func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
 	filter, _ := filterOfStatus(c)
 	return exportWithPayees(h, c, "transactions", filterOf(filterOfStatus), h.allTransactions,
 		func(t payouts.Transaction) *string { return t.UserID }, transactionCSVHeader,
-		func(t payouts.Transaction, p payee) []string { return transactionCSVRecord(t, p, walletKnown, filter.Range) })
+		func(t payouts.Transaction, p payee) []string {
+			return transactionCSVRecord(t, p, walletKnown, filter.Range)
+		})
 }
 
 var transactionCSVHeader = slices.Concat(csvSharedHeader, []string{"transfer_id", "source_name", "destination_name",
