@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -136,6 +137,9 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 	}
 	p.Problem = problem
 	p.Uploader = job.OperatorID == h.operatorOf(c).ID
+	if p.Review, err = h.bulkReview(c.UserContext(), rows, c.QueryInt("rows", 1)); err != nil {
+		return err
+	}
 	if err := h.bulkRetryPlan(c.UserContext(), &p, job, rows); err != nil {
 		return err
 	}
@@ -260,6 +264,63 @@ func (h *Handlers) confirmBulkRepeats(c *fiber.Ctx) error {
 	h.audit(c, "bulk.confirm_repeats", "bulk", job.ID, fmt.Sprintf("%s: %d rows repeating earlier files confirmed to be paid again", job.FileName, len(repeats)))
 	web.Flash(c, web.FlashSuccess, fmt.Sprintf("Confirmed: the %d repeated rows are paid with the others when the file is confirmed.", len(repeats)))
 	return web.Redirect(c, paths.Bulk(job.ID))
+}
+
+// bulkReviewRows is how many rows to pay, and payees, a job's page lists at once.
+const bulkReviewRows = 50
+
+// bulkReview is page (from 1) of a job's rows to pay with their payees named, and its totals
+// per payee, the largest first: the service is asked once per payee shown, at most twice
+// bulkReviewRows, whatever the file's size.
+func (h *Handlers) bulkReview(ctx context.Context, rows []dashstore.BulkRow, page int) (pages.BulkReview, error) {
+	var good []dashstore.BulkRow
+	totals := map[string]*pages.BulkPayeeTotal{}
+	var order []string
+	for _, r := range rows {
+		if r.Problem != "" {
+			continue
+		}
+		good = append(good, r)
+		t := totals[r.UserID]
+		if t == nil {
+			t = &pages.BulkPayeeTotal{}
+			totals[r.UserID] = t
+			order = append(order, r.UserID)
+		}
+		t.Rows++
+		t.Amount += payouts.Money(r.Amount)
+	}
+	if len(good) == 0 {
+		return pages.BulkReview{}, nil
+	}
+	r := pages.BulkReview{Pages: (len(good) + bulkReviewRows - 1) / bulkReviewRows}
+	r.Page = min(max(page, 1), r.Pages)
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(totals[b].Amount, totals[a].Amount) })
+	if len(order) > bulkReviewRows {
+		r.PayeesNotShown, order = len(order)-bulkReviewRows, order[:bulkReviewRows]
+	}
+	book := newPayeeBook(h.payouts.GetUser)
+	for _, id := range order {
+		p, err := book.lookup(ctx, &id)
+		if err != nil {
+			return r, err
+		}
+		t := totals[id]
+		t.Payee, t.Email = p.name, p.email
+		r.PerPayee = append(r.PerPayee, *t)
+	}
+	for _, row := range good[(r.Page-1)*bulkReviewRows : min(r.Page*bulkReviewRows, len(good))] {
+		p, err := book.lookup(ctx, &row.UserID)
+		if err != nil {
+			return r, err
+		}
+		if p.name == "" && p.email == "" {
+			p.email = row.UserRef
+		}
+		r.Rows = append(r.Rows, pages.BulkReviewRow{Row: row.Row, Payee: p.name, Email: p.email,
+			Amount: payouts.Money(row.Amount), Method: row.Method})
+	}
+	return r, nil
 }
 
 // bulkJobItem is a job as its pages name it.
