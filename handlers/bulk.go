@@ -143,6 +143,9 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 	if err := h.bulkRetryPlan(c.UserContext(), &p, job, rows); err != nil {
 		return err
 	}
+	if err := h.nameBulkRefs(c.UserContext(), &p, rows); err != nil {
+		return err
+	}
 	if job.Status == dashstore.BulkPreviewed {
 		app, err := h.payouts.GetApp(c.UserContext(), h.appID)
 		if err != nil {
@@ -321,6 +324,40 @@ func (h *Handlers) bulkReview(ctx context.Context, rows []dashstore.BulkRow, pag
 			Amount: payouts.Money(row.Amount), Method: row.Method})
 	}
 	return r, nil
+}
+
+// nameBulkRefs shows the rows not paid, and those a retry would take, given by user id by their
+// payee's name and email instead: an id says nothing to whoever reviews them.
+func (h *Handlers) nameBulkRefs(ctx context.Context, p *pages.BulkJobProps, rows []dashstore.BulkRow) error {
+	userOf := map[int]string{}
+	for _, r := range rows {
+		if r.UserID != "" && r.UserRef == r.UserID {
+			userOf[r.Row] = r.UserID
+		}
+	}
+	book := newPayeeBook(h.payouts.GetUser)
+	name := func(row int, ref *string) error {
+		id, ok := userOf[row]
+		if !ok {
+			return nil
+		}
+		who, err := book.lookup(ctx, &id)
+		if err == nil && who.name+who.email != "" {
+			*ref = pages.BulkPayeeName(who.name, who.email)
+		}
+		return err
+	}
+	for i := range p.NotPaid {
+		if err := name(p.NotPaid[i].Row, &p.NotPaid[i].UserRef); err != nil {
+			return err
+		}
+	}
+	for i := range p.Retry {
+		if err := name(p.Retry[i].Row, &p.Retry[i].UserRef); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // bulkJobItem is a job as its pages name it.

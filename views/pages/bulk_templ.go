@@ -745,7 +745,7 @@ func bulkReview(jobID string, r BulkReview) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var34 string
-				templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(bulkPayeeName(t.Payee, t.Email))
+				templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(BulkPayeeName(t.Payee, t.Email))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bulk.templ`, Line: 298, Col: 63}
 				}
@@ -856,7 +856,7 @@ func bulkReview(jobID string, r BulkReview) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var41 string
-				templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(bulkPayeeName(row.Payee, row.Email))
+				templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(BulkPayeeName(row.Payee, row.Email))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bulk.templ`, Line: 324, Col: 67}
 				}
@@ -982,8 +982,8 @@ func bulkReview(jobID string, r BulkReview) templ.Component {
 	})
 }
 
-// bulkPayeeName names a payee by name and email, or by email alone.
-func bulkPayeeName(name, email string) string {
+// BulkPayeeName names a payee by name and email, or by email alone.
+func BulkPayeeName(name, email string) string {
 	switch {
 	case name == "":
 		return email
