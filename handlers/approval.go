@@ -358,12 +358,20 @@ func (h *Handlers) checkHeld(c *fiber.Ctx, a dashstore.Approval, item *pages.App
 	if a.Status != dashstore.ApprovalPending || !h.seesChecks(c) {
 		return nil
 	}
-	var ask func(context.Context) (*payouts.Preflight, error)
-	var title string
-	var err error
-	switch a.Kind {
-	case kindBulk:
+	if a.Kind == kindBulk {
 		return h.checkHeldBulk(c.UserContext(), a, item)
+	}
+	ask, title, err := h.heldPreflight(a)
+	if err != nil || ask == nil {
+		return err
+	}
+	return h.check(c.UserContext(), item, title, ask)
+}
+
+// heldPreflight is the preflight's question about a held request of one payment, and the line
+// that heads what it would refuse; nil for a bulk file, whose rows are asked one by one.
+func (h *Handlers) heldPreflight(a dashstore.Approval) (ask func(context.Context) (*payouts.Preflight, error), title string, err error) {
+	switch a.Kind {
 	case kindPayout:
 		ask, err = askAbout(a.Request, h.payouts.PreflightPayout)
 		title = "The service would refuse this payout now:"
@@ -373,13 +381,20 @@ func (h *Handlers) checkHeld(c *fiber.Ctx, a dashstore.Approval, item *pages.App
 	case kindTransfer:
 		ask, err = askAbout(a.Request, h.payouts.PreflightTransfer)
 		title = "The service would refuse this transfer now:"
-	default:
-		return nil
 	}
-	if err != nil {
-		return err
+	return ask, title, err
+}
+
+// refusedApproval is the decision form refusing an approval the service's preflight, asked
+// through ask, would refuse now, with its reasons; nil when it would not, or has no preflight.
+// Approving goes through the same checks as the forms, so nothing approved makes a payout or a
+// link its payee cannot finish (a link whose claim needs a W-9 the payee never gave).
+func (h *Handlers) refusedApproval(ctx context.Context, ask func(context.Context) (*payouts.Preflight, error)) (*components.Form, error) {
+	pf, err := h.preflight(ctx, ask)
+	if err != nil || pf == nil || pf.OK {
+		return nil, err
 	}
-	return h.check(c.UserContext(), item, title, ask)
+	return &components.Form{Message: "Not approved: " + problemsText(*pf) + " It stays open: approve it once that is fixed, or reject it."}, nil
 }
 
 // askAbout reads a held request, stored as JSON, and returns the question of the preflight
@@ -439,7 +454,7 @@ func (h *Handlers) checkHeldBulk(ctx context.Context, a dashstore.Approval, item
 	if err != nil {
 		return err
 	}
-	toSend := slices.DeleteFunc(rows, func(r dashstore.BulkRow) bool { return r.Problem != "" || r.Outcome == dashstore.BulkPaid })
+	toSend := slices.DeleteFunc(rows, func(r dashstore.BulkRow) bool { return r.Problem != "" || r.Sent() })
 	problems, err := h.bulkPreflight(ctx, job.FileHash, toSend)
 	if err != nil {
 		return err
@@ -496,6 +511,19 @@ func (h *Handlers) decideApproval(c *fiber.Ctx) error {
 		h.audit(c, "approval.reject", "approval", id, "rejected the "+what+": "+reason)
 		web.Flash(c, web.FlashSuccess, "Rejected the "+what+"; nothing was paid.")
 		return web.Redirect(c, paths.Approval(id))
+	}
+	if ask, _, err := h.heldPreflight(a); err != nil || ask != nil {
+		if err != nil {
+			return err
+		}
+		refused, err := h.refusedApproval(ctx, ask)
+		if err != nil {
+			return err
+		}
+		if refused != nil {
+			h.audit(c, "approval.refuse", "approval", id, "refused approving the "+what+": "+refused.Message)
+			return h.renderApproval(c, fiber.StatusUnprocessableEntity, *refused)
+		}
 	}
 	a, started, err := h.store.StartApproval(ctx, id, op, h.now())
 	if err != nil || !started {

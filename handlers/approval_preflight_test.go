@@ -184,3 +184,46 @@ func TestApprovalShowsTransferPreflight(t *testing.T) {
 	h.pay(h.payee("Uma", "uma@pay.example", 0), 1_000_00) // the app's wallet keeps $1,000.00
 	wantBody(t, admin.get(paths.Approval(a.ID)), "The service would refuse this transfer now:")
 }
+
+// TestApprovingRefusedByPreflight: what the service's preflight refuses cannot be approved, on
+// the same rule as the forms: approving a payout request from the API whose payee owes a W-9
+// (it would make a link its payee could not finish) or a held payout that became refusable
+// while it waited answers with the reason and leaves the request open, nothing made; once the
+// W-9 is filed, approving goes through.
+func TestApprovingRefusedByPreflight(t *testing.T) {
+	h := newHarnessWith(t, harnessSetup{handlers: func(c *handlers.Config) {
+		c.Approvals.Approvers = []dashstore.Role{dashstore.RoleAdmin}
+	}})
+	h.deposit(10_000_00)
+	ops, _ := h.signedIn(dashstore.RoleOperations)
+	admin, _ := h.signedIn(dashstore.RoleAdmin)
+
+	t.Run("payout request from the API", func(t *testing.T) {
+		owes := h.payee("Olga", "olga@pay.example", 2_000_00)
+		r, err := h.payouts.CreatePayoutRequest(t.Context(), payouts.CreatePayoutRequestRequest{UserID: owes.ID, Amount: 15_00})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := admin.post(paths.PayoutRequestReview(r.ID), decide("approve", ""))
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		wantBody(t, res, "Not approved", "collect their W-9")
+		if got, err := h.payouts.GetPayoutRequest(t.Context(), r.ID); err != nil || got.Status != payouts.RequestCreated || got.PayoutLink != nil {
+			t.Fatalf("after a refused approval the request is %+v, %v; want it open, nothing made", got, err)
+		}
+		h.w9Of(owes)
+		wantRedirect(t, admin.post(paths.PayoutRequestReview(r.ID), decide("approve", "")), paths.PayoutRequest(r.ID))
+	})
+
+	t.Run("held payout", func(t *testing.T) {
+		pat := h.payee("Pat", "pat@pay.example", 1_990_00)
+		a := h.approvalOf(ops.post("/users/"+pat.ID+"/payouts", url.Values{"platform": {"default"}, "amount": {"1500.00"},
+			"idempotency_key": {uuid.NewString()}}))
+		h.pay(pat, 10_00) // reaches the threshold while the payout waits
+		res := admin.post(paths.ApprovalDecision(a.ID), decide("approve", ""))
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		wantBody(t, res, "Not approved", "collect their W-9")
+		if got, err := h.store.Approval(t.Context(), a.ID); err != nil || got.Status != dashstore.ApprovalPending {
+			t.Fatalf("after a refused approval the approval is %+v, %v; want it pending", got, err)
+		}
+	})
+}

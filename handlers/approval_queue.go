@@ -188,6 +188,18 @@ func (h *Handlers) reviewPayoutRequest(c *fiber.Ctx) error {
 	if form.Errors != nil {
 		return h.renderPayoutRequest(c, fiber.StatusUnprocessableEntity, form)
 	}
+	if action == payouts.ReviewApprove {
+		refused, err := h.refusedApproval(c.UserContext(), func(ctx context.Context) (*payouts.Preflight, error) {
+			return h.payouts.PreflightPayoutRequestApproval(ctx, c.Params("id"))
+		})
+		if err != nil {
+			return err
+		}
+		if refused != nil {
+			h.audit(c, "payout_request.refuse", "payout_request", c.Params("id"), "refused approving: "+refused.Message)
+			return h.renderPayoutRequest(c, fiber.StatusUnprocessableEntity, *refused)
+		}
+	}
 	r, err := h.payouts.ReviewPayoutRequest(c.UserContext(), c.Params("id"), payouts.ReviewPayoutRequestRequest{Action: action, Reason: reason})
 	if formFailed(err, &form) {
 		return h.renderPayoutRequest(c, fiber.StatusUnprocessableEntity, form)

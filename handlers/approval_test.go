@@ -195,7 +195,7 @@ func TestApprovalRules(t *testing.T) {
 			t.Errorf("audit = %+v, want the rejection with its reason", e)
 		}
 	})
-	t.Run("the service's refusal is recorded as failed", func(t *testing.T) {
+	t.Run("what the service would refuse is not approved, and stays open", func(t *testing.T) {
 		poor := h.createUser("Pat", "Poor")
 		h.payPalDefault(poor)
 		// Pat holds the money when the payout is held (a payout the service would refuse then is
@@ -206,12 +206,18 @@ func TestApprovalRules(t *testing.T) {
 		if _, err := h.payouts.CreateTransfer(t.Context(), payouts.CreateTransferRequest{UserID: poor.ID, Amount: 1200_00}); err != nil {
 			t.Fatal(err)
 		}
-		wantRedirect(t, manager.post(paths.ApprovalDecision(f.ID), decide("approve", "")), paths.Approval(f.ID))
-		got, _ := h.store.Approval(t.Context(), f.ID)
-		if got.Status != dashstore.ApprovalFailed || got.Reason == "" || got.ResultID != "" {
-			t.Errorf("approval = %+v, want failed with the service's message", got)
+		// The preflight the forms ask refuses it before it is sent: the approval says why and
+		// stays open, to approve once fixed or to reject.
+		res := manager.post(paths.ApprovalDecision(f.ID), decide("approve", ""))
+		wantStatus(t, res, http.StatusUnprocessableEntity)
+		wantBody(t, res, "Not approved")
+		if got, _ := h.store.Approval(t.Context(), f.ID); got.Status != dashstore.ApprovalPending || got.ResultID != "" {
+			t.Errorf("approval = %+v, want pending, nothing made", got)
 		}
-		wantBody(t, manager.get(paths.Approval(f.ID)), "Failed", got.Reason)
+		if e := h.auditActions("approval", f.ID); len(e) == 0 || e[0].Action != "approval.refuse" {
+			t.Errorf("audit = %+v, want the refused attempt", e)
+		}
+		wantRedirect(t, manager.post(paths.ApprovalDecision(f.ID), decide("reject", "no money")), paths.Approval(f.ID))
 	})
 	t.Run("the queue and the overview", func(t *testing.T) {
 		h.approvalOf(ops.post(userURL+"/payouts", url.Values{"platform": {"default"}, "amount": {"1001.00"}}))
@@ -284,9 +290,14 @@ func testApprovalPayoutRequests(t *testing.T, public bool) {
 		t.Errorf("%d payouts, want 1", n)
 	}
 	wantRedirect(t, manager.post(paths.PayoutRequestReview(rejected.ID), decide("reject", "duplicate")), paths.PayoutRequest(rejected.ID))
-	for id, action := range map[string]string{r.ID: "payout_request.approve", rejected.ID: "payout_request.reject"} {
-		if e := h.auditActions("payout_request", id); len(e) != 1 || e[0].Action != action {
-			t.Errorf("audit of %s = %+v, want %s", id, e, action)
+	// The refused second approval is in the audit log too, newest first.
+	for id, actions := range map[string]string{r.ID: "payout_request.refuse payout_request.approve", rejected.ID: "payout_request.reject"} {
+		var got []string
+		for _, e := range h.auditActions("payout_request", id) {
+			got = append(got, e.Action)
+		}
+		if strings.Join(got, " ") != actions {
+			t.Errorf("audit of %s = %v, want %s", id, got, actions)
 		}
 	}
 	wantBody(t, manager.get("/overview"), "0 waiting")

@@ -67,7 +67,7 @@ func (h *Handlers) auditFilterOf(c *fiber.Ctx) (dashstore.AuditFilter, component
 	if userID := h.userOfFilter(c, &form); userID != "" {
 		f.ObjectType, f.ObjectID = "user", userID
 	}
-	f.CreatedFrom, f.CreatedTo = dayRangeOf(&form)
+	f.CreatedFrom, f.CreatedTo = dayRangeOf(&form, h.zoneOf(c, &form))
 	return f, form
 }
 

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -136,7 +137,13 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 	}
 	p.Problem = problem
 	p.Uploader = job.OperatorID == h.operatorOf(c).ID
+	if p.Review, err = h.bulkReview(c.UserContext(), rows, c.QueryInt("rows", 1)); err != nil {
+		return err
+	}
 	if err := h.bulkRetryPlan(c.UserContext(), &p, job, rows); err != nil {
+		return err
+	}
+	if err := h.nameBulkRefs(c.UserContext(), &p, rows); err != nil {
 		return err
 	}
 	if job.Status == dashstore.BulkPreviewed {
@@ -193,7 +200,7 @@ func (h *Handlers) bulkProps(ctx context.Context, id string) (pages.BulkJobProps
 			EarlierJobID: rep.EarlierJobID, EarlierFile: rep.EarlierFile, EarlierRow: rep.EarlierRow, Earlier: rep.Earlier})
 	}
 	for _, r := range rows {
-		if r.Problem != "" || r.Outcome == dashstore.BulkFailed || r.Outcome == dashstore.BulkUnsettled {
+		if r.Problem != "" || (r.Outcome != "" && r.Outcome != dashstore.BulkPaid) {
 			p.NotPaid = append(p.NotPaid, pages.BulkRowNotPaid{Row: r.Row, UserRef: r.UserRef,
 				Outcome: bulkOutcomeLabel(r), Reason: bulkReason(r)})
 		}
@@ -214,6 +221,12 @@ func (h *Handlers) bulkRowsOf(ctx context.Context, id string) (dashstore.BulkJob
 	rows, err := h.store.BulkRows(ctx, job.ID)
 	if err != nil {
 		return dashstore.BulkJob{}, nil, nil, err
+	}
+	// While a job runs its rows are its run's to record; once done, they are followed.
+	if job.Status == dashstore.BulkDone {
+		if err := h.followBulkRows(ctx, job.ID, rows); err != nil {
+			return dashstore.BulkJob{}, nil, nil, err
+		}
 	}
 	repeats, err := h.store.BulkRepeats(ctx, job, h.bulkRepeatWindow)
 	if err != nil || job.RepeatsConfirmedBy != "" {
@@ -263,6 +276,97 @@ func (h *Handlers) confirmBulkRepeats(c *fiber.Ctx) error {
 	return web.Redirect(c, paths.Bulk(job.ID))
 }
 
+// bulkReviewRows is how many rows to pay, and payees, a job's page lists at once.
+const bulkReviewRows = 50
+
+// bulkReview is page (from 1) of a job's rows to pay with their payees named, and its totals
+// per payee, the largest first: the service is asked once per payee shown, at most twice
+// bulkReviewRows, whatever the file's size.
+func (h *Handlers) bulkReview(ctx context.Context, rows []dashstore.BulkRow, page int) (pages.BulkReview, error) {
+	var good []dashstore.BulkRow
+	totals := map[string]*pages.BulkPayeeTotal{}
+	var order []string
+	for _, r := range rows {
+		if r.Problem != "" {
+			continue
+		}
+		good = append(good, r)
+		t := totals[r.UserID]
+		if t == nil {
+			t = &pages.BulkPayeeTotal{}
+			totals[r.UserID] = t
+			order = append(order, r.UserID)
+		}
+		t.Rows++
+		t.Amount += payouts.Money(r.Amount)
+	}
+	if len(good) == 0 {
+		return pages.BulkReview{}, nil
+	}
+	r := pages.BulkReview{Pages: (len(good) + bulkReviewRows - 1) / bulkReviewRows}
+	r.Page = min(max(page, 1), r.Pages)
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(totals[b].Amount, totals[a].Amount) })
+	if len(order) > bulkReviewRows {
+		r.PayeesNotShown, order = len(order)-bulkReviewRows, order[:bulkReviewRows]
+	}
+	book := newPayeeBook(h.payouts.GetUser)
+	for _, id := range order {
+		p, err := book.lookup(ctx, &id)
+		if err != nil {
+			return r, err
+		}
+		t := totals[id]
+		t.Payee, t.Email = p.name, p.email
+		r.PerPayee = append(r.PerPayee, *t)
+	}
+	for _, row := range good[(r.Page-1)*bulkReviewRows : min(r.Page*bulkReviewRows, len(good))] {
+		p, err := book.lookup(ctx, &row.UserID)
+		if err != nil {
+			return r, err
+		}
+		if p.name == "" && p.email == "" {
+			p.email = row.UserRef
+		}
+		r.Rows = append(r.Rows, pages.BulkReviewRow{Row: row.Row, Payee: p.name, Email: p.email,
+			Amount: payouts.Money(row.Amount), Method: row.Method})
+	}
+	return r, nil
+}
+
+// nameBulkRefs shows the rows not paid, and those a retry would take, given by user id by their
+// payee's name and email instead: an id says nothing to whoever reviews them.
+func (h *Handlers) nameBulkRefs(ctx context.Context, p *pages.BulkJobProps, rows []dashstore.BulkRow) error {
+	userOf := map[int]string{}
+	for _, r := range rows {
+		if r.UserID != "" && r.UserRef == r.UserID {
+			userOf[r.Row] = r.UserID
+		}
+	}
+	book := newPayeeBook(h.payouts.GetUser)
+	name := func(row int, ref *string) error {
+		id, ok := userOf[row]
+		if !ok {
+			return nil
+		}
+		who, err := book.lookup(ctx, &id)
+		if err == nil && who.name+who.email != "" {
+			*ref = pages.BulkPayeeName(who.name, who.email)
+		}
+		return err
+	}
+	for i := range p.NotPaid {
+		if err := name(p.NotPaid[i].Row, &p.NotPaid[i].UserRef); err != nil {
+			return err
+		}
+	}
+	for i := range p.Retry {
+		if err := name(p.Retry[i].Row, &p.Retry[i].UserRef); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // bulkJobItem is a job as its pages name it.
 func bulkJobItem(j dashstore.BulkJob) pages.BulkJobItem {
 	return pages.BulkJobItem{ID: j.ID, FileName: j.FileName, Status: pages.BulkStatus(j.Status), Created: j.Created}
@@ -275,17 +379,30 @@ func bulkOutcomeLabel(r dashstore.BulkRow) string {
 		return "Failed"
 	case dashstore.BulkUnsettled:
 		return "Still running"
+	case dashstore.BulkSent:
+		return "Sent, not yet paid"
+	case dashstore.BulkHeld:
+		return "Held for review"
 	}
 	return "Skipped"
 }
 
-// bulkReason is why a row was not paid: its problem before the run, or the failure.
+// bulkReason is why a row was not paid: its problem before the run, the failure, or where its
+// payout stands.
 func bulkReason(r dashstore.BulkRow) string {
-	if r.Problem != "" {
+	switch {
+	case r.Problem != "":
 		return r.Problem
+	case r.Outcome == dashstore.BulkSent:
+		return "Payout " + r.TransferID + " is on its rail; the row is paid when it completes."
+	case r.Outcome == dashstore.BulkHeld:
+		return "Payout " + r.TransferID + " is held for review; it is sent once released, and never if rejected."
 	}
 	return r.Error
 }
+
+// bulkFailedOnRail begins what a retry does with a row whose payout was made and failed.
+const bulkFailedOnRail = "It failed on the rail after it was sent"
 
 // bulkRetryPlan says, for each failed row of a finished job, whether the service's preflight
 // still refuses it (and why) or it would now be sent: what "Retry the failed rows" will do.
@@ -293,18 +410,26 @@ func (h *Handlers) bulkRetryPlan(ctx context.Context, p *pages.BulkJobProps, job
 	if job.Status != dashstore.BulkDone || p.Summary.Failed == 0 {
 		return nil
 	}
-	var failed []dashstore.BulkRow
+	var failed, resend []dashstore.BulkRow
 	for _, r := range rows {
 		if r.Problem == "" && r.Outcome == dashstore.BulkFailed {
 			failed = append(failed, r)
+			if r.TransferID == "" {
+				resend = append(resend, r)
+			}
 		}
 	}
-	problems, err := h.bulkPreflight(ctx, job.FileHash, failed)
+	problems, err := h.bulkPreflight(ctx, job.FileHash, resend)
 	if err != nil {
 		return err
 	}
 	for _, r := range failed {
-		p.Retry = append(p.Retry, pages.BulkRetryRow{Row: r.Row, UserRef: r.UserRef, Failed: r.Error, Still: problems[r.Row]})
+		still := problems[r.Row]
+		if r.TransferID != "" {
+			// Its key was spent on a payout that failed: sent again, it gives that payout back.
+			still = bulkFailedOnRail + " (payout " + r.TransferID + "), and a retry would get that same failed payout back: pay it in a new file once the payee's method is fixed."
+		}
+		p.Retry = append(p.Retry, pages.BulkRetryRow{Row: r.Row, UserRef: r.UserRef, Failed: r.Error, Still: still})
 	}
 	return nil
 }
@@ -398,7 +523,7 @@ func (h *Handlers) approvedBulkOutflows(ctx context.Context, a dashstore.Approva
 func bulkOutflows(jobID string, rows []dashstore.BulkRow, operatorID string) []dashstore.Outflow {
 	flows := []dashstore.Outflow{}
 	for _, r := range rows {
-		if r.Problem == "" && r.Outcome != dashstore.BulkPaid {
+		if r.Problem == "" && !r.Sent() {
 			flows = append(flows, dashstore.Outflow{Key: dashstore.BulkOutflowKey(jobID, r.Row), Kind: kindBulk,
 				Payee: r.UserID, OperatorID: operatorID, Amount: payouts.Money(r.Amount)})
 		}
@@ -419,11 +544,7 @@ func (h *Handlers) cancelBulk(c *fiber.Ctx) error {
 
 // bulkResult is a job's rows with their outcomes, as CSV.
 func (h *Handlers) bulkResult(c *fiber.Ctx) error {
-	job, err := h.store.BulkJob(c.UserContext(), h.appID, c.Params("id"))
-	if err != nil {
-		return err
-	}
-	rows, err := h.store.BulkRows(c.UserContext(), job.ID)
+	job, rows, _, err := h.bulkRowsOf(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -466,6 +587,10 @@ func summarizeBulk(rows []dashstore.BulkRow) pages.BulkSummary {
 		case dashstore.BulkPaid:
 			s.Paid++
 			s.PaidAmount += r.Amount
+		case dashstore.BulkSent:
+			s.Sent++
+		case dashstore.BulkHeld:
+			s.Held++
 		case dashstore.BulkFailed:
 			s.Failed++
 		case dashstore.BulkSkipped:

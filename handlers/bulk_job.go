@@ -121,7 +121,8 @@ func (h *Handlers) runBulkJob(ctx context.Context, jobID string, by dashstore.Op
 		case r.Problem != "":
 			r.Outcome, r.Error = dashstore.BulkSkipped, r.Problem
 			skipped = append(skipped, r)
-		case r.Outcome == dashstore.BulkPaid:
+		case r.Sent(), r.Outcome == dashstore.BulkFailed && r.TransferID != "":
+			// Sent, or sent and failed: its key would give back the same payout.
 		case r.Outcome == dashstore.BulkUnsettled:
 			unsettled[r.BatchID] = append(unsettled[r.BatchID], r)
 		case r.Method == bulkWallet:
@@ -272,14 +273,64 @@ func (h *Handlers) bulkPayout(ctx context.Context, job dashstore.BulkJob, r *das
 	if err == nil {
 		t, err = h.payouts.CreatePayout(ctx, req)
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		r.Outcome, r.Error = dashstore.BulkFailed, refusalText(err)
-	case t.Status == payouts.TransferFailed:
-		r.Outcome, r.TransferID, r.Error = dashstore.BulkFailed, t.ID, t.FailureReason
-	default:
-		r.Outcome, r.TransferID, r.Error = dashstore.BulkPaid, t.ID, ""
+		return
 	}
+	setBulkPayoutOutcome(r, t)
+}
+
+// setBulkPayoutOutcome notes on a row what its payout t is now: paid only once it completed.
+func setBulkPayoutOutcome(r *dashstore.BulkRow, t *payouts.Transfer) {
+	r.TransferID, r.Error = t.ID, ""
+	switch t.Status {
+	case payouts.TransferCompleted:
+		r.Outcome = dashstore.BulkPaid
+	case payouts.TransferFailed:
+		r.Outcome, r.Error = dashstore.BulkFailed, t.FailureReason
+	case payouts.TransferFlagged:
+		r.Outcome = dashstore.BulkHeld
+	default:
+		r.Outcome = dashstore.BulkSent
+	}
+}
+
+// followBulkRows asks the service how the payouts of rows still sent or held stand now, notes
+// it on rows, and records the rows that moved: every reader of a finished job (its page, its
+// result CSV, a retry) sees the rows as the service's transfers are at that moment.
+func (h *Handlers) followBulkRows(ctx context.Context, jobID string, rows []dashstore.BulkRow) error {
+	var open []int
+	for i, r := range rows {
+		if (r.Outcome == dashstore.BulkSent || r.Outcome == dashstore.BulkHeld) && r.TransferID != "" {
+			open = append(open, i)
+		}
+	}
+	errs := make([]error, len(open))
+	moved := make([]bool, len(open))
+	inParallel(bulkParallel, len(open), func(i int) {
+		r := &rows[open[i]]
+		t, err := h.payouts.GetTransfer(ctx, r.TransferID)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		was := r.Outcome
+		setBulkPayoutOutcome(r, t)
+		moved[i] = r.Outcome != was
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var changed []dashstore.BulkRow
+	for i, m := range moved {
+		if m {
+			changed = append(changed, rows[open[i]])
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	return h.store.SetBulkOutcomes(ctx, jobID, changed)
 }
 
 // bankAccountOf picks the payee's saved bank account for an ACH payout, which must name one. A

@@ -43,7 +43,7 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 	if filter.Type != "" && !filter.Type.Valid() {
 		addProblem(&form, "type", "choose an event type from the list")
 	}
-	filter.CreatedFrom, filter.CreatedTo = dayRangeOf(&form)
+	filter.CreatedFrom, filter.CreatedTo = dayRangeOf(&form, h.zoneOf(c, &form))
 	if userID := h.userOfFilter(c, &form); userID != "" {
 		filter.ObjectID = userID
 	}

@@ -65,7 +65,7 @@ func TestTransferCSVRecord(t *testing.T) {
 				{Type: payouts.TransactionPayout, Amount: 13_13, Status: "voided"},
 				{Type: payouts.TransactionFee, Amount: 25, Status: "voided", Direction: "out"},
 				{Type: payouts.TransactionBalance, Amount: 13_13, Status: "posted", Direction: "in"}}}, zoe,
-			map[string]string{"fee": "0.00", "status": "Failed", "signed_amount": "0.00"}},
+			map[string]string{"fee": "0.00", "status": "Failed", "signed_amount": "0.00", "money_in": "13.13", "money_out": "13.13"}},
 		{"completed payout: when its history says", payouts.Transfer{Type: payouts.TransferPayout, Status: payouts.TransferCompleted,
 			Amount: 13_13, ExternalData: payouts.ExternalData{Platform: payouts.PlatformVenmo},
 			StatusHistory: []payouts.StatusChange{{Status: payouts.TransferPending, At: payouts.NewTime(time.Date(2026, 3, 2, 14, 30, 0, 0, time.UTC))},
@@ -84,7 +84,7 @@ func TestTransferCSVRecord(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.t.Created = created
-			row := transferCSVRecord(tc.t, tc.payee, true)
+			row := transferCSVRecord(tc.t, tc.payee, true, payouts.Range{})
 			if len(row) != len(transferCSVHeader) {
 				t.Fatalf("%d cells for %d columns", len(row), len(transferCSVHeader))
 			}
@@ -94,7 +94,7 @@ func TestTransferCSVRecord(t *testing.T) {
 				}
 			}
 			// The public API does not say which lines are the app's wallet's: no sum is guessed.
-			if got := transferCSVRecord(tc.t, tc.payee, false)[slices.Index(transferCSVHeader, "signed_amount")]; got != "" {
+			if got := transferCSVRecord(tc.t, tc.payee, false, payouts.Range{})[slices.Index(transferCSVHeader, "signed_amount")]; got != "" {
 				t.Errorf("without the extension, signed_amount = %q, want empty", got)
 			}
 		})

@@ -169,13 +169,22 @@ func TestExportsSumToTheSummary(t *testing.T) {
 			rows := readCSV(t, res.body)
 			headers[tc.export] = rows[0]
 			col := csvColumns(t, rows[0])
-			var net payouts.Money
+			var net, in, out payouts.Money
 			for _, row := range rows[1:] {
-				signed, err := payouts.ParseDollars(row[col["signed_amount"]])
-				if err != nil {
-					t.Fatalf("signed_amount %q: %v", row[col["signed_amount"]], err)
+				for _, c := range []struct {
+					name string
+					sum  *payouts.Money
+				}{{"signed_amount", &net}, {"money_in", &in}, {"money_out", &out}} {
+					v, err := payouts.ParseDollars(row[col[c.name]])
+					if err != nil {
+						t.Fatalf("%s %q: %v", c.name, row[col[c.name]], err)
+					}
+					*c.sum += v
 				}
-				net += signed
+			}
+			// Money in and out each rebuild the page's: a failed funded payout is in and out.
+			if in != tc.summary.MoneyIn || out != tc.summary.MoneyOut {
+				t.Errorf("money_in sums to %s, money_out to %s; the summary's in %s, out %s", in, out, tc.summary.MoneyIn, tc.summary.MoneyOut)
 			}
 			if want := tc.summary.MoneyIn - tc.summary.MoneyOut; net != want || !tc.summary.Exact {
 				t.Errorf("signed_amount sums to %s, the summary's net is %s (in %s, out %s)", net, want,
@@ -193,7 +202,7 @@ func TestExportsSumToTheSummary(t *testing.T) {
 		wantStatus(t, res, http.StatusOK)
 		wantBody(t, res, append(rows, `data-testid="by-type"`, "Transactions counts each line (a fee under Fee)")...)
 	}
-	shared := []string{"id", "created_utc", "type", "status", "direction", "amount", "signed_amount", "user_id",
+	shared := []string{"id", "created_utc", "type", "status", "direction", "amount", "signed_amount", "money_in", "money_out", "user_id",
 		"payee_name", "payee_email"}
 	for export, header := range headers {
 		if len(header) < len(shared) || !slices.Equal(header[:len(shared)], shared) {

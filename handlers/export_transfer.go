@@ -17,9 +17,10 @@ func (h *Handlers) exportTransfers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	filter, _ := h.transferFilterOf(c)
 	return exportWithPayees(h, c, "transfers", filterOf(h.transferFilterOf), h.allTransfers,
 		func(t payouts.Transfer) *string { return t.UserID }, transferCSVHeader,
-		func(t payouts.Transfer, p payee) []string { return transferCSVRecord(t, p, walletKnown) })
+		func(t payouts.Transfer, p payee) []string { return transferCSVRecord(t, p, walletKnown, filter.Range) })
 }
 
 // transactionVoided is a transaction's status once its reservation was released.
@@ -28,10 +29,11 @@ const transactionVoided = "voided"
 // csvSharedHeader are the first columns of both exports, the same words for the same things:
 // what the row did and where it stands in the list's words, which way its money goes for the
 // app's wallet (in or out; empty for a ledger line between other accounts), the amount unsigned,
-// and signed_amount, what its posted lines moved into (+) or out of (−) the app's wallet: the
-// figure the list's summary sums, so a spreadsheet's sum of the column is the summary's net.
+// and what its lines posted in the export's date range moved into (money_in) and out of
+// (money_out) the app's wallet, and the two netted (signed_amount): the figures the list's
+// summary sums, so a spreadsheet's sums of the columns are the page's In, Out and net.
 var csvSharedHeader = []string{"id", "created_utc", "type", "status", "direction", "amount", "signed_amount",
-	"user_id", "payee_name", "payee_email"}
+	"money_in", "money_out", "user_id", "payee_name", "payee_email"}
 
 var transferCSVHeader = slices.Concat(csvSharedHeader, []string{"fee", "completed_utc", "payout_method",
 	"payout_link_id", "failure_reason", "metadata"})
@@ -40,45 +42,61 @@ var transferCSVHeader = slices.Concat(csvSharedHeader, []string{"fee", "complete
 // type as the page names it, the amount without the API's sign and the direction apart.
 // walletKnown says the backend tells which way each line moves the app's wallet (our
 // extension); without it signed_amount is left empty rather than guessed.
-func transferCSVRecord(t payouts.Transfer, p payee, walletKnown bool) []string {
-	var method, signed string
+func transferCSVRecord(t payouts.Transfer, p payee, walletKnown bool, rng payouts.Range) []string {
+	var method string
 	if t.Type == payouts.TransferPayout {
 		method = t.ExternalData.Platform.Label()
 	}
-	if walletKnown {
-		var net payouts.Money
-		for _, tx := range t.Transactions {
-			net += transactionSigned(tx)
-		}
-		signed = net.Decimal()
+	var m walletMoney
+	for _, tx := range t.Transactions {
+		m.add(tx, rng)
 	}
 	return slices.Concat(csvShared(csvText(t.ID), t.Created.Time, pages.TransferLabel(t), pages.TransferStatusLabel(t),
-		transferDirection(t), pages.TransferAmount(t), signed, t.UserID, p),
+		transferDirection(t), pages.TransferAmount(t), m.cells(walletKnown), t.UserID, p),
 		[]string{transferFee(t).Decimal(), csvCompleted(t), csvText(method), csvText(deref(t.PayoutLinkID)),
 			csvText(t.FailureReason), csvMetadata(t.Metadata)})
 }
 
-// csvShared is the cells of csvSharedHeader.
-func csvShared(id string, created time.Time, typ, status, direction string, amount payouts.Money, signed string,
+// csvShared is the cells of csvSharedHeader; money is signed_amount, money_in and money_out.
+func csvShared(id string, created time.Time, typ, status, direction string, amount payouts.Money, money []string,
 	userID *string, p payee) []string {
-	return []string{id, csvTime(created), csvText(typ), csvText(status), direction, amount.Decimal(), signed,
-		csvText(deref(userID)), csvText(p.name), csvText(p.email)}
+	return slices.Concat([]string{id, csvTime(created), csvText(typ), csvText(status), direction, amount.Decimal()}, money,
+		[]string{csvText(deref(userID)), csvText(p.name), csvText(p.email)})
 }
 
-// transactionSigned is what a ledger line moved into (+) or out of (−) the app's wallet: its
-// amount once posted, by its direction; nothing while pending or once voided, nor for a line
-// between other accounts. The summaries count the same lines (internal/store/summary.go).
-func transactionSigned(t payouts.Transaction) payouts.Money {
+// walletMoney is what ledger lines moved into and out of the app's wallet.
+type walletMoney struct{ in, out payouts.Money }
+
+// add counts a line that moved the app's wallet: its amount once posted, by its direction, when
+// it was posted within rng (a range's money is what lines posted in it moved, as the summaries
+// and the statement count it: internal/store/summary.go); nothing while pending or once voided,
+// nor for a line between other accounts.
+func (m *walletMoney) add(t payouts.Transaction, rng payouts.Range) {
 	if t.Status != transactionPosted {
-		return 0
+		return
+	}
+	posted := t.Created.Time
+	if t.Posted != nil {
+		posted = t.Posted.Time
+	}
+	if (!rng.CreatedFrom.IsZero() && posted.Before(rng.CreatedFrom)) || (!rng.CreatedTo.IsZero() && !posted.Before(rng.CreatedTo)) {
+		return
 	}
 	switch t.Direction {
 	case "in":
-		return t.Amount
+		m.in += t.Amount
 	case "out":
-		return -t.Amount
+		m.out += t.Amount
 	}
-	return 0
+}
+
+// cells are signed_amount, money_in and money_out; empty without walletKnown (the public API,
+// which does not say which lines are the app wallet's): no sum is guessed.
+func (m walletMoney) cells(walletKnown bool) []string {
+	if !walletKnown {
+		return []string{"", "", ""}
+	}
+	return []string{(m.in - m.out).Decimal(), m.in.Decimal(), m.out.Decimal()}
 }
 
 // transactionPosted is a transaction's status once it moved money for good.
@@ -138,9 +156,12 @@ func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
 	filterOfStatus := func(c *fiber.Ctx) (payouts.TransactionFilter, listFilter) {
 		return h.transactionFilterOf(c, statusKnown)
 	}
+	filter, _ := filterOfStatus(c)
 	return exportWithPayees(h, c, "transactions", filterOf(filterOfStatus), h.allTransactions,
 		func(t payouts.Transaction) *string { return t.UserID }, transactionCSVHeader,
-		func(t payouts.Transaction, p payee) []string { return transactionCSVRecord(t, p, walletKnown) })
+		func(t payouts.Transaction, p payee) []string {
+			return transactionCSVRecord(t, p, walletKnown, filter.Range)
+		})
 }
 
 var transactionCSVHeader = slices.Concat(csvSharedHeader, []string{"transfer_id", "source_name", "destination_name",
@@ -149,12 +170,10 @@ var transactionCSVHeader = slices.Concat(csvSharedHeader, []string{"transfer_id"
 // transactionCSVRecord is a ledger line as a row of the export, in the transactions page's
 // words; without walletKnown (the public API) its direction and signed_amount are unknown and
 // left empty.
-func transactionCSVRecord(t payouts.Transaction, p payee, walletKnown bool) []string {
-	var signed string
-	if walletKnown {
-		signed = transactionSigned(t).Decimal()
-	}
+func transactionCSVRecord(t payouts.Transaction, p payee, walletKnown bool, rng payouts.Range) []string {
+	var m walletMoney
+	m.add(t, rng)
 	return append(csvShared(strconv.FormatInt(t.ID, 10), t.Created.Time, pages.TransactionTypeName(t.Type),
-		pages.TransactionStatusName(t.Status), t.Direction, t.Amount, signed, t.UserID, p),
+		pages.TransactionStatusName(t.Status), t.Direction, t.Amount, m.cells(walletKnown), t.UserID, p),
 		csvText(t.TransferID), csvText(t.SourceName), csvText(t.DestinationName), csvMetadata(t.Metadata))
 }

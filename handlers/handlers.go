@@ -28,6 +28,7 @@ type Store interface {
 	Operator(ctx context.Context, id string) (dashstore.Operator, error)
 	Operators(ctx context.Context) ([]dashstore.Operator, error)
 	UpdateOperator(ctx context.Context, id string, upd dashstore.OperatorUpdate, now time.Time) (dashstore.Operator, error)
+	SetOperatorTimeZone(ctx context.Context, id, zone string, now time.Time) error
 	AddAudit(ctx context.Context, e *dashstore.AuditEntry) error
 	AuditLog(ctx context.Context, f dashstore.AuditFilter) ([]dashstore.AuditEntry, bool, error)
 	bulkStore

@@ -126,7 +126,7 @@ func (h *Handlers) listFilterOf(c *fiber.Ctx, extra ...string) listFilter {
 		}
 	}
 	f.userID = h.userOfFilter(c, &f.form)
-	f.rng.CreatedFrom, f.rng.CreatedTo = dayRangeOf(&f.form)
+	f.rng.CreatedFrom, f.rng.CreatedTo = dayRangeOf(&f.form, h.zoneOf(c, &f.form))
 	for field, bound := range map[string]*payouts.Money{"min": &f.rng.AmountMin, "max": &f.rng.AmountMax} {
 		if f.form.Value(field) != "" {
 			if m, ok := amountOf(&f.form, field); ok && m < 0 {
@@ -151,14 +151,10 @@ func (h *Handlers) listFilterOf(c *fiber.Ctx, extra ...string) listFilter {
 	return f
 }
 
-// dayRangeOf reads a filter's "from" and "to" days in the browser's zone (tz, which
-// static/js/app.js fills; UTC without script): from the first instant of "from" to the end of
-// "to", the last day included. Zero is no bound; a day it cannot read is a problem on its field.
-func dayRangeOf(form *components.Form) (from, to time.Time) {
-	loc, err := time.LoadLocation(form.Value("tz"))
-	if err != nil {
-		loc = time.UTC
-	}
+// dayRangeOf reads a filter's "from" and "to" days in loc, the operator's zone (zoneOf): from
+// the first instant of "from" to the end of "to", the last day included. Zero is no bound; a
+// day it cannot read is a problem on its field.
+func dayRangeOf(form *components.Form, loc *time.Location) (from, to time.Time) {
 	day := func(field string) time.Time {
 		v := form.Value(field)
 		if v == "" {

@@ -39,6 +39,9 @@ func (h *Handlers) routes() []web.Route {
 		{Method: post, Path: "/logout", Perm: web.PermSignedIn, Handler: h.logout},
 		{Method: get, Path: "/", Perm: web.PermSignedIn, Handler: h.home},
 		{Method: get, Path: "/overview", Perm: web.PermAppRead, Handler: h.overview},
+		// Every operator sets their own time zone, and only their own.
+		{Method: get, Path: "/settings", Perm: web.PermSignedIn, Handler: h.settings},
+		{Method: post, Path: "/settings/time-zone", Perm: web.PermSignedIn, Handler: h.setTimeZone},
 		// Every operator may search; the results hold only the kinds their role may read.
 		{Method: get, Path: "/search", Perm: web.PermSignedIn, Handler: h.search},
 

@@ -128,8 +128,8 @@ func (h *Handlers) findByText(ctx context.Context, q string, p *pages.SearchProp
 		return err
 	}
 	p.AddNote(note)
-	p.Users = newest(append(p.Users, users.Data...), func(u payouts.User) string { return u.ID },
-		func(u payouts.User) int64 { return u.Created.UnixMicro() })
+	p.Users = exactFirst(newest(append(p.Users, users.Data...), func(u payouts.User) string { return u.ID },
+		func(u payouts.User) int64 { return u.Created.UnixMicro() }), q)
 	if amount, err := payouts.ParseDollars(q); err == nil && amount > 0 {
 		p.Amount = amount
 	}
@@ -235,4 +235,23 @@ func (h *Handlers) namePeople(ctx context.Context, p *pages.SearchProps) error {
 	}
 	maps.Copy(p.People, more)
 	return nil
+}
+
+// exactFirst moves the users whose whole name or email is q, in any case, before the others,
+// each side keeping its order: the few the header suggests then hold the one typed in full,
+// however many newer users' names merely contain it.
+func exactFirst(users []payouts.User, q string) []payouts.User {
+	exact := func(u payouts.User) bool {
+		return strings.EqualFold(strings.TrimSpace(u.FirstName+" "+u.LastName), q) || strings.EqualFold(u.Email, q)
+	}
+	slices.SortStableFunc(users, func(a, b payouts.User) int {
+		switch ea, eb := exact(a), exact(b); {
+		case ea && !eb:
+			return -1
+		case eb && !ea:
+			return 1
+		}
+		return 0
+	})
+	return users
 }

@@ -36,7 +36,7 @@ type statementQuery struct {
 }
 
 // statementQueryOf reads a statement's query. A quick period fills the days; no days at all is
-// this month. Days are read in the browser's zone (tz; UTC without script), "to" included.
+// this month. Days are read in the operator's zone (zoneOf), "to" included.
 func (h *Handlers) statementQueryOf(c *fiber.Ctx) statementQuery {
 	q := statementQuery{form: components.Form{Values: map[string]string{}}}
 	for _, name := range statementFields {
@@ -44,10 +44,7 @@ func (h *Handlers) statementQueryOf(c *fiber.Ctx) statementQuery {
 			q.form.Values[name] = v
 		}
 	}
-	q.loc = time.UTC
-	if loc, err := time.LoadLocation(q.form.Value("tz")); err == nil {
-		q.loc = loc
-	}
+	q.loc = h.zoneOf(c, &q.form)
 	period := q.form.Value("period")
 	delete(q.form.Values, "period")
 	if q.form.Value("from") == "" && q.form.Value("to") == "" && period == "" {
@@ -57,7 +54,7 @@ func (h *Handlers) statementQueryOf(c *fiber.Ctx) statementQuery {
 		q.form.Values["from"], q.form.Values["to"] = first.Format(time.DateOnly), last.Format(time.DateOnly)
 	}
 	q.req.UserID = h.userOfFilter(c, &q.form)
-	q.req.From, q.req.To = dayRangeOf(&q.form)
+	q.req.From, q.req.To = dayRangeOf(&q.form, q.loc)
 	for field, day := range map[string]time.Time{"from": q.req.From, "to": q.req.To} {
 		if day.IsZero() && q.form.Error(field) == "" {
 			addProblem(&q.form, field, "choose a day")

@@ -51,6 +51,9 @@ type Transaction struct {
 	// absent when it is between other accounts. A line counts in the summaries' money in or
 	// out by it, once posted.
 	Direction string `json:"direction,omitempty"`
+	// Posted is ours: when the line was posted, absent while pending or once voided. A range's
+	// money is what lines posted in it moved (the summaries', the statement's definition).
+	Posted *Time `json:"posted,omitempty"`
 }
 
 // TransactionFilter narrows GET /v2/transactions. The type, status, creation and amount

@@ -95,7 +95,7 @@ var (
 		opt("id", integer), opt("amount", number), opt("created", str), opt("source_name", str), opt("destination_name", str),
 		opt("type", enum("balance", "refill", "payout", "payment", "fee", "surrogate")),
 		opt("metadata", metadata), opt("transfer_id", str),
-	).extensions("status", "user_id", "direction")
+	).extensions("status", "user_id", "direction", "posted")
 
 	transferModel = object(
 		opt("id", str), opt("created", str), opt("user_id", str),

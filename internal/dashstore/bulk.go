@@ -23,9 +23,14 @@ const (
 
 // Outcomes of a bulk row.
 const (
-	BulkPaid    = "paid"
+	BulkPaid    = "paid"    // its payout completed, or its wallet credit was made
 	BulkFailed  = "failed"  // the service refused or failed it
 	BulkSkipped = "skipped" // it had a problem, so it was never sent
+	// BulkSent is a row whose payout the service accepted and has not completed: it is on its
+	// rail and becomes paid or failed as its transfer does.
+	BulkSent = "sent"
+	// BulkHeld is a row whose payout the service holds for review (a flagged transfer).
+	BulkHeld = "held"
 	// BulkUnsettled is a row sent in a transfer batch that had not finished when the job stopped
 	// waiting for it: the batch may still pay it, so it is neither paid nor failed until asked again.
 	BulkUnsettled = "unsettled"
@@ -57,10 +62,16 @@ type BulkRow struct {
 	Memo       string
 	Method     string // "wallet", or a payout platform
 	Problem    string // why the row will not be paid; empty for a good row
-	Outcome    string // empty until run; BulkPaid, BulkFailed, BulkSkipped or BulkUnsettled
+	Outcome    string // empty until run; BulkPaid, BulkSent, BulkHeld, BulkFailed, BulkSkipped or BulkUnsettled
 	TransferID string
 	Error      string
 	BatchID    string // the transfer batch an unsettled row waits in
+}
+
+// Sent reports whether the row's payment was made (paid, or its payout on its rail or held for
+// review): a run never sends it again, and an approval does not count it as still to send.
+func (r BulkRow) Sent() bool {
+	return r.Outcome == BulkPaid || r.Outcome == BulkSent || r.Outcome == BulkHeld
 }
 
 // BulkWallet is the method of a bulk row that credits the payee's wallet instead of paying out.

@@ -67,6 +67,9 @@ type Operator struct {
 	// approved by someone the maker just vouched for).
 	VouchedBy string
 	VouchedAt time.Time
+	// TimeZone is the IANA zone whose days the operator reads (SetOperatorTimeZone); empty
+	// until they set it.
+	TimeZone string
 }
 
 // NormalizeEmail is the form in which operator emails are stored and looked up.
@@ -91,13 +94,13 @@ func (op *Operator) validate() error {
 	return p.Err()
 }
 
-const operatorColumns = `id, email, name, role, password_hash, disabled, created_at, updated_at, vouched_by, vouched_at`
+const operatorColumns = `id, email, name, role, password_hash, disabled, created_at, updated_at, vouched_by, vouched_at, time_zone`
 
 func scanOperator(row interface{ Scan(...any) error }) (Operator, error) {
 	var op Operator
 	var created, updated, vouched int64
 	err := row.Scan(&op.ID, &op.Email, &op.Name, &op.Role, &op.PasswordHash, &op.Disabled, &created, &updated,
-		&op.VouchedBy, &vouched)
+		&op.VouchedBy, &vouched, &op.TimeZone)
 	if errors.Is(err, sql.ErrNoRows) {
 		return op, payouts.Errorf(payouts.ENotFound, "operator not found")
 	}
@@ -123,8 +126,9 @@ func (s *Store) CreateOperator(ctx context.Context, op *Operator, now time.Time)
 		op.VouchedAt, vouched = now.UTC(), sqldb.Micros(now)
 	}
 	_, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO operators (`+operatorColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		op.ID, op.Email, op.Name, op.Role, op.PasswordHash, op.Disabled, sqldb.Micros(now), sqldb.Micros(now), op.VouchedBy, vouched)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		op.ID, op.Email, op.Name, op.Role, op.PasswordHash, op.Disabled, sqldb.Micros(now), sqldb.Micros(now), op.VouchedBy, vouched,
+		op.TimeZone)
 	if sqldb.IsUniqueViolation(err) {
 		return &payouts.Error{Code: payouts.EInvalidInput, Message: "an operator with this email already exists",
 			Fields: map[string]string{"email": "an operator with this email already exists"}}
@@ -242,4 +246,21 @@ func (s *Store) UpdateOperator(ctx context.Context, id string, upd OperatorUpdat
 		return nil
 	})
 	return op, err
+}
+
+// SetOperatorTimeZone sets the time zone of the operator with id: an IANA name this machine
+// knows, else a field error.
+func (s *Store) SetOperatorTimeZone(ctx context.Context, id, zone string, now time.Time) error {
+	if _, err := time.LoadLocation(zone); zone == "" || zone == "Local" || err != nil {
+		return payouts.FieldError("time_zone", "choose a time zone, such as America/New_York")
+	}
+	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE operators SET time_zone = ?, updated_at = ? WHERE id = ?`),
+		zone, sqldb.Micros(now), id)
+	if ok, err := oneRow(res, err); err != nil || !ok {
+		if err == nil {
+			err = payouts.Errorf(payouts.ENotFound, "operator not found")
+		}
+		return err
+	}
+	return nil
 }

@@ -326,5 +326,9 @@ func transactionOf(p ledger.Posting) payouts.Transaction {
 		id := p.UserID
 		t.UserID = &id
 	}
+	if p.State == ledger.Posted && !p.Posted.IsZero() {
+		posted := payouts.NewTime(p.Posted)
+		t.Posted = &posted
+	}
 	return t
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -35,7 +36,7 @@ func (q *Queries) SummarizeTransfers(ctx context.Context, appID string, f payout
 	// Each transfer's lines are found by the (app_id, transfer_id, id) index.
 	walletSum := func(side string) string {
 		return `(SELECT COALESCE(SUM(p.amount), 0) FROM postings p WHERE p.app_id = transfers.app_id
-			AND p.transfer_id = transfers.id AND p.state = 'posted' AND p.` + side + ` = ` + wallet + `)`
+			AND p.transfer_id = transfers.id AND p.state = 'posted' AND p.` + side + ` = ` + wallet + postedIn("p.posted", f.Range) + `)`
 	}
 	return q.summarize(ctx, summaryQuery{table: "transfers", columns: "user_id, type, status, amount, created, " +
 		walletSum("credit_account") + " AS wallet_in, " + walletSum("debit_account") + " AS wallet_out",
@@ -57,11 +58,26 @@ func (q *Queries) SummarizeTransactions(ctx context.Context, appID string, f pay
 	var scope, match listQuery
 	scope.scope(appID, f.Range)
 	transactionMatch(&match, f)
-	return q.summarize(ctx, summaryQuery{table: "postings", columns: "user_id, debit_account, credit_account, amount, created, state, type",
+	return q.summarize(ctx, summaryQuery{table: "postings", columns: "user_id, debit_account, credit_account, amount, created, posted, state, type",
 		scope: scope, match: match, types: transactionTypes,
-		in:      `CASE WHEN credit_account = ` + wallet + ` AND state = 'posted' THEN amount ELSE 0 END`,
-		out:     `CASE WHEN debit_account = ` + wallet + ` AND state = 'posted' THEN amount ELSE 0 END`,
+		in:      `CASE WHEN credit_account = ` + wallet + ` AND state = 'posted'` + postedIn("posted", f.Range) + ` THEN amount ELSE 0 END`,
+		out:     `CASE WHEN debit_account = ` + wallet + ` AND state = 'posted'` + postedIn("posted", f.Range) + ` THEN amount ELSE 0 END`,
 		indexed: f.UserID != ""})
+}
+
+// postedIn is the condition, to AND to a line's, that column (a posting's posted time) lies in
+// r's creation range: a range's money is what lines posted in it moved, the statement's
+// definition, so a day's figures are final once the day is over, whatever its rows' lines do
+// later. Written as literals (microseconds): the summaries' statements repeat their columns.
+func postedIn(column string, r payouts.Range) string {
+	var cond string
+	if !r.CreatedFrom.IsZero() {
+		cond += " AND " + column + " >= " + strconv.FormatInt(sqldb.Micros(r.CreatedFrom), 10)
+	}
+	if !r.CreatedTo.IsZero() {
+		cond += " AND " + column + " < " + strconv.FormatInt(sqldb.Micros(r.CreatedTo), 10)
+	}
+	return cond
 }
 
 // appWalletID is the id of the app's wallet account, written for a query; an app without a

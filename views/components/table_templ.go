@@ -163,7 +163,7 @@ func ListSummary(p SummaryProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<p class=\"w-full text-xs text-gray-500\" data-testid=\"summary-definition\">In and out are the posted ledger lines into and out of the app's wallet, as on its statement: money moved to a user and then paid out counts once, and a failed payout's released fee counts nowhere. Transfers and transactions sum the same lines: Transfers counts each transfer with all its lines (a payout's fee under Payout), dated when the transfer was made; Transactions counts each line (a fee under Fee), dated when the line was.</p></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<p class=\"w-full text-xs text-gray-500\" data-testid=\"summary-definition\">In and out are the posted ledger lines into and out of the app's wallet, as on its statement: money moved to a user and then paid out counts once, and a failed payout's released fee counts nowhere. Transfers and transactions sum the same lines: Transfers counts each transfer with all its lines (a payout's fee under Payout); Transactions counts each line (a fee under Fee). The rows are those made in the dates chosen; their money is what their lines posted in those dates moved, as on the statement, so a day's figures stay as they are once it is over.</p></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

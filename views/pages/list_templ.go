@@ -160,8 +160,8 @@ func typeAndStatus(types, statuses []components.Option, filter components.Form) 
 	})
 }
 
-// dayRange is a filter's first and last days, read in the browser's time zone (tz), which the
-// dashboard's script fills.
+// dayRange is a filter's first and last days, read in the operator's time zone (tz: theirs, or
+// until they set one the browser's, which the dashboard's script fills), which it names.
 func dayRange(filter components.Form) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -204,12 +204,20 @@ func dayRange(filter components.Form) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.FilterField(filter.FilterField("to", "To (included)").WithType("date"), "w-36").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.FilterField(filter.FilterField("to", "To (included)").WithType("date").WithHint("Days in "+dayZoneName(filter.Value("tz"))), "w-36").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		return nil
 	})
+}
+
+// dayZoneName names the zone of a filter's days; none is UTC.
+func dayZoneName(tz string) string {
+	if tz == "" {
+		return "UTC"
+	}
+	return tz
 }
 
 // ListHead sits above a reconciliation table: the filter's problem and export, the summary of
