@@ -71,6 +71,11 @@ func (s *Service) issuePayoutLink(ctx context.Context, q Queries, appID, userID 
 	if err := q.CreatePayoutLink(ctx, link); err != nil {
 		return "", err
 	}
+	if link.Status == payouts.LinkDeliveryPending {
+		if err := s.queueLinkMessage(ctx, q, link); err != nil {
+			return "", err
+		}
+	}
 	return link.ID, nil
 }
 
@@ -224,7 +229,11 @@ func (s *Service) CancelPayoutLink(ctx context.Context, appID, id string) (*payo
 		}
 		from := l.Status
 		l.Status, l.Updated = payouts.LinkCanceled, s.now()
-		return q.UpdatePayoutLink(ctx, l, from)
+		if err := q.UpdatePayoutLink(ctx, l, from); err != nil {
+			return err
+		}
+		// A message not sent yet no longer goes out.
+		return q.DropQueuedMessages(ctx, appID, id, "the payout link was canceled before it went out", l.Updated)
 	})
 	if err != nil {
 		return nil, err
