@@ -29,6 +29,7 @@ const (
 	ExtStatements          Extension = "statements"            // GET /v2/statement: a wallet over a period
 	ExtReconciliation      Extension = "reconciliation"        // GET /v2/reconciliation
 	ExtRails               Extension = "rails"                 // GET /v2/rails: the rail of each platform
+	ExtMessages            Extension = "messages"              // GET /v2/users/{id}/messages, POST /v2/payout-links/{id}/resend
 )
 
 // Extensions is the answer of GET /v2/extensions: the names of the extensions the server offers.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,7 @@ type flags struct {
 	metricsAddr                        string
 	ledgerCheckInterval, retention     string
 	rails                              string
+	messages, smsCountries             string
 	// getenv reads the providers' credentials, which are never flags (they would show in ps).
 	getenv func(string) string
 }
@@ -92,6 +94,10 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 	fs.StringVar(&f.sandboxACHDelay, "sandbox-ach-delay", env("DISBURSE_SANDBOX_ACH_DELAY", "20s"),
 		"how long sandbox ACH payouts take to settle (DISBURSE_SANDBOX_ACH_DELAY)")
 	f.registerRails(fs, getenv)
+	fs.StringVar(&f.messages, "messages", env("DISBURSE_MESSAGES", ""),
+		"the provider of each channel's messages (payout links, codes), e.g. email=smtp,sms=twilio; unlisted channels stay on the sandbox inbox; smtp reads DISBURSE_SMTP_URL, DISBURSE_EMAIL_FROM and DISBURSE_EMAIL_REPLY_TO; twilio reads TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID, and TWILIO_API_BASE (DISBURSE_MESSAGES)")
+	fs.StringVar(&f.smsCountries, "sms-countries", env("DISBURSE_SMS_COUNTRIES", ""),
+		"calling codes of the countries texts go to, e.g. 1,44; required with sms=twilio (DISBURSE_SMS_COUNTRIES)")
 	fs.StringVar(&f.railLease, "rail-lease", env("DISBURSE_RAIL_LEASE", "1m"),
 		"how long a worker owns a payout it is handing to a rail before another worker may take it over (DISBURSE_RAIL_LEASE)")
 	fs.StringVar(&f.webhookLease, "webhook-lease", env("DISBURSE_WEBHOOK_LEASE", "1m"),
@@ -158,6 +164,23 @@ func (f *flags) config() (config, error) {
 			bad("--rails: %v", err)
 		}
 		cfg.service.Providers = providers
+	}
+	if f.messages != "" {
+		providers, err := parseMessages(f.messages, f.getenv)
+		if err != nil {
+			bad("--messages: %v", err)
+		}
+		cfg.service.Messages = providers
+	}
+	countries, err := parseCountries(f.smsCountries)
+	if err != nil {
+		bad("--sms-countries: %v", err)
+	}
+	cfg.service.SMSCountries = countries
+	for _, p := range cfg.service.Messages {
+		if slices.Contains(p.Channels, "sms") && len(countries) == 0 {
+			bad("--messages sms=%s: name the countries texts go to with --sms-countries (SMS pumping costs money)", p.Name)
+		}
 	}
 	switch f.sandboxInbox {
 	case "on", "":
