@@ -59,7 +59,6 @@ func TestSend(t *testing.T) {
 	}
 }
 
-
 // TestReport checks status callbacks: signed by Twilio they are read; forged, altered, or
 // another account's, they are refused.
 func TestReport(t *testing.T) {
