@@ -390,12 +390,9 @@ func (s *Service) ResendPayoutLink(ctx context.Context, appID, id string) (*payo
 		return nil, notFound("payout link")
 	}
 	err := s.store.InTx(ctx, func(q Queries) error {
-		l, err := q.GetPayoutLink(ctx, appID, id)
+		l, err := openLink(ctx, q, appID, id, "is not sent again")
 		if err != nil {
-			return orNotFound(err, "payout link")
-		}
-		if !l.Status.Open() {
-			return payouts.Errorf(payouts.EInvalidTransaction, "This payout link is %s; there is nothing to send.", l.Status)
+			return err
 		}
 		if l.Delivery.Method != payouts.DeliverySMS && l.Delivery.Method != payouts.DeliveryEmail {
 			return payouts.Errorf(payouts.EInvalidTransaction, "This payout link is delivered by the app itself, not by email or sms.")

@@ -22,6 +22,8 @@ func scanOutbound(row interface{ Scan(...any) error }) (service.OutboundMessageR
 	return m, err
 }
 
+func scanOutboundRows(r *sql.Rows) (service.OutboundMessageRecord, error) { return scanOutbound(r) }
+
 // CreateOutboundMessage queues a message in the outbox and sets its id.
 func (q *Queries) CreateOutboundMessage(ctx context.Context, m *service.OutboundMessageRecord) (err error) {
 	defer wrap(&err, "create outbound message")
@@ -42,7 +44,7 @@ func (q *Queries) ClaimDueMessages(ctx context.Context, now, until time.Time, id
 	if err != nil {
 		return nil, err
 	}
-	out, err := collect(rows, scanOutbound)
+	out, err := sqldb.All(rows, scanOutboundRows)
 	if err != nil {
 		return nil, err
 	}
@@ -94,19 +96,5 @@ func (q *Queries) ListOutboundMessages(ctx context.Context, appID, userID string
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, scanOutbound)
-}
-
-// collect scans every row, closing them.
-func collect[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (T, error)) ([]T, error) {
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return sqldb.All(rows, scanOutboundRows)
 }
