@@ -255,6 +255,21 @@ func (h *Handlers) cancelPayoutLink(c *fiber.Ctx) error {
 	return web.Redirect(c, paths.PayoutLink(l.ID))
 }
 
+// resendPayoutLink sends an open sms or email link to its payee again, audited, and goes back to
+// the payee's page (the link's when it names no user).
+func (h *Handlers) resendPayoutLink(c *fiber.Ctx) error {
+	l, err := h.payouts.ResendPayoutLink(c.UserContext(), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	h.audit(c, "payout_link.resend", "payout_link", l.ID, "sent "+l.Amount.String()+" for "+pages.PayeeName(l.Payee)+" again by "+string(l.Delivery.Method))
+	web.Flash(c, web.FlashSuccess, "The payout link is on its way to "+pages.PayeeName(l.Payee)+" again.")
+	if l.UserID != nil {
+		return web.Redirect(c, paths.User(*l.UserID))
+	}
+	return web.Redirect(c, paths.PayoutLink(l.ID))
+}
+
 // cancelDetailPrefix begins the audit detail of a link's cancellation; the operator's reason
 // follows it, and the link's page reads the reason back from there.
 func cancelDetailPrefix(l payouts.PayoutLink) string {

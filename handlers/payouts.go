@@ -81,6 +81,8 @@ type Payouts interface {
 	IRISFile(ctx context.Context, year int, corrections bool) ([]byte, error)
 
 	SandboxMessages(ctx context.Context, page payouts.Page) (*payouts.List[payouts.SandboxMessage], error)
+	UserMessages(ctx context.Context, userID string) ([]payouts.Message, error)
+	ResendPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
 
 	ListEvents(ctx context.Context, page payouts.Page, filter payouts.EventFilter) (*payouts.List[payouts.Event], error)
 	CreateWebhookEndpoint(ctx context.Context, req payouts.CreateWebhookEndpointRequest) (*payouts.WebhookEndpoint, error)

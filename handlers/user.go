@@ -113,7 +113,15 @@ func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 		CanWrite: h.can(c, web.PermUsersWrite), CanMove: h.can(c, web.PermMoneyMove),
 		CanReadTransfers: h.can(c, web.PermTransfersRead), CanCreateLink: h.can(c, web.PermLinksWrite),
 		Transfer: pages.TransferFormProps{Form: forms.transfer, IdempotencyKey: uuid.NewString()},
-		Payout:   payoutFormProps(methods, forms.payout), Verify: forms.verify}
+		Payout:   payoutFormProps(methods, forms.payout), Verify: forms.verify, CanResend: h.can(c, web.PermLinksWrite)}
+	if p.MessagesOffered, err = h.offers(ctx, payouts.ExtMessages); err != nil {
+		return err
+	}
+	if p.MessagesOffered {
+		if p.Messages, err = h.payouts.UserMessages(ctx, id); err != nil {
+			return err
+		}
+	}
 	return h.web.Render(c, status, web.Page{Title: u.Name(), Content: pages.User(h.web.View(c), p)})
 }
 

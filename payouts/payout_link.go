@@ -21,7 +21,8 @@ var linkTransitions = map[PayoutLinkStatus][]PayoutLinkStatus{
 	LinkSent:            {LinkDelivered, LinkDeliveryPending, LinkClaimed, LinkCanceled},
 	LinkDeliveryPending: {LinkDelivered, LinkDeliveryFailed, LinkClaimed, LinkCanceled},
 	LinkDeliveryFailed:  {LinkDeliveryPending, LinkClaimed, LinkCanceled},
-	LinkDelivered:       {LinkClaimed, LinkCanceled},
+	// A provider may report a message it took as undelivered later (an SMS status callback).
+	LinkDelivered: {LinkClaimed, LinkCanceled, LinkDeliveryFailed},
 }
 
 // Valid reports whether s is a known payout link status.

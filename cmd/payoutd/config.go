@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,7 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 	if serve {
 		f.Register(fs, getenv, serveFlags...)
 		f.registerRails(fs, getenv)
+		f.registerMessages(fs, getenv)
 		f.registerSanctions(fs, getenv, true)
 	}
 }
@@ -72,11 +74,39 @@ func (f *flags) registerRails(fs *flag.FlagSet, getenv func(string) string) {
 		}})
 }
 
+// registerMessages adds --messages and --sms-countries. Its providers read their credentials
+// from getenv: they are never flags (they would show in ps).
+func (f *flags) registerMessages(fs *flag.FlagSet, getenv func(string) string) {
+	f.Register(fs, getenv,
+		cli.Flag[config]{Name: "messages", Env: "DISBURSE_MESSAGES",
+			Help: "the provider of each channel's messages (payout links, codes), e.g. email=smtp,sms=twilio; unlisted channels stay on the sandbox inbox; smtp reads DISBURSE_SMTP_URL, DISBURSE_EMAIL_FROM and DISBURSE_EMAIL_REPLY_TO; twilio reads TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID, and TWILIO_API_BASE (DISBURSE_MESSAGES)",
+			Set: func(c *config, v string) error {
+				if v == "" {
+					return nil
+				}
+				providers, err := parseMessages(v, getenv)
+				c.service.Messages = providers
+				return err
+			}},
+		cli.Flag[config]{Name: "sms-countries", Env: "DISBURSE_SMS_COUNTRIES",
+			Help: "calling codes of the countries texts go to, e.g. 1,44; required with sms=twilio (DISBURSE_SMS_COUNTRIES)",
+			Set: func(c *config, v string) error {
+				countries, err := parseCountries(v)
+				c.service.SMSCountries = countries
+				return err
+			}})
+}
+
 // config reads the registered flags' values and validates them.
 func (f *flags) config() (config, error) {
 	var cfg config
 	if err := f.Apply(&cfg); err != nil {
 		return config{}, err
+	}
+	for _, p := range cfg.service.Messages {
+		if slices.Contains(p.Channels, "sms") && len(cfg.service.SMSCountries) == 0 {
+			return config{}, cli.UsageError{Err: fmt.Errorf("--messages sms=%s: name the countries texts go to with --sms-countries (SMS pumping costs money)", p.Name)}
+		}
 	}
 	return cfg, nil
 }

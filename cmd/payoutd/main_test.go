@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -280,6 +281,22 @@ func TestParseConfig(t *testing.T) {
 					t.Errorf("providers %+v, want paypal serving paypal alone", p)
 				}
 			}},
+		{"messages on the sandbox inbox by default", nil, nil, func(t *testing.T, c config) {
+			if len(c.service.Messages) != 0 || len(c.service.SMSCountries) != 0 {
+				t.Errorf("message providers %+v, countries %v, want none", c.service.Messages, c.service.SMSCountries)
+			}
+		}},
+		{"email by SMTP, texts by Twilio", []string{"--messages", "email=smtp, sms=twilio", "--sms-countries", "1,+44"},
+			messageSettings, func(t *testing.T, c config) {
+				m := c.service.Messages
+				if len(m) != 2 || m[0].Name != "smtp" || m[0].Channels[0] != "email" || m[0].Notifier == nil || m[0].Status != nil ||
+					m[1].Name != "twilio" || m[1].Channels[0] != "sms" || m[1].Notifier == nil || m[1].Status == nil {
+					t.Errorf("message providers %+v", m)
+				}
+				if !slices.Equal(c.service.SMSCountries, []string{"1", "44"}) {
+					t.Errorf("countries %v, want 1 and 44", c.service.SMSCountries)
+				}
+			}},
 		{"flags win over the environment", []string{"--addr", "127.0.0.1:7000", "--db", "x.db", "--body-limit", "4096"},
 			map[string]string{"DISBURSE_API_ADDR": "0.0.0.0:9000", "DISBURSE_DB": "y.db", "DISBURSE_BODY_LIMIT": "1"},
 			func(t *testing.T, c config) {
@@ -335,6 +352,15 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"unknown platform", []string{"--rails", "zelle=paypal"}, paypalCredentials},
 		{"rail without platform", []string{"--rails", "paypal"}, paypalCredentials},
 		{"PayPal without credentials", []string{"--rails", "paypal=paypal"}, nil},
+		{"an unknown message provider", []string{"--messages", "email=sendgrid"}, messageSettings},
+		{"a text provider for email", []string{"--messages", "email=twilio"}, messageSettings},
+		{"an unknown channel", []string{"--messages", "fax=smtp"}, messageSettings},
+		{"a channel twice", []string{"--messages", "email=smtp,email=sandbox"}, messageSettings},
+		{"texts by Twilio without countries", []string{"--messages", "sms=twilio"}, messageSettings},
+		{"a country that is no calling code", []string{"--sms-countries", "GB"}, nil},
+		{"SMTP without a URL", []string{"--messages", "email=smtp"}, map[string]string{"DISBURSE_EMAIL_FROM": "payouts@example.com"}},
+		{"Twilio without a sender", []string{"--messages", "sms=twilio", "--sms-countries", "1"},
+			map[string]string{"TWILIO_ACCOUNT_SID": "AC123", "TWILIO_AUTH_TOKEN": "s3cr3t"}},
 		{"PayPal at a base that is no URL", []string{"--rails", "paypal=paypal"},
 			map[string]string{"PAYPAL_CLIENT_ID": "id", "PAYPAL_CLIENT_SECRET": "s3cr3t-never-shown", "PAYPAL_API_BASE": "api-m.paypal.com"}},
 	}
@@ -353,6 +379,12 @@ func TestParseConfigRefuses(t *testing.T) {
 		})
 	}
 }
+
+// messageSettings configure an SMTP server and a Twilio account, so that a refusal is the
+// --messages value's fault alone.
+var messageSettings = map[string]string{"DISBURSE_SMTP_URL": "smtp://user:s3cr3t@mail.example.com:587",
+	"DISBURSE_EMAIL_FROM": "payouts@example.com", "TWILIO_ACCOUNT_SID": "AC123", "TWILIO_AUTH_TOKEN": "s3cr3t",
+	"TWILIO_FROM": "+14155552345"}
 
 // paypalCredentials are a PayPal app's, so that a refusal is the --rails value's fault alone.
 var paypalCredentials = map[string]string{"PAYPAL_CLIENT_ID": "id", "PAYPAL_CLIENT_SECRET": "s3cr3t"}

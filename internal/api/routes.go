@@ -13,6 +13,8 @@ func (h *handler) routes(r fiber.Router) {
 	// (the rail's RailWebhook) is their proof. Listed before the group, so its authentication
 	// never runs for them.
 	r.Post("/v2/rail-webhooks/:provider", h.railWebhook)
+	// So are a message provider's delivery reports, checked with its signature.
+	r.Post("/v2/message-status/:provider/:message_id", h.messageStatus)
 
 	v2 := r.Group("/v2", h.authenticate)
 	app, org, pathApp := h.requireApp, h.requireOrganization, h.pathApp
@@ -40,6 +42,7 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Get("/users/:user_id", app, h.getUser)
 	v2.Patch("/users/:user_id", app, h.updateUser)
 	v2.Delete("/users/:user_id", app, h.deleteUser)
+	v2.Get("/users/:user_id/messages", app, h.userMessages)
 	v2.Post("/users/:user_id/send-verification-token", app, h.sendVerificationToken)
 	v2.Post("/users/:user_id/verify", app, h.verifyUser)
 
@@ -74,6 +77,7 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Get("/payout-links", app, h.listPayoutLinks)
 	v2.Get("/payout-links/:link_id", app, h.getPayoutLink)
 	v2.Delete("/payout-links/:link_id", app, h.cancelPayoutLink)
+	v2.Post("/payout-links/:link_id/resend", app, h.resendPayoutLink)
 
 	v2.Post("/flows", app, h.createFlow)
 	v2.Get("/flows", app, h.listFlows)

@@ -43,6 +43,7 @@ var rules = []rule{
 	{pkg: "store", only: []string{"service", "payouts", "ledger", "sanctions", "sqldb"}},
 	{pkg: "sandbox", only: []string{"service", "payouts"}},
 	{pkg: "rails", only: []string{"service", "payouts"}},
+	{pkg: "notify", only: []string{"service", "payouts"}},
 	{pkg: "webhook", only: []string{"service", "payouts"}},
 	{pkg: "dashstore", only: []string{"payouts", "sqldb"}},
 	{pkg: "client", only: []string{"payouts"}},

@@ -26,6 +26,7 @@ import (
 	"github.com/disburse/disburse/internal/hosted"
 	"github.com/disburse/disburse/internal/httpserve"
 	"github.com/disburse/disburse/internal/metrics"
+	"github.com/disburse/disburse/internal/notify"
 	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
@@ -124,9 +125,45 @@ type Config struct {
 	// measures nothing.
 	Metrics *metrics.Metrics
 
+	// Messages are the real message providers (an SMTP server, a Twilio account), each serving
+	// some channels in place of the sandbox inbox; a channel none serves stays on the inbox.
+	Messages []MessageProvider
+	// SMSCountries are the calling codes of the numbers the service texts ("1", "44"); empty
+	// texts every country, which only the sandbox inbox should.
+	SMSCountries []string
+
 	// Clock and Notifier replace the wall clock and the service's notifier; tests set them.
 	Clock    service.Clock
 	Notifier service.Notifier
+}
+
+// MessageProvider is one real message provider, built by cmd/payoutd from its settings: its name
+// (the --messages value that chose it), the channels it serves, its notifier, and the verifier of
+// its delivery reports (nil when it sends none).
+type MessageProvider struct {
+	Name     string
+	Channels []string
+	Notifier service.Notifier
+	Status   service.MessageStatusHook
+}
+
+// wireMessages routes each channel to its provider, and the rest to inbox.
+func wireMessages(cfg service.Config, providers []MessageProvider, inbox service.Notifier) (service.Config, service.Notifier) {
+	router := notify.Router{Channels: map[string]service.Notifier{}, Default: inbox}
+	cfg.Routes, cfg.MessageStatus = service.Routes{"email": SandboxRail, "sms": SandboxRail, "voice": SandboxRail}, map[string]service.MessageStatusHook{}
+	for _, p := range providers {
+		for _, c := range p.Channels {
+			router.Channels[c] = p.Notifier
+			cfg.Routes[c] = p.Name
+			if c == "sms" {
+				cfg.Routes["voice"] = p.Name
+			}
+		}
+		if p.Status != nil {
+			cfg.MessageStatus[p.Name] = p.Status
+		}
+	}
+	return cfg, router
 }
 
 func (cfg Config) withDefaults() Config {
@@ -271,10 +308,12 @@ func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, 
 		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease, Sandbox: !cfg.HideSandboxInbox,
 		WebhookLease: cfg.WebhookLease, SanctionsThreshold: cfg.SanctionsThreshold,
 		IRISTCC: cfg.IRISTCC}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay), cfg.Providers)
-	notifier := cfg.Notifier
-	if notifier == nil {
-		notifier = sandbox.Inbox{Store: st, Key: key, Clock: cfg.Clock}
+	var notifier service.Notifier = sandbox.Inbox{Store: st, Key: key, Clock: cfg.Clock}
+	if cfg.Notifier != nil {
+		notifier = cfg.Notifier
 	}
+	svcCfg, notifier = wireMessages(svcCfg, cfg.Messages, notifier)
+	svcCfg.SMSCountries = cfg.SMSCountries
 	var svcStore service.Store = st
 	if cfg.Metrics != nil {
 		svcStore = countingStore{Store: st, onCommit: cfg.Metrics.LedgerCommitted}

@@ -2,7 +2,7 @@ package sandbox
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/disburse/disburse/internal/service"
@@ -38,7 +38,7 @@ type Inbox struct {
 // Send keeps m, unless its address carries the bounce trigger.
 func (n Inbox) Send(ctx context.Context, m service.Message) error {
 	if bounces(m.To) {
-		return errors.New("sandbox: " + m.To + " does not accept messages")
+		return fmt.Errorf("sandbox: %s does not accept messages: %w", m.To, service.ErrUndeliverable)
 	}
 	clock := n.Clock
 	if clock == nil {

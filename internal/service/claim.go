@@ -114,7 +114,7 @@ func payeeContact(l *PayoutLinkRecord, user *UserRecord) contact {
 	case user.Unproven == unprovenPhone:
 		return contact{channel: "email", to: user.Email, field: "email"}
 	}
-	return contact{channel: "sms", to: user.PhoneNumber.String(), field: "phone_number"}
+	return contact{channel: "sms", to: user.PhoneNumber.String(), country: user.PhoneNumber.CountryCode, field: "phone_number"}
 }
 
 // PayeeCodeEmail is the email address the payee userID of a hosted flow gets their code at, or

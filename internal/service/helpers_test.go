@@ -27,6 +27,8 @@ type env struct {
 	cfg    service.Config
 	// wrapStore, when set, wraps the store each (re)started service runs on.
 	wrapStore func(service.Store) service.Store
+	// notifier, when set, sends the messages in place of the sandbox inbox.
+	notifier service.Notifier
 	// tampered is set by a test that broke the ledger on purpose: its end checks nothing.
 	tampered bool
 }
@@ -83,7 +85,11 @@ func (e *env) open(t testing.TB) {
 	if e.wrapStore != nil {
 		on = e.wrapStore(st)
 	}
-	svc, err := service.New(on, sandbox.Wire(e.cfg, e.clock, 0, 0), e.clock, sandbox.Inbox{Store: st, Key: e.cfg.EncryptionKey, Clock: e.clock}, nil)
+	var notifier service.Notifier = sandbox.Inbox{Store: st, Key: e.cfg.EncryptionKey, Clock: e.clock}
+	if e.notifier != nil {
+		notifier = e.notifier
+	}
+	svc, err := service.New(on, sandbox.Wire(e.cfg, e.clock, 0, 0), e.clock, notifier, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -238,7 +238,7 @@ func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr 
 	if err := s.allow(ctx, s.limits.sendsPerFlow, flowAddress(f.ID, clientAddr), "Too many codes were sent for this page. Try again in an hour."); err != nil {
 		return err
 	}
-	return s.sendToken(ctx, f.AppID, user.ID, payeeContact(f.Link, user))
+	return s.sendToken(ctx, f.AppID, user.ID, payeeContact(f.Link, user), codeForClaim)
 }
 
 // VerifyPayee checks the code a payee of a hosted flow received. The first payee verified on a

@@ -34,6 +34,13 @@ type Limits struct {
 
 	RailWebhookCallsPerAddress Rate
 	RailWebhookCalls           Rate
+
+	// MessagesPerRecipient, MessagesPerApp and TextsPerCountry bound the messages the service
+	// sends (links and codes) to one address, for one app, and the texts to one country's numbers
+	// across apps: SMS pumping sends many texts to numbers whose carrier pays the sender.
+	MessagesPerRecipient Rate
+	MessagesPerApp       Rate
+	TextsPerCountry      Rate
 }
 
 // DefaultLimits leave a real payee room to mistype and ask again, and a household or office
@@ -48,6 +55,10 @@ func DefaultLimits() Limits {
 		// A provider notifies once or twice a payout, from a few addresses of its own.
 		RailWebhookCallsPerAddress: Rate{Max: 60, Per: time.Minute},
 		RailWebhookCalls:           Rate{Max: 600, Per: time.Minute},
+		// A payee gets a link and a few codes; an app's payroll day may text thousands.
+		MessagesPerRecipient: Rate{Max: 10, Per: time.Hour},
+		MessagesPerApp:       Rate{Max: 5000, Per: time.Hour},
+		TextsPerCountry:      Rate{Max: 2000, Per: time.Hour},
 	}
 }
 
@@ -58,6 +69,8 @@ func (l Limits) withDefaults() Limits {
 		{&l.PhonesPerFlow, &d.PhonesPerFlow},
 		{&l.SendsPerFlow, &d.SendsPerFlow}, {&l.SendsPerApp, &d.SendsPerApp},
 		{&l.RailWebhookCallsPerAddress, &d.RailWebhookCallsPerAddress}, {&l.RailWebhookCalls, &d.RailWebhookCalls},
+		{&l.MessagesPerRecipient, &d.MessagesPerRecipient}, {&l.MessagesPerApp, &d.MessagesPerApp},
+		{&l.TextsPerCountry, &d.TextsPerCountry},
 	} {
 		if r.got.Max <= 0 || r.got.Per <= 0 {
 			*r.got = *r.def

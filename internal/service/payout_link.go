@@ -75,6 +75,11 @@ func (s *Service) issuePayoutLink(ctx context.Context, q *Tx, appID, userID stri
 		return "", err
 	}
 	q.linkCreated(link)
+	if link.Status == payouts.LinkDeliveryPending {
+		if err := s.queueLinkMessage(ctx, q, link); err != nil {
+			return "", err
+		}
+	}
 	return link.ID, nil
 }
 
@@ -215,12 +220,9 @@ func (s *Service) CancelPayoutLink(ctx context.Context, appID, id string) (*payo
 		return nil, notFound("payout link")
 	}
 	err := s.inTx(ctx, func(q *Tx) error {
-		l, err := q.GetPayoutLink(ctx, appID, id)
+		l, err := openLink(ctx, q, appID, id, "can no longer be canceled")
 		if err != nil {
-			return orNotFound(err, "payout link")
-		}
-		if !l.Status.Open() {
-			return payouts.Errorf(payouts.EInvalidTransaction, "This payout link is %s and can no longer be canceled.", l.Status)
+			return err
 		}
 		if err := s.settleLink(ctx, q, l, ledger.OpVoid, nil); err != nil {
 			return err
@@ -231,12 +233,26 @@ func (s *Service) CancelPayoutLink(ctx context.Context, appID, id string) (*payo
 			return err
 		}
 		q.linkUpdated(l, from)
-		return nil
+		// A message not sent yet no longer goes out.
+		return q.DropQueuedMessages(ctx, appID, id, "the payout link was canceled before it went out", l.Updated)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return s.GetPayoutLink(ctx, appID, id)
+}
+
+// openLink reads the app's link id in q, refused when it is claimed or canceled: "This payout
+// link is canceled and " + refusal.
+func openLink(ctx context.Context, q Queries, appID, id, refusal string) (*PayoutLinkRecord, error) {
+	l, err := q.GetPayoutLink(ctx, appID, id)
+	if err != nil {
+		return nil, orNotFound(err, "payout link")
+	}
+	if !l.Status.Open() {
+		return nil, payouts.Errorf(payouts.EInvalidTransaction, "This payout link is %s and %s.", l.Status, refusal)
+	}
+	return l, nil
 }
 
 // settleLink ends a link's reservation: committed to the claiming user, or voided.

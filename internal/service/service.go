@@ -24,16 +24,26 @@ type SystemClock struct{}
 // Now returns the current time in UTC.
 func (SystemClock) Now() time.Time { return time.Now().UTC() }
 
-// Message is an SMS or email the service sends: verification tokens and payout links.
+// Message is an SMS or email the service sends: verification tokens and payout links
+// (message_text.go words them).
 type Message struct {
+	// Key names the outbox message, the same on every try (MessageKey): an email's Message-ID.
+	Key     string
 	AppID   string
-	Channel string // "sms" or "email"
+	AppName string // whose message it is: an email's From name
+	ReplyTo string // where replies go, if the app named an address
+	Channel string // "sms", "voice" or "email"
 	To      string // phone number (+CC NUMBER) or email address
+	Country string // the calling code of a phone number To, when queued
 	Subject string
-	Body    string
+	Body    string // plain text, always
+	HTML    string // an email's HTML part, if any
+	// StatusCallback is where the provider reports the message's delivery, if it can.
+	StatusCallback string
 }
 
-// Notifier delivers messages. The sandbox notifier keeps them in an inbox a person can read.
+// Notifier delivers messages. The sandbox notifier keeps them in an inbox a person can read. An
+// error wrapping ErrUndeliverable is a refusal for good; any other is tried again later.
 type Notifier interface {
 	Send(ctx context.Context, m Message) error
 }
@@ -81,6 +91,13 @@ type Config struct {
 	// SanctionsThreshold is the score (0 to 1) at or over which a payee matching the loaded
 	// sanctions list is held; zero is sanctions.DefaultThreshold.
 	SanctionsThreshold float64
+	// Routes name the provider of each channel's messages (message.go), and MessageStatus
+	// verifies the delivery reports of each provider named there that sends them.
+	Routes        Routes
+	MessageStatus map[string]MessageStatusHook
+	// SMSCountries are the calling codes ("1", "44") of the phone numbers the service texts or
+	// calls; empty texts every country (the sandbox inbox).
+	SMSCountries []string
 }
 
 // DefaultThresholds1099 is the IRS reporting threshold: $600 through 2025, $2,000 from 2026.

@@ -207,7 +207,6 @@ type RequestReads interface {
 type RequestWrites interface {
 	CreatePayoutLink(ctx context.Context, l *PayoutLinkRecord) error
 	UpdatePayoutLink(ctx context.Context, l *PayoutLinkRecord, from payouts.PayoutLinkStatus) error
-	ClaimDueDelivery(ctx context.Context, now time.Time) (*PayoutLinkRecord, error)
 	CreateFlow(ctx context.Context, f *FlowRecord) error
 	UpdateFlow(ctx context.Context, f *FlowRecord) error
 	CreatePayoutRequest(ctx context.Context, r *PayoutRequestRecord) error
@@ -223,6 +222,9 @@ type EventReads interface {
 	ListWebhookAttempts(ctx context.Context, appID, endpointID, eventID string, page payouts.Page) ([]WebhookAttemptRecord, bool, error)
 	CountPendingWebhookDeliveries(ctx context.Context) (int, error)
 	ListMessages(ctx context.Context, appID string, beforeID int64, limit int) ([]MessageRecord, error)
+	GetOutboundMessage(ctx context.Context, id int64) (*OutboundMessageRecord, error)
+	// ListOutboundMessages reads the newest outbox messages to a user, at most limit.
+	ListOutboundMessages(ctx context.Context, appID, userID string, limit int) ([]OutboundMessageRecord, error)
 }
 
 // KeyCheckReads read what tells which encryption key the database's sealed values are under
@@ -258,6 +260,15 @@ type EventWrites interface {
 	FinishWebhookDelivery(ctx context.Context, d *WebhookDeliveryRecord, a *WebhookAttemptRecord) error
 	RequeueFailedWebhookDeliveries(ctx context.Context, endpointID string, since, at time.Time) (int, error)
 	SaveMessage(ctx context.Context, m *MessageRecord) error
+	// CreateOutboundMessage queues a message in the outbox and sets its id.
+	CreateOutboundMessage(ctx context.Context, m *OutboundMessageRecord) error
+	// ClaimDueMessages leases until until up to max queued messages due at now (only message
+	// id, when not 0), counting a try of each, skipping rows other workers hold.
+	ClaimDueMessages(ctx context.Context, now, until time.Time, id int64, max int) ([]OutboundMessageRecord, error)
+	// UpdateOutboundMessage records a message's status, tries, next try, provider and error.
+	UpdateOutboundMessage(ctx context.Context, m *OutboundMessageRecord) error
+	// DropQueuedMessages fails the queued messages of a payout link, for reason.
+	DropQueuedMessages(ctx context.Context, appID, linkID, reason string, now time.Time) error
 }
 
 // KeyWrites claim idempotency keys and count rates.

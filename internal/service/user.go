@@ -200,24 +200,29 @@ func (s *Service) SendVerificationToken(ctx context.Context, appID, id string, r
 	if req.UseVoice {
 		channel = "voice"
 	}
-	return s.sendToken(ctx, appID, id, contact{channel: channel, to: user.PhoneNumber.String(), field: "phone_number"})
+	return s.sendToken(ctx, appID, id, contact{channel: channel, to: user.PhoneNumber.String(),
+		country: user.PhoneNumber.CountryCode, field: "phone_number"}, codeForPhone)
 }
 
-// contact is where a token goes, and the form field that names that address.
-type contact struct{ channel, to, field string }
+// contact is where a token goes (and, for a phone, its country calling code), and the form
+// field that names that address.
+type contact struct{ channel, to, country, field string }
 
 // String is the contact as a claim records it: "sms +1 5555550101".
 func (c contact) String() string { return c.channel + " " + c.to }
 
-// sendToken sends the user a new token at to, within the app's limit of messages. A message the
-// gateway does not take is a delivery-failed error on the address's field.
-func (s *Service) sendToken(ctx context.Context, appID, userID string, to contact) error {
+// sendToken sends the user a new token at to, within the app's limit of codes and the limits of
+// messages. The code is recorded with its message in one transaction and sent at once; a message
+// the provider refuses for good is a delivery-failed error on the address's field, one it could
+// not take yet is tried again by the worker.
+func (s *Service) sendToken(ctx context.Context, appID, userID string, to contact, use codeUse) error {
 	if err := s.allow(ctx, s.limits.sendsPerApp, appID, "This app has sent too many codes; try again later."); err != nil {
 		return err
 	}
 	token := randomDigits(tokenDigits)
 	rec := &VerificationRecord{AppID: appID, UserID: userID, TokenHash: []byte(s.keyedHash("verify", appID, userID, token)),
 		Expires: s.now().Add(tokenLifetime)}
+	var msg *OutboundMessageRecord
 	err := s.inTx(ctx, func(q *Tx) error {
 		prior, err := q.GetVerification(ctx, appID, userID)
 		if err == nil && s.now().Before(prior.Expires.Add(-tokenLifetime+tokenResendGap)) {
@@ -226,16 +231,24 @@ func (s *Service) sendToken(ctx context.Context, appID, userID string, to contac
 		if err != nil && !errors.Is(err, ErrNoRecord) {
 			return err
 		}
-		return q.SaveVerification(ctx, rec)
+		if err := q.SaveVerification(ctx, rec); err != nil {
+			return err
+		}
+		app, err := q.GetApp(ctx, appID)
+		if err != nil {
+			return err
+		}
+		msg, err = s.queueMessage(ctx, q, codeMessage(appID, app.Name, to, token, use),
+			OutboundMessageRecord{UserID: userID, Purpose: payouts.PurposeCode}, to.field)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	err = s.notifier.Send(ctx, Message{AppID: appID, Channel: to.channel, To: to.to,
-		Subject: "Your verification code",
-		Body:    "Your verification code is " + token + ". It expires in 10 minutes."})
-	if err != nil {
-		s.log.WarnContext(ctx, "verification code not delivered", "app", appID, "user", userID, "channel", to.channel, "err", err)
+	if sent, err := s.sendQueued(ctx, msg.ID); err != nil {
+		return err
+	} else if sent != nil && sent.Status == payouts.MessageFailed {
+		s.log.WarnContext(ctx, "verification code not delivered", "app", appID, "user", userID, "channel", to.channel, "err", sent.Error)
 		return &payouts.Error{Code: payouts.EDeliveryFailed, Message: "We could not deliver a code there.",
 			Fields: map[string]string{to.field: "we could not deliver a code to this address; check it or use another"}}
 	}

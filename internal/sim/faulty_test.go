@@ -162,8 +162,18 @@ func (q faultyQueries) UpdatePayoutLink(ctx context.Context, l *service.PayoutLi
 	return q.exec(func() error { return q.Queries.UpdatePayoutLink(ctx, l, from) })
 }
 
-func (q faultyQueries) ClaimDueDelivery(ctx context.Context, now time.Time) (*service.PayoutLinkRecord, error) {
-	return query(q, func() (*service.PayoutLinkRecord, error) { return q.Queries.ClaimDueDelivery(ctx, now) })
+func (q faultyQueries) CreateOutboundMessage(ctx context.Context, m *service.OutboundMessageRecord) error {
+	return q.exec(func() error { return q.Queries.CreateOutboundMessage(ctx, m) })
+}
+
+func (q faultyQueries) ClaimDueMessages(ctx context.Context, now, until time.Time, id int64, max int) ([]service.OutboundMessageRecord, error) {
+	return query(q, func() ([]service.OutboundMessageRecord, error) {
+		return q.Queries.ClaimDueMessages(ctx, now, until, id, max)
+	})
+}
+
+func (q faultyQueries) UpdateOutboundMessage(ctx context.Context, m *service.OutboundMessageRecord) error {
+	return q.exec(func() error { return q.Queries.UpdateOutboundMessage(ctx, m) })
 }
 
 func (q faultyQueries) CreateFlow(ctx context.Context, f *service.FlowRecord) error {

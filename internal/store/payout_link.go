@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"time"
 
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
@@ -113,18 +112,6 @@ func (q *Queries) ListPayoutLinks(ctx context.Context, appID string, page payout
 		l.filter("amount = ?", int64(f.Amount)) // through payout_links_amount
 	}
 	return run(ctx, q, l, page, func(r *sql.Rows) (service.PayoutLinkRecord, error) { return scanLink(r) })
-}
-
-// ClaimDueDelivery locks and returns one payout link waiting to be sent whose lease (its updated
-// time) has passed, skipping rows other workers hold; none is service.ErrNoRecord.
-func (q *Queries) ClaimDueDelivery(ctx context.Context, now time.Time) (_ *service.PayoutLinkRecord, err error) {
-	defer wrap(&err, "claim due delivery")
-	l, err := scanLink(q.queryRowTouching(ctx, readingOthers, `SELECT `+linkColumns+` FROM payout_links WHERE status = ? AND updated <= ?
-		ORDER BY updated LIMIT 1`+q.skipLocked(), payouts.LinkDeliveryPending, sqldb.Micros(now)))
-	if err != nil {
-		return nil, err
-	}
-	return &l, nil
 }
 
 // skipLocked makes a worker's SELECT lock its row and pass over rows other workers hold. SQLite

@@ -54,7 +54,10 @@ func Statement(userID string) string {
 
 func Transaction(id int64) string { return "/transactions/" + strconv.FormatInt(id, 10) }
 
-func PayoutLink(id string) string       { return "/payout-links/" + url.PathEscape(id) }
+func PayoutLink(id string) string { return "/payout-links/" + url.PathEscape(id) }
+
+// PayoutLinkResend sends a payout link to its payee again.
+func PayoutLinkResend(id string) string { return PayoutLink(id) + "/resend" }
 func PayoutLinkCancel(id string) string { return PayoutLink(id) + "/cancel" }
 
 // NewPayoutLink is the form to issue a payout link, for userID when given.
