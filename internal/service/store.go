@@ -253,6 +253,8 @@ type EventWrites interface {
 	ClaimDueWebhookDeliveries(ctx context.Context, now, until time.Time, max int) ([]WebhookDeliveryRecord, error)
 	FinishWebhookDelivery(ctx context.Context, d *WebhookDeliveryRecord, a *WebhookAttemptRecord) error
 	RequeueFailedWebhookDeliveries(ctx context.Context, endpointID string, since, at time.Time) (int, error)
+	// WebhookDeliveryPending reports whether the event's delivery to the endpoint is pending.
+	WebhookDeliveryPending(ctx context.Context, endpointID, eventID string) (bool, error)
 	SaveMessage(ctx context.Context, m *MessageRecord) error
 }
 
