@@ -185,12 +185,12 @@ func (h *Handlers) resendWebhooks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	detail := strconv.Itoa(n) + " deliveries since " + form.Value("since") + " UTC"
+	detail, done := strconv.Itoa(n)+" deliveries since "+form.Value("since")+" UTC", "Queued "+strconv.Itoa(n)+" deliveries again."
 	if req.EventID != "" {
-		detail = "event " + req.EventID
+		detail, done = "event "+req.EventID, "Queued event "+req.EventID+" again."
 	}
 	h.audit(c, "webhook.resend", "webhook", id, detail)
-	web.Flash(c, web.FlashSuccess, "Queued "+strconv.Itoa(n)+" deliveries again.")
+	web.Flash(c, web.FlashSuccess, done)
 	return web.Redirect(c, "/webhooks/"+id)
 }
 

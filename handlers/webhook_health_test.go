@@ -7,8 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/testutil/browser"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
@@ -137,5 +140,44 @@ func TestWebhookHealthAndResend(t *testing.T) {
 				t.Fatalf("after the resend, attempts of %s: %+v (%v), want one more, succeeded", event, again, err)
 			}
 		})
+	}
+}
+
+// TestBrowserWebhookResend: in Chromium, operations reads an endpoint's health and resends a
+// delivery from its row; the page says the event was queued again, and a second Resend while
+// that copy is still pending says it is refused.
+func TestBrowserWebhookResend(t *testing.T) {
+	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
+		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
+	ctx := t.Context()
+	ep, err := h.payouts.CreateWebhookEndpoint(ctx, payouts.CreateWebhookEndpointRequest{URL: answering(t, 200, "ok") + "/in"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := h.payouts.SendTestWebhook(ctx, ep.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.env.Service.DeliverWebhooks(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
+	resend := chromedp.CSS(`button[aria-label="Resend event ` + e.ID + `"]`)
+	browser.Run(t, tab,
+		chromedp.Navigate(origin+"/webhooks/"+ep.ID),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="endpoint-health"]`)),
+	)
+	if health, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`[data-testid="endpoint-health"]`))); err != nil ||
+		health != "100% succeeded, over the one attempt so far" {
+		t.Errorf("health reads %q (%v)", health, err)
+	}
+	browser.Run(t, tab, chromedp.Click(resend), chromedp.WaitVisible(chromedp.CSS(`[role="status"]`)))
+	if got, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`main`))); err != nil || !strings.Contains(got, "Queued event "+e.ID+" again.") {
+		t.Errorf("after Resend the page reads %q (%v)", got, err)
+	}
+	browser.Run(t, tab, chromedp.Click(resend), chromedp.WaitVisible(chromedp.CSS(`[role="alert"]`)))
+	browser.Screenshot(t, tab, "webhook-resend-pending")
+	if got, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(`main`))); err != nil || !strings.Contains(got, "still pending") {
+		t.Errorf("a second Resend while the first is pending reads %q (%v)", got, err)
 	}
 }

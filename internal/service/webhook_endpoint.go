@@ -269,7 +269,7 @@ func (s *Service) ResendWebhooks(ctx context.Context, appID, endpointID string, 
 		case err != nil:
 			return err
 		case pending:
-			return payouts.Errorf(payouts.EResourceBusy, "the event's delivery to this endpoint is still pending; resend it once it succeeded or failed")
+			return payouts.Errorf(payouts.EResourceBusy, "This event's delivery to the endpoint is still pending; resend it once it has succeeded or failed.")
 		}
 		n = 1
 		return q.InsertWebhookDeliveries(ctx, []WebhookDeliveryRecord{queued(e, endpointID, s.now())})
