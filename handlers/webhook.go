@@ -17,6 +17,38 @@ import (
 // attemptsShown is how many of an endpoint's newest delivery attempts its page lists.
 const attemptsShown = 50
 
+// healthWindow is how many of an endpoint's newest attempts its health is read from: one page
+// of the attempts the service keeps, so an app's handful of endpoints costs one call each.
+const healthWindow = payouts.MaxLimit
+
+// endpointHealth reads an endpoint's health from its newest attempts, newest first; more says
+// older attempts exist beyond them.
+func endpointHealth(attempts []payouts.WebhookAttempt, more bool) pages.EndpointHealth {
+	hl := pages.EndpointHealth{Window: healthWindow, Attempts: len(attempts), Older: more}
+	for i := range attempts {
+		a := &attempts[i]
+		switch {
+		case a.Succeeded():
+			hl.Succeeded++
+			if hl.LastSuccess == nil {
+				hl.LastSuccess = a
+			}
+		case hl.LastError == nil:
+			hl.LastError = a
+		}
+	}
+	return hl
+}
+
+// healthOf asks the service for the endpoint's newest attempts and reads its health from them.
+func (h *Handlers) healthOf(ctx context.Context, endpointID string) (pages.EndpointHealth, []payouts.WebhookAttempt, error) {
+	list, err := h.payouts.ListWebhookAttempts(ctx, endpointID, "", payouts.Page{Limit: healthWindow})
+	if err != nil {
+		return pages.EndpointHealth{}, nil, err
+	}
+	return endpointHealth(list.Data, list.HasMore), list.Data, nil
+}
+
 // webhooks lists the app's webhook endpoints with the form to add one.
 func (h *Handlers) webhooks(c *fiber.Ctx) error {
 	return h.renderWebhooks(c, fiber.StatusOK, components.Form{Values: map[string]string{}}, nil)
@@ -30,7 +62,14 @@ func (h *Handlers) renderWebhooks(c *fiber.Ctx, status int, form components.Form
 	if err != nil {
 		return err
 	}
-	p := pages.WebhooksProps{Endpoints: list.Data, Form: form, Created: created, CanManage: h.can(c, web.PermWebhooksManage)}
+	health := make([]pages.EndpointHealth, len(list.Data))
+	for i, e := range list.Data {
+		if health[i], _, err = h.healthOf(c.UserContext(), e.ID); err != nil {
+			return err
+		}
+	}
+	p := pages.WebhooksProps{Endpoints: list.Data, Health: health, Form: form, Created: created,
+		CanManage: h.can(c, web.PermWebhooksManage)}
 	return h.web.Render(c, status, web.Page{Title: "Webhooks", Content: pages.Webhooks(h.web.View(c), p)})
 }
 
@@ -76,11 +115,12 @@ func (h *Handlers) renderWebhook(c *fiber.Ctx, status int, form components.Form,
 	if err != nil {
 		return err
 	}
-	attempts, err := h.payouts.ListWebhookAttempts(ctx, id, "", payouts.Page{Limit: attemptsShown})
+	health, attempts, err := h.healthOf(ctx, id)
 	if err != nil {
 		return err
 	}
-	p := pages.WebhookProps{Endpoint: *e, Attempts: attempts.Data, Form: form, NewSecret: newSecret,
+	p := pages.WebhookProps{Endpoint: *e, Health: health, Attempts: attempts[:min(len(attempts), attemptsShown)],
+		Form: form, NewSecret: newSecret,
 		CanManage: h.can(c, web.PermWebhooksManage)}
 	return h.web.Render(c, status, web.Page{Title: "Webhook", Content: pages.Webhook(h.web.View(c), p)})
 }
@@ -122,7 +162,9 @@ func (h *Handlers) testWebhook(c *fiber.Ctx) error {
 	return web.Redirect(c, "/webhooks/"+id)
 }
 
-// resendWebhooks queues one event again, or every failed one since a time (UTC).
+// resendWebhooks queues one event again (the Resend of an attempt's row, or its id typed), or
+// every failed one since a time (UTC). The service refuses an event whose delivery is still
+// pending; the page says so.
 func (h *Handlers) resendWebhooks(c *fiber.Ctx) error {
 	id := c.Params("id")
 	form := formOf(c, "event_id", "since")
@@ -143,8 +185,12 @@ func (h *Handlers) resendWebhooks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	h.audit(c, "webhook.resend", "webhook", id, strconv.Itoa(n)+" deliveries")
-	web.Flash(c, web.FlashSuccess, "Queued "+strconv.Itoa(n)+" deliveries again.")
+	detail, done := strconv.Itoa(n)+" deliveries since "+form.Value("since")+" UTC", "Queued "+strconv.Itoa(n)+" deliveries again."
+	if req.EventID != "" {
+		detail, done = "event "+req.EventID, "Queued event "+req.EventID+" again."
+	}
+	h.audit(c, "webhook.resend", "webhook", id, detail)
+	web.Flash(c, web.FlashSuccess, done)
 	return web.Redirect(c, "/webhooks/"+id)
 }
 

@@ -181,3 +181,6 @@ type WebhookAttempt struct {
 	Delivery   DeliveryStatus `json:"delivery_status"`
 	Created    Time           `json:"created"`
 }
+
+// Succeeded reports whether the receiver took the event on this try: any 2xx.
+func (a WebhookAttempt) Succeeded() bool { return a.StatusCode >= 200 && a.StatusCode < 300 }

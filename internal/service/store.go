@@ -259,6 +259,8 @@ type EventWrites interface {
 	ClaimDueWebhookDeliveries(ctx context.Context, now, until time.Time, max int) ([]WebhookDeliveryRecord, error)
 	FinishWebhookDelivery(ctx context.Context, d *WebhookDeliveryRecord, a *WebhookAttemptRecord) error
 	RequeueFailedWebhookDeliveries(ctx context.Context, endpointID string, since, at time.Time) (int, error)
+	// WebhookDeliveryPending reports whether the event's delivery to the endpoint is pending.
+	WebhookDeliveryPending(ctx context.Context, endpointID, eventID string) (bool, error)
 	SaveMessage(ctx context.Context, m *MessageRecord) error
 	// CreateOutboundMessage queues a message in the outbox and sets its id.
 	CreateOutboundMessage(ctx context.Context, m *OutboundMessageRecord) error

@@ -242,7 +242,8 @@ func (s *Service) secrets(e *WebhookEndpointRecord) ([]string, error) {
 }
 
 // ResendWebhooks queues again, for one endpoint, either one event whatever became of it, or
-// every event whose delivery failed since a time; it returns how many.
+// every event whose delivery failed since a time; it returns how many. One event whose delivery
+// is still pending is refused: a second copy would only arrive twice, the first still being tried.
 func (s *Service) ResendWebhooks(ctx context.Context, appID, endpointID string, req payouts.ResendWebhooksRequest) (int, error) {
 	if (req.EventID == "") == (req.Since == nil) {
 		return 0, payouts.FieldError("event_id", "give event_id or since, one of them")
@@ -263,6 +264,12 @@ func (s *Service) ResendWebhooks(ctx context.Context, appID, endpointID string, 
 		e, err := q.GetEvent(ctx, appID, req.EventID)
 		if err != nil {
 			return orNotFound(err, "event")
+		}
+		switch pending, err := q.WebhookDeliveryPending(ctx, endpointID, e.ID); {
+		case err != nil:
+			return err
+		case pending:
+			return payouts.Errorf(payouts.EResourceBusy, "This event's delivery to the endpoint is still pending; resend it once it has succeeded or failed.")
 		}
 		n = 1
 		return q.InsertWebhookDeliveries(ctx, []WebhookDeliveryRecord{queued(e, endpointID, s.now())})

@@ -227,6 +227,14 @@ func (q *Queries) RequeueFailedWebhookDeliveries(ctx context.Context, endpointID
 	return int(n), err
 }
 
+// WebhookDeliveryPending reports whether the event's delivery to the endpoint is pending.
+func (q *Queries) WebhookDeliveryPending(ctx context.Context, endpointID, eventID string) (pending bool, err error) {
+	defer wrap(&err, "webhook delivery of %s to %s pending", eventID, endpointID)
+	err = q.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?
+		AND status = `+deliveryPending+`)`, endpointID, eventID).Scan(&pending)
+	return pending, err
+}
+
 // ListWebhookAttempts reads a page of an endpoint's attempts, newest first, optionally of one
 // event. Cursors are attempt ids.
 func (q *Queries) ListWebhookAttempts(ctx context.Context, appID, endpointID, eventID string, page payouts.Page) (_ []service.WebhookAttemptRecord, _ bool, err error) {
