@@ -207,7 +207,7 @@ func jaro(a, b []rune) float64 {
 	window := max(0, max(len(a), len(b))/2-1)
 	// The flags of which runes matched; on the stack for names of usual length.
 	var bufA, bufB [64]bool
-	ma, mb := bufA[:0], bufB[:0]
+	var ma, mb []bool
 	if len(a) <= len(bufA) && len(b) <= len(bufB) {
 		ma, mb = bufA[:len(a)], bufB[:len(b)]
 	} else {

@@ -46,7 +46,7 @@ type Notifier struct {
 func New(cfg Config) (*Notifier, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || u.Hostname() == "" || (u.Scheme != "smtp" && u.Scheme != "smtps") {
-		return nil, errors.New("smtp: the URL must be smtp://[user:password@]host[:port] or smtps://...")
+		return nil, errors.New("smtp: the URL must be smtp://[user:password@]host[:port] or smtps://[user:password@]host[:port]")
 	}
 	from, err := mail.ParseAddress(cfg.From)
 	if err != nil || from.Name != "" {
