@@ -302,9 +302,14 @@ func keyRemedy(cfg Config, err error) error {
 }
 
 func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, error) {
-	// The sandbox stands in for every rail no provider serves, and for the screener, the
-	// identity check and (unless a test sets one) the notifier.
-	svcCfg := wireProviders(sandbox.Wire(service.Config{EncryptionKey: key, PublicURL: cfg.PublicURL,
+	// The sandbox stands in for every rail no provider serves, and for the screener (in sandbox
+	// mode only: its flag amount is a test trigger), the identity check and (unless a test sets
+	// one) the notifier.
+	var screener service.Screener
+	if cfg.HideSandboxInbox {
+		screener = service.NoProviderHolds{}
+	}
+	svcCfg := wireProviders(sandbox.Wire(service.Config{Screener: screener, EncryptionKey: key, PublicURL: cfg.PublicURL,
 		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease, Sandbox: !cfg.HideSandboxInbox,
 		WebhookLease: cfg.WebhookLease, SanctionsThreshold: cfg.SanctionsThreshold,
 		IRISTCC: cfg.IRISTCC}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay), cfg.Providers)

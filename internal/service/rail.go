@@ -115,6 +115,13 @@ type Screener interface {
 	HoldForReview(p RailPayout) bool
 }
 
+// NoProviderHolds is the screener of a service outside sandbox mode: no provider adds rules of
+// its own, so a payout is held only by its payee's compliance flag or the sanctions list.
+type NoProviderHolds struct{}
+
+// HoldForReview holds nothing.
+func (NoProviderHolds) HoldForReview(RailPayout) bool { return false }
+
 // DefaultFees are the payout fees per platform, in cents.
 func DefaultFees() map[payouts.Platform]payouts.Money {
 	return map[payouts.Platform]payouts.Money{
