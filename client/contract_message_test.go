@@ -18,7 +18,7 @@ func TestContractMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, err := c.CreateUser(ctx, payouts.CreateUserRequest{FirstName: "Ada", LastName: "Lovelace", Email: "ada@example.com",
-		CountryCode: "1", PhoneNumber: "5555550101"})
+		CountryCode: "1", PhoneNumber: "4155550101"})
 	if err != nil {
 		t.Fatal(err)
 	}

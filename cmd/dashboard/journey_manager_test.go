@@ -111,14 +111,14 @@ func managerPagesAndExportsTransactions(t *testing.T, j *journey) {
 	}
 
 	rows := j.download(`#transactions-table a[data-testid="export"]`)
-	if strings.Join(rows[0], ",") != "id,created_utc,type,status,direction,amount,signed_amount,user_id,payee_name,payee_email,transfer_id,source_name,destination_name,metadata" {
+	if strings.Join(rows[0], ",") != "id,created_utc,type,status,direction,amount,signed_amount,money_in,money_out,user_id,payee_name,payee_email,transfer_id,source_name,destination_name,metadata" {
 		t.Errorf("header %v", rows[0])
 	}
 	var exported []string
 	for _, r := range rows[1:] {
 		exported = append(exported, r[0])
-		if r[7] != mia.ID || r[8] != mia.FirstName+" "+mia.LastName {
-			t.Errorf("row %s belongs to user %s, %q", r[0], r[7], r[8])
+		if r[9] != mia.ID || r[10] != mia.FirstName+" "+mia.LastName {
+			t.Errorf("row %s belongs to user %s, %q", r[0], r[9], r[10])
 		}
 	}
 	if !slices.Equal(exported, want) {

@@ -93,7 +93,7 @@ func TestPayoutLinkBySMS(t *testing.T) {
 				c.SMSCountries = []string{"1"}
 			}))
 			env, creds, _ := startWithUser(t, 1_000_00, opts...)
-			l := createLink(t, env, creds, smsDelivery(40_00, "5550123"))
+			l := createLink(t, env, creds, smsDelivery(40_00, "4155550123"))
 			if got := deliver(t, env); got != 1 {
 				t.Fatalf("delivered %d messages, want 1", got)
 			}
@@ -103,7 +103,7 @@ func TestPayoutLinkBySMS(t *testing.T) {
 			}
 			sent := reqs[0]
 			callback := env.Origin + "/api/v2/message-status/twilio/msg_1"
-			if sent.Get("To") != "+15550123" || sent.Get("From") != "+14155552345" || sent.Get("StatusCallback") != callback ||
+			if sent.Get("To") != "+14155550123" || sent.Get("From") != "+14155552345" || sent.Get("StatusCallback") != callback ||
 				!strings.Contains(sent.Get("Body"), "Test app sent you $40.00.") || !strings.Contains(sent.Get("Body"), getLink(t, env, l.ID).Link) {
 				t.Fatalf("Twilio got %v", sent)
 			}

@@ -120,7 +120,7 @@ func TestMessageCrashPoints(t *testing.T) {
 					e.notifier = n
 					e.open(t)
 					link, _, err := e.svc.CreatePayoutLink(e.ctx, e.app, payouts.CreatePayoutLinkRequest{Amount: 25_00,
-						Payee:    &payouts.Payee{FirstName: "Ada", Email: "ada@example.com", CountryCode: "1", PhoneNumber: "5555550101"},
+						Payee:    &payouts.Payee{FirstName: "Ada", Email: "ada@example.com", CountryCode: "1", PhoneNumber: "4155550101"},
 						Delivery: &payouts.Delivery{Method: method}})
 					if err != nil {
 						t.Fatal(err)

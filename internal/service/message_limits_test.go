@@ -30,10 +30,10 @@ func TestMessageLimits(t *testing.T) {
 		{"per app", service.Limits{MessagesPerApp: one}, []payouts.Payee{
 			{Email: "a@example.com"}, {Email: "b@example.com"}, {Email: "c@example.com"}}, payouts.DeliveryEmail, payouts.ETooManyRequests, "", nil},
 		{"per destination country", service.Limits{TextsPerCountry: one}, []payouts.Payee{
-			{CountryCode: "44", PhoneNumber: "7700900001"}, {CountryCode: "44", PhoneNumber: "7700900002"},
-			{CountryCode: "1", PhoneNumber: "5555550103"}, {CountryCode: "44", PhoneNumber: "7700900004"}}, payouts.DeliverySMS, payouts.ETooManyRequests, "", nil},
+			{CountryCode: "44", PhoneNumber: "7911123451"}, {CountryCode: "44", PhoneNumber: "7911123452"},
+			{CountryCode: "1", PhoneNumber: "4155550103"}, {CountryCode: "44", PhoneNumber: "7911123454"}}, payouts.DeliverySMS, payouts.ETooManyRequests, "", nil},
 		{"a country not configured", service.Limits{}, []payouts.Payee{
-			{CountryCode: "1", PhoneNumber: "5555550101"}, {CountryCode: "91", PhoneNumber: "9851234567"}}, payouts.DeliverySMS,
+			{CountryCode: "1", PhoneNumber: "4155550101"}, {CountryCode: "91", PhoneNumber: "9851234567"}}, payouts.DeliverySMS,
 			payouts.EInvalidInput, "payee.phone_number", []string{"1", "44"}},
 	}
 	for _, tt := range tests {

@@ -17,7 +17,7 @@ func TestClosedDaySummaryStaysPut(t *testing.T) {
 		e := newEnvOn(t, dsn, nil, 100000)
 		day := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 		next := day.AddDate(0, 0, 1)
-		bea := e.newUser(t, "bea@example.com", "5550101")
+		bea := e.newUser(t, "bea@example.com", "4155550101")
 		e.addMethod(t, bea.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "slowfail@example.com"})
 		e.clock.Set(next.Add(-time.Minute))
 		if _, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: bea.ID, Amount: 2000,

@@ -78,7 +78,7 @@ func TestDoubleKeepsPublicFields(t *testing.T) {
 		}
 		return v
 	}
-	u := send(http.MethodPost, "/v2/users", `{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","country_code":"1","phone_number":"5550100123"}`)
+	u := send(http.MethodPost, "/v2/users", `{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","country_code":"1","phone_number":"4155550123"}`)
 	list := send(http.MethodGet, "/v2/users?limit=5", "")
 	one := send(http.MethodGet, "/v2/users/"+u["id"].(string), "")
 	for name, got := range map[string]map[string]any{"created": u, "listed": list["data"].([]any)[0].(map[string]any), "read": one} {
