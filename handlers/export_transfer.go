@@ -157,9 +157,18 @@ func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
 		return h.transactionFilterOf(c, statusKnown)
 	}
 	filter, _ := filterOfStatus(c)
+	// The public API names no user on a transaction; filtered by a user, its lines are that
+	// user's transfers' (the filter's meaning on both backends), so each row names the user.
+	userOf := func(t payouts.Transaction) *string {
+		if t.UserID == nil && filter.UserID != "" {
+			return &filter.UserID
+		}
+		return t.UserID
+	}
 	return exportWithPayees(h, c, "transactions", filterOf(filterOfStatus), h.allTransactions,
-		func(t payouts.Transaction) *string { return t.UserID }, transactionCSVHeader,
+		userOf, transactionCSVHeader,
 		func(t payouts.Transaction, p payee) []string {
+			t.UserID = userOf(t)
 			return transactionCSVRecord(t, p, walletKnown, filter.Range)
 		})
 }
