@@ -41,10 +41,16 @@ func (h *Handlers) taxPayeesOf(c *fiber.Ctx) (int, []payouts.ReportableTotal, er
 	return year, payees, err
 }
 
+// taxUnavailable answers every tax route on a service without the tax-forms extension (the
+// public API) with the page saying so, before anything asks the service for what it lacks.
+func (h *Handlers) taxUnavailable(c *fiber.Ctx) (done bool, err error) {
+	return h.unavailable(c, payouts.ExtTaxForms, taxTitle, "Year-end tax forms")
+}
+
 // taxForms is the year-end page: the payees due a 1099-NEC with their totals, those with no
 // W-9, the forms issued, corrected and voided, and the files for the IRS and for mailing.
 func (h *Handlers) taxForms(c *fiber.Ctx) error {
-	if done, err := h.unavailable(c, payouts.ExtTaxForms, taxTitle, "Year-end tax forms"); done || err != nil {
+	if done, err := h.taxUnavailable(c); done || err != nil {
 		return err
 	}
 	year, payees, err := h.taxPayeesOf(c)
@@ -92,6 +98,9 @@ func (h *Handlers) taxForms(c *fiber.Ctx) error {
 
 // generateTaxForms brings the year's forms in line with the ledger: issued, corrected, voided.
 func (h *Handlers) generateTaxForms(c *fiber.Ctx) error {
+	if done, err := h.taxUnavailable(c); done || err != nil {
+		return err
+	}
 	year, err := h.taxYearOf(c)
 	if err != nil {
 		return err
@@ -124,6 +133,9 @@ func taxPath(year int) string { return "/tax?year=" + strconv.Itoa(year) }
 // requestW9s gives each payee of the year due a form without a W-9 a hosted flow with the
 // compliance step, where they fill in their W-9.
 func (h *Handlers) requestW9s(c *fiber.Ctx) error {
+	if done, err := h.taxUnavailable(c); done || err != nil {
+		return err
+	}
 	return h.flowForEach(c, payouts.StepCompliance, "tax.w9_request", "a W-9",
 		func(t payouts.ReportableTotal) bool { return t.MissingTIN })
 }
@@ -131,6 +143,9 @@ func (h *Handlers) requestW9s(c *fiber.Ctx) error {
 // offerDelivery gives each payee of the year with a form who has not consented to electronic
 // delivery a hosted flow with the tax-forms step, where they may consent and download it.
 func (h *Handlers) offerDelivery(c *fiber.Ctx) error {
+	if done, err := h.taxUnavailable(c); done || err != nil {
+		return err
+	}
 	return h.flowForEach(c, payouts.StepTaxForms, "tax.delivery_offer", "consent to electronic delivery",
 		func(t payouts.ReportableTotal) bool { return t.Reportable && !t.MissingTIN && !t.Consented })
 }
@@ -161,6 +176,9 @@ func (h *Handlers) flowForEach(c *fiber.Ctx, step, action, what string, pick fun
 
 // taxFormPDF is a form's Copy B: a download, or with preview=1 shown in the browser.
 func (h *Handlers) taxFormPDF(c *fiber.Ctx) error {
+	if done, err := h.taxUnavailable(c); done || err != nil {
+		return err
+	}
 	id := c.Params("id")
 	pdf, err := h.payouts.TaxFormPDF(c.UserContext(), id)
 	if err != nil {
@@ -176,6 +194,9 @@ func (h *Handlers) taxFormPDF(c *fiber.Ctx) error {
 
 // taxCopies is the ZIP of every Copy B in force for the year, or of those to mail.
 func (h *Handlers) taxCopies(c *fiber.Ctx) error {
+	if done, err := h.taxUnavailable(c); done || err != nil {
+		return err
+	}
 	year, err := h.taxYearOf(c)
 	if err != nil {
 		return err
@@ -196,6 +217,9 @@ func (h *Handlers) taxCopies(c *fiber.Ctx) error {
 // taxIRIS is the year's IRIS upload; a file the service refuses comes back to the page with
 // every problem named.
 func (h *Handlers) taxIRIS(c *fiber.Ctx) error {
+	if done, err := h.taxUnavailable(c); done || err != nil {
+		return err
+	}
 	year, err := h.taxYearOf(c)
 	if err != nil {
 		return err

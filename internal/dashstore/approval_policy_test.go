@@ -277,7 +277,7 @@ func TestPayeeContactKey(t *testing.T) {
 	tests := []struct {
 		name, email, country, phone, want string
 	}{
-		{"phone first, digits only", "A@x.com", "+1", "(555) 555-0101", "phone:+14155550101"},
+		{"phone first, digits only", "A@x.com", "+1", "(415) 555-0101", "phone:+14155550101"},
 		{"email, case and spacing aside", " Ada@Example.COM ", "1", "", "email:ada@example.com"},
 		{"nobody", "", "1", "", ""},
 	}

@@ -158,9 +158,11 @@ func TestTwoInstancesShareState(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The run records each payout as the service took it: sent until its rail settles it
+		// (a reader of the job follows it to paid), never failed or missing.
 		for _, r := range final {
-			if r.Outcome != dashstore.BulkPaid {
-				t.Errorf("row %d: %s (%s), want paid", r.Row, r.Outcome, r.Error)
+			if r.Outcome != dashstore.BulkSent && r.Outcome != dashstore.BulkPaid {
+				t.Errorf("row %d: %s (%s), want sent or paid", r.Row, r.Outcome, r.Error)
 			}
 		}
 		results, _, err := store.AuditLog(ctx, dashstore.AuditFilter{ObjectType: "bulk", ObjectID: job.ID, Limit: 100})
