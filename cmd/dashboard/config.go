@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -102,7 +101,7 @@ var dashboardFlags = []cli.Flag[config]{
 		Help: "dashboard listen address (DISBURSE_DASHBOARD_ADDR)",
 		Set: func(c *config, v string) error {
 			c.Addr = v
-			return hostPort(v)
+			return cli.HostPort(v)
 		}},
 	{Name: "dashboard-db", Env: "DISBURSE_DASHBOARD_DB", Default: "./data/dashboard.db",
 		Help: "the dashboard's database (operators, sessions, audit log): SQLite file path or postgres:// URL (DISBURSE_DASHBOARD_DB)",
@@ -141,7 +140,7 @@ var dashboardFlags = []cli.Flag[config]{
 			if c.APIURL != "" {
 				return nil
 			}
-			return hostPort(v)
+			return cli.HostPort(v)
 		}},
 	{Name: "db", Env: "DISBURSE_DB", Default: payoutd.DefaultDB,
 		Help: "embedded service: SQLite file path or postgres:// URL (DISBURSE_DB)",
@@ -202,7 +201,7 @@ var dashboardFlags = []cli.Flag[config]{
 			if v == "" {
 				return nil
 			}
-			return hostPort(v)
+			return cli.HostPort(v)
 		}},
 	{Name: "approval-threshold", Env: "DISBURSE_APPROVAL_THRESHOLD", Default: defaultApprovals.Above.Decimal(),
 		Help: "a payout, payout link, transfer to a user or bulk file of more than this many dollars waits for a second operator's approval; off = nothing waits (DISBURSE_APPROVAL_THRESHOLD)",
@@ -254,14 +253,6 @@ var dashboardFlags = []cli.Flag[config]{
 
 // defaultApprovals gives the approval flags their defaults.
 var defaultApprovals = dashstore.DefaultApprovalPolicy()
-
-// hostPort refuses an address that is not host:port.
-func hostPort(addr string) error {
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return fmt.Errorf("%q: %v", addr, err)
-	}
-	return nil
-}
 
 // origin reads an http(s) URL's origin into the field field returns; empty leaves it empty.
 func origin(field func(c *config) *string) func(c *config, v string) error {

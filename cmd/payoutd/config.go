@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -167,7 +166,7 @@ var serveFlags = []cli.Flag[config]{
 		Help: "listen address; the API is under /api/v2 (DISBURSE_API_ADDR)",
 		Set: func(c *config, v string) error {
 			c.service.Addr = v
-			return hostPort(v)
+			return cli.HostPort(v)
 		}},
 	{Name: "public-url", Env: "DISBURSE_PUBLIC_URL",
 		Help: "origin of the hosted pages, used in payout link and flow links; default http://ADDR (DISBURSE_PUBLIC_URL)",
@@ -283,7 +282,10 @@ var serveFlags = []cli.Flag[config]{
 		Help: "internal address serving Prometheus /metrics and pprof, e.g. 127.0.0.1:9090; never a public one; empty = off (DISBURSE_METRICS_ADDR)",
 		Set: func(c *config, v string) error {
 			c.metricsAddr = v
-			return hostPort(v)
+			if v == "" {
+				return nil
+			}
+			return cli.HostPort(v)
 		}},
 	{Name: "ledger-check-interval", Env: "DISBURSE_LEDGER_CHECK_INTERVAL", Default: payoutd.DefaultLedgerCheckInterval.String(),
 		Help: "how often the running service checks every ledger's invariants, as payoutd check does, or off (DISBURSE_LEDGER_CHECK_INTERVAL)",
@@ -336,17 +338,6 @@ func duration(field func(c *config) *time.Duration) func(c *config, v string) er
 		*field(c) = d
 		return nil
 	}
-}
-
-// hostPort refuses an address that is not host:port; empty is no address.
-func hostPort(addr string) error {
-	if addr == "" {
-		return nil
-	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return fmt.Errorf("%q: want host:port", addr)
-	}
-	return nil
 }
 
 // logger writes to w in the configured format.

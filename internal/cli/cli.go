@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -104,6 +105,14 @@ func (f *Flags[C]) Apply(c *C) error {
 	}
 	if len(problems) > 0 {
 		return UsageError{Err: errors.New(strings.Join(problems, "; "))}
+	}
+	return nil
+}
+
+// HostPort refuses an address that is not host:port, the one form every listen address takes.
+func HostPort(addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("%q: want host:port", addr)
 	}
 	return nil
 }

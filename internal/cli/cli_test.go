@@ -58,3 +58,23 @@ func TestList(t *testing.T) {
 		})
 	}
 }
+
+func TestHostPort(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		ok   bool
+	}{
+		{"127.0.0.1:8080", true},
+		{":8080", true},
+		{"[::1]:9090", true},
+		{"localhost", false},
+		{"", false},
+		{"http://x:1", false},
+	} {
+		t.Run(tc.addr, func(t *testing.T) {
+			if err := cli.HostPort(tc.addr); (err == nil) != tc.ok {
+				t.Errorf("HostPort(%q) = %v, want ok %v", tc.addr, err, tc.ok)
+			}
+		})
+	}
+}
