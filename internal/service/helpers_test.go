@@ -171,3 +171,32 @@ func wantCode(t testing.TB, err error, code string) {
 		t.Fatalf("error = %v, want code %q", err, code)
 	}
 }
+
+// payee is a user with a PayPal method at their email.
+func (e *env) payee(t testing.TB, first, last, email, phone string) *payouts.User {
+	t.Helper()
+	u, err := e.svc.CreateUser(e.ctx, e.app, payouts.CreateUserRequest{FirstName: first, LastName: last,
+		Email: email, CountryCode: "1", PhoneNumber: phone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.addMethod(t, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: email})
+	return u
+}
+
+// fundedPayout is a funded PayPal payout to a user, left for its rail to settle.
+type fundedPayout struct {
+	amount    int64
+	feeParty  payouts.FeeParty
+	taxExempt bool
+}
+
+func (e *env) payOut(t testing.TB, userID string, p fundedPayout) *payouts.Transfer {
+	t.Helper()
+	tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: userID, Amount: p.amount,
+		Platform: payouts.PlatformPayPal, Fund: true, PayoutFeeParty: p.feeParty, TaxExempt: p.taxExempt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}

@@ -31,26 +31,6 @@ func (e *env) loadSDN(t *testing.T, sdn, alt string) *service.SanctionsLoad {
 }
 
 // payee is a user of the env's app with a PayPal method.
-func (e *env) payee(t *testing.T, first, last, email, phone string) *payouts.User {
-	t.Helper()
-	u, err := e.svc.CreateUser(e.ctx, e.app, payouts.CreateUserRequest{FirstName: first, LastName: last,
-		Email: email, CountryCode: "1", PhoneNumber: phone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.addMethod(t, u.ID, payouts.AddPayoutMethodRequest{Platform: "paypal", Email: email})
-	return u
-}
-
-func (e *env) payOut(t *testing.T, userID string, amount int64) *payouts.Transfer {
-	t.Helper()
-	tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: userID, Amount: amount, Platform: "paypal", Fund: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
-
 func (e *env) screening(t *testing.T, userID string) *payouts.Screening {
 	t.Helper()
 	s, err := e.svc.GetScreening(e.ctx, e.app, userID)
@@ -72,11 +52,11 @@ func TestSanctionsHoldAndRelease(t *testing.T) {
 			t.Fatalf("first load: %+v", load)
 		}
 
-		tr := e.payOut(t, held.ID, 100_00)
+		tr := e.payOut(t, held.ID, fundedPayout{amount: 100_00})
 		if tr.Status != payouts.TransferFlagged {
 			t.Fatalf("the listed payee's payout is %s", tr.Status)
 		}
-		if ok := e.payOut(t, clean.ID, 100_00); ok.Status != payouts.TransferPending {
+		if ok := e.payOut(t, clean.ID, fundedPayout{amount: 100_00}); ok.Status != payouts.TransferPending {
 			t.Fatalf("a clean payee's payout is %s", ok.Status)
 		}
 		e.settle(t, time.Hour)
@@ -126,20 +106,20 @@ func TestSanctionsHoldAndRelease(t *testing.T) {
 			t.Fatalf("the released payout is %s", got)
 		}
 
-		if again := e.payOut(t, held.ID, 10_00); again.Status != payouts.TransferPending {
+		if again := e.payOut(t, held.ID, fundedPayout{amount: 10_00}); again.Status != payouts.TransferPending {
 			t.Fatalf("asked again for the released entry: %s", again.Status)
 		}
 		if same := e.loadSDN(t, sdnCuba+sdnRashid, `7001,101,"aka","ABU YUSUF AL-HALABI",-0- `+"\n"); !same.Unchanged || same.ListID != load.ListID {
 			t.Fatalf("the same files loaded again: %+v", same)
 		}
-		if again := e.payOut(t, held.ID, 10_00); again.Status != payouts.TransferPending {
+		if again := e.payOut(t, held.ID, fundedPayout{amount: 10_00}); again.Status != payouts.TransferPending {
 			t.Fatalf("asked again after the same list: %s", again.Status)
 		}
 		changed := e.loadSDN(t, sdnCuba+sdnRashid+sdnTheo, "")
 		if changed.Unchanged || changed.Held != 1 {
 			t.Fatalf("a new list: %+v", changed)
 		}
-		if again := e.payOut(t, held.ID, 10_00); again.Status != payouts.TransferFlagged {
+		if again := e.payOut(t, held.ID, fundedPayout{amount: 10_00}); again.Status != payouts.TransferFlagged {
 			t.Fatalf("not asked again after the list changed: %s", again.Status)
 		}
 		if s := e.screening(t, held.ID); len(s.Hits) != 1 || s.Hits[0].Released {
@@ -157,7 +137,7 @@ func TestSanctionsReloadHoldsAPayeeCleanBefore(t *testing.T) {
 		if load := e.loadSDN(t, sdnCuba+sdnRashid, ""); load.Held != 0 {
 			t.Fatalf("first load: %+v", load)
 		}
-		if tr := e.payOut(t, theo.ID, 100_00); tr.Status != payouts.TransferPending {
+		if tr := e.payOut(t, theo.ID, fundedPayout{amount: 100_00}); tr.Status != payouts.TransferPending {
 			t.Fatalf("before the reload: %s", tr.Status)
 		}
 		if _, err := e.svc.CreateTransfer(e.ctx, e.app, payouts.CreateTransferRequest{UserID: theo.ID, Amount: -50_00}); err != nil {
@@ -211,7 +191,7 @@ func TestSanctionsBirthDateFromTheTaxForm(t *testing.T) {
 		e := newEnvOn(t, dsn, nil, 1_000_00)
 		u := e.payee(t, "Ahmed", "Yusuf", "ay@example.com", "4155550104")
 		e.loadSDN(t, sdnRashid, "")
-		if tr := e.payOut(t, u.ID, 10_00); tr.Status != payouts.TransferPending {
+		if tr := e.payOut(t, u.ID, fundedPayout{amount: 10_00}); tr.Status != payouts.TransferPending {
 			t.Fatalf("on the name alone: %s", tr.Status)
 		}
 		form := payouts.ComplianceRequest{W8BEN: &payouts.W8BEN{Name: "Ahmed Yusuf", CitizenshipCountry: "JO",
@@ -220,7 +200,7 @@ func TestSanctionsBirthDateFromTheTaxForm(t *testing.T) {
 		if err := e.svc.SubmitCompliance(e.ctx, e.app, u.ID, form); err != nil {
 			t.Fatal(err)
 		}
-		if tr := e.payOut(t, u.ID, 10_00); tr.Status != payouts.TransferFlagged {
+		if tr := e.payOut(t, u.ID, fundedPayout{amount: 10_00}); tr.Status != payouts.TransferFlagged {
 			t.Fatalf("with the same birth date: %s", tr.Status)
 		}
 	})

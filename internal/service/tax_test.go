@@ -34,36 +34,13 @@ func w8ben(name string) *payouts.ComplianceRequest {
 // payee makes a user with a PayPal method and, when form is set, that tax form on file.
 func (e *env) taxPayee(t testing.TB, first, last string, n int, form *payouts.ComplianceRequest) *payouts.User {
 	t.Helper()
-	email := fmt.Sprintf("payee%d@example.com", n)
-	u, err := e.svc.CreateUser(e.ctx, e.app, payouts.CreateUserRequest{FirstName: first, LastName: last,
-		Email: email, CountryCode: "1", PhoneNumber: fmt.Sprintf("415555%04d", n)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.addMethod(t, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: email})
+	u := e.payee(t, first, last, fmt.Sprintf("payee%d@example.com", n), fmt.Sprintf("415555%04d", n))
 	if form != nil {
 		if err := e.svc.SubmitCompliance(e.ctx, e.app, u.ID, *form); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return u
-}
-
-// taxPayout is a funded PayPal payout to the user, left for its rail to settle.
-type taxPayout struct {
-	amount    int64
-	feeParty  payouts.FeeParty
-	taxExempt bool
-}
-
-func (e *env) taxPayOut(t testing.TB, userID string, p taxPayout) *payouts.Transfer {
-	t.Helper()
-	tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: userID, Amount: p.amount,
-		Platform: payouts.PlatformPayPal, Fund: true, PayoutFeeParty: p.feeParty, TaxExempt: p.taxExempt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
 }
 
 // returnPayout has the rail give a completed payout's money back.
@@ -93,21 +70,21 @@ func taxYearScenario(t *testing.T, e *env) map[string]*payouts.User {
 		"notin":   e.taxPayee(t, "Nat", "Notin", 4, nil),
 		"foreign": e.taxPayee(t, "Klaus", "Fremd", 5, w8ben("Klaus Fremd")),
 	}
-	e.taxPayOut(t, p["under"].ID, taxPayout{amount: 1999_99})
+	e.payOut(t, p["under"].ID, fundedPayout{amount: 1999_99})
 	// The user pays the 25-cent fee out of this one: box 1 is the gross 1,500.00.
-	e.taxPayOut(t, p["at"].ID, taxPayout{amount: 1500_00, feeParty: payouts.FeePartyUser})
-	e.taxPayOut(t, p["at"].ID, taxPayout{amount: 500_00, feeParty: payouts.FeePartyPlatform})
-	e.taxPayOut(t, p["over"].ID, taxPayout{amount: 2000_01})
-	back := e.taxPayOut(t, p["over"].ID, taxPayout{amount: 900_00})
-	e.taxPayOut(t, p["over"].ID, taxPayout{amount: 700_00, taxExempt: true})
-	e.taxPayOut(t, p["notin"].ID, taxPayout{amount: 2100_00})
-	e.taxPayOut(t, p["foreign"].ID, taxPayout{amount: 3000_00})
+	e.payOut(t, p["at"].ID, fundedPayout{amount: 1500_00, feeParty: payouts.FeePartyUser})
+	e.payOut(t, p["at"].ID, fundedPayout{amount: 500_00, feeParty: payouts.FeePartyPlatform})
+	e.payOut(t, p["over"].ID, fundedPayout{amount: 2000_01})
+	back := e.payOut(t, p["over"].ID, fundedPayout{amount: 900_00})
+	e.payOut(t, p["over"].ID, fundedPayout{amount: 700_00, taxExempt: true})
+	e.payOut(t, p["notin"].ID, fundedPayout{amount: 2100_00})
+	e.payOut(t, p["foreign"].ID, fundedPayout{amount: 3000_00})
 	e.settle(t, settleDelay)
 	e.clock.Advance(24 * time.Hour)
 	e.returnPayout(t, back.ID)
 	// Made in 2026, settled (paid) in 2027.
 	e.clock.Set(time.Date(2026, 12, 31, 23, 59, 58, 0, time.UTC))
-	e.taxPayOut(t, p["under"].ID, taxPayout{amount: 50_00})
+	e.payOut(t, p["under"].ID, fundedPayout{amount: 50_00})
 	e.settle(t, settleDelay)
 	return p
 }
@@ -182,7 +159,7 @@ func TestReportableTotalsMatchTransfers(t *testing.T) {
 				var completed []string
 				for range 30 {
 					u := users[rng.IntN(len(users))]
-					p := taxPayout{amount: int64(100 + rng.IntN(50_000)), taxExempt: rng.IntN(6) == 0}
+					p := fundedPayout{amount: int64(100 + rng.IntN(50_000)), taxExempt: rng.IntN(6) == 0}
 					if rng.IntN(2) == 0 {
 						p.feeParty = payouts.FeePartyUser
 					}
@@ -198,7 +175,7 @@ func TestReportableTotalsMatchTransfers(t *testing.T) {
 							t.Fatal(err)
 						}
 					} else {
-						tr = e.taxPayOut(t, u.ID, p)
+						tr = e.payOut(t, u.ID, p)
 					}
 					exempt[tr.ID] = p.taxExempt
 					switch rng.IntN(4) {
@@ -345,13 +322,13 @@ func TestCorrectedForm1099(t *testing.T) {
 		e := newEnvOn(t, dsn, nil, 100_000_00)
 		e.setPayer(t)
 		u := e.taxPayee(t, "Cy", "Change", 7, w9("Cy", "Change", "222334444"))
-		e.taxPayOut(t, u.ID, taxPayout{amount: 2500_00})
+		e.payOut(t, u.ID, fundedPayout{amount: 2500_00})
 		e.settle(t, settleDelay)
 		first, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
 		if err != nil || len(first.Written) != 1 {
 			t.Fatalf("first run %+v (%v)", first, err)
 		}
-		e.taxPayOut(t, u.ID, taxPayout{amount: 10_01})
+		e.payOut(t, u.ID, fundedPayout{amount: 10_01})
 		e.settle(t, settleDelay)
 		run, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
 		if err != nil || len(run.Written) != 1 {
@@ -399,7 +376,7 @@ func TestIRISFileOfYear(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.clock.Set(time.Date(2026, 12, 31, 12, 0, 0, 0, time.UTC))
-		e.taxPayOut(t, p["at"].ID, taxPayout{amount: 1_00})
+		e.payOut(t, p["at"].ID, fundedPayout{amount: 1_00})
 		e.settle(t, settleDelay)
 		run, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026)
 		if err != nil || len(run.Written) != 1 {
