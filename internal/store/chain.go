@@ -27,13 +27,28 @@ const (
 	moveChainHeads = ` ON CONFLICT (app_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`
 )
 
+// appChain is an app's chain entry or head, as written to ledger_chain or ledger_chain_heads.
+type appChain struct {
+	app   string
+	entry ledger.ChainEntry
+}
+
+var (
+	chainEntryWriter = writer[appChain]{insert: insertChainEntry, values: func(c *appChain) []any {
+		return []any{c.app, c.entry.Seq, c.entry.PostingID, c.entry.Settles, c.entry.Hash}
+	}}
+	chainHeadValues = func(c *appChain) []any { return []any{c.app, c.entry.Seq, c.entry.Hash} }
+	lockHeadWriter  = writer[appChain]{insert: insertChainHead, tail: lockChainHeads, values: chainHeadValues}
+	moveHeadWriter  = writer[appChain]{insert: insertChainHead, tail: moveChainHeads, values: chainHeadValues}
+)
+
 // chainHeadsStmts lock and read the heads of the apps into heads.
 func (q *Queries) chainHeadsStmts(apps []string, heads map[string]ledger.ChainHead) ([]sqldb.Stmt, error) {
-	var rows rowSet
-	for _, app := range apps {
-		rows.add([]any{app, 0, []byte{}}, nil)
+	rows := make([]appChain, len(apps))
+	for i, app := range apps {
+		rows[i] = appChain{app: app, entry: ledger.ChainEntry{Hash: []byte{}}}
 	}
-	stmts, err := q.insertStmts(insertChainHead, lockChainHeads, false, &rows)
+	stmts, err := lockHeadWriter.stmts(q.dialect, rows)
 	for i := range stmts {
 		stmts[i].Row = func(scan func(...any) error) error {
 			var app string
@@ -50,7 +65,7 @@ func (q *Queries) chainHeadsStmts(apps []string, heads map[string]ledger.ChainHe
 // there and in heads.
 func (q *Queries) chainStmts(items []chainItem, heads map[string]ledger.ChainHead) ([]sqldb.Stmt, error) {
 	chains := map[string]*ledger.Chainer{}
-	var entries, moved rowSet
+	var entries, moved []appChain
 	var apps []string
 	for _, it := range items {
 		app := it.posting.AppID
@@ -64,20 +79,19 @@ func (q *Queries) chainStmts(items []chainItem, heads map[string]ledger.ChainHea
 			chains[app] = c
 			apps = append(apps, app)
 		}
-		e := c.Add(it.posting, it.settles)
-		entries.add([]any{app, e.Seq, e.PostingID, e.Settles, e.Hash}, nil)
+		entries = append(entries, appChain{app: app, entry: c.Add(it.posting, it.settles)})
 	}
 	slices.Sort(apps)
 	for _, app := range apps {
 		h := chains[app].Head()
 		heads[app] = h
-		moved.add([]any{app, h.Seq, h.Hash}, nil)
+		moved = append(moved, appChain{app: app, entry: ledger.ChainEntry{Seq: h.Seq, Hash: h.Hash}})
 	}
-	stmts, err := q.insertStmts(insertChainEntry, "", false, &entries)
+	stmts, err := chainEntryWriter.stmts(q.dialect, entries)
 	if err != nil {
 		return nil, err
 	}
-	heads2, err := q.insertStmts(insertChainHead, moveChainHeads, false, &moved)
+	heads2, err := moveHeadWriter.stmts(q.dialect, moved)
 	return append(stmts, heads2...), err
 }
 

@@ -36,12 +36,13 @@ func (q *Queries) LatestTaxForm(ctx context.Context, appID, userID string) (_ *s
 // write transaction the addition is held.
 func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (_ payouts.Money, err error) {
 	defer wrap(&err, "add %d payments of user %s", year, userID)
+	p := yearlyPayment{AppID: appID, UserID: userID, Year: year, Amount: int64(amount)}
 	if q.job != nil {
-		return q.holdYearlyPayments(ctx, appID, userID, year, amount)
+		return q.holdYearlyPayments(ctx, p)
 	}
 	var total int64
-	err = q.queryRowTouching(ctx, writing(taxYearsTable), insertPayments+` VALUES (?, ?, ?, ?) `+addPayments+` RETURNING amount`,
-		paymentValues(appID, userID, year, int64(amount))...).Scan(&total)
+	err = q.queryRowTouching(ctx, writing(taxYearsTable), paymentWriter.insert+` VALUES (?, ?, ?, ?) `+paymentWriter.tail+` RETURNING amount`,
+		paymentWriter.values(&p)...).Scan(&total)
 	return payouts.Money(total), err
 }
 
@@ -58,11 +59,17 @@ func (q *Queries) YearlyPayments(ctx context.Context, appID, userID string, year
 	return payouts.Money(total), err
 }
 
-const (
-	insertPayments = `INSERT INTO tax_years (app_id, user_id, year, amount)`
-	addPayments    = `ON CONFLICT (app_id, user_id, year) DO UPDATE SET amount = tax_years.amount + excluded.amount`
-)
+// yearlyPayment is an addition to a user's payments in a calendar year (tax_years).
+type yearlyPayment struct {
+	AppID, UserID string
+	Year          int
+	Amount        int64
+}
 
-func paymentValues(appID, userID string, year int, amount int64) []any {
-	return []any{appID, userID, year, amount}
+func (p yearlyPayment) key() taxYear { return taxYear{p.AppID, p.UserID, p.Year} }
+
+var paymentWriter = writer[yearlyPayment]{
+	insert: `INSERT INTO tax_years (app_id, user_id, year, amount)`,
+	tail:   `ON CONFLICT (app_id, user_id, year) DO UPDATE SET amount = tax_years.amount + excluded.amount`,
+	values: func(p *yearlyPayment) []any { return []any{p.AppID, p.UserID, p.Year, p.Amount} },
 }

@@ -24,18 +24,36 @@ func scanEvent(row interface{ Scan(...any) error }) (service.EventRecord, error)
 }
 
 // InsertEvents writes events, a few hundred per statement, and sets their seqs, which follow
-// the order given.
+// the order given; in a write transaction it holds them.
 func (q *Queries) InsertEvents(ctx context.Context, events []*service.EventRecord) (err error) {
 	defer wrap(&err, "insert %d events", len(events))
-	var rows rowSet
-	for _, e := range events {
-		rows.add([]any{e.ID, e.AppID, e.Type, e.ObjectID, string(e.Data), sqldb.Micros(e.Created.Time)},
-			func(seq int64) { e.Seq = seq })
+	rows := make([]heldEvent, len(events))
+	for i, e := range events {
+		rows[i] = heldEvent{record: *e, to: e}
 	}
-	return q.insertOrHold(ctx, eventsTable, insertEvent, true, rows, func(h *held) *rowSet { return &h.events })
+	if q.job == nil {
+		return insertNow(ctx, q, eventsTable, eventWriter, rows)
+	}
+	for _, r := range rows {
+		q.job.st.held.events.hold(r)
+	}
+	return nil
 }
 
-const insertEvent = `INSERT INTO events (id, app_id, type, object_id, data, created)`
+// heldEvent is an event's row as it was when made, and the caller's record, handed its seq.
+type heldEvent struct {
+	record service.EventRecord
+	to     *service.EventRecord
+}
+
+var eventWriter = writer[heldEvent]{
+	insert: `INSERT INTO events (id, app_id, type, object_id, data, created)`,
+	values: func(r *heldEvent) []any {
+		e := &r.record
+		return []any{e.ID, e.AppID, e.Type, e.ObjectID, string(e.Data), sqldb.Micros(e.Created.Time)}
+	},
+	key: func(r *heldEvent, seq int64) { r.to.Seq = seq },
+}
 
 // GetEvent reads one event of the app.
 func (q *Queries) GetEvent(ctx context.Context, appID, id string) (_ *service.EventRecord, err error) {

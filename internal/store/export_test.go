@@ -67,9 +67,13 @@ func KeysClaimedAhead(q service.Queries) []string {
 func BatchState(q service.Queries) string {
 	st := q.(*Queries).job.st
 	var b strings.Builder
-	for i, t := range st.held.tables() {
-		fmt.Fprintf(&b, "held table %d: %d rows: %v\n", i, len(t.rows.values), t.rows.values)
-	}
+	h := &st.held
+	describeHeld(&b, "transfers", &h.transfers)
+	describeHeld(&b, "postings", &h.postings)
+	describeHeld(&b, "payments", &h.payments)
+	describeHeld(&b, "events", &h.events)
+	describeHeld(&b, "deliveries", &h.deliveries)
+	describeHeld(&b, "chain", &h.chain)
 	fmt.Fprintf(&b, "yearly payments held %v\n", st.held.paid)
 	fmt.Fprintf(&b, "deltas kept %v; the job's net %v\n", st.netting.kept, st.job.net)
 	fmt.Fprintf(&b, "keys claimed ahead %v\n", st.keys.claimed)
@@ -99,11 +103,15 @@ const AppAccounts = appAccounts
 // yearly payments, events, webhook deliveries), how many rows q's batch holds and has not
 // written yet.
 func HeldUnwritten(q service.Queries) []int {
-	var n []int
-	for _, t := range q.(*Queries).job.st.held.tables() {
-		n = append(n, len(t.rows.values)-t.rows.written)
-	}
-	return n
+	h := &q.(*Queries).job.st.held
+	return []int{len(h.transfers.unwritten()), len(h.postings.unwritten()), len(h.payments.unwritten()),
+		len(h.events.unwritten()), len(h.deliveries.unwritten())}
+}
+
+// describeHeld writes the rows r holds, written or not: the kept ones, then the job's.
+func describeHeld[T any](b *strings.Builder, name string, r *heldRows[T]) {
+	rows := append(slices.Clone(r.kept), r.job...)
+	fmt.Fprintf(b, "held %s: %d rows: %+v\n", name, len(rows), rows)
 }
 
 // AppsInView lists the apps q's batch view holds, sorted.

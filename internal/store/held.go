@@ -4,26 +4,63 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 
+	"github.com/disburse/disburse/internal/ledger"
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/payouts"
 )
 
 // held are the rows of transfers, postings, additions to users' yearly payments, events and
-// webhook deliveries that a batch's jobs make, kept back to be written a few hundred per
-// statement before the commit instead of several round trips per transfer. Values are taken when
-// a row is held, so later changes of the caller's record do not leak into the insert. A statement
-// of a job on their tables writes them first (writeHeld); the rows written stay here, counted as
-// written.
+// webhook deliveries that a batch's jobs make, and the postings they enter in their apps'
+// chains, kept back as typed rows to be written a few hundred per statement before the commit
+// instead of several round trips per transfer. Of each table it keeps the rows of the jobs that
+// ended well and the running job's plan, its rows since it started: a job that fails drops its
+// plan, of which nothing was written (endJob). A statement of a job on their tables writes them
+// first (writeHeld); the rows written stay, counted as written.
 type held struct {
-	transfers, postings, payments, events, deliveries rowSet
+	transfers  heldRows[heldTransfer]
+	postings   heldRows[ledger.Posting]
+	payments   heldRows[yearlyPayment]
+	events     heldRows[heldEvent]
+	deliveries heldRows[service.WebhookDeliveryRecord]
+	chain      heldRows[chainItem] // entered in the chains before the commit (chain.go), never before
 	// stored are yearly totals as stored before the batch, read once per user; paid are the sums
 	// of the payments rows held, so that a total is found without going through them.
 	stored, paid map[taxYear]int64
-	// chain are the postings made and settled, entered in their apps' chains before the commit
-	// (chain.go).
-	chain []chainItem
+}
+
+// heldRows are the rows a batch holds of one table.
+type heldRows[T any] struct {
+	kept    []T // of the jobs that ended well
+	written int // how many of kept are in the database
+	job     []T // the running job's plan
+}
+
+func (r *heldRows[T]) hold(row T) { r.job = append(r.job, row) }
+
+// endJob keeps the running job's plan with the batch's rows when ok, and drops it otherwise.
+func (r *heldRows[T]) endJob(ok bool) {
+	if ok {
+		r.kept = append(r.kept, r.job...)
+	}
+	clear(r.job)
+	r.job = r.job[:0]
+}
+
+// unwritten are the rows not written yet: the kept ones, then the job's.
+func (r *heldRows[T]) unwritten() []T {
+	return append(r.kept[r.written:len(r.kept):len(r.kept)], r.job...)
+}
+
+func (r *heldRows[T]) jobHolds() bool       { return len(r.job) > 0 }
+func (r *heldRows[T]) holdsUnwritten() bool { return r.written < len(r.kept) || len(r.job) > 0 }
+
+// wrote counts the unwritten rows as written. The job's go with the kept ones: written, they
+// are its change of rows, which fails the whole batch if the job fails (sqldb.Batch.Changed).
+func (r *heldRows[T]) wrote() {
+	r.endJob(true)
+	r.written = len(r.kept)
 }
 
 type taxYear struct {
@@ -31,56 +68,60 @@ type taxYear struct {
 	year          int
 }
 
-// heldTable is the rows a batch holds of one table, and the statement that inserts them.
+// heldTable is a table whose rows a batch holds, and the statements that write those unwritten.
 type heldTable struct {
-	table        table
-	rows         *rowSet
-	insert, tail string
-	returnsKey   bool
+	table table
+	rows  interface {
+		jobHolds() bool
+		holdsUnwritten() bool
+		wrote()
+		endJob(ok bool)
+	}
+	stmts func(sqldb.Dialect) ([]sqldb.Stmt, error)
 }
 
 // tables are the held tables in the order they are written: transfers first, which their
 // postings follow, and the events before the webhook deliveries that name them.
 func (h *held) tables() []heldTable {
 	return []heldTable{
-		{transfersTable, &h.transfers, insertTransfer, "", true},
-		{postingsTable, &h.postings, insertPostingWithID, "", false},
-		{taxYearsTable, &h.payments, insertPayments, addPayments, false},
-		{eventsTable, &h.events, insertEvent, "", true},
-		{deliveriesTable, &h.deliveries, insertDelivery, "", false},
+		{transfersTable, &h.transfers, func(d sqldb.Dialect) ([]sqldb.Stmt, error) {
+			return transferWriter.stmts(d, h.transfers.unwritten())
+		}},
+		{postingsTable, &h.postings, func(d sqldb.Dialect) ([]sqldb.Stmt, error) {
+			return postingWriter.stmts(d, h.postings.unwritten())
+		}},
+		{taxYearsTable, &h.payments, func(d sqldb.Dialect) ([]sqldb.Stmt, error) {
+			// one row per user and year: one upsert cannot change a row twice
+			return paymentWriter.stmts(d, sumPayments(h.payments.unwritten()))
+		}},
+		{eventsTable, &h.events, func(d sqldb.Dialect) ([]sqldb.Stmt, error) {
+			return eventWriter.stmts(d, h.events.unwritten())
+		}},
+		{deliveriesTable, &h.deliveries, func(d sqldb.Dialect) ([]sqldb.Stmt, error) {
+			return deliveryWriter.stmts(d, h.deliveries.unwritten())
+		}},
 	}
 }
 
-// heldMark is where held rows stood: how many rows each table held, and the chain's items last.
-type heldMark [6]int
-
-func (h *held) mark() heldMark {
-	var m heldMark
-	for i, t := range h.tables() {
-		m[i] = len(t.rows.values)
-	}
-	m[5] = len(h.chain)
-	return m
-}
-
-// undo drops the rows held after m, of which none was written.
-func (h *held) undo(m heldMark) {
-	for _, v := range h.payments.values[m[2]:] { // payments are tables()[2]
-		k := paymentKey(v)
-		if h.paid[k] -= v[3].(int64); h.paid[k] == 0 {
-			delete(h.paid, k) // as if none were held
+// endJob keeps the running job's plan when ok, and drops it, none of it written, otherwise.
+func (h *held) endJob(ok bool) {
+	if !ok {
+		for _, p := range h.payments.job {
+			if h.paid[p.key()] -= p.Amount; h.paid[p.key()] == 0 {
+				delete(h.paid, p.key()) // as if none were held
+			}
 		}
 	}
-	for i, t := range h.tables() {
-		t.rows.truncate(m[i])
+	for _, t := range h.tables() {
+		t.rows.endJob(ok)
 	}
-	h.chain = h.chain[:m[5]]
+	h.chain.endJob(ok)
 }
 
-// unwrittenSince reports whether rows of the tables held after m are not written yet.
-func (h *held) unwrittenSince(m heldMark, tables table) bool {
-	for i, t := range h.tables() {
-		if tables&t.table != 0 && len(t.rows.values) > max(m[i], t.rows.written) {
+// jobHolds reports whether the running job holds unwritten rows of the tables.
+func (h *held) jobHolds(tables table) bool {
+	for _, t := range h.tables() {
+		if tables&t.table != 0 && t.rows.jobHolds() {
 			return true
 		}
 	}
@@ -90,7 +131,7 @@ func (h *held) unwrittenSince(m heldMark, tables table) bool {
 // unwritten reports whether rows of the tables are held that were not written yet.
 func (h *held) unwritten(tables table) bool {
 	for _, t := range h.tables() {
-		if tables&t.table != 0 && t.rows.written < len(t.rows.values) {
+		if tables&t.table != 0 && t.rows.holdsUnwritten() {
 			return true
 		}
 	}
@@ -122,14 +163,14 @@ func (q *Queries) runInBatch(ctx context.Context, stmts []sqldb.Stmt) error {
 // which the caller read in this transaction, is locked on PostgreSQL, so no other writer adds
 // meanwhile. No row of the user and year is held before the total is read, so what is read
 // never counts a held row written.
-func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error) {
-	h, k := &q.job.st.held, taxYear{appID, userID, year}
+func (q *Queries) holdYearlyPayments(ctx context.Context, p yearlyPayment) (payouts.Money, error) {
+	h, k := &q.job.st.held, p.key()
 	stored, ok := h.stored[k]
 	if !ok {
 		// Said to touch no held table: the held additions are added to what it reads below, not
 		// written first.
 		err := q.queryRowLocked(ctx, readingOthers, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`, "",
-			appID, userID, year).Scan(&stored)
+			p.AppID, p.UserID, p.Year).Scan(&stored)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, err
 		}
@@ -138,41 +179,24 @@ func (q *Queries) holdYearlyPayments(ctx context.Context, appID, userID string, 
 		}
 		h.stored[k] = stored
 	}
-	h.payments.add(paymentValues(appID, userID, year, int64(amount)), nil)
-	h.paid[k] += int64(amount)
+	h.payments.hold(p)
+	h.paid[k] += p.Amount
 	return payouts.Money(stored + h.paid[k]), nil
 }
 
-// paymentKey is the user and year of a held payments row (paymentValues).
-func paymentKey(v []any) taxYear { return taxYear{v[0].(string), v[1].(string), v[2].(int)} }
-
-// sumPayments sums the held additions per user and year: one upsert cannot change a row twice.
-func sumPayments(rows *rowSet) *rowSet {
-	sums := map[taxYear]int{}
-	var out rowSet
-	for _, v := range rows.values {
-		k := paymentKey(v)
-		if i, ok := sums[k]; ok {
-			out.values[i][3] = out.values[i][3].(int64) + v[3].(int64)
+// sumPayments sums the additions per user and year, in the order each was first added.
+func sumPayments(rows []yearlyPayment) []yearlyPayment {
+	at := map[taxYear]int{}
+	var out []yearlyPayment
+	for _, p := range rows {
+		if i, ok := at[p.key()]; ok {
+			out[i].Amount += p.Amount
 			continue
 		}
-		sums[k] = len(out.values)
-		out.add(slices.Clone(v), nil)
+		at[p.key()] = len(out)
+		out = append(out, p)
 	}
-	return &out
-}
-
-// insertOrHold inserts rows into the table t, or, in a write transaction, adds them to the held
-// ones of the table (heldRows), whose keys (returnsKey) are set when they are written.
-func (q *Queries) insertOrHold(ctx context.Context, t table, insert string, returnsKey bool, rows rowSet, heldRows func(*held) *rowSet) error {
-	if q.job == nil {
-		return q.insertRowSet(ctx, t, insert, "", returnsKey, &rows)
-	}
-	h := heldRows(&q.job.st.held)
-	for i, v := range rows.values {
-		h.add(v, rows.setKey[i])
-	}
-	return nil
+	return out
 }
 
 // writeHeld writes the batch's held rows of tables not written yet, before a statement of the
@@ -181,7 +205,7 @@ func (q *Queries) insertOrHold(ctx context.Context, t table, insert string, retu
 // written with the batch's next ones.
 func (q *Queries) writeHeld(ctx context.Context, tables table) error {
 	h := &q.job.st.held
-	if h.unwrittenSince(q.job.start, tables) {
+	if h.jobHolds(tables) {
 		q.batch.Changed()
 	}
 	stmts, err := q.heldStmts(h, tables)
@@ -194,7 +218,7 @@ func (q *Queries) writeHeld(ctx context.Context, tables table) error {
 	}
 	for _, t := range h.tables() {
 		if tables&t.table != 0 {
-			t.rows.written = len(t.rows.values)
+			t.rows.wrote()
 		}
 	}
 	return nil
@@ -208,11 +232,7 @@ func (q *Queries) heldStmts(h *held, tables table) ([]sqldb.Stmt, error) {
 		if tables&t.table == 0 {
 			continue
 		}
-		rows := t.rows.unwritten()
-		if t.table == taxYearsTable {
-			rows = sumPayments(rows) // one row per user and year: the additions summed
-		}
-		s, err := q.insertStmts(t.insert, t.tail, t.returnsKey, rows)
+		s, err := t.stmts(q.dialect)
 		if err != nil {
 			return nil, err
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
@@ -197,6 +199,52 @@ func TestHeldRowsWrittenByAFailedJob(t *testing.T) {
 			if err != nil || got.Seq != tr.Seq {
 				t.Errorf("transfer %d after the commit: %+v, %v; given seq %d", i, got, err, tr.Seq)
 			}
+		}
+	})
+}
+
+// TestTransferRowKeepsEveryField: a transfer made, held in a write transaction or written at
+// once, reads back as it was made, every field of its record set to a value of its own: its
+// writer misses no field and puts none in another's column.
+func TestTransferRowKeepsEveryField(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID, _, _ := fundedWallet(t, st, 0)
+		user := newUser(t, st, appID, 7, "every@example.com").ID
+		made := func(n int) *service.TransferRecord {
+			link := fmt.Sprintf("50000000-0000-4000-8000-%012d", n)
+			return &service.TransferRecord{AppID: appID, IdempotencyKey: fmt.Sprint("key-", n), RailState: service.RailState("submitted"),
+				SettleAt: t0.Add(time.Hour), LeaseUntil: t0.Add(2 * time.Hour), Attempts: 3, FeeParty: payouts.FeeParty("user"),
+				Fund: true, TaxExempt: true, Updated: t0.Add(time.Minute), RailReference: fmt.Sprint("ref-", n),
+				Transfer: payouts.Transfer{ID: fmt.Sprintf("30000000-0000-4000-8000-%012d", n), Created: payouts.NewTime(t0),
+					UserID: &user, Status: payouts.TransferPending, Type: payouts.TransferPayout, Amount: payouts.Money(-100 - n),
+					ExternalData: payouts.ExternalData{Platform: payouts.Platform("paypal"), AccountID: "acct", ExternalID: "ext"},
+					PayoutLinkID: &link, Metadata: payouts.Metadata(`{"n":1}`), FailureReason: "why"}}
+		}
+		for _, tc := range []struct {
+			name   string
+			create func(*service.TransferRecord) error
+		}{
+			{"held in a write transaction", func(tr *service.TransferRecord) error {
+				return st.InTx(ctx, func(q service.Queries) error { return q.CreateTransfer(ctx, tr) })
+			}},
+			{"written at once", func(tr *service.TransferRecord) error { return st.CreateTransfer(ctx, tr) }},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				tr := made(len(tc.name))
+				want := *tr
+				if err := tc.create(tr); err != nil {
+					t.Fatal(err)
+				}
+				want.Seq = tr.Seq
+				got, err := st.GetTransfer(ctx, appID, tr.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(*got, want) {
+					t.Errorf("stored\n%+v\nmade\n%+v", *got, want)
+				}
+			})
 		}
 	})
 }

@@ -15,7 +15,7 @@ import (
 // jobs made and the net of their ledger deltas, written before the commit; the batch view its
 // jobs read through; and the running job's part of all that (jobState).
 type batchState struct {
-	held    held       // rows of the batch's jobs, the running job's last (held.go)
+	held    held       // rows of the batch's jobs, the running job's plan last (held.go)
 	netting netting    // accounts as read, and the net deltas of the jobs that ended well (netting.go)
 	reads   batchReads // the batch view (batch_reads.go)
 	keys    keysAhead  // idempotency keys claimed for the batch's jobs (idempotency.go)
@@ -28,8 +28,8 @@ type batchState struct {
 	reserved      int
 }
 
-// jobState is the running job's part of its batch: where the batch's held rows stood when it
-// started (its own are those after), the ledger deltas it applied, the keys claimed ahead that
+// jobState is the running job's part of its batch: its plan of held rows (held), the ledger
+// deltas it applied, the keys claimed ahead that
 // it took and those it claimed itself. A job that ends well leaves its part in the batch, its deltas netted with the
 // others'; undo takes it out when the job fails. It is the one undo of everything the store
 // keeps for a batch.
@@ -41,7 +41,6 @@ type batchState struct {
 type jobState struct {
 	st      *batchState
 	running bool
-	start   heldMark                    // the batch's held rows when the job started
 	net     map[int64]ledger.Delta      // the job's deltas summed per account
 	taken   []service.IdempotencyRecord // claimed ahead for the job, and taken by it
 	claimed []service.IdempotencyRecord // claimed by the job itself (ClaimIdempotencyKey)
@@ -67,8 +66,9 @@ func (q *Queries) batchState() *batchState {
 		stmts = append(stmts, st.netting.stmts(q.dialect)...)
 		// The chains' heads are locked last, after the accounts, as every writer does.
 		heads := map[string]ledger.ChainHead{}
-		if len(st.held.chain) > 0 {
-			lock, err := q.chainHeadsStmts(chainApps(st.held.chain), heads)
+		chained := st.held.chain.kept
+		if len(chained) > 0 {
+			lock, err := q.chainHeadsStmts(chainApps(chained), heads)
 			if err != nil {
 				return err
 			}
@@ -79,10 +79,10 @@ func (q *Queries) batchState() *batchState {
 		if errors.Is(err, service.ErrOverdraft) {
 			return fmt.Errorf("store: a concurrent write overdrew an account of the batch: %w", sqldb.ErrRetry)
 		}
-		if err != nil || len(st.held.chain) == 0 {
+		if err != nil || len(chained) == 0 {
 			return err
 		}
-		chain, err := q.chainStmts(st.held.chain, heads)
+		chain, err := q.chainStmts(chained, heads)
 		if err != nil {
 			return err
 		}
@@ -95,7 +95,6 @@ func (q *Queries) batchState() *batchState {
 func (st *batchState) startJob() *jobState {
 	j := &st.job
 	j.running = true
-	j.start = st.held.mark()
 	return j
 }
 
@@ -106,6 +105,7 @@ func (st *batchState) endJob(ok bool) {
 	if !j.running { // a job that never touched the store (sqldb.DB.InTx)
 		return
 	}
+	st.held.endJob(ok)
 	if ok {
 		for id, d := range j.net {
 			st.netting.kept[id] = sum(st.netting.kept[id], d)
@@ -118,12 +118,11 @@ func (st *batchState) endJob(ok bool) {
 	clear(j.net)
 }
 
-// undo takes the failed job's part out of the batch: the rows it held, none of them written,
-// are dropped; its deltas are dropped; the keys it took or claimed go to the batch's claims,
+// undo takes the failed job's part out of the batch, its plan of held rows dropped already
+// (held.endJob): its deltas are dropped; the keys it took or claimed go to the batch's claims,
 // which gives back before the commit those no later job takes (releaseKeysAhead).
 func (j *jobState) undo() {
 	st := j.st
-	st.held.undo(j.start)
 	clear(j.net)
 	if st.keys.claimed == nil && len(j.claimed) > 0 {
 		st.keys.claimed = map[keyRef]service.IdempotencyRecord{}

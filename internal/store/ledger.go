@@ -117,7 +117,7 @@ func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
 		return err
 	}
 	for _, p := range m.Settled() {
-		q.job.st.held.chain = append(q.job.st.held.chain, chainItem{posting: *p, settles: true})
+		q.job.st.held.chain.hold(chainItem{posting: *p, settles: true})
 	}
 	q.job.add(m.Deltas())
 	// The transaction numbers its postings itself and holds them with its other rows: no job
@@ -129,8 +129,8 @@ func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
 	}
 	for i, p := range made {
 		p.ID = ids[i]
-		q.job.st.held.postings.add(append([]any{p.ID}, postingValues(p)...), nil)
-		q.job.st.held.chain = append(q.job.st.held.chain, chainItem{posting: *p})
+		q.job.st.held.postings.hold(*p)
+		q.job.st.held.chain.hold(chainItem{posting: *p})
 	}
 	return nil
 }
@@ -252,8 +252,13 @@ func scanPostings(rows *sql.Rows, err error) ([]ledger.Posting, error) {
 const (
 	postingInsertColumns = `app_id, transfer_id, debit_account, credit_account, amount, state, type, user_id,
 	source_name, destination_name, metadata, created, posted`
-	insertPostingWithID = `INSERT INTO postings (id, ` + postingInsertColumns + `)`
 )
+
+// postingWriter writes postings numbered already (postingIDs).
+var postingWriter = writer[ledger.Posting]{
+	insert: `INSERT INTO postings (id, ` + postingInsertColumns + `)`,
+	values: func(p *ledger.Posting) []any { return append([]any{p.ID}, postingValues(p)...) },
+}
 
 // postingIDs numbers the n new postings of a movement in a write transaction.
 //

@@ -54,47 +54,30 @@ func (q *Queries) runStmt(ctx context.Context, t touching, s sqldb.Stmt) error {
 	return q.scanRows(ctx, t, s.Query, s.Args, func(r *sql.Rows) error { return s.Row(r.Scan) })
 }
 
-// rowSet are rows to insert into one table; setKey[i], when set, receives the key the database
-// gives row i. Of rows held (held.go), the first written are in the database already.
-type rowSet struct {
-	values  [][]any
-	setKey  []func(int64)
-	written int
+// writer turns rows of one type into the multi-row INSERTs of one table, a few hundred rows per
+// statement: insert is the statement up to VALUES, tail what follows them, values a row's values
+// in the insert's columns. When key is set each statement returns the rows' generated key (the
+// table's seq) and each row is handed its own. A new column is a change of the row's type and of
+// its writer's values, nothing else.
+type writer[T any] struct {
+	insert, tail string
+	values       func(*T) []any
+	key          func(*T, int64)
 }
 
-func (r *rowSet) add(values []any, setKey func(int64)) {
-	r.values = append(r.values, values)
-	r.setKey = append(r.setKey, setKey)
-}
-
-func (r *rowSet) truncate(n int) { r.values, r.setKey = r.values[:n], r.setKey[:n] }
-
-// unwritten are the rows not written yet.
-func (r *rowSet) unwritten() *rowSet {
-	return &rowSet{values: r.values[r.written:], setKey: r.setKey[r.written:]}
-}
-
-// insertRowSet inserts rows into the table t, a few hundred per statement; when returnsKey, each
-// statement returns the rows' generated key (the table's seq) and each row is handed its own. The keys of one statement's rows are drawn in
-// the order of its VALUES on both engines, but RETURNING lists them in no promised order: they
-// are sorted.
-func (q *Queries) insertRowSet(ctx context.Context, t table, insert, tail string, returnsKey bool, rows *rowSet) error {
-	stmts, err := q.insertStmts(insert, tail, returnsKey, rows)
-	if err != nil {
-		return err
-	}
-	return q.run(ctx, writing(t), stmts)
-}
-
-// insertStmts are the statements of insertRowSet, to run or to send in a pipeline.
-func (q *Queries) insertStmts(insert, tail string, returnsKey bool, rows *rowSet) ([]sqldb.Stmt, error) {
-	if returnsKey {
+// stmts are the statements that insert rows, to run or to send in a pipeline. The keys of one
+// statement's rows are drawn in the order of its VALUES on both engines, but RETURNING lists
+// them in no promised order: they are sorted.
+func (w writer[T]) stmts(d sqldb.Dialect, rows []T) ([]sqldb.Stmt, error) {
+	tail := w.tail
+	if w.key != nil {
 		tail += " RETURNING seq"
 	}
 	var stmts []sqldb.Stmt
-	for start := 0; start < len(rows.values); start += itemsPerInsert {
-		end := min(start+itemsPerInsert, len(rows.values))
-		err := sqldb.InsertRows(q.dialect, end-start, itemsPerInsert, insert, func(i int) []any { return rows.values[start+i] }, tail,
+	for start := 0; start < len(rows); start += itemsPerInsert {
+		end := min(start+itemsPerInsert, len(rows))
+		chunk := rows[start:end]
+		err := sqldb.InsertRows(d, len(chunk), itemsPerInsert, w.insert, func(i int) []any { return w.values(&chunk[i]) }, tail,
 			func(query string, args []any) error {
 				stmts = append(stmts, sqldb.Stmt{Query: query, Args: args})
 				return nil
@@ -102,7 +85,7 @@ func (q *Queries) insertStmts(insert, tail string, returnsKey bool, rows *rowSet
 		if err != nil {
 			return nil, err
 		}
-		if !returnsKey {
+		if w.key == nil {
 			continue
 		}
 		// The chunk's statements return its keys, which are given in order when the last ran.
@@ -116,19 +99,26 @@ func (q *Queries) insertStmts(insert, tail string, returnsKey bool, rows *rowSet
 			}
 		}
 		stmts[len(stmts)-1].Done = func(int64) error {
-			if len(keys) != end-start {
-				return fmt.Errorf("insert returned %d keys for %d rows", len(keys), end-start)
+			if len(keys) != len(chunk) {
+				return fmt.Errorf("insert returned %d keys for %d rows", len(keys), len(chunk))
 			}
 			slices.Sort(keys)
-			for i, set := range rows.setKey[start:end] {
-				if set != nil {
-					set(keys[i])
-				}
+			for i := range chunk {
+				w.key(&chunk[i], keys[i])
 			}
 			return nil
 		}
 	}
 	return stmts, nil
+}
+
+// insertNow inserts rows into the table t at once, outside any batch's held rows.
+func insertNow[T any](ctx context.Context, q *Queries, t table, w writer[T], rows []T) error {
+	stmts, err := w.stmts(q.dialect, rows)
+	if err != nil {
+		return err
+	}
+	return q.run(ctx, writing(t), stmts)
 }
 
 // run runs stmts one after another, each said to touch t.

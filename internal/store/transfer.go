@@ -50,24 +50,49 @@ func micros0(t time.Time) int64 {
 // first_reason, created); in a write transaction it only holds it.
 func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord) (err error) {
 	defer wrap(&err, "create transfer %s", t.ID)
+	row := heldTransfer{record: heldCopy(t), to: t}
 	if q.job != nil {
-		q.job.st.held.transfers.add(transferValues(t), func(seq int64) { t.Seq = seq })
+		q.job.st.held.transfers.hold(row)
 		return nil
 	}
-	return q.queryRowTouching(ctx, writing(transfersTable), insertTransfer+` VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		RETURNING seq`, transferValues(t)...).Scan(&t.Seq)
+	return insertNow(ctx, q, transfersTable, transferWriter, []heldTransfer{row})
 }
 
-const insertTransfer = `INSERT INTO transfers (id, app_id, user_id, status, type, amount, platform, account_id,
-	external_id, payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at,
-	attempts, rail_state, lease_until, created, updated, first_status, first_reason)`
+// heldTransfer is a transfer's row as it was when made, and the caller's record, handed its seq.
+type heldTransfer struct {
+	record service.TransferRecord
+	to     *service.TransferRecord
+}
 
-func transferValues(t *service.TransferRecord) []any {
-	return []any{t.ID, t.AppID, sqlNullPtr(t.UserID), t.Status, t.Type, int64(t.Amount), t.ExternalData.Platform,
-		t.ExternalData.AccountID, t.ExternalData.ExternalID, sqlNullPtr(t.PayoutLinkID), metadataValue(t.Metadata),
-		t.FailureReason, t.IdempotencyKey, t.FeeParty, t.Fund, t.TaxExempt, micros0(t.SettleAt), t.Attempts,
-		t.RailState, micros0(t.LeaseUntil), sqldb.Micros(t.Created.Time), sqldb.Micros(t.Updated),
-		t.Status, t.FailureReason}
+// heldCopy is t as made: what the caller changes of its record later is not in its row.
+func heldCopy(t *service.TransferRecord) service.TransferRecord {
+	c := *t
+	c.UserID, c.PayoutLinkID = clonePtr(t.UserID), clonePtr(t.PayoutLinkID)
+	c.Metadata = slices.Clone(t.Metadata)
+	return c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+var transferWriter = writer[heldTransfer]{
+	insert: `INSERT INTO transfers (id, app_id, user_id, status, type, amount, platform, account_id,
+	external_id, payout_link_id, metadata, failure_reason, idempotency_key, fee_party, fund, tax_exempt, settle_at,
+	attempts, rail_state, lease_until, created, updated, rail_reference, first_status, first_reason)`,
+	values: func(r *heldTransfer) []any {
+		t := &r.record
+		return []any{t.ID, t.AppID, sqlNullPtr(t.UserID), t.Status, t.Type, int64(t.Amount), t.ExternalData.Platform,
+			t.ExternalData.AccountID, t.ExternalData.ExternalID, sqlNullPtr(t.PayoutLinkID), metadataValue(t.Metadata),
+			t.FailureReason, t.IdempotencyKey, t.FeeParty, t.Fund, t.TaxExempt, micros0(t.SettleAt), t.Attempts,
+			t.RailState, micros0(t.LeaseUntil), sqldb.Micros(t.Created.Time), sqldb.Micros(t.Updated), t.RailReference,
+			t.Status, t.FailureReason}
+	},
+	key: func(r *heldTransfer, seq int64) { r.to.Seq = seq },
 }
 
 // GetTransfer reads one transfer of the app. It is found by its unique id alone and its app

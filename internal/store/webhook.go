@@ -130,19 +130,26 @@ func (q *Queries) ClearWebhookFailures(ctx context.Context, endpointID string) (
 	return err
 }
 
-// InsertWebhookDeliveries queues deliveries, pending, a few hundred per statement.
+// InsertWebhookDeliveries queues deliveries, pending, a few hundred per statement; in a write
+// transaction it holds them.
 func (q *Queries) InsertWebhookDeliveries(ctx context.Context, ds []service.WebhookDeliveryRecord) (err error) {
 	defer wrap(&err, "queue %d webhook deliveries", len(ds))
-	var rows rowSet
-	for _, d := range ds {
-		rows.add([]any{d.AppID, d.EventID, d.EndpointID, d.ObjectID, payouts.DeliveryPending, d.Attempts,
-			sqldb.Micros(d.NextAttempt), sqldb.Micros(d.Created)}, nil)
+	if q.job == nil {
+		return insertNow(ctx, q, deliveriesTable, deliveryWriter, ds)
 	}
-	return q.insertOrHold(ctx, deliveriesTable, insertDelivery, false, rows, func(h *held) *rowSet { return &h.deliveries })
+	for _, d := range ds {
+		q.job.st.held.deliveries.hold(d)
+	}
+	return nil
 }
 
-const insertDelivery = `INSERT INTO webhook_deliveries (app_id, event_id, endpoint_id, object_id, status, attempts,
-	next_attempt, created)`
+var deliveryWriter = writer[service.WebhookDeliveryRecord]{
+	insert: `INSERT INTO webhook_deliveries (app_id, event_id, endpoint_id, object_id, status, attempts, next_attempt, created)`,
+	values: func(d *service.WebhookDeliveryRecord) []any {
+		return []any{d.AppID, d.EventID, d.EndpointID, d.ObjectID, payouts.DeliveryPending, d.Attempts,
+			sqldb.Micros(d.NextAttempt), sqldb.Micros(d.Created)}
+	},
+}
 
 const deliveryColumns = `d.id, d.app_id, d.event_id, d.endpoint_id, d.object_id, d.status, d.attempts, d.next_attempt,
 	d.created`
