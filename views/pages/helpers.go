@@ -39,7 +39,7 @@ func transferTypeLabel(t payouts.Transfer) string {
 		}
 		return "Payout"
 	case payouts.TransferBalance:
-		if t.PayoutLinkID != nil {
+		if t.HoldsForLink() {
 			return "Payout link" // the app's money reserved for the link, paid when it is claimed
 		}
 		// The sign says the direction as the user's wallet sees it; see handlers/transfer.go.
