@@ -138,3 +138,28 @@ func seedTransfers(t testing.TB, h *harness, userID string, n int) {
 		}
 	})
 }
+
+// TestBulkPreviewNamesUncheckedRows: our service's preflight checks each row of a bulk file
+// before it is paid; the public API has none, so there the preview counts the rows to pay that no
+// service checked and names them, instead of counting them as payable without a word.
+func TestBulkPreviewNamesUncheckedRows(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public})
+			ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")
+			h.deposit(100_00)
+			a, _ := h.signedIn(dashstore.RoleOperations)
+			id := a.uploadBulk("user,amount,memo,method\n" + ada.Email + ",3.00,,wallet\n" + bob.Email + ",4.00,,wallet\n" +
+				"nobody@example.com,1.00,,wallet\n" + ada.Email + ",5.00,second,wallet\n")
+			page := a.get("/bulk/" + id)
+			wantStatus(t, page, http.StatusOK)
+			wantBody(t, page, `data-testid="bulk-good">3<`)
+			unchecked := []string{`data-testid="bulk-unchecked">3<`, "Rows 1–2 and 4 were not checked by the service before paying"}
+			for _, s := range unchecked {
+				if got := strings.Contains(page.body, s); got != b.public {
+					t.Errorf("the preview shows %q: %v, want %v", s, got, b.public)
+				}
+			}
+		})
+	}
+}
