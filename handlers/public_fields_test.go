@@ -100,7 +100,7 @@ func TestAppDepositsClaimOnlyWhatWasRead(t *testing.T) {
 			if tc.deposit {
 				h.deposit(10_00)
 			}
-			seedTransfers(t, h, u.ID, tc.newer)
+			seedTransfers(t, h, tc.newer, "'"+u.ID+"'")
 			a, _ := h.signedIn(dashstore.RoleAdmin)
 			res := a.get("/app")
 			wantStatus(t, res, http.StatusOK)
@@ -112,18 +112,19 @@ func TestAppDepositsClaimOnlyWhatWasRead(t *testing.T) {
 	}
 }
 
-// seedTransfers writes n completed payouts of a user straight into the service's database,
-// newer than anything made before, for lists longer than a test could make through the API.
-// They book no ledger lines, so they go again before the service's ledger check when t ends.
-func seedTransfers(t testing.TB, h *harness, userID string, n int) {
+// seedTransfers writes n completed payouts straight into the service's database, newer than
+// anything made before, for lists longer than a test could make through the API; payee is the
+// SQL of the n-th payout's user id. They book no ledger lines, so they go again before the
+// service's ledger check when t ends (cleanups run last first).
+func seedTransfers(t testing.TB, h *harness, n int, payee string) {
 	t.Helper()
 	db := h.env.Store.DB()
 	ctx := context.Background()
 	err := db.InTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO transfers (id, app_id, user_id, status, type, amount, created, updated)
 			WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ?)
-			SELECT printf('20000000-0000-4000-8000-%012d', n), ?, ?, 'completed', 'payout', 100, ? + n, ? + n FROM s`),
-			n, h.env.AppID, userID, h.clock.Now().UnixMicro(), h.clock.Now().UnixMicro())
+			SELECT printf('20000000-0000-4000-8000-%012d', n), ?, `+payee+`, 'completed', 'payout', -100, ? + n, ? + n FROM s`),
+			n, h.env.AppID, h.clock.Now().UnixMicro(), h.clock.Now().UnixMicro())
 		return err
 	})
 	if err != nil {
