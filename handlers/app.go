@@ -30,7 +30,7 @@ func (h *Handlers) renderApp(c *fiber.Ctx, status int, form components.Form) err
 		}
 		page := pageOf(c, depositsPerPage)
 		refills := payouts.TransferFilter{Type: payouts.TransferRefill}
-		list, note, err := listPage(ctx, h, payouts.ExtTransferFilters, page, refills, payouts.TransferFilter{},
+		list, note, searched, err := listPageSearched(ctx, h, payouts.ExtTransferFilters, page, refills, payouts.TransferFilter{},
 			h.payouts.ListTransfers, h.payouts.AllTransfers, transferMatches(refills), "transfers", "by type")
 		if err != nil {
 			return err
@@ -40,7 +40,7 @@ func (h *Handlers) renderApp(c *fiber.Ctx, status int, form components.Form) err
 			return err
 		}
 		app.Wallet, p.WalletWhole = wallet, whole
-		p.App, p.Deposits = app, list.Data
+		p.App, p.Deposits, p.DepositsSearched = app, list.Data, searched
 		p.Notes = notesOf(note)
 		if !whole {
 			p.Notes = append(p.Notes, walletPartial)

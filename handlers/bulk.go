@@ -147,6 +147,17 @@ func (h *Handlers) renderBulkJob(c *fiber.Ctx, status int, problem string) error
 		return err
 	}
 	if job.Status == dashstore.BulkPreviewed {
+		// Without the service's preflight only the file's own checks and the payees' look-up
+		// were made: the rows to pay are named as unchecked, not counted as payable silently.
+		checked, err := h.offers(c.UserContext(), payouts.ExtPreflight)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if !checked && r.Problem == "" {
+				p.Unchecked = append(p.Unchecked, r.Row)
+			}
+		}
 		app, err := h.payouts.GetApp(c.UserContext(), h.appID)
 		if err != nil {
 			return err

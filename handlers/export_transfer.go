@@ -108,7 +108,7 @@ func transferDirection(t payouts.Transfer) string {
 	switch {
 	case t.Type == payouts.TransferRefill:
 		return "in"
-	case t.Type == payouts.TransferBalance && t.PayoutLinkID == nil && t.Amount > 0:
+	case t.Type == payouts.TransferBalance && !t.HoldsForLink() && t.Amount > 0:
 		return "in"
 	}
 	return "out"

@@ -167,27 +167,7 @@ func TestPayeeIndexIncomplete(t *testing.T) {
 func BenchmarkExportOnTheDotsAPI(b *testing.B) {
 	h := newHarnessWith(b, harnessSetup{public: true})
 	seedUsers(b, h, 1000)
-	db := h.env.Store.DB()
-	err := db.InTx(context.Background(), func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(context.Background(), db.Rebind(`INSERT INTO transfers (id, app_id, user_id, status, type,
-			amount, created, updated) WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 10000)
-			SELECT printf('20000000-0000-4000-8000-%012d', n), ?, printf('10000000-0000-4000-8000-%012d', n % 1000 + 1),
-			'completed', 'payout', -100, ? + n, ? + n FROM s`), h.env.AppID, h.clock.Now().UnixMicro(), h.clock.Now().UnixMicro())
-		return err
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	// The seeded transfers book no ledger lines: they go before the service's ledger check,
-	// which runs when the harness stops (cleanups run last first).
-	b.Cleanup(func() {
-		if err := db.InTx(context.Background(), func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(context.Background(), `DELETE FROM transfers WHERE id LIKE '20000000-%'`)
-			return err
-		}); err != nil {
-			b.Error(err)
-		}
-	})
+	seedTransfers(b, h, 10_000, `printf('10000000-0000-4000-8000-%012d', n % 1000 + 1)`)
 	a, _ := h.signedIn(dashstore.RoleAdmin)
 	for b.Loop() {
 		res := a.get("/transfers/export")

@@ -173,19 +173,31 @@ func linkMatches(f payouts.PayoutLinkFilter) func(payouts.PayoutLink) bool {
 func listPage[F comparable, T any](ctx context.Context, h *Handlers, ext payouts.Extension, page payouts.Page, f, public F,
 	list func(context.Context, payouts.Page, F) (*payouts.List[T], error), all func(context.Context, F) iter.Seq2[T, error],
 	keep func(T) bool, noun, by string) (*payouts.List[T], string, error) {
+	l, note, _, err := listPageSearched(ctx, h, ext, page, f, public, list, all, keep, noun, by)
+	return l, note, err
+}
+
+// listPageSearched is listPage that also says, for an empty state, which rows were searched when
+// not all were: "the newest 500 transfers"; empty when the whole list was.
+func listPageSearched[F comparable, T any](ctx context.Context, h *Handlers, ext payouts.Extension, page payouts.Page, f, public F,
+	list func(context.Context, payouts.Page, F) (*payouts.List[T], error), all func(context.Context, F) iter.Seq2[T, error],
+	keep func(T) bool, noun, by string) (_ *payouts.List[T], note, searched string, _ error) {
 	offered, err := h.offers(ctx, ext)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	if offered || f == public {
 		l, err := list(ctx, page, f)
-		return l, "", err
+		return l, "", "", err
 	}
 	s, err := scanNewest(all(ctx, public), keep, page.Limit)
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
-	return &payouts.List[T]{Data: s.rows}, s.note(noun, by), nil
+	if !s.whole {
+		searched = "the newest " + payouts.Grouped(int64(s.read)) + " " + noun
+	}
+	return &payouts.List[T]{Data: s.rows}, s.note(noun, by), searched, nil
 }
 
 // findUsers reads a page of the users filter matches: from the service when it searches users,

@@ -137,7 +137,12 @@ func (h *Handlers) renderTransfer(c *fiber.Ctx, status int, review components.Fo
 	if err != nil {
 		return err
 	}
-	p := pages.TransferDetailProps{Transfer: *t, CanReview: h.can(c, web.PermMoneyMove), Review: review, People: people}
+	x, err := h.payouts.Extensions(c.UserContext())
+	if err != nil {
+		return err
+	}
+	p := pages.TransferDetailProps{Transfer: *t, CanReview: h.can(c, web.PermMoneyMove), Review: review, People: people,
+		HistoryUnreported: !x.Ours()}
 	if offered, err := h.offers(c.UserContext(), payouts.ExtTransferReview); err != nil {
 		return err
 	} else if !offered {

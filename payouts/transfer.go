@@ -81,6 +81,13 @@ type Transfer struct {
 	StatusHistory []StatusChange `json:"status_history,omitempty"`
 }
 
+// HoldsForLink reports whether the transfer is a payout link's reservation of the app's money.
+// The public model has no payout_link_id; there a balance transfer without a user is one, as
+// every other balance transfer moves money between the app and a user.
+func (t Transfer) HoldsForLink() bool {
+	return t.PayoutLinkID != nil || (t.Type == TransferBalance && t.UserID == nil)
+}
+
 // CreateTransferRequest is the body of POST /v2/transfers. A negative amount moves money from
 // the app to the user, a positive one from the user to the app.
 type CreateTransferRequest struct {

@@ -11,6 +11,9 @@ import (
 	"github.com/disburse/disburse/internal/service"
 )
 
+// TransferHistoriesSQL is the query TransferHistories runs, with its arguments.
+func TransferHistoriesSQL(ids []string) (string, []any) { return transferHistoriesSQL(ids) }
+
 // CreatedSlack is how far a list's seq bounds lie outside its creation range (range.go).
 const CreatedSlack = createdSlack
 

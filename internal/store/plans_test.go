@@ -289,3 +289,34 @@ func TestByIDPlans(t *testing.T) {
 		}
 	})
 }
+
+// TestTransferHistoriesPlan: the statuses of a page of transfers (an export reads a thousand at
+// once) are found through the transfers' id index and the events' transfer index, never by
+// walking the app's transfers: with app_id in its WHERE, SQLite took an (app_id, ...) index and
+// read every transfer of the app for each page.
+func TestTransferHistoriesPlan(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "acme")
+		ids := make([]string, 4)
+		for n := range 300 {
+			tr, _ := heldTransfer(appID, 0, 0, n)
+			if err := st.CreateTransfer(ctx, tr); err != nil {
+				t.Fatal(err)
+			}
+			if n < len(ids) {
+				ids[n] = tr.ID
+			}
+		}
+		query, args := store.TransferHistoriesSQL(ids)
+		p := queryPlan(t, st, query, args...)
+		for _, index := range [][]string{{"sqlite_autoindex_transfers_1", "transfers_id_key"}, {"transfer_events_transfer"}} {
+			if !slices.ContainsFunc(index, func(name string) bool { return strings.Contains(p, name) }) {
+				t.Errorf("the histories are not read through %s:\n%s", index[0], p)
+			}
+		}
+		if strings.Contains(p, "transfers_short_id") || strings.Contains(p, "transfers_app") {
+			t.Errorf("the histories walk the app's transfers:\n%s", p)
+		}
+	})
+}

@@ -79,6 +79,10 @@ func TestTransferHistories(t *testing.T) {
 				t.Errorf("history of %s = %+v, want %+v", id, got[id], w)
 			}
 		}
+		// The ids are read without the app in the query: another app's transfers stay unread.
+		if other, err := st.TransferHistories(ctx, newApp(t, st, "other"), []string{moved.ID, held.ID, old.ID}); err != nil || len(other) != 0 {
+			t.Errorf("another app reads these histories: %+v, %v", other, err)
+		}
 		var rows int
 		if err := db.QueryRowContext(ctx, sqldb.Rebind(db.Dialect, `SELECT count(*) FROM transfer_events WHERE transfer_id IN (?, ?)`),
 			moved.ID, held.ID).Scan(&rows); err != nil || rows != 1 {

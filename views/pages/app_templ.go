@@ -15,10 +15,13 @@ import (
 
 // AppProps is the view model of the app wallet page.
 type AppProps struct {
-	App        *payouts.App // nil when the dashboard does not know which app it serves
-	Deposits   []payouts.Transfer
-	Pages      components.PageLinks
-	CanDeposit bool
+	App      *payouts.App // nil when the dashboard does not know which app it serves
+	Deposits []payouts.Transfer
+	// DepositsSearched names the transfers searched for deposits when not all were ("the newest
+	// 500 transfers"): an empty table then claims no more than that.
+	DepositsSearched string
+	Pages            components.PageLinks
+	CanDeposit       bool
 	// CanReadTransfers opens each deposit's page from the table.
 	CanReadTransfers bool
 	Deposit          TransferFormProps
@@ -116,7 +119,7 @@ func App(req components.Request, p AppProps) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(p.App.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/app.templ`, Line: 35, Col: 79}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/app.templ`, Line: 38, Col: 79}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 			if templ_7745c5c3_Err != nil {
@@ -172,7 +175,7 @@ func App(req components.Request, p AppProps) templ.Component {
 				var templ_7745c5c3_Var7 string
 				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(p.Deposit.IdempotencyKey)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/app.templ`, Line: 47, Col: 90}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/app.templ`, Line: 53, Col: 90}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -286,7 +289,12 @@ func Deposits(req components.Request, p AppProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if len(p.Deposits) == 0 {
+		if len(p.Deposits) == 0 && p.DepositsSearched != "" {
+			templ_7745c5c3_Err = components.EmptyState("No deposits among "+p.DepositsSearched, "Older transfers were not searched: this API cannot list deposits alone.").Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		} else if len(p.Deposits) == 0 {
 			templ_7745c5c3_Err = components.EmptyState("No deposits yet", "Deposit money into the app's wallet before moving it to users or sending payout links.").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -13,7 +13,7 @@ func TransferAmount(t payouts.Transfer) payouts.Money { return transferAmount(t)
 // TransferStatusLabel names where a transfer stands. A payout link's reservation fails only
 // when the link is canceled, so it reads as canceled, not as a failed transfer.
 func TransferStatusLabel(t payouts.Transfer) string {
-	if t.Status == payouts.TransferFailed && t.Type == payouts.TransferBalance && t.PayoutLinkID != nil {
+	if t.Status == payouts.TransferFailed && t.HoldsForLink() {
 		return "Canceled"
 	}
 	return TransferStatusName(t.Status)

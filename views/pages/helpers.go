@@ -2,6 +2,7 @@ package pages
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/disburse/disburse/payouts"
@@ -39,7 +40,7 @@ func transferTypeLabel(t payouts.Transfer) string {
 		}
 		return "Payout"
 	case payouts.TransferBalance:
-		if t.PayoutLinkID != nil {
+		if t.HoldsForLink() {
 			return "Payout link" // the app's money reserved for the link, paid when it is claimed
 		}
 		// The sign says the direction as the user's wallet sees it; see handlers/transfer.go.
@@ -237,3 +238,27 @@ func progressText(f payouts.Flow) string {
 }
 
 func stepDone(f payouts.Flow, step string) bool { return slices.Contains(f.CompletedSteps, step) }
+
+// rowNumbers names rows of a file by number, runs as ranges: "Row 4", "Rows 1–2 and 4".
+func rowNumbers(rows []int) string {
+	var runs []string
+	for i := 0; i < len(rows); {
+		j := i
+		for j+1 < len(rows) && rows[j+1] == rows[j]+1 {
+			j++
+		}
+		run := strconv.Itoa(rows[i])
+		if j > i {
+			run += "–" + strconv.Itoa(rows[j])
+		}
+		runs = append(runs, run)
+		i = j + 1
+	}
+	if len(rows) == 1 {
+		return "Row " + runs[0]
+	}
+	if len(runs) == 1 {
+		return "Rows " + runs[0]
+	}
+	return "Rows " + strings.Join(runs[:len(runs)-1], ", ") + " and " + runs[len(runs)-1]
+}
