@@ -49,16 +49,23 @@ func taxYear(t *testing.T, env *servicetest.Env, u *payouts.User, tin string) pa
 	return payouts.Form1099{}
 }
 
+// taxFlow is a service on engine whose payee Ada, at 4155550100, has a 1099-NEC form for 2026
+// and a flow with the tax-forms step.
+func taxFlow(t *testing.T, engine []servicetest.Option) (*servicetest.Env, *payouts.User, payouts.Form1099, payouts.Flow) {
+	t.Helper()
+	env := start(t, engine...)
+	u := createUser(t, env, "Ada", "Lovelace", "ada@example.com", "4155550100")
+	form := taxYear(t, env, u, "401123456")
+	return env, u, form, createFlow(t, env, map[string]any{"steps": []string{payouts.StepTaxForms}, "user_id": u.ID})
+}
+
 // TestTaxFormsStep is the hosted page of a payee's 1099 forms, on both engines: the payee proves
 // who they are with the code texted to them, as on every flow; sees no form before consenting;
 // consents (refused without the box ticked); downloads their Copy B by a post carrying the
 // session; cannot download another payee's form, nor any without a session; and finishes.
 func TestTaxFormsStep(t *testing.T) {
 	onEngines(t, func(t *testing.T, engine []servicetest.Option) {
-		env := start(t, engine...)
-		u := createUser(t, env, "Ada", "Lovelace", "ada@example.com", "4155550100")
-		form := taxYear(t, env, u, "401123456")
-		flow := createFlow(t, env, map[string]any{"steps": []string{payouts.StepTaxForms}, "user_id": u.ID})
+		env, u, form, flow := taxFlow(t, engine)
 
 		s := signIn(t, env, flow.ID, ada("4155550100"))
 		p := openAs(t, env, flow.ID, s)
@@ -119,10 +126,7 @@ func TestTaxFormsStep(t *testing.T) {
 // link but not the code can neither consent, withdraw, nor download.
 func TestTaxConsentWithdrawn(t *testing.T) {
 	onEngines(t, func(t *testing.T, engine []servicetest.Option) {
-		env := start(t, engine...)
-		u := createUser(t, env, "Ada", "Lovelace", "ada@example.com", "4155550100")
-		form := taxYear(t, env, u, "401123456")
-		flow := createFlow(t, env, map[string]any{"steps": []string{payouts.StepTaxForms}, "user_id": u.ID})
+		env, u, form, flow := taxFlow(t, engine)
 
 		// The outsider identifies with the payee's number but never enters the code texted to it.
 		pending := post(t, env, "/f/"+flow.ID+"/identify"+keyed(t, env, flow.ID), ada("4155550100")).Session(t)
