@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -49,11 +47,7 @@ func (h *Handlers) renderCompliance(c *fiber.Ctx, status int, kind string, form 
 	if err != nil {
 		return err
 	}
-	incomeTypes := []components.Option{{Value: "", Label: "None claimed"}}
-	for _, t := range payouts.TreatyIncomeTypes {
-		incomeTypes = append(incomeTypes, components.Option{Value: t, Label: t})
-	}
-	p := pages.ComplianceProps{UserID: u.ID, UserName: u.Name(), Kind: kind, Form: form, IncomeTypes: incomeTypes}
+	p := pages.ComplianceProps{UserID: u.ID, UserName: u.Name(), Kind: kind, Form: form, IncomeTypes: components.TreatyIncomeTypes()}
 	view := h.web.View(c)
 	return h.web.Render(c, status, web.Page{Title: "Tax form", Content: pages.ComplianceNew(view, p), Fragment: pages.ComplianceForm(view, p)})
 }
@@ -77,14 +71,11 @@ func (h *Handlers) submitCompliance(c *fiber.Ctx) error {
 				Name: v("signature.name"), Email: v("signature.email")},
 			TaxTreatyCountry: v("tax_treaty_country"), TaxTreatyCitation: v("tax_treaty_citation"),
 			TaxTreatyIncomeType: v("tax_treaty_income_type"), TaxTreatyExplanation: v("tax_treaty_explanation")}
-		if rate := v("tax_treaty_rate"); rate != "" {
-			r, err := strconv.ParseFloat(rate, 64)
-			if err != nil || math.IsNaN(r) || math.IsInf(r, 0) {
-				addProblem(&form, "w8ben.tax_treaty_rate", "must be a number between 0 and 1, like 0.15 for 15%")
-				return h.renderCompliance(c, fiber.StatusUnprocessableEntity, kind, form)
-			}
-			req.W8BEN.TaxTreatyRate = &r
+		rate, err := payouts.ParseTreatyRate(v("tax_treaty_rate"))
+		if formFailed(err, &form) {
+			return h.renderCompliance(c, fiber.StatusUnprocessableEntity, kind, form)
 		}
+		req.W8BEN.TaxTreatyRate = rate
 	} else {
 		form = formOf(c, withAddress(w9Fields, "w9")...)
 		req.W9 = &payouts.W9{EntityType: payouts.EntityType(form.Value("w9.entity_type")), BusinessName: form.Value("w9.business_name"),

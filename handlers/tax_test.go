@@ -162,3 +162,26 @@ func TestTaxIRISRefusedOnPage(t *testing.T) {
 		t.Errorf("a refused file was audited: %d entries, want %d", got, before)
 	}
 }
+
+// TestTaxConsentWithdrawnOnPage has the payee with a form consent to electronic delivery and then
+// withdraw it: consented, they are not to mail; withdrawn, they are back to mail with the
+// withdrawal shown by its time.
+func TestTaxConsentWithdrawnOnPage(t *testing.T) {
+	h, users := taxHarness(t, "DG5BW")
+	m, _ := h.signedIn(dashstore.RoleManager)
+	wantRedirect(t, m.post("/tax/generate", url.Values{"year": {"2026"}}), "/tax?year=2026")
+	ctx := context.Background()
+	if err := h.env.Service.ConsentToElectronicForms(ctx, h.env.AppID, users["tina"].ID); err != nil {
+		t.Fatal(err)
+	}
+	if body := m.get("/tax?year=2026").body; strings.Contains(body, `data-testid="tax-mail"`) {
+		t.Errorf("the consented payee is still to mail")
+	}
+	h.env.Clock.Advance(time.Hour)
+	withdrawn := h.env.Clock.Now()
+	if err := h.env.Service.WithdrawElectronicFormsConsent(ctx, h.env.AppID, users["tina"].ID); err != nil {
+		t.Fatal(err)
+	}
+	wantBody(t, m.get("/tax?year=2026"), `data-testid="tax-mail"`, `data-testid="consent-withdrawn"`,
+		`datetime="`+withdrawn.UTC().Format(time.RFC3339)+`"`)
+}

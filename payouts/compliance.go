@@ -1,7 +1,9 @@
 package payouts
 
 import (
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -59,6 +61,20 @@ type W8BEN struct {
 	TaxTreatyRate        *float64 `json:"tax_treaty_rate,omitempty"`
 	TaxTreatyIncomeType  string   `json:"tax_treaty_income_type,omitempty"` // one of TreatyIncomeTypes
 	TaxTreatyExplanation string   `json:"tax_treaty_explanation,omitempty"`
+}
+
+// ParseTreatyRate reads a W-8BEN's treaty rate as a form posts it: empty claims none; anything
+// else must be a number, which Validate then holds between 0 and 1.
+func ParseTreatyRate(s string) (*float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	r, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(r) || math.IsInf(r, 0) {
+		return nil, FieldError("w8ben.tax_treaty_rate", "must be a number between 0 and 1, like 0.15 for 15%")
+	}
+	return &r, nil
 }
 
 // TreatyIncomeTypes are the kinds of income a W-8BEN's treaty claim may name, as the public API

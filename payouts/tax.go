@@ -1,5 +1,7 @@
 package payouts
 
+import "time"
+
 // Which tax form, if any, a payee gave (ReportableTotal.TaxForm).
 const (
 	TaxFormW9    = "w9"
@@ -31,6 +33,9 @@ type ReportableTotal struct {
 	MissingTIN bool `json:"missing_tin"`
 	// Consented says the payee agreed to receive their forms electronically.
 	Consented bool `json:"consented"`
+	// ConsentWithdrawn is when the payee withdrew their consent, if they did and have not
+	// consented again: their forms are mailed.
+	ConsentWithdrawn *time.Time `json:"consent_withdrawn,omitempty"`
 }
 
 // TaxPayer is the payer's block of a 1099-NEC: the app's business, from its compliance. TIN is

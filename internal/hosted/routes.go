@@ -31,6 +31,7 @@ func (h *Handler) Register(r fiber.Router) {
 	post("/f/:id/manage-payouts", h.forPayee(true, h.confirmPayoutMethods, payouts.StepManagePayouts))
 	post("/f/:id/payout", h.forPayee(true, h.payout, payouts.StepPayout))
 	post("/f/:id/tax-forms", h.forPayee(true, h.taxForms, payouts.StepTaxForms))
+	post("/f/:id/tax-forms/withdraw", h.forPayee(true, h.withdrawTaxConsent, payouts.StepTaxForms))
 	post("/f/:id/tax-forms/pdf", h.forPayee(true, h.taxFormPDF, payouts.StepTaxForms))
 	post("/f/:id/redirect", h.forPayee(true, h.redirect, payouts.StepRedirect))
 	get("/f/:id/*", h.restart)

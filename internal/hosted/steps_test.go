@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -155,4 +156,59 @@ func TestRedirectStep(t *testing.T) {
 	if got := getFlow(t, env, f.ID); !got.Done() {
 		t.Fatalf("flow after the redirect: %+v", got)
 	}
+}
+
+// TestW8BENTreatyClaim is the treaty claim of the public W-8BEN on the payee's hosted form: the
+// fields are offered, optional, refused as the API refuses them (each on its field, nothing
+// kept), and a valid claim completes the step.
+func TestW8BENTreatyClaim(t *testing.T) {
+	onEngines(t, func(t *testing.T, engine []servicetest.Option) {
+		env := start(t, engine...)
+		flowID := createFlow(t, env, map[string]any{"steps": []string{payouts.StepCompliance}}).ID
+		s := signIn(t, env, flowID, ada("4155550131"))
+		form := func(claim map[string]string) url.Values {
+			v := url.Values{"form": {"w8ben"}, "w8ben.name": {"Ada Lovelace"}, "w8ben.citizenship_country": {"GB"},
+				"w8ben.date_of_birth": {"1990-12-10"}, "w8ben.tin": {"912701234"}, "w8ben.address.line_1": {"1 High St"},
+				"w8ben.address.city": {"London"}, "w8ben.address.state": {"London"}, "w8ben.address.postcode": {"N1"},
+				"w8ben.address.country": {"GB"}, "w8ben.signature.consent": {"true"}, "w8ben.signature.name": {"Ada Lovelace"},
+				"w8ben.signature.email": {"ada@example.com"}}
+			for k, val := range claim {
+				v.Set("w8ben.tax_treaty_"+k, val)
+			}
+			return v
+		}
+		page := post(t, env, "/f/"+flowID+"/show", withSession(s, url.Values{"form": {"w8ben"}}))
+		page = openAs(t, env, flowID, page.Session(t), "form", "w8ben")
+		for _, name := range []string{"country", "citation", "rate", "income_type", "explanation"} {
+			page.Has(t, `name="w8ben.tax_treaty_`+name+`"`)
+		}
+		for _, tt := range []struct {
+			name  string
+			claim map[string]string
+			field string
+		}{
+			{"a rate that is not a number", map[string]string{"rate": "fifteen"}, "w8ben.tax_treaty_rate"},
+			{"a rate over 1", map[string]string{"rate": "15"}, "w8ben.tax_treaty_rate"},
+			{"a country by name", map[string]string{"country": "Germany"}, "w8ben.tax_treaty_country"},
+			{"an income type the API does not list", map[string]string{"income_type": "salary"}, "w8ben.tax_treaty_income_type"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				p := post(t, env, "/f/"+flowID+"/compliance", withSession(s, form(tt.claim)))
+				if p.Status != http.StatusUnprocessableEntity || p.FieldError(tt.field) == "" {
+					t.Fatalf("status %d, no problem under %s\n%s", p.Status, tt.field, p.Body)
+				}
+			})
+		}
+		if len(getFlow(t, env, flowID).CompletedSteps) != 0 {
+			t.Fatal("a refused treaty claim completed the step")
+		}
+		done := post(t, env, "/f/"+flowID+"/compliance", withSession(s, form(map[string]string{"country": "GB",
+			"citation": "Article 7", "rate": "0.15", "income_type": payouts.TreatyIncomeTypes[0], "explanation": "Business profits"})))
+		if done.Status != http.StatusSeeOther {
+			t.Fatalf("a valid treaty claim: %d\n%s", done.Status, done.Body)
+		}
+		if got := getFlow(t, env, flowID).CompletedSteps; len(got) != 1 {
+			t.Errorf("completed steps %q, want the compliance step", got)
+		}
+	})
 }

@@ -11,11 +11,12 @@ import (
 // taxFormsPage is the tax-forms step: the consent to electronic delivery, then the payee's
 // forms, each downloaded by a form post that carries the session.
 func (h *Handler) taxFormsPage(c *fiber.Ctx, p *payee, a answer) (templ.Component, error) {
-	forms, consented, err := h.svc.PayeeTaxForms(c.UserContext(), p.flow.ID, p.sess.UserID)
+	forms, consent, err := h.svc.PayeeTaxForms(c.UserContext(), p.flow.ID, p.sess.UserID)
 	if err != nil {
 		return nil, err
 	}
-	return views.TaxFormsPage(h.view(p), views.TaxForms{Form: a.form, Consented: consented, Forms: forms}), nil
+	return views.TaxFormsPage(h.view(p), views.TaxForms{Form: a.form, Consented: consent.Stands(),
+		Withdrawn: consent.Withdrawn, Forms: forms}), nil
 }
 
 // taxForms is POST /f/{id}/tax-forms: the payee consents, or, consented, is done with the step.
@@ -24,6 +25,15 @@ func (h *Handler) taxForms(c *fiber.Ctx, p *payee) error {
 		return h.finish(c, p, payouts.StepTaxForms)
 	}
 	if err := h.svc.ConsentOnFlow(c.UserContext(), p.flow.ID, p.sess.UserID, c.FormValue("consent") == "true"); err != nil {
+		return h.retry(c, p, err)
+	}
+	return h.next(c, p)
+}
+
+// withdrawTaxConsent is POST /f/{id}/tax-forms/withdraw: the payee withdraws their consent and
+// is back at the step, which asks for it again.
+func (h *Handler) withdrawTaxConsent(c *fiber.Ctx, p *payee) error {
+	if err := h.svc.WithdrawConsentOnFlow(c.UserContext(), p.flow.ID, p.sess.UserID); err != nil {
 		return h.retry(c, p, err)
 	}
 	return h.next(c, p)

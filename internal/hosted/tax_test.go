@@ -49,16 +49,23 @@ func taxYear(t *testing.T, env *servicetest.Env, u *payouts.User, tin string) pa
 	return payouts.Form1099{}
 }
 
+// taxFlow is a service on engine whose payee Ada, at 4155550100, has a 1099-NEC form for 2026
+// and a flow with the tax-forms step.
+func taxFlow(t *testing.T, engine []servicetest.Option) (*servicetest.Env, *payouts.User, payouts.Form1099, payouts.Flow) {
+	t.Helper()
+	env := start(t, engine...)
+	u := createUser(t, env, "Ada", "Lovelace", "ada@example.com", "4155550100")
+	form := taxYear(t, env, u, "401123456")
+	return env, u, form, createFlow(t, env, map[string]any{"steps": []string{payouts.StepTaxForms}, "user_id": u.ID})
+}
+
 // TestTaxFormsStep is the hosted page of a payee's 1099 forms, on both engines: the payee proves
 // who they are with the code texted to them, as on every flow; sees no form before consenting;
 // consents (refused without the box ticked); downloads their Copy B by a post carrying the
 // session; cannot download another payee's form, nor any without a session; and finishes.
 func TestTaxFormsStep(t *testing.T) {
 	onEngines(t, func(t *testing.T, engine []servicetest.Option) {
-		env := start(t, engine...)
-		u := createUser(t, env, "Ada", "Lovelace", "ada@example.com", "4155550100")
-		form := taxYear(t, env, u, "401123456")
-		flow := createFlow(t, env, map[string]any{"steps": []string{payouts.StepTaxForms}, "user_id": u.ID})
+		env, u, form, flow := taxFlow(t, engine)
 
 		s := signIn(t, env, flow.ID, ada("4155550100"))
 		p := openAs(t, env, flow.ID, s)
@@ -109,6 +116,66 @@ func TestTaxFormsStep(t *testing.T) {
 		}
 		if f := getFlow(t, env, flow.ID); len(f.CompletedSteps) != 1 || f.CompletedSteps[0] != payouts.StepTaxForms {
 			t.Errorf("flow %+v, want the step completed", f)
+		}
+	})
+}
+
+// TestTaxConsentWithdrawn is the withdrawal of consent on the tax-forms step, on both engines:
+// the consented page says how to withdraw and that it does not reach forms already furnished;
+// withdrawing takes the forms off the page and records the time; and an outsider holding the
+// link but not the code can neither consent, withdraw, nor download.
+func TestTaxConsentWithdrawn(t *testing.T) {
+	onEngines(t, func(t *testing.T, engine []servicetest.Option) {
+		env, u, form, flow := taxFlow(t, engine)
+
+		// The outsider identifies with the payee's number but never enters the code texted to it.
+		pending := post(t, env, "/f/"+flow.ID+"/identify"+keyed(t, env, flow.ID), ada("4155550100")).Session(t)
+		for _, tt := range []struct {
+			name, path string
+			form       url.Values
+		}{
+			{"consent", "/tax-forms", url.Values{"consent": {"true"}}},
+			{"withdraw", "/tax-forms/withdraw", url.Values{}},
+			{"download", "/tax-forms/pdf", url.Values{"form_id": {form.ID}}},
+		} {
+			t.Run("outsider "+tt.name, func(t *testing.T) {
+				for _, s := range []string{"", pending} {
+					got := post(t, env, "/f/"+flow.ID+tt.path, withSession(s, tt.form))
+					if got.Status == http.StatusOK && strings.HasPrefix(got.Body, "%PDF-") {
+						t.Errorf("session %q downloaded the form", s)
+					}
+				}
+				total, err := env.Service.ReportableTotal(ctx, env.AppID, u.ID, 2026)
+				if err != nil || total.Consented || total.ConsentWithdrawn != nil {
+					t.Errorf("the outsider changed the consent: %+v (%v)", total, err)
+				}
+			})
+		}
+
+		env.Clock.Advance(time.Minute) // past the wait between codes the outsider's identify set
+		s := signIn(t, env, flow.ID, ada("4155550100"))
+		if got := post(t, env, "/f/"+flow.ID+"/tax-forms/withdraw", withSession(s, url.Values{})); got.FieldError("consent") == "" {
+			t.Errorf("withdrawal before consent: %d, no problem on consent\n%s", got.Status, got.Body)
+		}
+		post(t, env, "/f/"+flow.ID+"/tax-forms", withSession(s, url.Values{"consent": {"true"}}))
+		p := openAs(t, env, flow.ID, s)
+		p.Has(t, form.ID, "Withdraw my consent", "does not apply to forms already furnished")
+
+		env.Clock.Advance(time.Minute)
+		if got := post(t, env, "/f/"+flow.ID+"/tax-forms/withdraw", withSession(s, url.Values{})); got.Status != http.StatusSeeOther {
+			t.Fatalf("withdraw: %d\n%s", got.Status, got.Body)
+		}
+		total, err := env.Service.ReportableTotal(ctx, env.AppID, u.ID, 2026)
+		if err != nil || total.Consented || total.ConsentWithdrawn == nil || !total.ConsentWithdrawn.Equal(env.Clock.Now()) {
+			t.Errorf("withdrawal not recorded: %+v (%v)", total, err)
+		}
+		p = openAs(t, env, flow.ID, s)
+		p.Has(t, "I agree to receive my tax forms electronically.", "You withdrew your consent")
+		if strings.Contains(p.Body, form.ID) {
+			t.Errorf("the form is still offered after the withdrawal")
+		}
+		if got := post(t, env, "/f/"+flow.ID+"/tax-forms/pdf", withSession(s, url.Values{"form_id": {form.ID}})); got.Status != http.StatusForbidden {
+			t.Errorf("download after withdrawal: %d, want 403", got.Status)
 		}
 	})
 }

@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/sandbox"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -23,35 +26,44 @@ var (
 	anotherKey  = bytes.Repeat([]byte{9}, payoutd.KeySize)
 )
 
+// sealing is what a sealer seals with: a server on the database, its app, the server's key and
+// the clock the server runs on.
+type sealing struct {
+	srv   *payoutd.Server
+	app   string
+	key   []byte
+	clock *testclock.Clock
+}
+
 // sealers each give a database one value of a kind the service seals, under the server's key.
 var sealers = []struct {
 	name string
-	seal func(t *testing.T, srv *payoutd.Server, app string, key []byte)
+	seal func(t *testing.T, s sealing)
 }{
-	{"webhook secret", func(t *testing.T, srv *payoutd.Server, app string, _ []byte) {
-		_, err := srv.Service().CreateWebhookEndpoint(context.Background(), app,
+	{"webhook secret", func(t *testing.T, s sealing) {
+		_, err := s.srv.Service().CreateWebhookEndpoint(context.Background(), s.app,
 			payouts.CreateWebhookEndpointRequest{URL: "https://hooks.example.com/in"})
 		must(t, err)
 	}},
-	{"account number of a payee's bank", func(t *testing.T, srv *payoutd.Server, app string, _ []byte) {
-		_, err := srv.Service().AddPayoutMethod(context.Background(), app, payee(t, srv, app, "Bank", "4155550148"),
+	{"account number of a payee's bank", func(t *testing.T, s sealing) {
+		_, err := s.srv.Service().AddPayoutMethod(context.Background(), s.app, payee(t, s.srv, s.app, "Bank", "4155550148"),
 			payouts.AddPayoutMethodRequest{Platform: payouts.PlatformACH, RoutingNumber: "110000000",
 				AccountNumber: "000123456789", AccountType: payouts.AccountChecking})
 		must(t, err)
 	}},
-	{"tax form", func(t *testing.T, srv *payoutd.Server, app string, _ []byte) {
+	{"tax form", func(t *testing.T, s sealing) {
 		w9 := payouts.W9{EntityType: payouts.EntityIndividual, FirstName: "Kay", LastName: "Key", DateOfBirth: "1990-01-01",
 			TIN: "123-45-6789", Address: payouts.Address{Line1: "1 Main", City: "X", State: "NY", Country: "US", Postcode: "10001"}}
-		must(t, srv.Service().SubmitCompliance(context.Background(), app, payee(t, srv, app, "Tax", "4155550149"), payouts.ComplianceRequest{W9: &w9}))
+		must(t, s.srv.Service().SubmitCompliance(context.Background(), s.app, payee(t, s.srv, s.app, "Tax", "4155550149"), payouts.ComplianceRequest{W9: &w9}))
 	}},
-	{"app's bank account", func(t *testing.T, srv *payoutd.Server, app string, _ []byte) {
-		_, err := srv.Service().SetACHAccount(context.Background(), app, app, payouts.ACHAccountRequest{AccountNumber: "123456789",
+	{"app's bank account", func(t *testing.T, s sealing) {
+		_, err := s.srv.Service().SetACHAccount(context.Background(), s.app, s.app, payouts.ACHAccountRequest{AccountNumber: "123456789",
 			RoutingNumber: "011000015", AccountType: payouts.AccountChecking})
 		must(t, err)
 	}},
-	{"app's compliance", func(t *testing.T, srv *payoutd.Server, app string, _ []byte) {
+	{"app's compliance", func(t *testing.T, s sealing) {
 		address := payouts.PostalAddress{Line1: "1 Road", City: "Austin", State: "TX", Zip: "73301", Country: "US"}
-		_, err := srv.Service().SetAppCompliance(context.Background(), app, app, payouts.BusinessCompliance{
+		_, err := s.srv.Service().SetAppCompliance(context.Background(), s.app, s.app, payouts.BusinessCompliance{
 			CompanyInfo: payouts.CompanyInfo{Name: "Shop Inc", EIN: "987654321", IncorporationDate: "2020-01-02",
 				IncorporationState: "TX", IncorporationType: "c_corporation", Website: "https://shop.test"},
 			ContactInfo: payouts.ContactInfo{Email: "t@shop.test", PhoneNumber: "5125550100", PostalAddress: address},
@@ -61,9 +73,41 @@ var sealers = []struct {
 		})
 		must(t, err)
 	}},
-	{"sandbox message", func(t *testing.T, srv *payoutd.Server, app string, key []byte) {
-		inbox := sandbox.Inbox{Store: srv.Store(), Key: key}
-		must(t, inbox.Send(context.Background(), service.Message{AppID: app, Channel: "email", To: "kay@example.com",
+	{"1099-NEC form", func(t *testing.T, s sealing) {
+		ctx, svc := context.Background(), s.srv.Service()
+		_, err := svc.SetAppCompliance(ctx, s.app, s.app, servicetest.Payer())
+		must(t, err)
+		user := payee(t, s.srv, s.app, "Nec", "4155550150")
+		must(t, svc.SubmitCompliance(ctx, s.app, user, payouts.ComplianceRequest{W9: &payouts.W9{EntityType: payouts.EntityIndividual,
+			FirstName: "Nec", LastName: "Key", DateOfBirth: "1990-01-01", TIN: "401123456",
+			Address: payouts.Address{Line1: "1 Main", City: "Austin", State: "TX", Country: "US", Postcode: "73301"}}}))
+		_, err = svc.AddPayoutMethod(ctx, s.app, user, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal, Email: "nec@example.com"})
+		must(t, err)
+		_, err = svc.Deposit(ctx, s.app, s.app, payouts.DepositRequest{Amount: 3000_00})
+		must(t, err)
+		_, err = svc.CreatePayout(ctx, s.app, payouts.CreatePayoutRequest{UserID: user, Amount: 2500_00, Platform: payouts.PlatformPayPal, Fund: true})
+		must(t, err)
+		s.clock.Advance(time.Minute)
+		_, err = svc.SettleDue(ctx, 10)
+		must(t, err)
+		run, err := svc.GenerateForms1099(ctx, s.app, 2026)
+		must(t, err)
+		if len(run.Written) != 1 {
+			t.Fatalf("no 1099-NEC form sealed: %+v", run)
+		}
+		// The W-9 and the payer's compliance the form was made from are kinds of their own: gone,
+		// the form is the only sealed value a wrong key could be caught on.
+		must(t, s.srv.Store().DB().InTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.Exec(`DELETE FROM tax_forms`); err != nil {
+				return err
+			}
+			_, err := tx.Exec(`UPDATE apps SET compliance_sealed = NULL`)
+			return err
+		}))
+	}},
+	{"sandbox message", func(t *testing.T, s sealing) {
+		inbox := sandbox.Inbox{Store: s.srv.Store(), Key: s.key}
+		must(t, inbox.Send(context.Background(), service.Message{AppID: s.app, Channel: "email", To: "kay@example.com",
 			Subject: "Your code", Body: "123456"}))
 	}},
 }
@@ -86,9 +130,10 @@ func payee(t *testing.T, srv *payoutd.Server, app, name, phone string) string {
 
 // makeDatabase starts payoutd on a new database db with key (nil: the generated key file), seals
 // with each of seal, and closes it.
-func makeDatabase(t *testing.T, db string, key []byte, seal ...func(*testing.T, *payoutd.Server, string, []byte)) {
+func makeDatabase(t *testing.T, db string, key []byte, seal ...func(*testing.T, sealing)) {
 	t.Helper()
-	srv, err := payoutd.New(context.Background(), payoutd.Config{DB: db, EncryptionKey: key}, nil)
+	clock := testclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
+	srv, err := payoutd.New(context.Background(), payoutd.Config{DB: db, EncryptionKey: key, Clock: clock}, nil)
 	must(t, err)
 	defer srv.Close()
 	creds, err := srv.CreateApp(context.Background(), "Sealed")
@@ -100,7 +145,7 @@ func makeDatabase(t *testing.T, db string, key []byte, seal ...func(*testing.T, 
 		must(t, err)
 	}
 	for _, s := range seal {
-		s(t, srv, creds.AppID, key)
+		s(t, sealing{srv: srv, app: creds.AppID, key: key, clock: clock})
 	}
 }
 
@@ -117,13 +162,13 @@ func start(t *testing.T, db string, key []byte) error {
 // A database started with another key than its own is refused, whether or not it seals anything
 // yet, and saying what to set; the key it was made with still opens it afterwards.
 func TestNewRefusesAnotherKey(t *testing.T) {
-	all := make([]func(*testing.T, *payoutd.Server, string, []byte), len(sealers))
+	all := make([]func(*testing.T, sealing), len(sealers))
 	for i, s := range sealers {
 		all[i] = s.seal
 	}
 	for _, tt := range []struct {
 		name string
-		seal []func(*testing.T, *payoutd.Server, string, []byte)
+		seal []func(*testing.T, sealing)
 	}{
 		{"nothing sealed yet", nil},
 		{"every kind sealed", all},

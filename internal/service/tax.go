@@ -24,15 +24,26 @@ type TaxReads interface {
 	// set, oldest first.
 	TaxReturns(ctx context.Context, appID string, year int, userID string) ([]TaxReturnRecord, error)
 	GetTaxReturn(ctx context.Context, appID, id string) (*TaxReturnRecord, error)
-	// TaxConsents reads when each user who did agreed to electronic delivery.
-	TaxConsents(ctx context.Context, appID string) (map[string]time.Time, error)
+	// TaxConsents reads when each user who did agreed to electronic delivery, and withdrew it.
+	TaxConsents(ctx context.Context, appID string) (map[string]TaxConsent, error)
 }
 
 // TaxWrites write 1099-NEC forms and consents.
 type TaxWrites interface {
 	SaveTaxReturn(ctx context.Context, r *TaxReturnRecord) error
 	SaveTaxConsent(ctx context.Context, appID, userID string, at time.Time) error
+	WithdrawTaxConsent(ctx context.Context, appID, userID string, at time.Time) error
 }
+
+// TaxConsent is a payee's consent to receive their forms electronically: Withdrawn is zero while
+// it stands.
+type TaxConsent struct {
+	Consented time.Time
+	Withdrawn time.Time
+}
+
+// Stands says the payee consented and has not withdrawn it.
+func (c TaxConsent) Stands() bool { return !c.Consented.IsZero() && c.Withdrawn.IsZero() }
 
 // TaxReturnRecord is a version of a payee's 1099-NEC as stored: the payer's and payee's blocks,
 // both TINs in full, sealed as JSON (taxReturnBlocks).
@@ -107,7 +118,7 @@ type taxYearData struct {
 	threshold payouts.Money
 	totals    map[string]payouts.ReportableTotal
 	forms     map[string]TaxFormRecord
-	consents  map[string]time.Time
+	consents  map[string]TaxConsent
 }
 
 func (s *Service) readTaxYear(ctx context.Context, appID string, year int) (*taxYearData, error) {
@@ -142,7 +153,11 @@ func (y *taxYearData) total(user *UserRecord, amount payouts.Money) payouts.Repo
 	f := y.forms[user.ID]
 	t := payouts.ReportableTotal{UserID: user.ID, Name: user.Name(), Year: y.year, Amount: amount,
 		Threshold: y.threshold, TaxForm: f.Kind, TINLast4: f.TINLast4}
-	_, t.Consented = y.consents[user.ID]
+	c := y.consents[user.ID]
+	t.Consented = c.Stands()
+	if !c.Withdrawn.IsZero() {
+		t.ConsentWithdrawn = &c.Withdrawn
+	}
 	t.Reportable = amount >= y.threshold && f.Kind != payouts.TaxFormW8BEN
 	t.MissingTIN = t.Reportable && f.Kind != payouts.TaxFormW9
 	return t
@@ -395,7 +410,7 @@ func (s *Service) Forms1099ZIP(ctx context.Context, appID string, year int, toMa
 		if err != nil {
 			return nil, err
 		}
-		recs = slices.DeleteFunc(recs, func(r TaxReturnRecord) bool { _, ok := consents[r.UserID]; return ok })
+		recs = slices.DeleteFunc(recs, func(r TaxReturnRecord) bool { return consents[r.UserID].Stands() })
 	}
 	returns, err := s.returnsOf(recs)
 	if err != nil {
@@ -447,5 +462,20 @@ func (s *Service) ConsentToElectronicForms(ctx context.Context, appID, userID st
 			return err
 		}
 		return q.SaveTaxConsent(ctx, appID, userID, s.now())
+	})
+}
+
+// WithdrawElectronicFormsConsent records that the payee withdrew their consent: forms issued
+// after it are mailed to them; those already furnished stay furnished, as the IRS has it.
+func (s *Service) WithdrawElectronicFormsConsent(ctx context.Context, appID, userID string) error {
+	return s.store.InTx(ctx, func(q Queries) error {
+		consents, err := q.TaxConsents(ctx, appID)
+		if err != nil {
+			return err
+		}
+		if !consents[userID].Stands() {
+			return payouts.FieldError("consent", "there is no consent to electronic delivery to withdraw")
+		}
+		return q.WithdrawTaxConsent(ctx, appID, userID, s.now())
 	})
 }

@@ -24,34 +24,34 @@ func (s *Service) payeeOnFlow(ctx context.Context, flowID, userID string) (appID
 	return f.AppID, nil
 }
 
-// PayeeTaxForms is what the tax-forms step shows a payee: whether they consented, and then
+// PayeeTaxForms is what the tax-forms step shows a payee: their consent, and while it stands
 // their form in force for this year and the last.
-func (s *Service) PayeeTaxForms(ctx context.Context, flowID, userID string) (forms []payouts.Form1099, consented bool, err error) {
+func (s *Service) PayeeTaxForms(ctx context.Context, flowID, userID string) (forms []payouts.Form1099, consent TaxConsent, err error) {
 	appID, err := s.payeeOnFlow(ctx, flowID, userID)
 	if err != nil {
-		return nil, false, err
+		return nil, consent, err
 	}
 	consents, err := s.store.TaxConsents(ctx, appID)
 	if err != nil {
-		return nil, false, err
+		return nil, consent, err
 	}
-	if _, consented = consents[userID]; !consented {
-		return nil, false, nil
+	if consent = consents[userID]; !consent.Stands() {
+		return nil, consent, nil
 	}
 	for _, year := range []int{s.now().Year(), s.now().Year() - 1} {
 		recs, err := s.store.TaxReturns(ctx, appID, year, userID)
 		if err != nil {
-			return nil, false, err
+			return nil, consent, err
 		}
 		for _, r := range latestReturns(recs) {
 			var b taxReturnBlocks
 			if err := s.openTaxReturn(&r, &b); err != nil {
-				return nil, false, err
+				return nil, consent, err
 			}
 			forms = append(forms, *form1099Of(&r, b))
 		}
 	}
-	return forms, true, nil
+	return forms, consent, nil
 }
 
 // ConsentOnFlow records the consent a payee gave on the tax-forms step.
@@ -66,13 +66,23 @@ func (s *Service) ConsentOnFlow(ctx context.Context, flowID, userID string, cons
 	return s.ConsentToElectronicForms(ctx, appID, userID)
 }
 
+// WithdrawConsentOnFlow records that the payee withdrew, on the tax-forms step, the consent
+// they gave there.
+func (s *Service) WithdrawConsentOnFlow(ctx context.Context, flowID, userID string) error {
+	appID, err := s.payeeOnFlow(ctx, flowID, userID)
+	if err != nil {
+		return err
+	}
+	return s.WithdrawElectronicFormsConsent(ctx, appID, userID)
+}
+
 // PayeeTaxFormPDF is the Copy B of one of the payee's own forms, once they consented.
 func (s *Service) PayeeTaxFormPDF(ctx context.Context, flowID, userID, formID string) (name string, pdf []byte, err error) {
-	forms, consented, err := s.PayeeTaxForms(ctx, flowID, userID)
+	forms, consent, err := s.PayeeTaxForms(ctx, flowID, userID)
 	if err != nil {
 		return "", nil, err
 	}
-	if !consented {
+	if !consent.Stands() {
 		return "", nil, payouts.Errorf(payouts.EForbidden, "Agree to receive your forms electronically first.")
 	}
 	for _, f := range forms {

@@ -412,3 +412,65 @@ func zipCount(t *testing.T, data []byte) int {
 	}
 	return len(z.File)
 }
+
+// TestWithdrawTaxConsent has a payee consent to electronic delivery and withdraw it: the
+// withdrawal is recorded with its time, the payee is mailed again (their copy is in the ZIP of
+// copies to mail), and consenting again clears it. Withdrawing without a consent is refused.
+func TestWithdrawTaxConsent(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e := newEnvOn(t, dsn, nil, 100_000_00)
+		e.setPayer(t)
+		u := e.taxPayee(t, "Wil", "Draw", 8, w9("Wil", "Draw", "222334445"))
+		e.taxPayOut(t, u.ID, taxPayout{amount: 2500_00})
+		e.settle(t, settleDelay)
+		if _, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026); err != nil {
+			t.Fatal(err)
+		}
+		toMail := func() int {
+			t.Helper()
+			data, err := e.svc.Forms1099ZIP(e.ctx, e.app, 2026, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return zipCount(t, data)
+		}
+		total := func() *payouts.ReportableTotal {
+			t.Helper()
+			total, err := e.svc.ReportableTotal(e.ctx, e.app, u.ID, 2026)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return total
+		}
+
+		if err := e.svc.WithdrawElectronicFormsConsent(e.ctx, e.app, u.ID); payouts.ErrorCode(err) != payouts.EInvalidInput {
+			t.Errorf("withdrawal without a consent: %v, want it refused", err)
+		}
+		if err := e.svc.ConsentToElectronicForms(e.ctx, e.app, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n := toMail(); n != 0 {
+			t.Errorf("consented: %d copies to mail, want 0", n)
+		}
+		e.clock.Set(time.Date(2027, 1, 10, 9, 30, 0, 0, time.UTC))
+		if err := e.svc.WithdrawElectronicFormsConsent(e.ctx, e.app, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		got := total()
+		if got.Consented || got.ConsentWithdrawn == nil || !got.ConsentWithdrawn.Equal(e.clock.Now()) {
+			t.Errorf("after withdrawal %+v, want not consented, withdrawn at %v", got, e.clock.Now())
+		}
+		if n := toMail(); n != 1 {
+			t.Errorf("withdrawn: %d copies to mail, want 1", n)
+		}
+		if err := e.svc.WithdrawElectronicFormsConsent(e.ctx, e.app, u.ID); payouts.ErrorCode(err) != payouts.EInvalidInput {
+			t.Errorf("a second withdrawal: %v, want it refused", err)
+		}
+		if err := e.svc.ConsentToElectronicForms(e.ctx, e.app, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got := total(); !got.Consented || got.ConsentWithdrawn != nil {
+			t.Errorf("consented again %+v, want consented and no withdrawal", got)
+		}
+	})
+}

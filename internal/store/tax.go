@@ -126,30 +126,44 @@ func scanTaxReturn(row interface{ Scan(...any) error }) (service.TaxReturnRecord
 }
 
 // SaveTaxConsent records that a payee agreed to electronic delivery; agreeing again keeps the
-// first time.
+// first time, unless the consent was withdrawn since.
 func (q *Queries) SaveTaxConsent(ctx context.Context, appID, userID string, at time.Time) (err error) {
 	defer wrap(&err, "save tax consent of user %s", userID)
 	_, err = q.execTouching(ctx, writingOthers, `INSERT INTO tax_consents (app_id, user_id, consented) VALUES (?, ?, ?)
-		ON CONFLICT (app_id, user_id) DO NOTHING`, appID, userID, sqldb.Micros(at))
+		ON CONFLICT (app_id, user_id) DO UPDATE SET consented = excluded.consented, withdrawn = 0
+		WHERE tax_consents.withdrawn <> 0`, appID, userID, sqldb.Micros(at))
 	return err
 }
 
-// TaxConsents reads which of the app's users agreed to electronic delivery, and when.
-func (q *Queries) TaxConsents(ctx context.Context, appID string) (_ map[string]time.Time, err error) {
+// WithdrawTaxConsent records that a payee withdrew the consent they gave.
+func (q *Queries) WithdrawTaxConsent(ctx context.Context, appID, userID string, at time.Time) (err error) {
+	defer wrap(&err, "withdraw tax consent of user %s", userID)
+	_, err = q.execTouching(ctx, writingOthers, `UPDATE tax_consents SET withdrawn = ? WHERE app_id = ? AND user_id = ? AND withdrawn = 0`,
+		sqldb.Micros(at), appID, userID)
+	return err
+}
+
+// TaxConsents reads which of the app's users agreed to electronic delivery, when, and when they
+// withdrew it if they did.
+func (q *Queries) TaxConsents(ctx context.Context, appID string) (_ map[string]service.TaxConsent, err error) {
 	defer wrap(&err, "tax consents of app %s", appID)
-	rows, err := q.queryTouching(ctx, readingOthers, `SELECT user_id, consented FROM tax_consents WHERE app_id = ?`, appID)
+	rows, err := q.queryTouching(ctx, readingOthers, `SELECT user_id, consented, withdrawn FROM tax_consents WHERE app_id = ?`, appID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]time.Time{}
+	out := map[string]service.TaxConsent{}
 	for rows.Next() {
 		var user string
-		var at int64
-		if err := rows.Scan(&user, &at); err != nil {
+		var at, withdrawn int64
+		if err := rows.Scan(&user, &at, &withdrawn); err != nil {
 			return nil, err
 		}
-		out[user] = sqldb.FromMicros(at)
+		c := service.TaxConsent{Consented: sqldb.FromMicros(at)}
+		if withdrawn != 0 {
+			c.Withdrawn = sqldb.FromMicros(withdrawn)
+		}
+		out[user] = c
 	}
 	return out, rows.Err()
 }

@@ -1,5 +1,7 @@
 package components
 
+import "github.com/disburse/disburse/payouts"
+
 // Form is the state of a submitted form: what was typed, and the problems to show. Field names
 // are the API's (or the dashboard store's) field names, so the Fields of a *payouts.Error land
 // on the right inputs.
@@ -54,3 +56,12 @@ func (f FieldProps) WithPlaceholder(v string) FieldProps { f.Placeholder = v; re
 
 // WithPrefix gives a field ids of its own, for a page with another form's field of that name.
 func (f FieldProps) WithPrefix(prefix string) FieldProps { f.Prefix = prefix; return f }
+
+// TreatyIncomeTypes are the choices of a W-8BEN's treaty income type, none claimed first.
+func TreatyIncomeTypes() []Option {
+	options := []Option{{Value: "", Label: "None claimed"}}
+	for _, t := range payouts.TreatyIncomeTypes {
+		options = append(options, Option{Value: t, Label: t})
+	}
+	return options
+}

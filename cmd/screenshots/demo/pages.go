@@ -56,6 +56,7 @@ func (d *Demo) Pages() []Page {
 		{Name: "reconciliation", Path: "/reconciliation"},
 		{Name: "approvals", Path: "/approvals"},
 		{Name: "approval", Path: paths.Approval(s.ApprovalID)},
+		{Name: "tax", Path: "/tax"},
 		{Name: "sandbox-inbox", Path: "/sandbox/inbox"},
 		{Name: "search", Path: "/search?q=" + url.QueryEscape(people[0][1])}, // the first payee's transfers too
 		{Name: "error", Path: paths.Transaction(999_999_999)},
