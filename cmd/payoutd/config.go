@@ -307,7 +307,7 @@ var serveFlags = []cli.Flag[config]{
 			return nil
 		}},
 	{Name: "retention", Env: "DISBURSE_RETENTION", Default: "90d",
-		Help: "how long events, webhook deliveries and their attempts are kept once delivered or given up, in days (90d) or as a duration, or off to keep them all; pruned hourly (DISBURSE_RETENTION)",
+		Help: "how long events, webhook deliveries and their attempts, and outbox messages are kept once delivered or given up, in days (90d) or as a duration, or off to keep them all; pruned hourly (DISBURSE_RETENTION)",
 		Set: func(c *config, v string) error {
 			switch v {
 			case "":

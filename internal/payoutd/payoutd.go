@@ -110,9 +110,10 @@ type Config struct {
 	// DefaultLedgerCheckInterval), logging an error on a violation and reporting to Metrics; a
 	// negative interval checks never.
 	LedgerCheckInterval time.Duration
-	// Retention is how long events, webhook deliveries and their attempts are kept once done
-	// with (default DefaultRetention); Serve prunes what is older every PruneInterval. Whatever a
-	// delivery still pending needs is kept at any age. A negative retention keeps everything.
+	// Retention is how long events, webhook deliveries and their attempts, and outbox messages
+	// are kept once done with (default DefaultRetention); Serve prunes what is older every
+	// PruneInterval. Whatever a delivery still pending needs, and a message still queued, is kept
+	// at any age. A negative retention keeps everything.
 	Retention time.Duration
 	// Sanctions is the file or folder of OFAC's lists that cmd/payoutd loads at start and again
 	// on SIGHUP (LoadSanctions); "" screens against whatever list was loaded last, if any.
