@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +106,61 @@ func TestBulkRowsFollowedToTheEnd(t *testing.T) {
 				wantBody(t, a.get("/overview"), `data-testid="failed-total">1 failed: 1 payout transfer`)
 			}
 			h.env.CheckLedger(t)
+		})
+	}
+}
+
+// TestBulkRowsFollowedInTheBackground: the dashboard's background follower records what became
+// of a finished job's payouts without anyone opening the job's page, so its stored rows (which
+// the result CSV and the Overview read) agree with the service's transfers.
+func TestBulkRowsFollowedInTheBackground(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public, sharedClock: true,
+				service: []servicetest.Option{servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
+			ctx := context.Background()
+			ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")
+			h.payPalDefault(ada)
+			if _, err := h.payouts.AddPayoutMethod(ctx, bob.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+				Email: "slowfail.bob@example.com", IsDefault: true}); err != nil {
+				t.Fatal(err)
+			}
+			h.deposit(100_00)
+			a, _ := h.signedIn(dashstore.RoleOperations)
+			id := a.uploadBulk("user,amount,memo,method\n" + ada.ID + ",10.00,,paypal\n" + bob.ID + ",5.00,,paypal\n")
+			wantRedirect(t, a.post("/bulk/"+id+"/confirm", nil), "/bulk/"+id)
+			a.waitBulk(id)
+
+			stored := func() []string {
+				t.Helper()
+				rows, err := h.store.BulkRows(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []string
+				for _, r := range rows {
+					out = append(out, r.Outcome)
+				}
+				return out
+			}
+			for _, step := range []struct {
+				name   string
+				settle bool
+				want   []string
+			}{
+				{"sent", false, []string{dashstore.BulkSent, dashstore.BulkSent}},
+				{"settled", true, []string{dashstore.BulkPaid, dashstore.BulkFailed}},
+			} {
+				if step.settle {
+					h.settlePayouts()
+				}
+				if err := h.handlers.FollowBulkJobs(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if got := stored(); !slices.Equal(got, step.want) {
+					t.Errorf("%s: stored rows %v, want %v", step.name, got, step.want)
+				}
+			}
 		})
 	}
 }
