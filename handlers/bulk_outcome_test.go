@@ -25,6 +25,16 @@ func (h *harness) settlePayouts() {
 	}
 }
 
+// slowFailPayPal gives u a default PayPal with the sandbox's slow-fail trigger: its payouts are
+// accepted, then failed at settlement.
+func (h *harness) slowFailPayPal(u *payouts.User) {
+	h.t.Helper()
+	if _, err := h.payouts.AddPayoutMethod(context.Background(), u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+		Email: "slowfail." + u.FirstName + "@example.com", IsDefault: true}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 // TestBulkRowsFollowedToTheEnd: a bulk row is paid when its payout completes, not when the
 // service accepts it. A row the rail fails after sending, one held for review and one paid out
 // are followed at three moments (sent, settled, released), and at each the job page, its result
@@ -40,10 +50,7 @@ func TestBulkRowsFollowedToTheEnd(t *testing.T) {
 			h.payPalDefault(ada)
 			h.payPalDefault(cy)
 			// Bob's PayPal carries the sandbox's slow-fail trigger: accepted, then failed at settlement.
-			if _, err := h.payouts.AddPayoutMethod(ctx, bob.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
-				Email: "slowfail.bob@example.com", IsDefault: true}); err != nil {
-				t.Fatal(err)
-			}
+			h.slowFailPayPal(bob)
 			h.deposit(500_00)
 			a, _ := h.signedIn(dashstore.RoleOperations)
 			id := a.uploadBulk("user,amount,memo,method\n" +
@@ -121,10 +128,7 @@ func TestBulkRowsFollowedInTheBackground(t *testing.T) {
 			ctx := context.Background()
 			ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")
 			h.payPalDefault(ada)
-			if _, err := h.payouts.AddPayoutMethod(ctx, bob.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
-				Email: "slowfail.bob@example.com", IsDefault: true}); err != nil {
-				t.Fatal(err)
-			}
+			h.slowFailPayPal(bob)
 			h.deposit(100_00)
 			a, _ := h.signedIn(dashstore.RoleOperations)
 			id := a.uploadBulk("user,amount,memo,method\n" + ada.ID + ",10.00,,paypal\n" + bob.ID + ",5.00,,paypal\n")
