@@ -74,7 +74,7 @@ func (h *Handlers) railsOf(ctx context.Context) (pages.RailsProps, error) {
 	if err != nil {
 		return pages.RailsProps{}, err
 	}
-	var p pages.RailsProps
+	p := pages.RailsProps{NoSanctionsList: !rails.SanctionsListLoaded}
 	for _, r := range rails.Rails {
 		row := pages.PlatformRailProps{Platform: r.Platform.Label(), Rail: railLabel(r.Rail), Sandbox: r.Rail == sandboxRail}
 		if r.Platform == payouts.PlatformCashApp {
@@ -98,6 +98,8 @@ func railLabel(rail string) string {
 		return "PayPal Payouts"
 	case "stripe":
 		return "Stripe Treasury"
+	case "off":
+		return "Off: payouts refused"
 	}
 	return rail
 }

@@ -38,6 +38,7 @@ type bulkStore interface {
 	SetBulkOutcomes(ctx context.Context, jobID string, rows []dashstore.BulkRow) error
 	DeleteBulkJob(ctx context.Context, appID, id string) error
 	BulkJobs(ctx context.Context, appID string, limit int) ([]dashstore.BulkJob, error)
+	FollowedBulkJobs(ctx context.Context, appID string) ([]string, error)
 	BulkRepeats(ctx context.Context, job dashstore.BulkJob, window time.Duration) ([]dashstore.BulkRepeat, error)
 	ConfirmBulkRepeats(ctx context.Context, appID, id string, by dashstore.Operator, now time.Time) (bool, error)
 }

@@ -364,3 +364,43 @@ func (h *Handlers) auditBulkResult(ctx context.Context, job dashstore.BulkJob, b
 		Detail: fmt.Sprintf("%s: %d paid (%s), %d failed, %d skipped, %d unsettled", job.FileName, s.Paid,
 			payouts.Money(s.PaidAmount), s.Failed, s.Skipped, s.Unsettled)})
 }
+
+// FollowBulkJobs follows the rows of the app's finished jobs still sent or held
+// (followBulkRows), so that the result CSV and the Overview agree with the service's transfers
+// without anyone opening a job's page.
+func (h *Handlers) FollowBulkJobs(ctx context.Context) error {
+	if h.appID == "" {
+		return nil
+	}
+	ids, err := h.store.FollowedBulkJobs(ctx, h.appID)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, id := range ids {
+		rows, err := h.store.BulkRows(ctx, id)
+		if err == nil {
+			err = h.followBulkRows(ctx, id, rows)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("job %s: %w", id, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// KeepFollowingBulkJobs runs FollowBulkJobs every interval until ctx ends.
+func (h *Handlers) KeepFollowingBulkJobs(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if err := h.FollowBulkJobs(ctx); err != nil && ctx.Err() == nil {
+			h.log.Warn("following bulk payout rows", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,16 @@ func (h *harness) settlePayouts() {
 	}
 }
 
+// slowFailPayPal gives u a default PayPal with the sandbox's slow-fail trigger: its payouts are
+// accepted, then failed at settlement.
+func (h *harness) slowFailPayPal(u *payouts.User) {
+	h.t.Helper()
+	if _, err := h.payouts.AddPayoutMethod(context.Background(), u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+		Email: "slowfail." + u.FirstName + "@example.com", IsDefault: true}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 // TestBulkRowsFollowedToTheEnd: a bulk row is paid when its payout completes, not when the
 // service accepts it. A row the rail fails after sending, one held for review and one paid out
 // are followed at three moments (sent, settled, released), and at each the job page, its result
@@ -39,10 +50,7 @@ func TestBulkRowsFollowedToTheEnd(t *testing.T) {
 			h.payPalDefault(ada)
 			h.payPalDefault(cy)
 			// Bob's PayPal carries the sandbox's slow-fail trigger: accepted, then failed at settlement.
-			if _, err := h.payouts.AddPayoutMethod(ctx, bob.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
-				Email: "slowfail.bob@example.com", IsDefault: true}); err != nil {
-				t.Fatal(err)
-			}
+			h.slowFailPayPal(bob)
 			h.deposit(500_00)
 			a, _ := h.signedIn(dashstore.RoleOperations)
 			id := a.uploadBulk("user,amount,memo,method\n" +
@@ -105,6 +113,58 @@ func TestBulkRowsFollowedToTheEnd(t *testing.T) {
 				wantBody(t, a.get("/overview"), `data-testid="failed-total">1 failed: 1 payout transfer`)
 			}
 			h.env.CheckLedger(t)
+		})
+	}
+}
+
+// TestBulkRowsFollowedInTheBackground: the dashboard's background follower records what became
+// of a finished job's payouts without anyone opening the job's page, so its stored rows (which
+// the result CSV and the Overview read) agree with the service's transfers.
+func TestBulkRowsFollowedInTheBackground(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{public: b.public, sharedClock: true,
+				service: []servicetest.Option{servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
+			ctx := context.Background()
+			ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")
+			h.payPalDefault(ada)
+			h.slowFailPayPal(bob)
+			h.deposit(100_00)
+			a, _ := h.signedIn(dashstore.RoleOperations)
+			id := a.uploadBulk("user,amount,memo,method\n" + ada.ID + ",10.00,,paypal\n" + bob.ID + ",5.00,,paypal\n")
+			wantRedirect(t, a.post("/bulk/"+id+"/confirm", nil), "/bulk/"+id)
+			a.waitBulk(id)
+
+			stored := func() []string {
+				t.Helper()
+				rows, err := h.store.BulkRows(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []string
+				for _, r := range rows {
+					out = append(out, r.Outcome)
+				}
+				return out
+			}
+			for _, step := range []struct {
+				name   string
+				settle bool
+				want   []string
+			}{
+				{"sent", false, []string{dashstore.BulkSent, dashstore.BulkSent}},
+				{"settled", true, []string{dashstore.BulkPaid, dashstore.BulkFailed}},
+			} {
+				if step.settle {
+					h.settlePayouts()
+				}
+				if err := h.handlers.FollowBulkJobs(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if got := stored(); !slices.Equal(got, step.want) {
+					t.Errorf("%s: stored rows %v, want %v", step.name, got, step.want)
+				}
+			}
 		})
 	}
 }

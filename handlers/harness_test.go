@@ -42,6 +42,8 @@ type harness struct {
 	// public is the stand-in for the public Dots API the dashboard talks to instead, when the
 	// harness was started with harnessSetup.public.
 	public *dotsdouble.Double
+	// handlers are the dashboard's, for the background work cmd/dashboard runs.
+	handlers *handlers.Handlers
 }
 
 type harnessOption func(*web.Config)
@@ -128,9 +130,11 @@ func (h *harness) dashboard(setup harnessSetup, dashPayouts handlers.Payouts, op
 	if setup.handlers != nil {
 		setup.handlers(&dash)
 	}
-	if _, err := handlers.Register(dash); err != nil {
+	hs, err := handlers.Register(dash)
+	if err != nil {
 		h.t.Fatal(err)
 	}
+	h.handlers = hs
 	return srv
 }
 

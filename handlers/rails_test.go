@@ -39,7 +39,8 @@ func withStripeACH(t *testing.T) (harnessSetup, *stripetest.Server) {
 
 // TestAppPageRails: the app page names the rail of every platform where the service says it
 // (Stripe for ACH as configured, the sandbox's elsewhere, with Cash App's reason), and on the
-// public API says in one line that the provider runs them.
+// public API says in one line that the provider runs them; with no sanctions list loaded it says
+// nobody is screened.
 func TestAppPageRails(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -56,7 +57,7 @@ func TestAppPageRails(t *testing.T) {
 				return
 			}
 			wantSection(t, section, []string{`Bank account (ACH)</td>`, "Stripe Treasury", "PayPal</td>", "Venmo</td>",
-				"Cash App has no public payouts API", "Sandbox"}, []string{apiNote})
+				"Cash App has no public payouts API", "Sandbox", `data-testid="no-sanctions-list"`}, []string{apiNote})
 			if n := strings.Count(section, `data-testid="rail"`); n != len(payouts.Platforms) {
 				t.Errorf("the section names %d rails, want %d", n, len(payouts.Platforms))
 			}

@@ -10,4 +10,6 @@ type PlatformRail struct {
 // Rails is the answer of GET /v2/rails, our extension: the rail of every platform.
 type Rails struct {
 	Rails []PlatformRail `json:"rails"`
+	// SanctionsListLoaded is false while no sanctions list is loaded: nobody is screened.
+	SanctionsListLoaded bool `json:"sanctions_list_loaded"`
 }

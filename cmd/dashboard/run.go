@@ -26,6 +26,10 @@ import (
 // dashboard's database, and the name of that app.
 const embeddedApp = "disburse"
 
+// bulkFollowInterval is how often the dashboard asks the service what became of the payouts of
+// finished bulk jobs' rows still sent or held.
+const bulkFollowInterval = time.Minute
+
 // payeeIndexInterval is how often the dashboard reads new users into its payee index on an API
 // that cannot search them; every search brings it up to date as well.
 const payeeIndexInterval = time.Minute
@@ -169,6 +173,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	serve("dashboard", func(ctx context.Context) error { return srv.Serve(ctx, dashLn) })
 	serve("session sweeper", func(ctx context.Context) error { sweep(ctx, store, log); return nil })
 	serve("bulk job takeover", func(ctx context.Context) error { h.TakeOverBulkJobs(ctx); return nil })
+	serve("bulk row follower", func(ctx context.Context) error { h.KeepFollowingBulkJobs(ctx, bulkFollowInterval); return nil })
 	serve("payee index", func(ctx context.Context) error { h.KeepPayeeIndex(ctx, payeeIndexInterval); return nil })
 	<-ctx.Done()
 	wg.Wait()

@@ -54,7 +54,7 @@ func (f *flags) register(fs *flag.FlagSet, getenv func(string) string, serve boo
 // credentials from getenv: they are never flags (they would show in ps).
 func (f *flags) registerRails(fs *flag.FlagSet, getenv func(string) string) {
 	f.Register(fs, getenv, cli.Flag[config]{Name: "rails", Env: "DISBURSE_RAILS",
-		Help: "the rail of each platform, e.g. paypal=paypal,venmo=paypal,ach=stripe; unlisted platforms stay on the sandbox; paypal reads PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID and PAYPAL_API_BASE; stripe reads STRIPE_API_KEY, STRIPE_FINANCIAL_ACCOUNT, STRIPE_WEBHOOK_SECRET, STRIPE_STATEMENT_DESCRIPTOR and STRIPE_API_BASE; cash_app has no public payouts API (DISBURSE_RAILS)",
+		Help: "the rail of each platform, e.g. paypal=paypal,venmo=paypal,ach=stripe,cash_app=off; off refuses the platform's payouts; unlisted platforms stay on the sandbox, which --sandbox-inbox off refuses; paypal reads PAYPAL_CLIENT_ID, PAYPAL_CLIENT_SECRET, PAYPAL_WEBHOOK_ID and PAYPAL_API_BASE; stripe reads STRIPE_API_KEY, STRIPE_FINANCIAL_ACCOUNT, STRIPE_WEBHOOK_SECRET, STRIPE_STATEMENT_DESCRIPTOR and STRIPE_API_BASE; cash_app has no public payouts API (DISBURSE_RAILS)",
 		Set: func(c *config, v string) error {
 			if v == "" {
 				return nil
@@ -101,6 +101,11 @@ func (f *flags) config() (config, error) {
 	var cfg config
 	if err := f.Apply(&cfg); err != nil {
 		return config{}, err
+	}
+	// Outside sandbox mode a payout must never be "paid" by the sandbox rail's pretence.
+	if left := onSandbox(cfg.service.Providers); cfg.service.HideSandboxInbox && len(left) > 0 {
+		return config{}, cli.UsageError{Err: fmt.Errorf("--sandbox-inbox off: %s would pay through the sandbox rail; give each its provider or turn it off with --rails (DISBURSE_RAILS), e.g. %s=off",
+			strings.Join(left, ", "), left[0])}
 	}
 	for _, p := range cfg.service.Messages {
 		if slices.Contains(p.Channels, "sms") && len(cfg.service.SMSCountries) == 0 {
@@ -304,7 +309,7 @@ var serveFlags = []cli.Flag[config]{
 			return nil
 		}},
 	{Name: "retention", Env: "DISBURSE_RETENTION", Default: "90d",
-		Help: "how long events, webhook deliveries and their attempts are kept once delivered or given up, in days (90d) or as a duration, or off to keep them all; pruned hourly (DISBURSE_RETENTION)",
+		Help: "how long events, webhook deliveries and their attempts, and outbox messages are kept once delivered or given up, in days (90d) or as a duration, or off to keep them all; pruned hourly (DISBURSE_RETENTION)",
 		Set: func(c *config, v string) error {
 			switch v {
 			case "":

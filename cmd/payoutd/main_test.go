@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/disburse/disburse/internal/api"
 	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/payouts"
 )
 
 // env returns a getenv reading from vars.
@@ -238,7 +240,7 @@ func TestParseConfig(t *testing.T) {
 				t.Errorf("ledger check interval %v, want never (negative)", c.service.LedgerCheckInterval)
 			}
 		}},
-		{"sandbox inbox off", nil, map[string]string{"DISBURSE_SANDBOX_INBOX": "off"}, func(t *testing.T, c config) {
+		{"sandbox inbox off", nil, map[string]string{"DISBURSE_SANDBOX_INBOX": "off", "DISBURSE_RAILS": "paypal=off,venmo=off,cash_app=off,ach=off"}, func(t *testing.T, c config) {
 			if !c.service.HideSandboxInbox {
 				t.Error("DISBURSE_SANDBOX_INBOX=off left the inbox on")
 			}
@@ -438,6 +440,66 @@ func TestRunHelp(t *testing.T) {
 			}
 			if _, err := os.Stat("data"); !os.IsNotExist(err) {
 				t.Errorf("run(%q) created ./data", args)
+			}
+		})
+	}
+}
+
+// stripeCredentials are a Stripe Treasury account's, so that a refusal is the --rails value's
+// fault alone.
+var stripeCredentials = map[string]string{"STRIPE_API_KEY": "sk_test_s3cr3t", "STRIPE_FINANCIAL_ACCOUNT": "fa_123",
+	"STRIPE_WEBHOOK_SECRET": "whsec_s3cr3t"}
+
+// Outside sandbox mode no platform may pay through the sandbox rail: each has its provider or is
+// turned off, and the refusal names the flag and the platforms.
+func TestProductionRails(t *testing.T) {
+	providers := map[string]string{}
+	maps.Copy(providers, paypalCredentials)
+	maps.Copy(providers, stripeCredentials)
+	tests := []struct {
+		name      string
+		args      []string
+		refused   []string // the platforms a refusal names; nil: accepted
+		wantRails map[payouts.Platform]string
+	}{
+		{"production with no rails", []string{"--sandbox-inbox", "off"}, []string{"paypal", "venmo", "cash_app", "ach"}, nil},
+		{"production with PayPal alone", []string{"--sandbox-inbox", "off", "--rails", "paypal=paypal"},
+			[]string{"venmo", "cash_app", "ach"}, nil},
+		{"production naming the sandbox", []string{"--sandbox-inbox", "off", "--rails", "paypal=paypal,venmo=paypal,ach=stripe,cash_app=sandbox"},
+			[]string{"cash_app"}, nil},
+		{"production with every platform served or off", []string{"--sandbox-inbox", "off", "--rails", "paypal=paypal,venmo=off,ach=stripe,cash_app=off"},
+			nil, map[payouts.Platform]string{"paypal": "paypal", "venmo": "off", "ach": "stripe", "cash_app": "off"}},
+		{"sandbox mode keeps unlisted platforms on the sandbox", []string{"--rails", "cash_app=off"},
+			nil, map[payouts.Platform]string{"cash_app": "off"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, env(providers), io.Discard)
+			if tt.refused != nil {
+				if err == nil {
+					t.Fatal("parseConfig accepted it")
+				}
+				if cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), "--rails") || !strings.Contains(err.Error(), "DISBURSE_RAILS") {
+					t.Errorf("exit code %d, error %q; want a usage error naming --rails (DISBURSE_RAILS)", cli.ExitCode(err), err)
+				}
+				for _, p := range tt.refused {
+					if !strings.Contains(err.Error(), p) {
+						t.Errorf("error %q does not name %s", err, p)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parseConfig: %v", err)
+			}
+			got := map[payouts.Platform]string{}
+			for _, pr := range c.service.Providers {
+				for p := range pr.Rails {
+					got[p] = pr.Name
+				}
+			}
+			if !maps.Equal(got, tt.wantRails) {
+				t.Errorf("rails %v, want %v", got, tt.wantRails)
 			}
 		})
 	}

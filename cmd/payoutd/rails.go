@@ -64,6 +64,7 @@ func buildStripe(getenv func(string) string, log *slog.Logger) (payoutd.RailProv
 func parseRails(spec string, getenv func(string) string, log *slog.Logger) ([]payoutd.RailProvider, error) {
 	chosen := map[string][]payouts.Platform{}
 	var order []string
+	off := payoutd.RailProvider{Name: payoutd.OffRail, Rails: map[payouts.Platform]service.Rail{}}
 	for _, pair := range cli.List(spec) {
 		k, name, ok := strings.Cut(pair, "=")
 		platform, name := payouts.Platform(strings.TrimSpace(k)), strings.TrimSpace(name)
@@ -73,12 +74,16 @@ func parseRails(spec string, getenv func(string) string, log *slog.Logger) ([]pa
 		if name == payoutd.SandboxRail {
 			continue
 		}
+		if name == payoutd.OffRail {
+			off.Rails[platform] = payoutd.Off{Platform: platform}
+			continue
+		}
 		provider, known := railProviders()[name]
 		switch {
 		case !known:
-			return nil, fmt.Errorf("%q: unknown rail %q; want sandbox or one of %s", pair, name, strings.Join(providerNames(), ", "))
+			return nil, fmt.Errorf("%q: unknown rail %q; want sandbox, off or one of %s", pair, name, strings.Join(providerNames(), ", "))
 		case platform == payouts.PlatformCashApp:
-			return nil, fmt.Errorf("%q: Cash App has no public payouts API; cash_app stays on the sandbox", pair)
+			return nil, fmt.Errorf("%q: Cash App has no public payouts API; cash_app stays on the sandbox or is off", pair)
 		case !slices.Contains(provider.platforms, platform):
 			return nil, fmt.Errorf("%q: %s cannot pay on %s", pair, name, platform)
 		}
@@ -102,7 +107,22 @@ func parseRails(spec string, getenv func(string) string, log *slog.Logger) ([]pa
 		}
 		providers = append(providers, pr)
 	}
+	if len(off.Rails) > 0 {
+		providers = append(providers, off)
+	}
 	return providers, errors.Join(problems...)
+}
+
+// onSandbox lists the platforms none of providers serves, which would pay through the sandbox
+// rail.
+func onSandbox(providers []payoutd.RailProvider) []string {
+	var left []string
+	for _, p := range payouts.Platforms {
+		if !slices.ContainsFunc(providers, func(pr payoutd.RailProvider) bool { return pr.Rails[p] != nil }) {
+			left = append(left, string(p))
+		}
+	}
+	return left
 }
 
 func providerNames() []string {

@@ -106,3 +106,18 @@ func reloadSanctions(ctx context.Context, srv *payoutd.Server, path string, hup 
 		}
 	}
 }
+
+// warnUnscreened warns, outside sandbox mode, that no sanctions list is loaded: nobody is
+// screened until one is.
+func warnUnscreened(ctx context.Context, srv *payoutd.Server, production bool, log *slog.Logger) error {
+	if !production {
+		return nil
+	}
+	loaded, err := srv.Service().SanctionsLoaded(ctx)
+	if err != nil || loaded {
+		return err
+	}
+	log.WarnContext(ctx, "no sanctions list loaded: nobody is screened",
+		"remedy", "set --sanctions (DISBURSE_SANCTIONS) to a folder of OFAC's lists, or run payoutd sanctions load")
+	return nil
+}

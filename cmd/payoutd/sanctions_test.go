@@ -116,3 +116,46 @@ func TestReloadSanctionsOnHangup(t *testing.T) {
 	cancel()
 	<-stopped
 }
+
+// Outside sandbox mode payoutd warns at start while no sanctions list is loaded, naming the flag.
+func TestWarnUnscreened(t *testing.T) {
+	tests := []struct {
+		name       string
+		production bool
+		load       bool
+		wantWarn   bool
+	}{
+		{"sandbox mode", false, false, false},
+		{"production without a list", true, false, true},
+		{"production with a list", true, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			key, _ := payoutd.ParseKey(testKey)
+			var out bytes.Buffer
+			srv, err := payoutd.New(ctx, payoutd.Config{DB: filepath.Join(t.TempDir(), "test.db"), EncryptionKey: key,
+				HideSandboxInbox: tt.production}, slog.New(slog.NewTextHandler(&out, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			if tt.load {
+				dir := t.TempDir()
+				writeSDN(t, dir, sdnOf("ROE, Richard"))
+				if _, err := srv.LoadSanctions(ctx, dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out.Reset()
+			if err := warnUnscreened(ctx, srv, srv.Config().HideSandboxInbox, slog.New(slog.NewTextHandler(&out, nil))); err != nil {
+				t.Fatal(err)
+			}
+			warned := strings.Contains(out.String(), "level=WARN") && strings.Contains(out.String(), "no sanctions list loaded") &&
+				strings.Contains(out.String(), "--sanctions")
+			if warned != tt.wantWarn {
+				t.Errorf("logged %q; want a warning naming --sanctions: %v", out.String(), tt.wantWarn)
+			}
+		})
+	}
+}

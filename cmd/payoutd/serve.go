@@ -106,6 +106,10 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 		defer func() { stopReload(); <-reloaded }()
 	}
 
+	if err := warnUnscreened(ctx, srv, cfg.service.HideSandboxInbox, log); err != nil {
+		return err
+	}
+
 	ln, err := net.Listen("tcp", srv.Config().Addr)
 	if err != nil {
 		return err

@@ -20,10 +20,14 @@ func (h *handler) railWebhook(c *fiber.Ctx) error {
 	return c.SendStatus(fiber.StatusNoContent)
 }
 
-// listRails answers which rail pays out on each platform.
+// listRails answers which rail pays out on each platform, and whether anyone is screened.
 func (h *handler) listRails(c *fiber.Ctx) error {
 	names := h.svc.RailNames()
-	out := payouts.Rails{Rails: []payouts.PlatformRail{}}
+	loaded, err := h.svc.SanctionsLoaded(c.UserContext())
+	if err != nil {
+		return err
+	}
+	out := payouts.Rails{Rails: []payouts.PlatformRail{}, SanctionsListLoaded: loaded}
 	for _, p := range payouts.Platforms {
 		out.Rails = append(out.Rails, payouts.PlatformRail{Platform: p, Rail: names[p]})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/disburse/disburse/internal/rails/paypal/paypaltest"
 	"github.com/disburse/disburse/internal/rails/stripe"
 	"github.com/disburse/disburse/internal/service"
+	"github.com/disburse/disburse/internal/testutil/sanctionstest"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
@@ -116,7 +117,8 @@ func TestRailWebhook(t *testing.T) {
 	}
 }
 
-// TestListRails names the rail of every platform, and the extension is advertised.
+// TestListRails names the rail of every platform and whether a sanctions list is loaded, and the
+// extension is advertised.
 func TestListRails(t *testing.T) {
 	env := servicetest.Start(t, withPayPal(t, paypaltest.New(t)))
 	rails := servicetest.Want[payouts.Rails](t, env.Do(t, "GET", "/v2/rails", nil), "rails", http.StatusOK)
@@ -126,6 +128,16 @@ func TestListRails(t *testing.T) {
 		if !slices.Contains(rails.Rails, w) {
 			t.Errorf("rails %+v lack %+v", rails.Rails, w)
 		}
+	}
+	if rails.SanctionsListLoaded {
+		t.Error("sanctions_list_loaded before any list was loaded")
+	}
+	l, dir := sanctionstest.Load(t, map[string]string{"sdn.csv": sanctionstest.Individual(7001, "AL-RASHID, Ahmad Yusuf", "SDGT", "DOB 12 Mar 1970.")})
+	if _, err := env.Service.LoadSanctions(t.Context(), l, dir); err != nil {
+		t.Fatal(err)
+	}
+	if rails := servicetest.Want[payouts.Rails](t, env.Do(t, "GET", "/v2/rails", nil), "rails", http.StatusOK); !rails.SanctionsListLoaded {
+		t.Error("sanctions_list_loaded false once a list was loaded")
 	}
 	x := servicetest.Want[payouts.Extensions](t, env.Do(t, "GET", "/v2/extensions", nil), "extensions", http.StatusOK)
 	if !slices.Contains(x.Extensions, payouts.ExtRails) {

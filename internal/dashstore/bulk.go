@@ -225,6 +225,22 @@ func (s *Store) BulkJobs(ctx context.Context, appID string, limit int) ([]BulkJo
 	return sqldb.All(rows, func(rows *sql.Rows) (BulkJob, error) { return scanBulkJob(rows) })
 }
 
+// FollowedBulkJobs returns the ids of the app's finished jobs with a row still sent or held:
+// the jobs whose rows the dashboard follows until their payouts end.
+func (s *Store) FollowedBulkJobs(ctx context.Context, appID string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, s.db.Rebind(`SELECT j.id FROM bulk_jobs j WHERE j.app_id = ? AND j.status = ?
+		AND EXISTS (SELECT 1 FROM bulk_rows r WHERE r.job_id = j.id AND r.outcome IN (?, ?) AND r.transfer_id <> '')
+		ORDER BY j.created_at, j.id`), appID, BulkDone, BulkSent, BulkHeld)
+	if err != nil {
+		return nil, err
+	}
+	return sqldb.All(rows, func(rows *sql.Rows) (string, error) {
+		var id string
+		err := rows.Scan(&id)
+		return id, err
+	})
+}
+
 // CountFailedBulkRows counts the app's bulk rows that failed without a transfer (the service
 // refused them, or they were not sent) in jobs that last ran at since or later, for the overview.
 // A row whose transfer failed is left out: it is a failed transfer, counted with those.

@@ -110,9 +110,10 @@ type Config struct {
 	// DefaultLedgerCheckInterval), logging an error on a violation and reporting to Metrics; a
 	// negative interval checks never.
 	LedgerCheckInterval time.Duration
-	// Retention is how long events, webhook deliveries and their attempts are kept once done
-	// with (default DefaultRetention); Serve prunes what is older every PruneInterval. Whatever a
-	// delivery still pending needs is kept at any age. A negative retention keeps everything.
+	// Retention is how long events, webhook deliveries and their attempts, and outbox messages
+	// are kept once done with (default DefaultRetention); Serve prunes what is older every
+	// PruneInterval. Whatever a delivery still pending needs, and a message still queued, is kept
+	// at any age. A negative retention keeps everything.
 	Retention time.Duration
 	// Sanctions is the file or folder of OFAC's lists that cmd/payoutd loads at start and again
 	// on SIGHUP (LoadSanctions); "" screens against whatever list was loaded last, if any.
@@ -194,6 +195,25 @@ func (cfg Config) withDefaults() Config {
 
 // SandboxRail is the rail name of a platform no provider serves.
 const SandboxRail = "sandbox"
+
+// OffRail is the rail name of a platform turned off (--rails cash_app=off): outside sandbox mode
+// every platform without a real provider must be, so that no payout goes through a pretend rail.
+const OffRail = "off"
+
+// Off is the rail of a platform turned off: it refuses every payout, which fails at once and
+// gives its money back, and leaves one submitted before the platform was turned off to an
+// operator, since it cannot ask any provider what became of it.
+type Off struct{ Platform payouts.Platform }
+
+// Submit refuses the payout.
+func (o Off) Submit(context.Context, string, service.RailPayout) (service.RailReceipt, error) {
+	return service.RailReceipt{}, &service.RailRejection{Reason: fmt.Sprintf("%s payouts are turned off on this service", o.Platform)}
+}
+
+// Outcome cannot be read: no provider serves the platform.
+func (o Off) Outcome(context.Context, service.RailPayout, string) (service.RailOutcome, error) {
+	return service.RailOutcome{}, &service.RailUnresolved{Reason: fmt.Sprintf("%s payouts are turned off on this service: no provider to ask", o.Platform)}
+}
 
 // RailProvider is one real payout provider, built by cmd/payoutd from its credentials: its name
 // (the --rails value that chose it), its rail for each platform it serves, and the receiver of its
@@ -302,14 +322,16 @@ func keyRemedy(cfg Config, err error) error {
 }
 
 func build(cfg Config, log *slog.Logger, st *store.Store, key []byte) (*Server, error) {
-	// The sandbox stands in for every rail no provider serves, and for the screener (in sandbox
-	// mode only: its flag amount is a test trigger), the identity check and (unless a test sets
-	// one) the notifier.
+	// The sandbox stands in for every rail no provider serves (cmd/payoutd refuses that outside
+	// sandbox mode), and in sandbox mode only for the screener (its flag amount is a test
+	// trigger) and the identity check (it passes every SSN but its trigger); and, unless a test
+	// sets one, for the notifier.
 	var screener service.Screener
+	var identity service.IdentityVerifier
 	if cfg.HideSandboxInbox {
-		screener = service.NoProviderHolds{}
+		screener, identity = service.NoProviderHolds{}, service.NoIdentityProvider{}
 	}
-	svcCfg := wireProviders(sandbox.Wire(service.Config{Screener: screener, EncryptionKey: key, PublicURL: cfg.PublicURL,
+	svcCfg := wireProviders(sandbox.Wire(service.Config{Screener: screener, Identity: identity, EncryptionKey: key, PublicURL: cfg.PublicURL,
 		Fees: cfg.Fees, Thresholds1099: cfg.Thresholds1099, RailLease: cfg.RailLease, Sandbox: !cfg.HideSandboxInbox,
 		WebhookLease: cfg.WebhookLease, SanctionsThreshold: cfg.SanctionsThreshold,
 		IRISTCC: cfg.IRISTCC}, cfg.Clock, cfg.SandboxDelay, cfg.SandboxACHDelay), cfg.Providers)

@@ -16,7 +16,8 @@ import (
 // tax form on file) matches an entry of the sanctions list loaded last, scoring at or over
 // Config.SanctionsThreshold, is held before any payout to them reaches a rail (planPayout), until
 // an operator releases it with who and why (ReviewTransfer). A release holds for that entry and
-// that load of the list: a newer load asks again. With no list loaded nothing is screened.
+// that load of the list: a newer load asks again. With no list loaded nothing is screened, and
+// no list is read for a minute (sanctionsRecheck).
 
 // SanctionsLoad is what loading a list did: the load, whether it was the list already loaded
 // (then nothing was screened again), and how many payees were screened and matched.
@@ -33,15 +34,22 @@ type SanctionsLoad struct {
 // screening of this process; another process's load is noticed by its id. screened keeps the
 // matches of the subjects screened against it lately: a screening compares the subject with
 // every token of the list, which is worth doing once per payee rather than once per payout.
+// noListSince is when the database last said no list is loaded (zero: not said, or a list is):
+// until sanctionsRecheck later a payout reads no list, so a list loaded by another process is
+// screened against from at most that much later.
 type sanctionsIndex struct {
-	mu       sync.Mutex
-	listID   int64
-	index    *sanctions.Index
-	screened map[sanctions.Subject][]sanctions.Match
+	mu          sync.Mutex
+	listID      int64
+	index       *sanctions.Index
+	screened    map[sanctions.Subject][]sanctions.Match
+	noListSince time.Time
 }
 
 // screenedKept bounds sanctionsIndex.screened; past it the kept matches are dropped.
 const screenedKept = 10_000
+
+// sanctionsRecheck is how long that no list is loaded is believed without asking the database.
+const sanctionsRecheck = time.Minute
 
 // LoadSanctions stores the list l read from source as the one screened against, unless it is
 // the one loaded already, and screens every payee of every app against it.
@@ -222,9 +230,20 @@ func (h SanctionsHitRecord) out() payouts.ScreeningHit {
 // this process has not built it yet; nil when no list is loaded. A load committed between
 // reading the list and its entries drops the entries read for: the newer list is read then.
 func (s *Service) currentSanctions(ctx context.Context, q Reads) (*SanctionsListRecord, *sanctions.Index, error) {
+	s.sanctions.mu.Lock()
+	since := s.sanctions.noListSince
+	s.sanctions.mu.Unlock()
+	if !since.IsZero() && s.now().Sub(since) < sanctionsRecheck {
+		return nil, nil, nil
+	}
 	for attempt := 1; ; attempt++ {
 		list, err := q.CurrentSanctionsList(ctx)
 		if errors.Is(err, ErrNoRecord) {
+			s.sanctions.mu.Lock()
+			if s.sanctions.index == nil {
+				s.sanctions.noListSince = s.now()
+			}
+			s.sanctions.mu.Unlock()
 			return nil, nil, nil
 		}
 		if err != nil {
@@ -255,6 +274,7 @@ func (s *Service) cacheSanctionsIndex(listID int64, index *sanctions.Index) *san
 		s.sanctions.listID, s.sanctions.index = listID, index
 		s.sanctions.screened = map[sanctions.Subject][]sanctions.Match{}
 	}
+	s.sanctions.noListSince = time.Time{}
 	return index
 }
 
@@ -307,4 +327,10 @@ func (s *Service) screeningSubject(ctx context.Context, q Reads, user *UserRecor
 		subject.BirthDate, subject.Country = req.W8BEN.DateOfBirth, req.W8BEN.CitizenshipCountry
 	}
 	return subject, nil
+}
+
+// SanctionsLoaded reports whether a list is loaded, for the operator's pages.
+func (s *Service) SanctionsLoaded(ctx context.Context) (bool, error) {
+	list, _, err := s.currentSanctions(ctx, s.store)
+	return list != nil, err
 }

@@ -1,6 +1,8 @@
 package service_test
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,6 +204,84 @@ func TestSanctionsBirthDateFromTheTaxForm(t *testing.T) {
 		}
 		if tr := e.payOut(t, u.ID, fundedPayout{amount: 10_00}); tr.Status != payouts.TransferFlagged {
 			t.Fatalf("with the same birth date: %s", tr.Status)
+		}
+	})
+}
+
+// sanctionsReads counts the reads of the sanctions list loaded last, in and out of transactions.
+type sanctionsReads struct {
+	service.Store
+	reads *atomic.Int64
+}
+
+func (s sanctionsReads) CurrentSanctionsList(ctx context.Context) (*service.SanctionsListRecord, error) {
+	s.reads.Add(1)
+	return s.Store.CurrentSanctionsList(ctx)
+}
+
+func (s sanctionsReads) InTx(ctx context.Context, fn func(q service.Queries) error) error {
+	return s.InTxWith(ctx, service.Intent{}, fn)
+}
+
+func (s sanctionsReads) InTxWith(ctx context.Context, intent service.Intent, fn func(q service.Queries) error) error {
+	return s.Store.InTxWith(ctx, intent, func(q service.Queries) error { return fn(sanctionsTxReads{q, s.reads}) })
+}
+
+type sanctionsTxReads struct {
+	service.Queries
+	reads *atomic.Int64
+}
+
+func (q sanctionsTxReads) CurrentSanctionsList(ctx context.Context) (*service.SanctionsListRecord, error) {
+	q.reads.Add(1)
+	return q.Queries.CurrentSanctionsList(ctx)
+}
+
+// With no list loaded a payout reads no list: that none is loaded is known in memory, asked
+// again of the database at most once a minute, when a list another process loaded is noticed;
+// a list this process loads is screened against at once.
+func TestSanctionsNoListReadsNothing(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		e := newEnvOn(t, dsn, nil, 10_000_00)
+		other := e.svc // another process on the same database
+		var reads atomic.Int64
+		e.wrapStore = func(st service.Store) service.Store { return sanctionsReads{Store: st, reads: &reads} }
+		e.open(t)
+		listed := e.payee(t, "Ahmed Yousuf", "Al Rashid", "ahmed@example.com", "4155550101")
+
+		steps := []struct {
+			name      string
+			advance   time.Duration
+			load      bool // the other process loads the list first
+			payouts   int
+			wantReads int64 // in all, after the step
+			wantHeld  bool
+		}{
+			{"the first payout finds no list", 0, false, 1, 1, false},
+			{"later ones read none", 30 * time.Second, false, 3, 1, false},
+			{"a list loaded elsewhere is not read before the minute is up", 0, true, 1, 1, false},
+			{"then it is read and holds the payee", 31 * time.Second, false, 1, 2, true},
+		}
+		for _, step := range steps {
+			e.clock.Advance(step.advance)
+			if step.load {
+				l, dir := sanctionstest.Load(t, map[string]string{"sdn.csv": sdnRashid, "alt.csv": ""})
+				if _, err := other.LoadSanctions(e.ctx, l, dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range step.payouts {
+				tr := e.payOut(t, listed.ID, 1_00)
+				if held := tr.Status == payouts.TransferFlagged; held != step.wantHeld {
+					t.Fatalf("%s: payout %s, want held %v", step.name, tr.Status, step.wantHeld)
+				}
+			}
+			if got := reads.Load(); got != step.wantReads {
+				t.Fatalf("%s: %d reads of the list in all, want %d", step.name, got, step.wantReads)
+			}
+		}
+		if loaded, err := e.svc.SanctionsLoaded(e.ctx); err != nil || !loaded {
+			t.Errorf("SanctionsLoaded = %v, %v once a list is read", loaded, err)
 		}
 	})
 }

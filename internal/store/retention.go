@@ -15,13 +15,14 @@ const pruneBatch = 1000
 
 // Pruned counts what Prune deleted.
 type Pruned struct {
-	Events, Deliveries, Attempts int
+	Events, Deliveries, Attempts, Messages int
 }
 
 // Prune deletes what is older than cutoff and done with: webhook attempts of deliveries no
 // longer pending, then those deliveries once none of their attempts is left, then events that no
-// delivery names any more. A delivery still
-// pending (to be sent, or sent again), its attempts and its event are kept whatever their age.
+// delivery names any more, and outbox messages sent, delivered or given up. A delivery still
+// pending (to be sent, or sent again), its attempts and its event, and a message still queued,
+// are kept whatever their age.
 // Rows are found from the oldest by id up to the first row made at or after cutoff (ids grow
 // with time), in transactions of at most pruneBatch rows per table.
 func (s *Store) Prune(ctx context.Context, cutoff time.Time) (Pruned, error) {
@@ -47,6 +48,12 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time) (Pruned, error) {
 			WHERE e.seq < COALESCE((SELECT min(seq) FROM events WHERE created >= ?), 9223372036854775807)
 			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
 			ORDER BY e.seq LIMIT ?)`},
+		// A queued message is still to be sent (or tried again): kept whatever its age.
+		{&total.Messages, `DELETE FROM outbound_messages WHERE id IN (
+			SELECT id FROM outbound_messages
+			WHERE id < COALESCE((SELECT min(id) FROM outbound_messages WHERE created >= ?), 9223372036854775807)
+			AND status <> 'queued'
+			ORDER BY id LIMIT ?)`},
 	} {
 		query := s.db.Rebind(step.query)
 		for {

@@ -102,3 +102,61 @@ func TestPruneKeepsWhatIsStillToDeliver(t *testing.T) {
 		}
 	})
 }
+
+// Prune deletes outbox messages older than the cutoff once sent, delivered or given up, and keeps
+// a message still queued whatever its age, and every message newer than the cutoff.
+func TestPruneOutbox(t *testing.T) {
+	engines(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		appID := newApp(t, st, "Outbox")
+		old, recent := t0, t0.Add(200*24*time.Hour)
+		cutoff := t0.Add(100 * 24 * time.Hour)
+		db := st.DB()
+		message := func(recipient, status string, at time.Time) {
+			t.Helper()
+			if err := db.InTx(ctx, func(tx *sql.Tx) error {
+				_, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO outbound_messages (app_id, purpose, channel, recipient,
+					subject, body, html, status, next_attempt, created, updated)
+					VALUES (?, 'payout_link', 'email', ?, '', '', '', ?, ?, ?, ?)`),
+					appID, recipient, status, sqldb.Micros(at), sqldb.Micros(at), sqldb.Micros(at))
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// In the order time makes them, as ids grow with time.
+		message("old-sent@example.com", "sent", old)
+		message("old-queued@example.com", "queued", old)
+		message("old-delivered@example.com", "delivered", old)
+		message("old-failed@example.com", "failed", old)
+		message("recent-sent@example.com", "sent", recent)
+		message("recent-queued@example.com", "queued", recent)
+
+		got, err := st.Prune(ctx, cutoff)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (store.Pruned{Messages: 3}); got != want {
+			t.Errorf("pruned %+v, want %+v", got, want)
+		}
+		rows, err := db.QueryContext(ctx, "SELECT recipient FROM outbound_messages ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var left []string
+		for rows.Next() {
+			var r string
+			if err := rows.Scan(&r); err != nil {
+				t.Fatal(err)
+			}
+			left = append(left, r)
+		}
+		if got, want := fmt.Sprint(left), "[old-queued@example.com recent-sent@example.com recent-queued@example.com]"; got != want {
+			t.Errorf("left %s, want %s", got, want)
+		}
+		if again, err := st.Prune(ctx, cutoff); err != nil || again != (store.Pruned{}) {
+			t.Errorf("a second prune: %+v, %v; want nothing", again, err)
+		}
+	})
+}
