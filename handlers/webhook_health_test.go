@@ -147,6 +147,7 @@ func TestWebhookHealthAndResend(t *testing.T) {
 // delivery from its row; the page says the event was queued again, and a second Resend while
 // that copy is still pending says it is refused.
 func TestBrowserWebhookResend(t *testing.T) {
+	browser.SkipShort(t)
 	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
 		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
 	ctx := t.Context()
