@@ -98,6 +98,7 @@ func (h *harness) walletOf(userID string) payouts.Money {
 }
 
 func TestBulkPayoutValidatesPaysAndPaysOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")
 	if _, err := h.payouts.AddPayoutMethod(context.Background(), ada.ID, payouts.AddPayoutMethodRequest{
@@ -178,6 +179,7 @@ func TestBulkPayoutValidatesPaysAndPaysOnce(t *testing.T) {
 }
 
 func TestBulkPayoutRefusesWhatItCannotPay(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ada := h.createUser("Ada", "Lovelace")
 	a, _ := h.signedIn(dashstore.RoleOperations)
@@ -224,6 +226,7 @@ func TestBulkPayoutRefusesWhatItCannotPay(t *testing.T) {
 }
 
 func TestBulkPayoutNeedsMoneyMove(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ada := h.createUser("Ada", "Lovelace")
 	ops, _ := h.signedIn(dashstore.RoleOperations)
@@ -252,6 +255,7 @@ func TestBulkPayoutNeedsMoneyMove(t *testing.T) {
 // TestBulkPayoutTenThousandRows pays the largest file the page takes: 10,000 wallet rows to a
 // few payees, in ten transfer batches.
 func TestBulkPayoutTenThousandRows(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("pays 10,000 rows")
 	}
@@ -288,6 +292,7 @@ func TestBulkPayoutTenThousandRows(t *testing.T) {
 // (the dashboard restarted mid-job), offers to resume instead of polling forever, and resuming
 // pays it.
 func TestBulkPayoutResumesAfterRestart(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ada := h.createUser("Ada", "Lovelace")
 	h.deposit(10_00)
@@ -314,6 +319,7 @@ func TestBulkPayoutResumesAfterRestart(t *testing.T) {
 // brought up to date once: two payees' rows do not mix, and a payee older than the newest 500
 // users is found as well.
 func TestBulkPayeesOnBothBackends(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})

@@ -18,6 +18,7 @@ import (
 // and says its rows are still running, not failed, since the batch may yet pay them; checking
 // again later asks that batch, sends nothing again, and records how the rows ended.
 func TestBulkBatchThatDoesNotFinish(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{
 		// Without its worker the service leaves the batch pending until the test runs it, so the
 		// job's short wait runs out whatever the machine's speed.

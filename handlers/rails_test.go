@@ -41,6 +41,7 @@ func withStripeACH(t *testing.T) (harnessSetup, *stripetest.Server) {
 // (Stripe for ACH as configured, the sandbox's elsewhere, with Cash App's reason), and on the
 // public API says in one line that the provider runs them.
 func TestAppPageRails(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			setup, _ := withStripeACH(t)

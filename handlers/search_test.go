@@ -40,6 +40,7 @@ func searchFor(a *agent, q string) response {
 }
 
 func TestSearchFindsEachKind(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := newSearchFixture(t, h)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
@@ -77,6 +78,7 @@ func TestSearchFindsEachKind(t *testing.T) {
 // TestSearchPastTheNewest finds a user's flow and a link of an amount behind more than a page of
 // newer flows and links: the search asks the service for exactly those, not for the newest.
 func TestSearchPastTheNewest(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := newSearchFixture(t, h)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
@@ -109,6 +111,7 @@ func wantSearch(t *testing.T, a *agent, q string, want, notWant []string) {
 // Results hold only what the operator's role may read: support reads users and links, not
 // transfers or flows; a manager reads all four.
 func TestSearchShowsOnlyWhatTheRoleMayRead(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := newSearchFixture(t, h)
 	support, _ := h.signedIn(dashstore.RoleSupport)
@@ -133,6 +136,7 @@ func TestSearchShowsOnlyWhatTheRoleMayRead(t *testing.T) {
 }
 
 func TestSearchAnswersEveryQuery(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
 	for _, tc := range []struct {
@@ -158,6 +162,7 @@ func TestSearchAnswersEveryQuery(t *testing.T) {
 
 // As the operator types in the header's field, htmx asks for the first few results alone.
 func TestSearchSuggestions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := newSearchFixture(t, h)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
