@@ -17,6 +17,7 @@ import (
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/testutil/dbtemplate"
 	"github.com/disburse/disburse/internal/testutil/dotsdouble"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/internal/testutil/testclock"
@@ -29,6 +30,15 @@ var testPassword = web.PasswordParams{Memory: 1024, Time: 1, Threads: 1}
 
 // testApprovals is the dashboard's default approval policy: above $1,000.00, by admins and managers.
 var testApprovals = dashstore.DefaultApprovalPolicy()
+
+// dashTemplate is the dashboard's schema on SQLite, migrated once for the package's tests.
+var dashTemplate = dbtemplate.New(func(ctx context.Context, path string) error {
+	st, err := dashstore.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+})
 
 // harness is a whole dashboard: a real store on SQLite, the web server and every handler.
 type harness struct {
@@ -72,6 +82,7 @@ func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *ha
 	ctx := context.Background()
 	if setup.dsn == "" {
 		setup.dsn = filepath.Join(t.TempDir(), "dashboard.db")
+		dashTemplate.Write(t, setup.dsn)
 	}
 	store, err := dashstore.Open(ctx, setup.dsn)
 	if err != nil {
