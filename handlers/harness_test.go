@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -135,7 +137,8 @@ func (h *harness) dashboard(setup harnessSetup, dashPayouts handlers.Payouts, op
 		h.t.Fatal(err)
 	}
 	dash := handlers.Config{Web: srv, Store: h.store, Payouts: dashPayouts, AppID: h.env.AppID,
-		Now: h.clock.Now, Password: testPassword, Logger: logger, Approvals: testApprovals}
+		Now: h.clock.Now, Password: testPassword, Logger: logger, Approvals: testApprovals,
+		BulkPoll: 10 * time.Millisecond} // a bulk job asks after its batches every 300ms by default
 	if setup.handlers != nil {
 		setup.handlers(&dash)
 	}
@@ -331,6 +334,27 @@ func (h *harness) createPayoutLink(req payouts.CreatePayoutLinkRequest) *payouts
 		h.t.Fatal(err)
 	}
 	return l
+}
+
+// concurrently calls create(0) … create(n-1) from eight goroutines and fails t with what failed:
+// the service commits concurrent writes together, so setup of hundreds of rows costs a few
+// commits instead of one each.
+func concurrently(t testing.TB, n int, create func(i int) error) {
+	t.Helper()
+	const workers = 8
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n && errs[w] == nil; i += workers {
+				errs[w] = create(i)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // createFlow makes a flow directly, as setup.

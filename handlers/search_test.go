@@ -84,11 +84,15 @@ func TestSearchPastTheNewest(t *testing.T) {
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
 	other := h.createUser("Newer", "Flows")
 	h.deposit(payouts.MaxLimit * 1_00)
-	for range payouts.MaxLimit {
-		h.createFlow(payouts.CreateFlowRequest{UserID: other.ID, Steps: []payouts.Step{{Name: payouts.StepCompliance}}})
-		h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 1_00,
+	concurrently(t, payouts.MaxLimit, func(int) error {
+		ctx := context.Background()
+		if _, err := h.payouts.CreateFlow(ctx, payouts.CreateFlowRequest{UserID: other.ID, Steps: []payouts.Step{{Name: payouts.StepCompliance}}}); err != nil {
+			return err
+		}
+		_, err := h.payouts.CreatePayoutLink(ctx, payouts.CreatePayoutLinkRequest{Amount: 1_00,
 			Payee: &payouts.Payee{FirstName: "Newer", LastName: "Link", Email: "newer@example.com"}})
-	}
+		return err
+	})
 	wantSearch(t, admin, "López", []string{`href="/flows/` + f.flow.ID + `"`}, nil)
 	wantSearch(t, admin, "25.00", []string{`href="/payout-links/` + f.link.ID + `"`}, []string{"Newer Link"})
 	wantSearch(t, admin, "1.00", []string{"Newer Link"}, []string{`href="/payout-links/` + f.link.ID + `"`})
