@@ -54,6 +54,7 @@ func taxYear(t *testing.T, env *servicetest.Env, u *payouts.User, tin string) pa
 // consents (refused without the box ticked); downloads their Copy B by a post carrying the
 // session; cannot download another payee's form, nor any without a session; and finishes.
 func TestTaxFormsStep(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, engine []servicetest.Option) {
 		env := start(t, engine...)
 		u := createUser(t, env, "Ada", "Lovelace", "ada@example.com", "4155550100")
