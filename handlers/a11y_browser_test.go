@@ -22,7 +22,6 @@ import (
 // their card), and on a phone the navigation hides behind its Menu button.
 func TestBrowserAccessibility(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	browser.RequireAxe(t)
 	tab, d := startDemo(t)
 	tour := d.Tour(tab)
@@ -55,7 +54,6 @@ func TestBrowserAccessibility(t *testing.T) {
 // form shows only while "Pay to" is ACH.
 func TestBrowserLayout(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	tab, d := startDemo(t)
 	tour := d.Tour(tab)
 	user := demo.Page{Name: "user", Path: d.Pages()[3].Path}

@@ -17,7 +17,6 @@ import (
 // service offers.
 func TestBrowserPayoutWaitsForApproval(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			browserPayoutWaitsForApproval(t, newHarnessWith(t, harnessSetup{public: b.public}))

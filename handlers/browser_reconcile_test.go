@@ -21,7 +21,6 @@ import (
 // page's totals.
 func TestBrowserManagerReconcilesAMonth(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
 	op, password := h.addOperator("manager@example.com", dashstore.RoleManager)

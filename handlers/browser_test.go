@@ -15,7 +15,6 @@ import (
 // which stop at the first, are off), and keeps what was typed.
 func TestBrowserPayoutLinkFormShowsEveryProblem(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	h := newHarness(t)
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
 	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }

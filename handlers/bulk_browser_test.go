@@ -20,7 +20,6 @@ import (
 // (htmx polling, no reload) and downloads the result CSV: 997 rows paid, 3 skipped with reasons.
 func TestBrowserBulkPayout(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	h := newHarness(t)
 	users := []*payouts.User{h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte"), h.createUser("Cy", "Cat")}
 	h.deposit(2_000_00)

@@ -21,7 +21,6 @@ import (
 // after the rail settles, reloading it says 1 paid, 1 failed with the rail's reason, 1 held.
 func TestBrowserBulkOutcomes(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{sharedClock: true,
 		service: []servicetest.Option{servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
 	ada, bob, cy := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte"), h.createUser("Cy", "Press")

@@ -18,7 +18,6 @@ import (
 // makes a phone's page scroll sideways.
 func TestBrowserFilterBarLayout(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	tab, d := startDemo(t)
 	tour := d.Tour(tab)
 	transfers := demo.Page{Name: "transfers", Path: "/transfers"}
@@ -81,7 +80,6 @@ func TestBrowserFilterBarLayout(t *testing.T) {
 // whether it is expanded.
 func TestBrowserMoreMenu(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	h := newHarness(t)
 	tab, origin := h.browserSignedIn(dashstore.RoleAdmin)
 	// want checks whether the menu of button is open, and that the expanded state Chromium's

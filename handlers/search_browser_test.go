@@ -17,7 +17,6 @@ import (
 // the newest users itself.
 func TestBrowserSearchFindsAUser(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) { browserSearchFindsAUser(t, newHarnessWith(t, harnessSetup{public: b.public})) })
 	}
@@ -103,7 +102,6 @@ func wantCombobox(t *testing.T, tab context.Context, id, expanded, active string
 // finds one payee.
 func TestBrowserPayeePicker(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	h := newHarness(t)
 	lovelace, byron := h.createUser("Ada", "Lovelace"), h.createUser("Ada", "Byron")
 	grace := h.createUser("Grace", "Hopper")
@@ -175,7 +173,6 @@ func TestBrowserPayeePicker(t *testing.T) {
 // thousand by phone, and the link issued is for that payee.
 func TestBrowserPayeeIndexPicker(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{public: true})
 	olga := mustCreateUser(t, h, "Olga", "Older", "olga.older@example.com", "3125550177")
 	seedUsers(t, h, 1000)

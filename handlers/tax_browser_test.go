@@ -27,7 +27,6 @@ const fetchHead = `fetch(%s).then(async r => r.status + ' ' + r.headers.get('con
 // Copy B.
 func TestBrowserTaxYear(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	h, users := taxHarness(t, "DG5BW")
 	page, origin := h.browserSignedIn(dashstore.RoleManager)
 	eval := func(js string) string {

@@ -149,7 +149,6 @@ func TestWebhookHealthAndResend(t *testing.T) {
 // that copy is still pending says it is refused.
 func TestBrowserWebhookResend(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
 		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
 	ctx := t.Context()

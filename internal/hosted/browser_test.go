@@ -21,7 +21,6 @@ import (
 // the payout completed.
 func TestBrowserClaimsPayoutLink(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	env := start(t)
 	fund(t, env, 500_00)
 	link := createLink(t, env, map[string]any{"amount": 123_45, "memo": "Logo design, March",
@@ -174,7 +173,6 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 // never shown, and paying out the whole wallet pays only the link's money.
 func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	env := start(t)
 	fund(t, env, 1_000_00)
 	victim := createUser(t, env, "Vic", "Tim", "vic@example.com", "4155550801")

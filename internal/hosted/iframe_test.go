@@ -56,7 +56,6 @@ func (e *embedder) show(src string) {
 // cannot show the flow at all.
 func TestBrowserFlowInIframe(t *testing.T) {
 	browser.SkipShort(t)
-	t.Parallel()
 	partner, stranger := newEmbedder(t), newEmbedder(t)
 	env := start(t, servicetest.WithConfig(func(c *payoutd.Config) { c.FrameAncestors = []string{partner.URL} }))
 	f := createFlow(t, env, map[string]any{"steps": []any{"manage-payouts",
