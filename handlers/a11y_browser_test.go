@@ -21,6 +21,7 @@ import (
 // critical problem (contrast included), the page never scrolls sideways (wide tables scroll in
 // their card), and on a phone the navigation hides behind its Menu button.
 func TestBrowserAccessibility(t *testing.T) {
+	browser.SkipShort(t)
 	browser.RequireAxe(t)
 	tab, d := startDemo(t)
 	tour := d.Tour(tab)
@@ -52,6 +53,7 @@ func TestBrowserAccessibility(t *testing.T) {
 // profile card keeps its own height beside the wallet, and the bank account choice of the payout
 // form shows only while "Pay to" is ACH.
 func TestBrowserLayout(t *testing.T) {
+	browser.SkipShort(t)
 	tab, d := startDemo(t)
 	tour := d.Tour(tab)
 	user := demo.Page{Name: "user", Path: d.Pages()[3].Path}

@@ -13,6 +13,7 @@ import (
 // missing and how to install it, or fails when CI=true; a pass with every page skipped would
 // read as "ok".
 func TestAccessibilityUnavailableIsLoud(t *testing.T) {
+	t.Parallel()
 	noAxe := t.TempDir()
 	writeFile(t, filepath.Join(noAxe, "go.mod"), "module probe\n")
 	noChromium := t.TempDir()

@@ -19,6 +19,7 @@ var decimalCommas = []string{"9,99", "10,00", "1.000,00"}
 // field and the form comes back with it, rather than paying $999.00; "1,000.00" still pays
 // $1,000.00.
 func TestPayoutFormRefusesADecimalComma(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{handlers: func(c *handlers.Config) {
 		c.Approvals.On = false // what is paid is the point here, not who approves it
 	}})
@@ -52,6 +53,7 @@ func TestPayoutFormRefusesADecimalComma(t *testing.T) {
 // that names the amount column, rather than a payout of $1,000.00; the file's other rows, with
 // "1,000.00" among them, are good.
 func TestBulkCellRefusesADecimalComma(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{handlers: func(c *handlers.Config) {
 		c.Approvals.On = false
 	}})

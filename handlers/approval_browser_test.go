@@ -16,6 +16,7 @@ import (
 // is empty. On the public API the approval runs without the service's preflight, which only our
 // service offers.
 func TestBrowserPayoutWaitsForApproval(t *testing.T) {
+	browser.SkipShort(t)
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			browserPayoutWaitsForApproval(t, newHarnessWith(t, harnessSetup{public: b.public}))

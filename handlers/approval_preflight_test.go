@@ -20,6 +20,7 @@ import (
 // becomes refusable while it waits shows why on its approval page, to those who may pay or
 // approve, before they approve.
 func TestApprovalShowsPreflight(t *testing.T) {
+	t.Parallel()
 	// Only admins approve, so a manager reads the queue without paying or approving.
 	h := newHarnessWith(t, harnessSetup{handlers: func(c *handlers.Config) {
 		c.Approvals.Approvers = []dashstore.Role{dashstore.RoleAdmin}
@@ -66,6 +67,7 @@ func TestApprovalShowsPreflight(t *testing.T) {
 // TestApprovalShowsBulkPreflight: a held bulk file's approval page shows, row by row, what the
 // service's preflight would refuse now, to those who may pay or approve.
 func TestApprovalShowsBulkPreflight(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{handlers: func(c *handlers.Config) {
 		c.Approvals.Approvers = []dashstore.Role{dashstore.RoleAdmin}
 	}})
@@ -107,6 +109,7 @@ func TestApprovalShowsBulkPreflight(t *testing.T) {
 // on its claim) to those who may pay or approve, before they approve. The public API can review
 // no request, and the page says so.
 func TestApprovalShowsPayoutRequestPreflight(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public, handlers: func(c *handlers.Config) {
@@ -158,6 +161,7 @@ func TestApprovalShowsPayoutRequestPreflight(t *testing.T) {
 // while it waits (their payments this year passed the 1099 threshold) says so on its approval
 // page before anyone approves.
 func TestApprovalShowsPayoutLinkPreflight(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.deposit(10_000_00)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
@@ -173,6 +177,7 @@ func TestApprovalShowsPayoutLinkPreflight(t *testing.T) {
 // TestApprovalShowsTransferPreflight: money into a user's wallet held for approval says on its
 // approval page that the app's wallet can no longer pay it, once it cannot.
 func TestApprovalShowsTransferPreflight(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.deposit(2_000_00)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
@@ -191,6 +196,7 @@ func TestApprovalShowsTransferPreflight(t *testing.T) {
 // while it waited answers with the reason and leaves the request open, nothing made; once the
 // W-9 is filed, approving goes through.
 func TestApprovingRefusedByPreflight(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{handlers: func(c *handlers.Config) {
 		c.Approvals.Approvers = []dashstore.Role{dashstore.RoleAdmin}
 	}})

@@ -14,6 +14,7 @@ import (
 // overview counts them all and shows the truly oldest, and the approvals page shows the oldest
 // page and says how many more wait.
 func TestApprovalQueuePastAPage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	maker, _ := h.addOperator("maker@example.com", dashstore.RoleOperations)

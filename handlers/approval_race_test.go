@@ -26,6 +26,7 @@ func (a *agent) clone() *agent {
 // other payees, and approvals of held requests. However they interleave, what went out without
 // approval stays within the payee's limit and each operator's.
 func TestApprovalTotalsUnderRace(t *testing.T) {
+	t.Parallel()
 	// Room under each limit for a few of the requests, once the approvals count.
 	policy := testApprovals
 	policy.PayeeLimit, policy.OperatorLimit = 6000_00, 5000_00

@@ -81,6 +81,7 @@ func toWallet(a *agent, userID, amount, key string) response {
 // answered 404 (a user that does not exist) is a key like any other: a request above the
 // threshold sent with it next waits for approval, whatever it is.
 func TestApprovalKeyFirstRefusedAsNotFound(t *testing.T) {
+	t.Parallel()
 	eachDashboardEngine(t, func(t *testing.T, setup harnessSetup) {
 		h := newHarnessWith(t, setup)
 		ops, _ := h.signedIn(dashstore.RoleOperations)
@@ -114,6 +115,7 @@ func TestApprovalKeyFirstRefusedAsNotFound(t *testing.T) {
 // (409), does not take the first request out of the totals; nor does an approval of a request
 // with a used key, which the service refuses too.
 func TestApprovalKeySentAgain(t *testing.T) {
+	t.Parallel()
 	eachDashboardEngine(t, func(t *testing.T, setup harnessSetup) {
 		h, ops, manager := approvalHarness(t, setup, 60_000_00)
 
@@ -192,6 +194,7 @@ func TestApprovalKeySentAgain(t *testing.T) {
 // whatever way: payout links naming their email, their phone or another address of theirs,
 // claimed by them, and payout requests from the API approved on the dashboard.
 func TestApprovalPayeeIsWhoReceives(t *testing.T) {
+	t.Parallel()
 	eachDashboardEngine(t, func(t *testing.T, setup harnessSetup) {
 		h, ops, manager := approvalHarness(t, setup, 20_000_00)
 		t.Run("payout links claimed by one payee", func(t *testing.T) {
@@ -246,6 +249,7 @@ func TestApprovalPayeeIsWhoReceives(t *testing.T) {
 // gave a new password, within the approval window does not approve the maker's requests; after
 // the window, they may.
 func TestApprovalNotByWhomTheMakerVouchedFor(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
 	u := h.largePayee("Vi", "Vouched", 5000_00)
@@ -305,6 +309,7 @@ func TestApprovalNotByWhomTheMakerVouchedFor(t *testing.T) {
 // by time, the payee's window is still what the service sent them: money moved to them through
 // the API counts, until it is older than the window.
 func TestApprovalPayeeWindowOnPublicAPI(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{public: true, sharedClock: true})
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	h.deposit(10_000_00)

@@ -73,6 +73,7 @@ func decide(action, reason string) url.Values {
 // TestApprovalThreshold: a payout or payout link of exactly the threshold goes out; one cent more
 // waits, and nothing moves until it is approved.
 func TestApprovalThreshold(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{sharedClock: true})
 	u := h.largePayee("Tess", "Threshold", 3000_00)
 	h.deposit(3000_00)
@@ -118,6 +119,7 @@ func TestApprovalThreshold(t *testing.T) {
 }
 
 func TestApprovalRules(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, adminOp := h.signedIn(dashstore.RoleAdmin)
 	manager, _ := h.signedIn(dashstore.RoleManager)
@@ -232,6 +234,7 @@ func TestApprovalRules(t *testing.T) {
 // shows it without the approve and reject forms, says so in one line, and a forged decision
 // changes nothing.
 func TestApprovalPayoutRequests(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) { testApprovalPayoutRequests(t, b.public) })
 	}

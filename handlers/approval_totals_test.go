@@ -18,6 +18,7 @@ import (
 // takes the payee past the limit of $3,000.00 in 24 hours waits, with the totals on its page. A
 // bulk file of one small row to a payee already at the limit waits too.
 func TestApprovalTotalsHoldSplitRequests(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{sharedClock: true})
 	h.deposit(20_000_00)
 	// Each case sends one request of an amount to its payee, and counts what reached the service.

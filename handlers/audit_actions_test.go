@@ -15,6 +15,7 @@ import (
 // on the audit page and is a choice of its filter, so none shows raw (bulk.confirm_repeats) or
 // cannot be filtered by.
 func TestEveryAuditedActionIsNamed(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

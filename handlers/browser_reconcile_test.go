@@ -20,6 +20,7 @@ import (
 // totals the set, and the export of the same filter holds her name intact and sums to the
 // page's totals.
 func TestBrowserManagerReconcilesAMonth(t *testing.T) {
+	browser.SkipShort(t)
 	h := newHarness(t)
 	ctx := context.Background()
 	op, password := h.addOperator("manager@example.com", dashstore.RoleManager)

@@ -14,6 +14,7 @@ import (
 // with several mistakes shows a sentence under each field at once (the browser's own checks,
 // which stop at the first, are off), and keeps what was typed.
 func TestBrowserPayoutLinkFormShowsEveryProblem(t *testing.T) {
+	browser.SkipShort(t)
 	h := newHarness(t)
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
 	field := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }

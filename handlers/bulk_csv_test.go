@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseBulkCSV(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		file    string

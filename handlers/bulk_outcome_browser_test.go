@@ -20,6 +20,7 @@ import (
 // sending and one held for review: once sent the page says 1 sent and 2 not yet paid, not paid;
 // after the rail settles, reloading it says 1 paid, 1 failed with the rail's reason, 1 held.
 func TestBrowserBulkOutcomes(t *testing.T) {
+	browser.SkipShort(t)
 	h := newHarnessWith(t, harnessSetup{sharedClock: true,
 		service: []servicetest.Option{servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
 	ada, bob, cy := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte"), h.createUser("Cy", "Press")

@@ -40,6 +40,7 @@ func (h *harness) slowFailPayPal(u *payouts.User) {
 // are followed at three moments (sent, settled, released), and at each the job page, its result
 // CSV, the Overview and the transfers' own status agree; a retry says per row what it does.
 func TestBulkRowsFollowedToTheEnd(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public, sharedClock: true,

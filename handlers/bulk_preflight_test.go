@@ -64,6 +64,7 @@ func notPaidRows(body string) []string {
 // it); rows that fail at the run are all listed with their reason, the job is not "Done", and a
 // retry says first which rows it sends again and which still fail, and then why.
 func TestBulkPayoutPreflight(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.deposit(20_000_00)
 	const threshold = 2_000_00 // 2026's

@@ -17,6 +17,7 @@ import (
 // repeated rows are not paid unless an operator other than the uploader confirms; the uploader
 // cannot, from another session either, nor can roles that may not move money.
 func TestBulkRepeatedRowsWaitForASecondOperator(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{handlers: func(c *handlers.Config) {
 		c.Approvals.On = false // the amounts here are the policy's business elsewhere
 	}})

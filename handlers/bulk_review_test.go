@@ -13,6 +13,7 @@ import (
 // with its payee's name (a row given by user id too, never a bare id) and amount, 50 rows to a
 // page, and the totals per payee of the whole file.
 func TestBulkPreviewListsWhoIsPaid(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.deposit(10_000_00)
 	ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")

@@ -55,7 +55,7 @@ func (a *agent) uploadBulk(file string) string {
 // waitBulk polls a confirmed job's progress, as its page does, until the job is done.
 func (a *agent) waitBulk(id string) response {
 	a.h.t.Helper()
-	for range 1200 {
+	for range 6000 {
 		res := a.htmxGet("/bulk/" + id + "/progress")
 		if strings.Contains(res.body, `data-status="done"`) {
 			if strings.Contains(res.body, "hx-trigger") {
@@ -63,7 +63,7 @@ func (a *agent) waitBulk(id string) response {
 			}
 			return res
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 	a.h.t.Fatalf("bulk job %s never finished", id)
 	return response{}
@@ -98,6 +98,7 @@ func (h *harness) walletOf(userID string) payouts.Money {
 }
 
 func TestBulkPayoutValidatesPaysAndPaysOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")
 	if _, err := h.payouts.AddPayoutMethod(context.Background(), ada.ID, payouts.AddPayoutMethodRequest{
@@ -178,6 +179,7 @@ func TestBulkPayoutValidatesPaysAndPaysOnce(t *testing.T) {
 }
 
 func TestBulkPayoutRefusesWhatItCannotPay(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ada := h.createUser("Ada", "Lovelace")
 	a, _ := h.signedIn(dashstore.RoleOperations)
@@ -224,6 +226,7 @@ func TestBulkPayoutRefusesWhatItCannotPay(t *testing.T) {
 }
 
 func TestBulkPayoutNeedsMoneyMove(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ada := h.createUser("Ada", "Lovelace")
 	ops, _ := h.signedIn(dashstore.RoleOperations)
@@ -252,6 +255,7 @@ func TestBulkPayoutNeedsMoneyMove(t *testing.T) {
 // TestBulkPayoutTenThousandRows pays the largest file the page takes: 10,000 wallet rows to a
 // few payees, in ten transfer batches.
 func TestBulkPayoutTenThousandRows(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("pays 10,000 rows")
 	}
@@ -288,6 +292,7 @@ func TestBulkPayoutTenThousandRows(t *testing.T) {
 // (the dashboard restarted mid-job), offers to resume instead of polling forever, and resuming
 // pays it.
 func TestBulkPayoutResumesAfterRestart(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ada := h.createUser("Ada", "Lovelace")
 	h.deposit(10_00)
@@ -314,17 +319,17 @@ func TestBulkPayoutResumesAfterRestart(t *testing.T) {
 // brought up to date once: two payees' rows do not mix, and a payee older than the newest 500
 // users is found as well.
 func TestBulkPayeesOnBothBackends(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})
 			ctx := context.Background()
 			old := h.createUser("Olive", "Oldest")
-			for i := range 500 {
-				if _, err := h.env.Service.CreateUser(ctx, h.env.AppID, payouts.CreateUserRequest{FirstName: "Filler", LastName: strconv.Itoa(i),
-					Email: "filler" + strconv.Itoa(i) + "@example.com", CountryCode: "1", PhoneNumber: "415" + strconv.Itoa(5550000+i)}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			concurrently(t, 500, func(i int) error {
+				_, err := h.env.Service.CreateUser(ctx, h.env.AppID, payouts.CreateUserRequest{FirstName: "Filler", LastName: strconv.Itoa(i),
+					Email: "filler" + strconv.Itoa(i) + "@example.com", CountryCode: "1", PhoneNumber: "415" + strconv.Itoa(5550000+i)})
+				return err
+			})
 			ada, bob := h.createUser("Ada", "Lovelace"), h.createUser("Bobby", "Byte")
 			h.deposit(100_00)
 			a, _ := h.signedIn(dashstore.RoleOperations)

@@ -17,6 +17,9 @@ import (
 // TestBulkBatchThatDoesNotFinish: a job stops waiting for a transfer batch that has not finished
 // and says its rows are still running, not failed, since the batch may yet pay them; checking
 // again later asks that batch, sends nothing again, and records how the rows ended.
+//
+// Not parallel: the check again must see the finished batch within the job's 50ms wait, which a
+// loaded process can miss.
 func TestBulkBatchThatDoesNotFinish(t *testing.T) {
 	h := newHarnessWith(t, harnessSetup{
 		// Without its worker the service leaves the batch pending until the test runs it, so the

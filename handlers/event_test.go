@@ -19,6 +19,7 @@ import (
 // found, so a role that may not read transfers cannot read a payout's events through a URL of a
 // kind it may read.
 func TestObjectEventsCheckTheKind(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
 	support, _ := h.signedIn(dashstore.RoleSupport)
@@ -69,6 +70,7 @@ func TestObjectEventsCheckTheKind(t *testing.T) {
 // cannot filter them by date (datesHidden) gets no dates: the page says so and lists every
 // event, never as if filtered.
 func TestEventsPage(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			var datesHidden atomic.Bool

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCSVText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"", ""},
 		{"Jane Payee", "Jane Payee"},
@@ -34,6 +35,7 @@ func TestCSVText(t *testing.T) {
 }
 
 func TestTransferCSVRecord(t *testing.T) {
+	t.Parallel()
 	created := payouts.NewTime(time.Date(2026, 3, 2, 9, 30, 0, 0, time.FixedZone("EST", -5*3600)))
 	user, link := "0657a28b-0000-4000-8000-000000000001", "0657a28b-0000-4000-8000-000000000002"
 	zoe := payee{name: "Zoë García-López", email: "zoe@example.com"}
@@ -102,6 +104,7 @@ func TestTransferCSVRecord(t *testing.T) {
 }
 
 func TestPayeeBookAsksOncePerUser(t *testing.T) {
+	t.Parallel()
 	zoe, gone, broken := "zoe", "gone", "broken"
 	asked := map[string]int{}
 	book := newPayeeBook(func(_ context.Context, id string) (*payouts.User, error) {

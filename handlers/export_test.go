@@ -41,6 +41,7 @@ func pageAmounts(t *testing.T, body string) map[string]payouts.Money {
 }
 
 func TestTransfersExportForFinance(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	ctx := context.Background()
@@ -122,6 +123,7 @@ func TestTransfersExportForFinance(t *testing.T) {
 // with every kind of movement (a failed funded payout, a pending payout, a canceled link) is
 // the summary's money in less its money out, to the cent.
 func TestExportsSumToTheSummary(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCreateFlow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	manager, _ := h.signedIn(dashstore.RoleManager)
@@ -80,6 +81,7 @@ func TestCreateFlow(t *testing.T) {
 }
 
 func TestFlowPageAndProgress(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	u := h.createUser("Pro", "Gress")
@@ -120,6 +122,7 @@ func TestFlowPageAndProgress(t *testing.T) {
 }
 
 func TestFlowsPages(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	var want []string

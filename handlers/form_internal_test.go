@@ -12,6 +12,7 @@ import (
 // TestFormFailed puts the service's answer on the form by its code and fields, whatever its
 // message says.
 func TestFormFailed(t *testing.T) {
+	t.Parallel()
 	several := payouts.Problems{"amount": "must be greater than zero", "memo": "must be at most 500 characters"}
 	tests := []struct {
 		name    string

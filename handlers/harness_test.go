@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -11,12 +12,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/handlers"
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/testutil/dbtemplate"
 	"github.com/disburse/disburse/internal/testutil/dotsdouble"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/internal/testutil/testclock"
@@ -29,6 +32,15 @@ var testPassword = web.PasswordParams{Memory: 1024, Time: 1, Threads: 1}
 
 // testApprovals is the dashboard's default approval policy: above $1,000.00, by admins and managers.
 var testApprovals = dashstore.DefaultApprovalPolicy()
+
+// dashTemplate is the dashboard's schema on SQLite, migrated once for the package's tests.
+var dashTemplate = dbtemplate.New(func(ctx context.Context, path string) error {
+	st, err := dashstore.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+})
 
 // harness is a whole dashboard: a real store on SQLite, the web server and every handler.
 type harness struct {
@@ -74,6 +86,7 @@ func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *ha
 	ctx := context.Background()
 	if setup.dsn == "" {
 		setup.dsn = filepath.Join(t.TempDir(), "dashboard.db")
+		dashTemplate.Write(t, setup.dsn)
 	}
 	store, err := dashstore.Open(ctx, setup.dsn)
 	if err != nil {
@@ -126,7 +139,8 @@ func (h *harness) dashboard(setup harnessSetup, dashPayouts handlers.Payouts, op
 		h.t.Fatal(err)
 	}
 	dash := handlers.Config{Web: srv, Store: h.store, Payouts: dashPayouts, AppID: h.env.AppID,
-		Now: h.clock.Now, Password: testPassword, Logger: logger, Approvals: testApprovals}
+		Now: h.clock.Now, Password: testPassword, Logger: logger, Approvals: testApprovals,
+		BulkPoll: 10 * time.Millisecond} // a bulk job asks after its batches every 300ms by default
 	if setup.handlers != nil {
 		setup.handlers(&dash)
 	}
@@ -324,6 +338,27 @@ func (h *harness) createPayoutLink(req payouts.CreatePayoutLinkRequest) *payouts
 		h.t.Fatal(err)
 	}
 	return l
+}
+
+// concurrently calls create(0) … create(n-1) from eight goroutines and fails t with what failed:
+// the service commits concurrent writes together, so setup of hundreds of rows costs a few
+// commits instead of one each.
+func concurrently(t testing.TB, n int, create func(i int) error) {
+	t.Helper()
+	const workers = 8
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n && errs[w] == nil; i += workers {
+				errs[w] = create(i)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // createFlow makes a flow directly, as setup.

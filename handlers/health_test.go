@@ -12,6 +12,7 @@ import (
 // The dashboard's probes answer without a session; /readyz fails once its database is closed;
 // pprof and the metrics are never served on the dashboard's public listener.
 func TestDashboardHealth(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *web.Config) { c.Ready = c.Store.(*dashstore.Store).Ready })
 	a := h.agent()
 	probetest.CheckPublic(t, func(path string) int {

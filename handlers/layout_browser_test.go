@@ -17,6 +17,7 @@ import (
 // every link), the filter bar and the navigation each take one row on a laptop, and nothing
 // makes a phone's page scroll sideways.
 func TestBrowserFilterBarLayout(t *testing.T) {
+	browser.SkipShort(t)
 	tab, d := startDemo(t)
 	tour := d.Tour(tab)
 	transfers := demo.Page{Name: "transfers", Path: "/transfers"}
@@ -78,6 +79,7 @@ func TestBrowserFilterBarLayout(t *testing.T) {
 // click or the focus outside it closes it; all along its button tells assistive technology
 // whether it is expanded.
 func TestBrowserMoreMenu(t *testing.T) {
+	browser.SkipShort(t)
 	h := newHarness(t)
 	tab, origin := h.browserSignedIn(dashstore.RoleAdmin)
 	// want checks whether the menu of button is open, and that the expanded state Chromium's

@@ -16,6 +16,7 @@ import (
 // TestReconciliationFilters narrows the transfers and transactions pages by payee, dates and
 // amounts, and checks the summary line against the service's own figures.
 func TestReconciliationFilters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
 	manager, _ := h.signedIn(dashstore.RoleManager)
@@ -113,6 +114,7 @@ func TestReconciliationFilters(t *testing.T) {
 // TestReconciliationBadFilters sends values the filter cannot use: each re-renders the form
 // with a message on its field (422), never a 500, and reads nothing; the export refuses them.
 func TestReconciliationBadFilters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	for _, tc := range []struct{ name, query, field, message string }{
@@ -145,6 +147,7 @@ func TestReconciliationBadFilters(t *testing.T) {
 // (every field empty, with the time zone and page size the form always carries): that is no
 // filter, so an empty list says there is nothing yet, not that nothing matches.
 func TestReconciliationEmptyForm(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	const empty = "user=&user_id=&from=&to=&min=&max=&tz=Europe%2FParis&limit=25"
@@ -166,6 +169,7 @@ func TestReconciliationEmptyForm(t *testing.T) {
 // TestUserSuggestions answers the user box's typing, and refuses the lists' summaries and the
 // suggestions to those who may not read them.
 func TestUserSuggestions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	support, _ := h.signedIn(dashstore.RoleSupport)
 	zoe := h.createUser("Zoë", "García-López")

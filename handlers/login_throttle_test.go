@@ -38,6 +38,7 @@ func wantThrottled(t *testing.T, res response, retryAfter string) {
 // Finding 4: ten wrong passwords for the admin from one address used to lock the account for
 // everyone. An attacker at A, however many guesses they make, cannot keep the admin at B out.
 func TestLoginAttackerCannotLockOutOperator(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, behindProxy)
 	op, password := h.addOperator("admin@example.com", dashstore.RoleAdmin)
 	attacker := h.agent()
@@ -54,6 +55,7 @@ func TestLoginAttackerCannotLockOutOperator(t *testing.T) {
 // Failures of one account from one address slow that pair down, by delays that double; the
 // right password waits like a wrong one, and works once the delay has passed.
 func TestLoginSamePairBacksOff(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, behindProxy)
 	op, password := h.addOperator("admin@example.com", dashstore.RoleAdmin)
 	a := h.agent()
@@ -74,6 +76,7 @@ func TestLoginSamePairBacksOff(t *testing.T) {
 // X-Forwarded-For does not help: without a trusted proxy the header is ignored, behind one only
 // the address the proxy saw (the rightmost) counts.
 func TestLoginAddressBacksOff(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		opts    []harnessOption
@@ -99,6 +102,7 @@ func TestLoginAddressBacksOff(t *testing.T) {
 
 // Many failures on one account from many addresses write an alert to the audit log, once.
 func TestLoginFailuresAlert(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, behindProxy)
 	op, _ := h.addOperator("admin@example.com", dashstore.RoleAdmin)
 	a := h.agent()

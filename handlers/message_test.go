@@ -14,6 +14,7 @@ import (
 // became of each, a failure with its reason. Operations may send a payout link again, which the
 // audit log records; support, which may not issue links, sees no button and is refused the route.
 func TestUserMessages(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	support, _ := h.signedIn(dashstore.RoleSupport)

@@ -13,6 +13,7 @@ import (
 var shownPassword = regexp.MustCompile(`<code[^>]*>([A-Za-z0-9_-]{20})</code>`)
 
 func TestOperatorsAdmin(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, adminOp := h.signedIn(dashstore.RoleAdmin)
 
@@ -112,6 +113,7 @@ func TestOperatorsAdmin(t *testing.T) {
 }
 
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a, _ := h.signedIn(dashstore.RoleAdmin)
 	res := a.get("/operators")
@@ -174,6 +176,7 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 func TestErrorPages(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a, _ := h.signedIn(dashstore.RoleAdmin)
 

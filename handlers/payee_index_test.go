@@ -50,6 +50,7 @@ func mustCreateUser(t testing.TB, h *harness, first, last, email, phone string) 
 // the newest thousand is found by name, email and phone; a text that names several is refused,
 // naming every one; and a payout link and a flow are made for the payee chosen, and only then.
 func TestPayeeIndexOnTheDotsAPI(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{public: true})
 	olga := mustCreateUser(t, h, "Olga", "Older", "olga.older@example.com", "3125550177")
 	oldMaria := mustCreateUser(t, h, "Maria", "Garcia", "maria.g.old@example.com", "2025550143")
@@ -140,6 +141,10 @@ func TestPayeeIndexOnTheDotsAPI(t *testing.T) {
 // is refused rather than matched among those read so far, and says why; a user added since the
 // last reading is found, being read first.
 func TestPayeeIndexIncomplete(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("reads 6,500 users through the public API")
+	}
 	h := newHarnessWith(t, harnessSetup{public: true})
 	mustCreateUser(t, h, "Olga", "Older", "olga.older@example.com", "3125550177")
 	seedUsers(t, h, 6500) // more than three uses of the index read

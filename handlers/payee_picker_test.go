@@ -14,6 +14,7 @@ import (
 // typed (without JavaScript), choose the one user it finds, and answer several with a message
 // naming them; a payee chosen on a page stays chosen only while the text still names them.
 func TestPayeePicker(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	lovelace, byron := h.createUser("Ada", "Lovelace"), h.createUser("Ada", "Byron")

@@ -20,6 +20,7 @@ import (
 // masked on every page, list, search, export and fragment that holds it. A link that names its
 // payee is shown whole to everyone who reads links.
 func TestBearerLinkURLsMasked(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})
@@ -86,6 +87,7 @@ func TestBearerLinkURLsMasked(t *testing.T) {
 // may still issue links that name their payee, never one that names nobody; the roles it names
 // may.
 func TestBearerLinkIssuedOnlyByItsRoles(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{handlers: func(c *handlers.Config) {
 		c.Approvals.BearerLinks = []dashstore.Role{dashstore.RoleAdmin}
 	}})
@@ -127,6 +129,7 @@ func TestBearerLinkIssuedOnlyByItsRoles(t *testing.T) {
 // until the link collects the tax form; against the public API, which cannot check, the form
 // says so and the real request decides.
 func TestPayoutLinkFormPreflight(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})

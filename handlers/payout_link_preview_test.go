@@ -13,6 +13,7 @@ import (
 // actions do nothing (no live claim page an operator could act in), and the claim in the
 // link's timeline: who, when, through which verified contact.
 func TestPayoutLinkPreviewAndTimeline(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.deposit(100_00)
 	u := h.createUser("Tim", "Line")
@@ -56,6 +57,7 @@ func TestPayoutLinkPreviewAndTimeline(t *testing.T) {
 // TestLinkFlowPageHasNoLiveFlow: the flow of a payout link is its claim, so its dashboard page
 // shows no live hosted flow either: the link's page has the preview.
 func TestLinkFlowPageHasNoLiveFlow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.deposit(10_00)
 	l := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 5_00})

@@ -12,6 +12,7 @@ import (
 )
 
 func TestPayoutLinksListAndSearch(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	support, _ := h.signedIn(dashstore.RoleSupport)
 	empty := support.get("/payout-links")
@@ -59,6 +60,7 @@ func TestPayoutLinksListAndSearch(t *testing.T) {
 }
 
 func TestCreatePayoutLink(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	u := h.createUser("Uma", "User")
@@ -160,6 +162,7 @@ func deref(s *string) string {
 }
 
 func TestPayoutLinkDetailAndCancel(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	support, op := h.signedIn(dashstore.RoleSupport)
 	manager, _ := h.signedIn(dashstore.RoleManager)

@@ -14,6 +14,7 @@ import (
 var idempotencyKey = regexp.MustCompile(`id="send-payout"[\s\S]*?name="idempotency_key" value="([^"]+)"`)
 
 func TestSendPayout(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	support, _ := h.signedIn(dashstore.RoleSupport)

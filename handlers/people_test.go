@@ -13,6 +13,7 @@ import (
 // Every page that names a user names them as a person, linked to their page: name and email,
 // not a bare id.
 func TestPagesNameTheirPeople(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
 	manager, _ := h.signedIn(dashstore.RoleManager)
@@ -51,6 +52,7 @@ func TestPagesNameTheirPeople(t *testing.T) {
 
 // A user the service no longer knows shows as their short id, never as an error page.
 func TestPagesFallBackToShortIDOfDeletedUser(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	gone := h.createUser("Gone", "Away")

@@ -13,6 +13,7 @@ import (
 // public API cannot filter is paged here: each page follows its cursor, says whether more lie
 // beyond it, and never reads past scanRows.
 func TestScanPage(t *testing.T) {
+	t.Parallel()
 	newestFirst := func(n int) iter.Seq2[int, error] {
 		return func(yield func(int, error) bool) {
 			for i := n; i > 0; i-- {

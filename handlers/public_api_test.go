@@ -36,6 +36,7 @@ var downloadsOfGeneratedForms = []string{"/tax/forms/:id/pdf", "/tax/iris"}
 // asks for no route the public API lacks (but the question of what it offers) and sends no
 // parameter it would ignore.
 func TestEveryPageOnBothBackends(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})
@@ -111,6 +112,7 @@ func routeOf(t *testing.T, routes []routeCase, u string) routeCase {
 // filtered view shows only what its filter names, on our service and on the public API, where
 // the dashboard filters itself and says so.
 func TestFilteredViewsOnBothBackends(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})
@@ -227,6 +229,7 @@ func TestFilteredViewsOnBothBackends(t *testing.T) {
 // behind the strict stand-in for the public API, which sends only metrics.wallet_balance; there
 // the page says that available and reserved are not reported, rather than showing $0.00.
 func TestAppWalletOnBothBackends(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})
@@ -248,6 +251,7 @@ func TestAppWalletOnBothBackends(t *testing.T) {
 // TestUnknownFilterValues: a filter value in the address that is none of the form's choices is
 // answered with a message, never dropped as if the list were filtered.
 func TestUnknownFilterValues(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a, _ := h.signedIn(dashstore.RoleAdmin)
 	for _, tc := range []struct {
@@ -275,6 +279,7 @@ func TestUnknownFilterValues(t *testing.T) {
 // none: our service names the default, and behind the strict stand-in for the public API, which
 // does not say which saved method is the default, the page says so.
 func TestUserDefaultMethodOnBothBackends(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})

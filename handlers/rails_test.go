@@ -42,6 +42,7 @@ func withStripeACH(t *testing.T) (harnessSetup, *stripetest.Server) {
 // public API says in one line that the provider runs them; with no sanctions list loaded it says
 // nobody is screened.
 func TestAppPageRails(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			setup, _ := withStripeACH(t)

@@ -20,6 +20,7 @@ import (
 // holds the same rows, that a bad day or a rail that keeps no records is a problem on the form,
 // and that only admins and managers may read it.
 func TestReconciliationPage(t *testing.T) {
+	t.Parallel()
 	setup, double := withStripeACH(t)
 	h := newHarnessWith(t, setup)
 	ctx := context.Background()
@@ -125,6 +126,7 @@ func TestReconciliationPage(t *testing.T) {
 // reconciliation is not offered there; on our service with every platform on the sandbox, that
 // there is no provider's record to reconcile against.
 func TestReconciliationUnavailable(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})

@@ -90,6 +90,7 @@ func routesWithObjects(t *testing.T, h *harness, user *payouts.User, transfer *p
 }
 
 func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	routes := routesWithObjects(t, h, h.createUser("Rita", "Routes"), nil)
 
@@ -171,6 +172,7 @@ func TestEveryRouteChecksCSRFAndRole(t *testing.T) {
 }
 
 func TestRegisterRefusesRoutesWithoutPermission(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ok := func(c *fiber.Ctx) error { return nil }
 	for _, r := range []web.Route{

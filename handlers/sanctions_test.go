@@ -14,6 +14,7 @@ import (
 // A payout to a payee matching the loaded SDN list shows the match on the review page; the
 // release needs a reason, and the service and the audit log keep who released it and why.
 func TestTransferReviewOfASanctionsMatch(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ops, op := h.signedIn(dashstore.RoleOperations)
 	l, dir := sanctionstest.Load(t, map[string]string{"sdn.csv": sanctionstest.Individual(7001, "AL-RASHID, Ahmad Yusuf", "SDGT] [IRGC", "DOB 12 Mar 1970.")})

@@ -12,6 +12,7 @@ import (
 // TestSandboxInbox: the dashboard shows its own app's sandbox inbox, to operators who may
 // verify users, never another app's messages.
 func TestSandboxInbox(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	u := h.createUser("Ina", "Box")
 	if err := h.payouts.SendVerificationToken(t.Context(), u.ID, payouts.SendVerificationTokenRequest{}); err != nil {

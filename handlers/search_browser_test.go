@@ -16,6 +16,7 @@ import (
 // stays in the field. On the public API, which has no search, the dashboard finds the user among
 // the newest users itself.
 func TestBrowserSearchFindsAUser(t *testing.T) {
+	browser.SkipShort(t)
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) { browserSearchFindsAUser(t, newHarnessWith(t, harnessSetup{public: b.public})) })
 	}
@@ -100,6 +101,7 @@ func wantCombobox(t *testing.T, tab context.Context, id, expanded, active string
 // arrows, Enter and Escape; the filter also takes what was typed, pressed Enter on, when it
 // finds one payee.
 func TestBrowserPayeePicker(t *testing.T) {
+	browser.SkipShort(t)
 	h := newHarness(t)
 	lovelace, byron := h.createUser("Ada", "Lovelace"), h.createUser("Ada", "Byron")
 	grace := h.createUser("Grace", "Hopper")
@@ -170,6 +172,7 @@ func TestBrowserPayeePicker(t *testing.T) {
 // over a thousand users, the payout link form's picker suggests a payee older than the newest
 // thousand by phone, and the link issued is for that payee.
 func TestBrowserPayeeIndexPicker(t *testing.T) {
+	browser.SkipShort(t)
 	h := newHarnessWith(t, harnessSetup{public: true})
 	olga := mustCreateUser(t, h, "Olga", "Older", "olga.older@example.com", "3125550177")
 	seedUsers(t, h, 1000)

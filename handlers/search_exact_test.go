@@ -13,6 +13,7 @@ import (
 // whole name (or email) is what was typed comes first, however many newer users' names merely
 // contain it.
 func TestSearchSuggestsTheExactMatchFirst(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{sharedClock: true})
 	exact := h.createUser("Jordan", "Lee")
 	for _, last := range []string{"Leeds", "Leeward", "Leemon", "Leeson"} {

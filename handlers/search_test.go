@@ -40,6 +40,7 @@ func searchFor(a *agent, q string) response {
 }
 
 func TestSearchFindsEachKind(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := newSearchFixture(t, h)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
@@ -77,16 +78,21 @@ func TestSearchFindsEachKind(t *testing.T) {
 // TestSearchPastTheNewest finds a user's flow and a link of an amount behind more than a page of
 // newer flows and links: the search asks the service for exactly those, not for the newest.
 func TestSearchPastTheNewest(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := newSearchFixture(t, h)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
 	other := h.createUser("Newer", "Flows")
 	h.deposit(payouts.MaxLimit * 1_00)
-	for range payouts.MaxLimit {
-		h.createFlow(payouts.CreateFlowRequest{UserID: other.ID, Steps: []payouts.Step{{Name: payouts.StepCompliance}}})
-		h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 1_00,
+	concurrently(t, payouts.MaxLimit, func(int) error {
+		ctx := context.Background()
+		if _, err := h.payouts.CreateFlow(ctx, payouts.CreateFlowRequest{UserID: other.ID, Steps: []payouts.Step{{Name: payouts.StepCompliance}}}); err != nil {
+			return err
+		}
+		_, err := h.payouts.CreatePayoutLink(ctx, payouts.CreatePayoutLinkRequest{Amount: 1_00,
 			Payee: &payouts.Payee{FirstName: "Newer", LastName: "Link", Email: "newer@example.com"}})
-	}
+		return err
+	})
 	wantSearch(t, admin, "López", []string{`href="/flows/` + f.flow.ID + `"`}, nil)
 	wantSearch(t, admin, "25.00", []string{`href="/payout-links/` + f.link.ID + `"`}, []string{"Newer Link"})
 	wantSearch(t, admin, "1.00", []string{"Newer Link"}, []string{`href="/payout-links/` + f.link.ID + `"`})
@@ -109,6 +115,7 @@ func wantSearch(t *testing.T, a *agent, q string, want, notWant []string) {
 // Results hold only what the operator's role may read: support reads users and links, not
 // transfers or flows; a manager reads all four.
 func TestSearchShowsOnlyWhatTheRoleMayRead(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := newSearchFixture(t, h)
 	support, _ := h.signedIn(dashstore.RoleSupport)
@@ -133,6 +140,7 @@ func TestSearchShowsOnlyWhatTheRoleMayRead(t *testing.T) {
 }
 
 func TestSearchAnswersEveryQuery(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
 	for _, tc := range []struct {
@@ -158,6 +166,7 @@ func TestSearchAnswersEveryQuery(t *testing.T) {
 
 // As the operator types in the header's field, htmx asks for the first few results alone.
 func TestSearchSuggestions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	f := newSearchFixture(t, h)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)

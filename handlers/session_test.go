@@ -25,6 +25,7 @@ func sessionCookie(t *testing.T, res response) *http.Cookie {
 }
 
 func TestLoginPageFullAndFragment(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a := h.agent()
 
@@ -46,6 +47,7 @@ func TestLoginPageFullAndFragment(t *testing.T) {
 }
 
 func TestSessionRoundTrip(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	op, password := h.addOperator("ops@example.com", dashstore.RoleOperations)
 	a := h.agent()
@@ -135,6 +137,7 @@ func TestSessionRoundTrip(t *testing.T) {
 }
 
 func TestLoginErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	op, password := h.addOperator("someone@example.com", dashstore.RoleSupport)
 	a := h.agent()

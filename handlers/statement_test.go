@@ -25,6 +25,7 @@ func statementFigure(t *testing.T, body, testid string) string {
 }
 
 func TestStatementPageAndExport(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})

@@ -15,6 +15,7 @@ import (
 )
 
 func TestOverview(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	support, _ := h.signedIn(dashstore.RoleSupport)
@@ -93,6 +94,7 @@ func TestOverview(t *testing.T) {
 }
 
 func TestAuditLogFilters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, adminOp := h.signedIn(dashstore.RoleAdmin)
 	ops, opsOp := h.signedIn(dashstore.RoleOperations)
@@ -159,6 +161,7 @@ func TestAuditLogFilters(t *testing.T) {
 }
 
 func TestAuditExport(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, adminOp := h.signedIn(dashstore.RoleAdmin)
 	manager, managerOp := h.signedIn(dashstore.RoleManager)
@@ -211,6 +214,7 @@ func TestAuditExport(t *testing.T) {
 // TestAuditLogLinksOnlyWhatTheRoleOpens: a manager's audit log names operators without linking
 // their pages, which only an admin opens; an admin's links them. Every other link opens.
 func TestAuditLogLinksOnlyWhatTheRoleOpens(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
 	manager, _ := h.signedIn(dashstore.RoleManager)

@@ -26,6 +26,7 @@ const fetchHead = `fetch(%s).then(async r => r.status + ' ' + r.headers.get('con
 // who they are with the code texted to them, consents to electronic delivery and downloads their
 // Copy B.
 func TestBrowserTaxYear(t *testing.T) {
+	browser.SkipShort(t)
 	h, users := taxHarness(t, "DG5BW")
 	page, origin := h.browserSignedIn(dashstore.RoleManager)
 	eval := func(js string) string {

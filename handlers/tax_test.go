@@ -53,6 +53,7 @@ func taxHarness(t *testing.T, tcc string) (*harness, map[string]*payouts.User) {
 // downloads a Copy B, the ZIP and the IRIS file, and asks the payee without a W-9 for one
 // through a flow with the compliance step; every generation, download and request is audited.
 func TestTaxFormsPage(t *testing.T) {
+	t.Parallel()
 	h, users := taxHarness(t, "DG5BW")
 	agents := map[dashstore.Role]*agent{}
 	for _, role := range dashstore.Roles {
@@ -152,6 +153,7 @@ func TestTaxFormsPage(t *testing.T) {
 // TestTaxIRISRefusedOnPage has the IRIS file refused (no TCC configured): the page comes back
 // with the problem named and no file, and nothing is audited as downloaded.
 func TestTaxIRISRefusedOnPage(t *testing.T) {
+	t.Parallel()
 	h, _ := taxHarness(t, "")
 	m, _ := h.signedIn(dashstore.RoleAdmin)
 	wantRedirect(t, m.post("/tax/generate", url.Values{"year": {"2026"}}), "/tax?year=2026")

@@ -14,6 +14,7 @@ import (
 // their day, whatever zone a link's query names, and the page says which zone. A zone that does
 // not exist is a field error.
 func TestOperatorTimeZone(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{sharedClock: true})
 	// 22:00 on Mar 1 and 21:00 on Mar 2 in New York; Mar 2 and Mar 3 in UTC.
 	h.clock.Set(time.Date(2026, 3, 2, 3, 0, 0, 0, time.UTC))

@@ -26,6 +26,7 @@ func (h *harness) transactionIDs(f payouts.TransactionFilter) []string {
 }
 
 func TestTransactionsListDetailAndExport(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	wantBody(t, manager.get("/transactions"), "No transactions yet")
@@ -116,6 +117,7 @@ func mustInt(t *testing.T, s string) int64 {
 // posted line and a voided one. The public API reports no line's status: there the status
 // filter is not offered, says so, and is never claimed.
 func TestTransactionsByTypeAndStatus(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			h := newHarnessWith(t, harnessSetup{public: b.public})

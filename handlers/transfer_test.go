@@ -113,6 +113,7 @@ func (h *harness) transferIDs(f payouts.TransferFilter) []string {
 }
 
 func TestTransfersListFiltersAndPages(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	ops, _ := h.signedIn(dashstore.RoleOperations)
@@ -194,6 +195,7 @@ func TestTransfersListFiltersAndPages(t *testing.T) {
 }
 
 func TestTransferDetailAndReview(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ops, op := h.signedIn(dashstore.RoleOperations)
 	manager, _ := h.signedIn(dashstore.RoleManager)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestUsersListFullAndFragment(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a, _ := h.signedIn(dashstore.RoleSupport)
 
@@ -68,6 +69,7 @@ func TestUsersListFullAndFragment(t *testing.T) {
 }
 
 func TestCreateUser(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a, op := h.signedIn(dashstore.RoleOperations)
 	wantBody(t, a.get("/users/new"), `action="/users"`, `name="first_name"`)
@@ -97,6 +99,7 @@ func TestCreateUser(t *testing.T) {
 }
 
 func TestUserPageActions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a, _ := h.signedIn(dashstore.RoleOperations)
 	u := h.createUser("Pat", "Payee")
@@ -247,6 +250,7 @@ func TestUserPageActions(t *testing.T) {
 }
 
 func TestSupportCannotMoveMoney(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	u := h.createUser("Sue", "Seen")
 	support, _ := h.signedIn(dashstore.RoleSupport)

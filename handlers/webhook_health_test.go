@@ -33,6 +33,7 @@ func answering(t *testing.T, status int, body string) string {
 // audited, and is refused with a message while the event's delivery is still pending. The
 // service's worker is stopped: the test delivers, so each moment is the one it checks.
 func TestWebhookHealthAndResend(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
 		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
 	ctx := t.Context()
@@ -147,6 +148,7 @@ func TestWebhookHealthAndResend(t *testing.T) {
 // delivery from its row; the page says the event was queued again, and a second Resend while
 // that copy is still pending says it is refused.
 func TestBrowserWebhookResend(t *testing.T) {
+	browser.SkipShort(t)
 	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
 		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
 	ctx := t.Context()

@@ -64,6 +64,7 @@ func next(t *testing.T, got <-chan hook, typ payouts.EventType, secrets ...strin
 }
 
 func TestWebhooksDashboard(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin, _ := h.signedIn(dashstore.RoleAdmin)
 	support, _ := h.signedIn(dashstore.RoleSupport)

@@ -32,6 +32,7 @@ func with(body map[string]any, v any, path ...string) map[string]any {
 }
 
 func TestAppDetails(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	app := "/v2/apps/" + w.app.AppID

@@ -7,6 +7,7 @@ import (
 )
 
 func TestGetApp(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	t.Run("success", func(t *testing.T) {
@@ -21,6 +22,7 @@ func TestGetApp(t *testing.T) {
 }
 
 func TestDeposit(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	path := "/v2/apps/" + w.app.AppID + "/deposit"

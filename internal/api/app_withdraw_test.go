@@ -13,6 +13,7 @@ import (
 // settled, refused at once, or failed when it would have settled. The ledger's invariants are
 // checked after each (servicetest, at cleanup).
 func TestAppWithdraw(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		account string // the sandbox rail reads its last four digits
@@ -59,6 +60,7 @@ func TestAppWithdraw(t *testing.T) {
 }
 
 func TestAppWithdrawRefused(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	path := "/v2/apps/" + w.app.AppID + "/withdraw"

@@ -49,6 +49,7 @@ func apiRoutes(t *testing.T, w *world) []apiRoute {
 }
 
 func TestEveryRouteNeedsCredentials(t *testing.T) {
+	t.Parallel()
 	// Every route with every bad credential, from one address: far past the throttle's limit,
 	// which TestAuthThrottlePerAddress covers.
 	w := newWorld(t, servicetest.WithConfig(func(c *payoutd.Config) { c.AuthFailures = 1 << 20 }))
@@ -92,6 +93,7 @@ func TestEveryRouteNeedsCredentials(t *testing.T) {
 }
 
 func TestCredentials(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ok := base64.StdEncoding.EncodeToString([]byte(w.app.ClientID + ":" + w.app.APIKey))
 	runCalls(t, w.env, []call{
@@ -106,6 +108,7 @@ func TestCredentials(t *testing.T) {
 
 // TestAnotherAppsIDs sends every route that names an object the other app's ids: each is a 404.
 func TestAnotherAppsIDs(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	theirs := map[string]string{w.app.AppID: w.other.AppID, w.user.ID: w.otherUser.ID, w.transfer.ID: w.otherTransfer.ID}
 	for _, r := range apiRoutes(t, w) {

@@ -23,6 +23,7 @@ func w8ben() map[string]any {
 }
 
 func TestSubmitCompliance(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	path := "/v2/users/" + w.user.ID + "/compliance"

@@ -42,6 +42,10 @@ func post(env *servicetest.Env, path string, body any) (int, []byte, error) {
 // 5 seconds. Afterwards no wallet is negative, the ledger balances, every wallet holds what
 // the accepted transfers say, and the deposits equal the app's money plus the users'.
 func TestConcurrentTransfers(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("50 clients for 5 s: a load test")
+	}
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env := servicetest.Start(t, engine.opts()...)

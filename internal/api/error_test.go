@@ -41,6 +41,7 @@ func (l *lockedBuffer) String() string {
 // a generic 500, the log gets the real error. (servicetest would fail any 500, so this test
 // builds the server itself.)
 func TestInternalErrorsLeakNothing(t *testing.T) {
+	t.Parallel()
 	var log lockedBuffer
 	srv, err := payoutd.New(context.Background(), payoutd.Config{DB: filepath.Join(t.TempDir(), "d.db")},
 		slog.New(slog.NewTextHandler(&log, nil)))
@@ -73,6 +74,7 @@ func TestInternalErrorsLeakNothing(t *testing.T) {
 // code gets the status of the one classification (payouts.HTTPStatus) and its own body; anything
 // else is a generic 500.
 func TestErrorHandlerStatuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		err      error

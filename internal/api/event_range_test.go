@@ -15,6 +15,7 @@ import (
 // on both engines: it lists the app's events of the range and no other app's, and a bad bound is
 // a 400 naming its parameter, as on the transfers list.
 func TestListEventsCreatedRange(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env := servicetest.Start(t, engine.opts()...)

@@ -28,6 +28,7 @@ func flowIDs(flows []payouts.Flow) []string {
 }
 
 func TestCreateFlow(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	path := "/v2/flows"
@@ -116,6 +117,7 @@ func TestCreateFlow(t *testing.T) {
 // TestStepOfWrongTypeNamesField sends a step that is neither a name nor an object. The 400 must
 // name the field, as every other value of the wrong type does (API.md: "fields" for validation).
 func TestStepOfWrongTypeNamesField(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t)
 	runCalls(t, env, []call{
 		{name: "flow", method: "POST", path: "/v2/flows", body: `{"steps": [5]}`,
@@ -126,6 +128,7 @@ func TestStepOfWrongTypeNamesField(t *testing.T) {
 }
 
 func TestListFlows(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	var made []payouts.Flow
@@ -162,6 +165,7 @@ func TestListFlows(t *testing.T) {
 }
 
 func TestGetFlow(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	mine := createFlow(t, env, w.app, map[string]any{"steps": []string{"payout"}, "user_id": w.user.ID})

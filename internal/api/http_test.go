@@ -14,6 +14,7 @@ import (
 
 // TestFiberErrors checks that the errors Fiber raises itself come out in the API's error body.
 func TestFiberErrors(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t)
 	runCalls(t, env, []call{
 		{name: "no such endpoint", method: "GET", path: "/v2/nope", status: 404, code: payouts.ENotFound},
@@ -28,6 +29,7 @@ func TestFiberErrors(t *testing.T) {
 // TestBodyTooLarge sends 2 MiB to every route that takes a body: each answers 413 with the
 // API's error body, and nothing is created.
 func TestBodyTooLarge(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	big := `{"metadata": "` + strings.Repeat("m", 2<<20) + `"}`
 	for _, r := range apiRoutes(t, w) {
@@ -46,6 +48,7 @@ func TestBodyTooLarge(t *testing.T) {
 }
 
 func TestBodyLimitIsConfigurable(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t, servicetest.WithConfig(func(c *payoutd.Config) { c.BodyLimit = 4 << 20 }))
 	body := userBody()
 	body["first_name"] = strings.Repeat("a", 2<<20)
@@ -59,6 +62,7 @@ func TestBodyLimitIsConfigurable(t *testing.T) {
 }
 
 func TestContentType(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t)
 	runCalls(t, env, []call{
 		{name: "application/json", method: "POST", path: "/v2/users", body: userBody(), status: 201},
@@ -83,6 +87,7 @@ func TestContentType(t *testing.T) {
 
 // TestJSONEdgeCases feeds the decoder what clients get wrong in practice.
 func TestJSONEdgeCases(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t)
 	user := createUser(t, env, env.Credentials())
 	deposit(t, env, env.Credentials(), 10_00)

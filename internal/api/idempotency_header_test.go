@@ -14,6 +14,7 @@ import (
 // agrees with a body naming the same key, and is refused with a 400 and no effect when the body
 // names another.
 func TestIdempotencyKeyHeader(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t)
 	creds := env.Credentials()
 	deposit(t, env, creds, 1_000_00)

@@ -15,6 +15,7 @@ import (
 // exactly one transfer is made, and every request that got a 200 got that transfer. The same key
 // with another body is a 409 with no effect; with the same body afterwards, the original transfer.
 func TestIdempotentTransfers(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env, _, user := startWithUser(t, 1_000_00, engine.opts()...)
@@ -101,6 +102,7 @@ func TestIdempotentTransfers(t *testing.T) {
 
 // TestIdempotentDeposit checks that a deposit replayed with its key adds money once.
 func TestIdempotentDeposit(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t)
 	creds := env.Credentials()
 	key := uuid.NewString()

@@ -21,6 +21,7 @@ import (
 // both engines: the email says who pays, how much and until when, in a text and an HTML part,
 // and its claim URL opens the claim page. The payee's messages list it as sent.
 func TestPayoutLinkByEmail(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			mp := mailpit.Start(t)
@@ -80,6 +81,7 @@ func TestPayoutLinkByEmail(t *testing.T) {
 // altered ones are refused and change nothing; a genuine "undelivered" fails the link's
 // delivery, with its event. A number in a country not configured is refused at once.
 func TestPayoutLinkBySMS(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			d := twiliotest.New(t)

@@ -33,6 +33,7 @@ func newOrg(t *testing.T, env *servicetest.Env, name string) org {
 }
 
 func TestOrganizations(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env := servicetest.Start(t, engine.opts()...)
@@ -133,6 +134,7 @@ func TestOrganizations(t *testing.T) {
 }
 
 func TestRepeatedSlashes(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t)
 	call{method: "GET", path: "//v2//apps/" + env.AppID, status: 200}.do(t, env)
 }

@@ -13,6 +13,7 @@ import (
 // TestPagination walks 250 transfers forward with starting_after and back with ending_before,
 // at several page sizes: no gap, no duplicate, newest first, and has_more right at both ends.
 func TestPagination(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env, creds, user := startWithUser(t, 1_000_00, engine.opts()...)

@@ -61,6 +61,7 @@ func startPayee(t *testing.T, engine engine) (*servicetest.Env, payouts.Credenti
 // TestIdempotentPayout replays payouts with their idempotency keys: the same body answers the
 // original payout, whatever became of it, and reserves nothing more; another body is a 409.
 func TestIdempotentPayout(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	addMethod(t, env, w.app, w.user.ID, paypalBody)
@@ -113,6 +114,7 @@ func TestIdempotentPayout(t *testing.T) {
 // paying the fees: exactly five are accepted, the rest are refused for insufficient funds, and
 // no wallet goes below zero, on both databases.
 func TestConcurrentPayouts(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env, creds, user := startPayee(t, engine)
@@ -155,6 +157,7 @@ func TestConcurrentPayouts(t *testing.T) {
 // each group with one idempotency key, all at once, on both databases: each group makes exactly
 // one object and reserves its money once; every other answer is that object or resource-busy.
 func TestConcurrentIdempotentRequests(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env, creds, user := startPayee(t, engine)

@@ -13,6 +13,7 @@ import (
 // databases. After the request, before the rail's delay and after it, both wallets are checked
 // to the cent and the ledger's invariants are checked.
 func TestPayoutLifecycle(t *testing.T) {
+	t.Parallel()
 	const deposited = 1_000_00
 	tests := []struct {
 		name      string

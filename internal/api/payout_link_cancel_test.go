@@ -15,6 +15,7 @@ import (
 // canceled, the app's wallet is back to the cent, the reservation's transfer failed, and a
 // second cancel is refused.
 func TestCancelPayoutLink(t *testing.T) {
+	t.Parallel()
 	const amount = 40_00
 	tests := []struct {
 		name string
@@ -93,6 +94,7 @@ func TestCancelPayoutLink(t *testing.T) {
 // TestCancelClaimedPayoutLink claims a link for a user, then tries to cancel it: 422, and
 // nothing changes, on both databases.
 func TestCancelClaimedPayoutLink(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)
@@ -132,6 +134,7 @@ func TestCancelClaimedPayoutLink(t *testing.T) {
 // TestCancelPayoutLinkInput sends cancels for ids that are not the app's links: 404, and the
 // other app's link stays open with its money reserved.
 func TestCancelPayoutLinkInput(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	theirs := createLink(t, env, w.other, map[string]any{"amount": 8_00})
@@ -152,6 +155,7 @@ func TestCancelPayoutLinkInput(t *testing.T) {
 // on both databases: exactly one of them wins. Either the payee has the money and every cancel
 // was refused, or one cancel returned the money to the app and the claim was refused.
 func TestConcurrentCancelAndClaim(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)

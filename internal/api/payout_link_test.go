@@ -62,6 +62,7 @@ func smsDelivery(amount int64, phone string) map[string]any {
 }
 
 func TestCreatePayoutLink(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	path := "/v2/payout-links"
@@ -183,6 +184,7 @@ func TestCreatePayoutLink(t *testing.T) {
 // TestPayoutLinkIdempotency replays a payout link's idempotency key: the same link answers 200,
 // whatever the body, and the app's money is reserved once.
 func TestPayoutLinkIdempotency(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	key := uuid.NewString()
@@ -220,6 +222,7 @@ func TestPayoutLinkIdempotency(t *testing.T) {
 }
 
 func TestListPayoutLinks(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	// Each link a second after the last, so that newest first is one order.
@@ -283,6 +286,7 @@ func TestListPayoutLinks(t *testing.T) {
 }
 
 func TestGetPayoutLink(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	mine := createLink(t, env, w.app, map[string]any{"amount": 7_00, "memo": "mine"})
@@ -300,6 +304,7 @@ func TestGetPayoutLink(t *testing.T) {
 // in delivery_pending until the worker's turn, then is delivered and in the inbox, or, for an
 // address the sandbox bounces, delivery_failed and nowhere.
 func TestPayoutLinkDelivery(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t, frozen()...)
 	creds := env.Credentials()
 	deposit(t, env, creds, 100_00)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestAddPayoutMethod(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	path := "/v2/users/" + w.user.ID + "/payout-methods"
@@ -79,6 +80,7 @@ func TestAddPayoutMethod(t *testing.T) {
 }
 
 func TestListPayoutMethods(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	path := "/v2/users/" + w.user.ID + "/payout-methods"

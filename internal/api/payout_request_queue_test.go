@@ -10,6 +10,7 @@ import (
 // TestPayoutRequestQueue: the count of a status and the list oldest first, with cursors that
 // follow the order, which a review queue worked from its head needs.
 func TestPayoutRequestQueue(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			w := newWorld(t, engine.opts()...)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPayoutRequests(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			w := newWorld(t, engine.opts()...)
@@ -96,6 +97,7 @@ func TestPayoutRequests(t *testing.T) {
 }
 
 func TestSendPayout(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	addMethod(t, env, w.app, w.user.ID, map[string]any{"platform": "venmo", "handle": "@ada-l", "country_code": "1", "phone_number": "4155550100"})

@@ -126,6 +126,7 @@ func bigMetadata() map[string]any {
 }
 
 func TestCreatePayout(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	paypal := addMethod(t, env, w.app, w.user.ID, paypalBody) // the first method: the default
@@ -239,6 +240,7 @@ func TestCreatePayout(t *testing.T) {
 // TestPayoutNeedsTaxForm pays a user past the 1099 threshold: payouts are refused with
 // user-info-missing, moving nothing, until a W-9 is on file.
 func TestPayoutNeedsTaxForm(t *testing.T) {
+	t.Parallel()
 	env, creds, user := startWithUser(t, 5_000_00, frozen()...)
 	addMethod(t, env, creds, user.ID, paypalBody)
 	transfer(t, env, creds, user.ID, -2_000_00) // the 2026 threshold

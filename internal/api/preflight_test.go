@@ -12,6 +12,7 @@ import (
 // TestPreflightPayout checks the dry run of POST /v2/payouts over HTTP: the problems of a request
 // the real one would refuse, nothing of another app's, and bad bodies refused as on the real route.
 func TestPreflightPayout(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	addMethod(t, w.env, w.app, w.user.ID, paypalBody)
 	addMethod(t, w.env, w.other, w.otherUser.ID, paypalBody)
@@ -70,6 +71,7 @@ func TestPreflightPayout(t *testing.T) {
 // TestPreflightBatch checks POST /v2/payouts/preflight-batch: an item per request, each checked
 // after the ones before it, and a batch out of bounds refused whole.
 func TestPreflightBatch(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	addMethod(t, w.env, w.app, w.user.ID, paypalBody)
 	const path = "/v2/payouts/preflight-batch"

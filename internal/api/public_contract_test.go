@@ -121,6 +121,7 @@ func publicRoutes() []publicRoute {
 // the models declare both set and unset, and checks each answer against its public model, on
 // both engines.
 func TestPublicContract(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env := servicetest.Start(t, engine.opts()...)
@@ -203,6 +204,7 @@ func lookup(v any, path string) (string, bool) {
 
 // TestConformCatches: the check finds each kind of departure from a model.
 func TestConformCatches(t *testing.T) {
+	t.Parallel()
 	m := object(req("id", str), opt("user_id", str), opt("n", integer), opt("memo", nullable(str)),
 		opt("status", enum("sent", "claimed"))).extensions("ours")
 	tests := []struct {

@@ -66,6 +66,7 @@ func webhookHeaders(sig string) map[string]string {
 // money back once; a notification of Venmo, which PayPal does not serve here, or to a provider
 // not configured, moves nothing.
 func TestRailWebhook(t *testing.T) {
+	t.Parallel()
 	for _, eng := range engines {
 		t.Run(eng.name, func(t *testing.T) {
 			double := paypaltest.New(t)
@@ -120,6 +121,7 @@ func TestRailWebhook(t *testing.T) {
 // TestListRails names the rail of every platform and whether a sanctions list is loaded, and the
 // extension is advertised.
 func TestListRails(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t, withPayPal(t, paypaltest.New(t)))
 	rails := servicetest.Want[payouts.Rails](t, env.Do(t, "GET", "/v2/rails", nil), "rails", http.StatusOK)
 	want := []payouts.PlatformRail{{Platform: payouts.PlatformPayPal, Rail: "paypal"}, {Platform: payouts.PlatformVenmo, Rail: "sandbox"},
@@ -175,6 +177,7 @@ func signedByStripe(body, secret string) map[string]string {
 // API version's) is answered 400, never 500; the signature is checked first, so the same bodies
 // unsigned are 401, and a readable event of no interest is taken.
 func TestStripeWebhookUnreadable(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t, withStripe(t))
 	hook := "/v2/rail-webhooks/stripe"
 	event := func(apiVersion, typ, data string) string {
@@ -212,6 +215,7 @@ func TestStripeWebhookUnreadable(t *testing.T) {
 // for one address a forged notification, and PayPal's own, are answered 429 with no call; once
 // the window has passed, PayPal's retry is verified and completes the payout.
 func TestPayPalWebhookThrottle(t *testing.T) {
+	t.Parallel()
 	perAddress := service.DefaultLimits().RailWebhookCallsPerAddress
 	for _, eng := range engines {
 		t.Run(eng.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 // database is closed. The servers after it are started with the same DSN and clock, and reach
 // the first app with its credentials.
 func TestRestartSettlesOnce(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []struct {
 		name string
 		dsn  func(t *testing.T) string

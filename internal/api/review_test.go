@@ -18,6 +18,7 @@ const flagAmount = 13_13
 // releases one (it completes on the rail) and rejects others (the money returns to whoever it
 // came from), on both databases, with the wallets to the cent and the ledger after every step.
 func TestReviewTransfer(t *testing.T) {
+	t.Parallel()
 	const deposited = 1_000_00
 	tests := []struct {
 		name      string
@@ -116,6 +117,7 @@ func TestReviewTransfer(t *testing.T) {
 }
 
 func TestReviewTransferInput(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, frozen()...)
 	env := w.env
 	addMethod(t, env, w.app, w.user.ID, paypalBody)
@@ -169,6 +171,7 @@ func TestReviewTransferInput(t *testing.T) {
 // rejecting it, on both databases: exactly one is applied, the others are refused with 422, and
 // the money is where that one review put it.
 func TestConcurrentReviews(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env, creds, user := startWithUser(t, 1_000_00, engine.frozen()...)

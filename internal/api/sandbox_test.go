@@ -14,6 +14,7 @@ import (
 // TestSandboxMessages: the sandbox inbox is the app's own, behind its credentials, paged, and
 // only in sandbox mode.
 func TestSandboxMessages(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	send := func(creds payouts.Credentials, userID string) {
@@ -77,6 +78,7 @@ func TestSandboxMessages(t *testing.T) {
 // TestDeliveryFailed: a message the gateway does not deliver is a 422 delivery-failed, never a
 // 500.
 func TestDeliveryFailed(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	body := userBody()
 	body["phone_number"] = "4155550000"
@@ -88,6 +90,7 @@ func TestDeliveryFailed(t *testing.T) {
 
 // TestRedirectHTTPS: a flow's redirect_url is https, or http to localhost in sandbox mode.
 func TestRedirectHTTPS(t *testing.T) {
+	t.Parallel()
 	steps := func(u string) map[string]any {
 		return map[string]any{"steps": []any{map[string]any{"name": "redirect", "redirect_url": u}}}
 	}

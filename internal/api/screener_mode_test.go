@@ -12,6 +12,7 @@ import (
 // amount is held for review) is a sandbox part. Outside sandbox mode a payout is held by the
 // payee's compliance flag or the sanctions list, never by its amount.
 func TestSandboxFlagAmountHoldsOnlyInSandboxMode(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name       string
 		production bool

@@ -13,6 +13,7 @@ import (
 // TestScreening: a payee matching the loaded SDN list is held, GET /v2/users/{id}/screening
 // shows the hit to the app's credentials alone, and a release names who and why.
 func TestScreening(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			w := newWorld(t, engine.opts()...)

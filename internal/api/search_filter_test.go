@@ -12,6 +12,7 @@ import (
 // the dashboard's search asks for instead of scanning the newest; bad values are 400 on their
 // parameter.
 func TestSearchFilters(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			w := newWorld(t, engine.opts()...)

@@ -12,6 +12,7 @@ import (
 // TestStatementRoute checks GET /v2/statement: every bad parameter is a 400 naming it, another
 // app's user is not found, and an app and its user each see their own wallet only.
 func TestStatementRoute(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	period := "from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z"
 	var calls []call

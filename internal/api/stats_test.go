@@ -32,6 +32,7 @@ func getStats(t *testing.T, env *servicetest.Env, query string) payouts.AppStats
 }
 
 func TestAppStats(t *testing.T) {
+	t.Parallel()
 	w := statsWorld(t)
 	env := w.env
 	// Yesterday: $100,000 deposited and $50 to the user (newWorld). Today, as follows.
@@ -114,6 +115,7 @@ func TestAppStats(t *testing.T) {
 // "balance transfers and claimed links" (payouts.DailyVolume). Money a user sends back to the
 // app is not money to users, and a link nobody has claimed has moved nothing yet.
 func TestAppStatsToUsers(t *testing.T) {
+	t.Parallel()
 	w := statsWorld(t)
 	env := w.env
 	toUsers := func() payouts.Money {

@@ -13,6 +13,7 @@ import (
 // transaction lists and their summaries on both engines: what a summary answers for another
 // app's rows, and a 400 naming the parameter for every bad value, never a 500.
 func TestListRangesAndSummaries(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			w := newWorld(t, engine.opts()...)

@@ -17,6 +17,7 @@ import (
 // window has passed, and a spoofed leftmost X-Forwarded-For does not make a new address; the
 // right key from that very address works all along.
 func TestAuthThrottlePerAddress(t *testing.T) {
+	t.Parallel()
 	clock := testclock.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	env := servicetest.Start(t, servicetest.WithClock(clock), servicetest.WithConfig(func(c *payoutd.Config) {
 		c.TrustedProxies = []string{"127.0.0.1"}
@@ -58,6 +59,7 @@ func TestAuthThrottlePerAddress(t *testing.T) {
 // Wrong keys for one client_id from many addresses, past the limit, are answered 429 from any
 // address; the right key for it still authenticates, and other client_ids are unaffected.
 func TestAuthThrottlePerClientID(t *testing.T) {
+	t.Parallel()
 	clock := testclock.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	env := servicetest.Start(t, servicetest.WithClock(clock), servicetest.WithConfig(func(c *payoutd.Config) {
 		c.TrustedProxies = []string{"127.0.0.1"}

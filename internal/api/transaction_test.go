@@ -9,6 +9,7 @@ import (
 )
 
 func TestListTransactions(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 
@@ -82,6 +83,7 @@ func TestListTransactions(t *testing.T) {
 }
 
 func TestGetTransaction(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	var mine, theirs payouts.List[payouts.Transaction]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/disburse/disburse/internal/payoutd"
@@ -20,6 +21,7 @@ func runBatches(t *testing.T, env *servicetest.Env) {
 }
 
 func TestTransferBatches(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			w := newWorld(t, engine.opts()...)
@@ -139,9 +141,9 @@ func BenchmarkTransferBatch1000(b *testing.B) {
 	}
 }
 
-var keySeq int64
+// keySeq makes idempotency keys unique across the package's parallel tests.
+var keySeq atomic.Int64
 
 func newKey() string {
-	keySeq++
-	return fmt.Sprintf("00000000-0000-4000-8000-%012d", keySeq)
+	return fmt.Sprintf("00000000-0000-4000-8000-%012d", keySeq.Add(1))
 }

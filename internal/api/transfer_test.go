@@ -8,6 +8,7 @@ import (
 )
 
 func TestCreateTransfer(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 
@@ -61,6 +62,7 @@ func TestCreateTransfer(t *testing.T) {
 }
 
 func TestListTransfers(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	second := createUser(t, env, w.app)
@@ -111,6 +113,7 @@ func TestListTransfers(t *testing.T) {
 }
 
 func TestGetTransfer(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	t.Run("success", func(t *testing.T) {

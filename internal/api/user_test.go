@@ -11,6 +11,7 @@ import (
 )
 
 func TestCreateUser(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 
@@ -90,6 +91,7 @@ func TestCreateUser(t *testing.T) {
 }
 
 func TestListUsers(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	second := createUser(t, env, w.app)
@@ -140,6 +142,7 @@ func TestListUsers(t *testing.T) {
 }
 
 func TestGetUser(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	t.Run("success", func(t *testing.T) {
@@ -153,6 +156,7 @@ func TestGetUser(t *testing.T) {
 }
 
 func TestUpdateUser(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	path := "/v2/users/" + w.user.ID
@@ -184,6 +188,7 @@ func TestUpdateUser(t *testing.T) {
 }
 
 func TestDeleteUser(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	empty := createUser(t, env, w.app)
@@ -205,6 +210,7 @@ func TestDeleteUser(t *testing.T) {
 }
 
 func TestVerifyUser(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	env := w.env
 	send := "/v2/users/" + w.user.ID + "/send-verification-token"

@@ -16,6 +16,7 @@ import (
 )
 
 func TestWebhookEndpointBadInput(t *testing.T) {
+	t.Parallel()
 	// Production mode: no sandbox, so private targets are refused.
 	env := servicetest.Start(t, servicetest.WithConfig(func(c *payoutd.Config) { c.HideSandboxInbox = true }))
 	other := env.CreateApp(t, "Other app")
@@ -66,6 +67,7 @@ func TestWebhookEndpointBadInput(t *testing.T) {
 // TestFailingEndpointIsDisabled: a receiver that never answers 2xx has its delivery marked
 // failed after about three days of retries, and its endpoint disabled with an event saying so.
 func TestFailingEndpointIsDisabled(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t, frozen()...)
 	ctx := context.Background()
 	rcv := newReceiver(t, map[string]int{"/down": 1 << 30})
@@ -105,6 +107,7 @@ func TestFailingEndpointIsDisabled(t *testing.T) {
 // TestEventsOfEachChange: each kind of state change writes its events, in order, about the
 // object it changed.
 func TestEventsOfEachChange(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t)
 	ctx := context.Background()
 	creds := env.Credentials()
@@ -180,6 +183,7 @@ func TestEventsOfEachChange(t *testing.T) {
 // transfer_batch.completed, and none for an item refused; payout
 // requests write created, then approved or rejected.
 func TestEventsOfBatchesAndRequests(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t, frozen()...)
 	ctx := context.Background()
 	creds := env.Credentials()
@@ -234,6 +238,7 @@ func TestEventsOfBatchesAndRequests(t *testing.T) {
 // payout_link.paid_out about the link, and transfer.completed beside payout.completed about the
 // payout, as the public API's webhooks name them.
 func TestEventsOfALinkPaidOut(t *testing.T) {
+	t.Parallel()
 	env, creds, user := startWithUser(t, 100_00, frozen()...)
 	addMethod(t, env, creds, user.ID, paypalBody)
 	var link payouts.PayoutLink
@@ -261,6 +266,7 @@ func TestEventsOfALinkPaidOut(t *testing.T) {
 // a.b.c.d in decimal is refused with a field error, on create and on update, in production and
 // in sandbox mode (which allows loopback, written as such).
 func TestWebhookEndpointRefusesIPSpellings(t *testing.T) {
+	t.Parallel()
 	hosts := []string{"127.1", "2130706433", "0x7f000001", "0177.0.0.1", "127.0.0.1.", "127。0。0。1", "１２７.０.０.１", "0x5db8d822"}
 	for _, mode := range []struct {
 		name       string

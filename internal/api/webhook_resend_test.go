@@ -14,6 +14,7 @@ import (
 // pending is refused (409 resource-busy) and queues nothing; once the delivery is made, the same
 // resend queues it again. On both engines.
 func TestResendPendingDelivery(t *testing.T) {
+	t.Parallel()
 	for _, engine := range engines {
 		t.Run(engine.name, func(t *testing.T) {
 			env := servicetest.Start(t, append(frozen(), engine.opts()...)...)

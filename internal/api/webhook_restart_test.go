@@ -18,6 +18,7 @@ import (
 // leased by a worker that died mid-send, and starts it again on the same database: every event
 // reaches the receiver at least once.
 func TestWebhooksSurviveARestart(t *testing.T) {
+	t.Parallel()
 	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
 		clock := testclock.New(start)
 		noWorker := servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })

@@ -115,6 +115,7 @@ func newClient(t *testing.T, env *servicetest.Env) *client.Client {
 // events arrive signed, in the order they happened; a receiver that fails three times gets the
 // event on the fourth try; a resend arrives again with the same webhook-id.
 func TestWebhooksEndToEnd(t *testing.T) {
+	t.Parallel()
 	env := servicetest.Start(t, frozen()...)
 	ctx := context.Background()
 	api := newClient(t, env)

@@ -20,6 +20,7 @@ import (
 // payout method and gets paid; the API then shows the link claimed and, once the rail settles,
 // the payout completed.
 func TestBrowserClaimsPayoutLink(t *testing.T) {
+	browser.SkipShort(t)
 	env := start(t)
 	fund(t, env, 500_00)
 	link := createLink(t, env, map[string]any{"amount": 123_45, "memo": "Logo design, March",
@@ -171,6 +172,7 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 // code their email got, and lands on their own new account: the victim's wallet and methods are
 // never shown, and paying out the whole wallet pays only the link's money.
 func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
+	browser.SkipShort(t)
 	env := start(t)
 	fund(t, env, 1_000_00)
 	victim := createUser(t, env, "Vic", "Tim", "vic@example.com", "4155550801")

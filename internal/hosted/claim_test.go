@@ -17,6 +17,7 @@ import (
 // TestClaimOnlyByNamedPayee: a payout link is claimed only by the payee it names, and a link
 // that names nobody belongs to the first payee who verifies a phone, and to no other after.
 func TestClaimOnlyByNamedPayee(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 100_00)
 
@@ -79,6 +80,7 @@ func TestClaimOnlyByNamedPayee(t *testing.T) {
 // TestPayoutStepPaysTheLink: the payout step pays the link's amount; the rest of the wallet
 // goes only when the payee asks for it.
 func TestPayoutStepPaysTheLink(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		wholeWallet bool
@@ -129,6 +131,7 @@ func TestPayoutStepPaysTheLink(t *testing.T) {
 // TestIdentifyLimits: identify attempts are limited per link and per client address, with a
 // 429 page that says so.
 func TestIdentifyLimits(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 100_00)
 	tooMany := func(t *testing.T, p page) {
@@ -162,6 +165,7 @@ func TestIdentifyLimits(t *testing.T) {
 // TestDeliveryFailure: a phone the sandbox cannot reach (ending 0000) is a problem on the
 // phone field, not a server error.
 func TestDeliveryFailure(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
 	p := post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("4155550000"))
@@ -174,6 +178,7 @@ func TestDeliveryFailure(t *testing.T) {
 // address's tries and codes, so the payee the link names still gets a code from their address;
 // a flow that names nobody takes a limited number of different phones, whatever the addresses.
 func TestIdentifyLimitsSpareTheNamedPayee(t *testing.T) {
+	t.Parallel()
 	clock := testclock.New(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	env := start(t, servicetest.WithClock(clock), servicetest.WithConfig(func(c *payoutd.Config) {
 		c.TrustedProxies = []string{"127.0.0.1"}

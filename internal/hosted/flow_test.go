@@ -20,6 +20,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // posts, as a browser without JavaScript does, and checks what each step leaves behind, on both
 // database engines.
 func TestPayoutLinkFlow(t *testing.T) {
+	t.Parallel()
 	engines := []struct {
 		name string
 		opts []servicetest.Option
@@ -156,6 +157,7 @@ func payoutLinkFlow(t *testing.T, env *servicetest.Env) {
 // TestPayoutMethodSteps goes through manage-payments and manage-payouts: the first method saved
 // completes a step, a payee who has methods continues with them, and one who has none cannot.
 func TestPayoutMethodSteps(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payments", "manage-payouts"}})
 	s := signIn(t, env, f.ID, ada("4155550210"))
@@ -197,6 +199,7 @@ func TestPayoutMethodSteps(t *testing.T) {
 // TestPayoutRefused: a method the rail refuses leaves the payout step open with the money back
 // in the payee's wallet, and another method gets it paid.
 func TestPayoutRefused(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 100_00)
 	link := createLink(t, env, map[string]any{"amount": 40_00, "payout_fee_party": "user"})
@@ -252,6 +255,7 @@ func TestPayoutRefused(t *testing.T) {
 }
 
 func TestResendToken(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
 	p := post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("4155550230"))

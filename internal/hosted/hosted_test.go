@@ -14,6 +14,7 @@ import (
 )
 
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	env := start(t, servicetest.WithConfig(func(c *payoutd.Config) {
 		c.FrameAncestors = []string{"https://dash.example", "http://localhost:8080"}
 	}))
@@ -98,6 +99,7 @@ func cssURL(t *testing.T, body string) string {
 }
 
 func TestPayoutLinkPage(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 100_00)
 	open := createLink(t, env, map[string]any{"amount": 25_00, "memo": "Thanks for the logo"})
@@ -149,6 +151,7 @@ func TestPayoutLinkPage(t *testing.T) {
 // TestSession shows that only a session the service signed, for this flow and still fresh,
 // opens the steps of a flow, and that forms from other sites are refused.
 func TestSession(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 10_00)
 	link := createLink(t, env, map[string]any{"amount": 3_00})
@@ -251,6 +254,7 @@ func TestSession(t *testing.T) {
 
 // TestFlowOwner shows that a flow issued to a user, or already started by one, is theirs alone.
 func TestFlowOwner(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 10_00)
 	bo := createUser(t, env, "Bo", "D", "bo@example.com", "4155550180")
@@ -282,6 +286,7 @@ func TestFlowOwner(t *testing.T) {
 // TestNoPublicInbox: the hosted side serves no sandbox inbox; each app reads its own messages
 // behind its credentials (GET /v2/sandbox/messages, the dashboard's inbox).
 func TestNoPublicInbox(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payouts"}})
 	post(t, env, "/f/"+f.ID+"/identify"+keyed(t, env, f.ID), ada("4155550170"))
@@ -296,6 +301,7 @@ func TestNoPublicInbox(t *testing.T) {
 // carries; its id alone, a wrong key or another link's key get the page an unknown id gets. A
 // link that names its payee opens by id as before.
 func TestClaimKey(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 100_00)
 	bearer := createLink(t, env, map[string]any{"amount": 5_00})

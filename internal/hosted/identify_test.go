@@ -25,6 +25,7 @@ func inputValue(p page, name string) (string, bool) {
 // payee, so the payee checks it rather than typing it again, and a number typed the usual ways
 // is the number the link names.
 func TestIdentifyKnownPayee(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 100_00)
 	bo := createUser(t, env, "Bo", "D", "bo409@example.com", "4155550409")
@@ -81,6 +82,7 @@ func TestIdentifyKnownPayee(t *testing.T) {
 // only a user whose contact the code went to, and the victim's account is never reached: no
 // method is added to it and its wallet keeps its money (issue 44's takeover).
 func TestIdentifyBindsOnlyTheProvenPayee(t *testing.T) {
+	t.Parallel()
 	onEngines(t, testIdentifyBindsOnlyTheProvenPayee)
 }
 
@@ -192,6 +194,7 @@ func testIdentifyBindsOnlyTheProvenPayee(t *testing.T, engine []servicetest.Opti
 // no user theirs: its real holder, identifying by it, becomes a user of their own, and a code for
 // the typist's user goes to the email they proved, never to that phone.
 func TestUnprovenContactFindsNobody(t *testing.T) {
+	t.Parallel()
 	onEngines(t, testUnprovenContactFindsNobody)
 }
 

@@ -55,6 +55,7 @@ func (e *embedder) show(src string) {
 // the redirect step leaves the iframe for the partner's page. A site not in FrameAncestors
 // cannot show the flow at all.
 func TestBrowserFlowInIframe(t *testing.T) {
+	browser.SkipShort(t)
 	partner, stranger := newEmbedder(t), newEmbedder(t)
 	env := start(t, servicetest.WithConfig(func(c *payoutd.Config) { c.FrameAncestors = []string{partner.URL} }))
 	f := createFlow(t, env, map[string]any{"steps": []any{"manage-payouts",

@@ -13,6 +13,7 @@ import (
 // TestFieldErrors posts bad forms to each step and expects the page back (422) with the
 // service's problem next to the field it is about, and the step still open.
 func TestFieldErrors(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 10_00)
 	link := createLink(t, env, map[string]any{"amount": 3_00, "force_collect_compliance_information": true,
@@ -109,6 +110,7 @@ func TestFieldErrors(t *testing.T) {
 // TestStepOrder shows that a step cannot be skipped: a post for a later step sends the payee
 // back to the step due, and does nothing.
 func TestStepOrder(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	fund(t, env, 10_00)
 	link := createLink(t, env, map[string]any{"amount": 3_00, "force_collect_compliance_information": true})
@@ -139,6 +141,7 @@ func TestStepOrder(t *testing.T) {
 
 // TestRedirectStep ends a flow at the app's redirect URL, out of any iframe.
 func TestRedirectStep(t *testing.T) {
+	t.Parallel()
 	env := start(t)
 	f := createFlow(t, env, map[string]any{"steps": []any{"manage-payouts",
 		map[string]string{"name": "redirect", "redirect_url": "https://app.example/back?from=flow"}}})

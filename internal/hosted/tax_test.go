@@ -64,6 +64,7 @@ func taxFlow(t *testing.T, engine []servicetest.Option) (*servicetest.Env, *payo
 // consents (refused without the box ticked); downloads their Copy B by a post carrying the
 // session; cannot download another payee's form, nor any without a session; and finishes.
 func TestTaxFormsStep(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, engine []servicetest.Option) {
 		env, u, form, flow := taxFlow(t, engine)
 

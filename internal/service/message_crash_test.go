@@ -64,6 +64,9 @@ func (discard) Send(context.Context, service.Message) error { return nil }
 // ends delivered. On both engines, in front of a provider that takes everything, of Mailpit, and
 // of the Twilio double.
 func TestMessageCrashPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault test: the process dies at each step of a message send")
+	}
 	tests := []struct {
 		name      string
 		crash     string // where the worker dies, "" for a process that dies before any worker ran

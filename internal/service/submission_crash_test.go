@@ -170,6 +170,9 @@ func checkPaidOnce(t *testing.T, e *env, rail *countingRail, ids []string) {
 }
 
 func TestSubmissionCrashPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault test: the process dies at each step of a submission")
+	}
 	tests := []struct {
 		name      string
 		crash     railStep
@@ -418,6 +421,9 @@ func record(t *testing.T, e *env, id string) *service.TransferRecord {
 // receipt was recorded. While the request's lease lasts neither a worker nor the client's retry
 // calls the rail; once it has run out a worker submits under the same key, and it is paid once.
 func TestSubmissionRequestCrashPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fault test: the process dies at each step of a submission")
+	}
 	for _, tt := range []struct {
 		name      string
 		crash     railStep

@@ -65,9 +65,7 @@ func New(t testing.TB) context.Context {
 // as a tour of every page: its actions fail once budget has passed.
 func NewWithin(t testing.TB, budget time.Duration) context.Context {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("browser: browser tests do not run under -short")
-	}
+	SkipShort(t)
 	execPath, err := FindChromium()
 	if err != nil {
 		unavailable(t, err, "install chromium")
@@ -94,6 +92,15 @@ func NewWithin(t testing.TB, budget time.Duration) context.Context {
 		<-consoleDone
 	})
 	return ctx
+}
+
+// SkipShort skips t under go test -short, where no browser test runs. A browser test calls it
+// first, before it builds the pages its browser would visit: New skips too, but only after them.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser: browser tests do not run under -short")
+	}
 }
 
 // unavailable skips t for want of a tool, or fails it when CI=true, where every tool is there.

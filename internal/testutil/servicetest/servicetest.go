@@ -25,6 +25,7 @@ import (
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/internal/testutil/dbtemplate"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
 	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
@@ -78,6 +79,15 @@ func WithConfig(fn func(*payoutd.Config)) Option {
 	return func(o *options) { o.config = append(o.config, fn) }
 }
 
+// storeTemplate is the service's schema on SQLite, migrated once per test binary.
+var storeTemplate = dbtemplate.New(func(ctx context.Context, path string) error {
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+})
+
 // Start starts the Payout Service with one app and returns its environment. Everything stops
 // when t ends.
 func Start(t testing.TB, opts ...Option) *Env {
@@ -93,6 +103,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 		o.dsn = pgtest.DSN(t)
 	default:
 		o.dsn = filepath.Join(dir, "disburse.db")
+		storeTemplate.Write(t, o.dsn)
 	}
 	if o.clock == nil {
 		o.clock = &testclock.Clock{}
