@@ -1,0 +1,117 @@
+package handlers_test
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/disburse/disburse/cmd/screenshots/demo"
+	"github.com/disburse/disburse/internal/testutil/browser"
+)
+
+// listLayout is what a page's tables look like in the browser: the page's width and, for each
+// table shown, the width of its box against the box's own and where the cells of its first row
+// sit, with the column heading each cell is under and the label it carries.
+type listLayout struct {
+	PageWidth int64 `json:"pageWidth"`
+	Tables    []struct {
+		Name        string `json:"name"`
+		ScrollWidth int64  `json:"scrollWidth"`
+		BoxWidth    int64  `json:"boxWidth"`
+		RowDisplay  string `json:"rowDisplay"`
+		Cells       []struct {
+			Heading string  `json:"heading"`
+			Label   string  `json:"label"`
+			Left    float64 `json:"left"`
+			Right   float64 `json:"right"`
+		} `json:"cells"`
+	} `json:"tables"`
+}
+
+// readListLayout measures the tables of the page shown in #main.
+const readListLayout = `(() => {
+	const tables = [...document.querySelectorAll('#main table')].filter(t => t.checkVisibility()).map(t => {
+		const headings = [...(t.tHead ? t.tHead.rows[0].cells : [])].map(c => c.textContent.trim());
+		const row = [...t.tBodies].flatMap(b => [...b.rows]).find(r => r.checkVisibility() && r.cells.length > 1);
+		const box = t.parentElement;
+		return {
+			name: (t.caption ? t.caption.textContent.trim() + ': ' : '') + headings.join('/'),
+			scrollWidth: box.scrollWidth, boxWidth: box.clientWidth,
+			rowDisplay: row ? getComputedStyle(row).display : '',
+			cells: row ? [...row.cells].map(c => {
+				// The column a cell starts in counts the columns the cells before it span.
+				const column = [...row.cells].slice(0, c.cellIndex).reduce((n, b) => n + b.colSpan, 0);
+				const r = c.getBoundingClientRect();
+				return {shown: c.checkVisibility(), heading: c.colSpan > 1 || c.tagName === 'TH' ? '' : headings[column] || '',
+					label: c.dataset.label || '', left: r.left, right: r.right};
+			}).filter(c => c.shown) : [],
+		};
+	});
+	return {pageWidth: document.documentElement.scrollWidth, tables};
+})()`
+
+// TestBrowserListsOnPhone: at a phone's 390 px every dashboard page with a list, for the demo's
+// admin who sees them all, shows each row as a card: the page and every table fit the width
+// (nothing scrolls sideways, in the page or inside a table's card), every cell of a table's first
+// row (its Amount and Status among them) is inside the window, and each cell carries its
+// column's heading as its label, which the card shows and a screen reader reads. From 640 px on,
+// rows are table rows again. Each page's screenshot is saved with the test's artifacts.
+func TestBrowserListsOnPhone(t *testing.T) {
+	tab, d := startDemo(t)
+	tour := d.Tour(tab)
+	pages := append(d.Pages(), demo.Page{Name: "tax", Path: "/tax"})
+	measure := func(t *testing.T) listLayout {
+		t.Helper()
+		l, err := chromedp.Run(tab, chromedp.Evaluate[listLayout](readListLayout))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	lists := 0
+	for _, p := range pages {
+		if p.Hosted || p.SignedOut {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
+			if err := tour.Visit(p, demo.Viewport{Width: 390, Height: 844}, "light"); err != nil {
+				t.Fatal(err)
+			}
+			l := measure(t)
+			if len(l.Tables) > 0 {
+				lists++
+			}
+			if l.PageWidth > 390 {
+				t.Errorf("the page is %dpx wide, want at most 390", l.PageWidth)
+			}
+			for _, table := range l.Tables {
+				if table.ScrollWidth > table.BoxWidth {
+					t.Errorf("table %s is %dpx wide in its %dpx card: it scrolls sideways", table.Name, table.ScrollWidth, table.BoxWidth)
+				}
+				for _, c := range table.Cells {
+					if c.Left < 0 || c.Right > 390 {
+						t.Errorf("table %s: the first row's %q spans %.0f–%.0fpx, outside the 390px window", table.Name, c.Heading, c.Left, c.Right)
+					}
+					if c.Heading != "" && c.Label != c.Heading {
+						t.Errorf("table %s: the first row's cell under %q is labelled %q", table.Name, c.Heading, c.Label)
+					}
+				}
+			}
+			browser.Screenshot(t, tab, "390")
+		})
+	}
+	if lists < 15 {
+		t.Errorf("%d pages showed a list, want the dashboard's lists (15 or more)", lists)
+	}
+
+	t.Run("640", func(t *testing.T) {
+		if err := tour.Visit(demo.Page{Name: "transfers", Path: "/transfers"}, demo.Viewport{Width: 640, Height: 900}, "light"); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range measure(t).Tables {
+			if table.RowDisplay != "table-row" {
+				t.Errorf("table %s shows its rows as %q at 640px, want table rows", table.Name, table.RowDisplay)
+			}
+		}
+	})
+}
