@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -114,4 +115,51 @@ func TestBrowserListsOnPhone(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBrowserPerPageFits: on every list with a page size, on a laptop and a phone, the Per page
+// choice is at least as wide as the browser makes it when left to fit its options and its arrow,
+// so none of them, "100" the widest, is clipped.
+func TestBrowserPerPageFits(t *testing.T) {
+	tab, d := startDemo(t)
+	tour := d.Tour(tab)
+	type size struct {
+		Width float64 `json:"width"`
+		Need  float64 `json:"need"`
+	}
+	// The select is measured as laid out, then with its width left to the browser; its own width
+	// is put back.
+	const measure = `[...document.querySelectorAll('form[role="search"] select[name="limit"]')].filter(s => s.checkVisibility()).map(s => {
+		const width = s.getBoundingClientRect().width;
+		s.style.width = 'max-content';
+		const need = s.getBoundingClientRect().width;
+		s.style.width = '';
+		return {width, need};
+	})`
+	lists := 0
+	for _, p := range d.Pages() {
+		if p.Hosted || p.SignedOut {
+			continue
+		}
+		for _, v := range demo.Viewports {
+			t.Run(p.Name+"/"+strconv.FormatInt(v.Width, 10), func(t *testing.T) {
+				if err := tour.Visit(p, v, "light"); err != nil {
+					t.Fatal(err)
+				}
+				selects, err := chromedp.Run(tab, chromedp.Evaluate[[]size](measure))
+				if err != nil {
+					t.Fatal(err)
+				}
+				lists += len(selects)
+				for _, s := range selects {
+					if s.Width < s.Need {
+						t.Errorf("Per page is %.0fpx wide, its options need %.0fpx", s.Width, s.Need)
+					}
+				}
+			})
+		}
+	}
+	if lists < 4 {
+		t.Errorf("Per page showed %d times, want it on transfers and transactions at both widths", lists)
+	}
 }
