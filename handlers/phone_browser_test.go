@@ -2,8 +2,10 @@ package handlers_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/chromedp"
 
 	"github.com/disburse/disburse/cmd/screenshots/demo"
@@ -104,6 +106,39 @@ func TestBrowserListsOnPhone(t *testing.T) {
 	if lists < 15 {
 		t.Errorf("%d pages showed a list, want the dashboard's lists (15 or more)", lists)
 	}
+
+	// What a screen reader reads of the first transfer's amount on a phone: its label, then the
+	// amount.
+	t.Run("transfers/390/read out", func(t *testing.T) {
+		if err := tour.Visit(demo.Page{Name: "transfers", Path: "/transfers"}, demo.Viewport{Width: 390, Height: 844}, "light"); err != nil {
+			t.Fatal(err)
+		}
+		// The cell under Amount in the transfers' table, marked for the query below.
+		found, err := chromedp.Run(tab, chromedp.Evaluate[bool](`(() => {
+			for (const t of document.querySelectorAll('#main table')) {
+				const column = [...(t.tHead ? t.tHead.rows[0].cells : [])].findIndex(th => th.textContent.trim() === 'Amount');
+				const row = t.tBodies[0] && t.tBodies[0].rows[0];
+				if (column >= 0 && row && row.cells[column]) { row.cells[column].setAttribute('data-probe', ''); return true; }
+			}
+			return false;
+		})()`))
+		if err != nil || !found {
+			t.Fatalf("no Amount column (%v)", err)
+		}
+		nodes, err := chromedp.Run(tab, chromedp.Nodes(chromedp.CSS(`[data-probe]`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fetchRelatives := false
+		tree, err := chromedp.Call(tab, accessibility.GetPartialAXTree,
+			accessibility.GetPartialAXTreeParams{BackendNodeID: nodes[0].BackendNodeID, FetchRelatives: &fetchRelatives})
+		if err != nil || len(tree.Nodes) == 0 || tree.Nodes[0].Name == nil {
+			t.Fatalf("the amount cell's accessibility node: %v", err)
+		}
+		if name := string(tree.Nodes[0].Name.Value); !strings.HasPrefix(name, `"Amount`) {
+			t.Errorf("a screen reader reads the first amount as %s, want its label Amount first", name)
+		}
+	})
 
 	t.Run("640", func(t *testing.T) {
 		if err := tour.Visit(demo.Page{Name: "transfers", Path: "/transfers"}, demo.Viewport{Width: 640, Height: 900}, "light"); err != nil {
