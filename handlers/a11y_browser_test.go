@@ -18,8 +18,8 @@ import (
 
 // TestBrowserAccessibility visits every page type of the dashboard and the payee's hosted pages,
 // on a laptop and a phone, in the light and the dark theme: axe-core finds no serious or
-// critical problem (contrast included), the page never scrolls sideways (wide tables scroll in
-// their card), and on a phone the navigation hides behind its Menu button.
+// critical problem (contrast included), the page never scrolls sideways (lists stack their rows on
+// a phone; other wide tables scroll in their card), and on a phone the navigation hides behind its Menu button.
 func TestBrowserAccessibility(t *testing.T) {
 	browser.SkipShort(t)
 	browser.RequireAxe(t)

@@ -93,6 +93,10 @@ func (h *Handlers) newFlow(c *fiber.Ctx) error {
 func (h *Handlers) renderNewFlow(c *fiber.Ctx, status int, form components.Form) error {
 	p := pages.FlowNewProps{Form: form, Steps: stepChoices(),
 		Payee: payeePicker(form, "field-user", "For one of your users", "Type a name, email or phone and choose; leave empty and the payee identifies themselves by phone.")}
+	var err error
+	if p.OwesW9, err = h.chosenOwesW9(c.UserContext(), form); err != nil {
+		return err
+	}
 	return h.web.Render(c, status, web.Page{Title: "New flow", Content: pages.FlowNew(h.web.View(c), p)})
 }
 

@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"context"
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -13,13 +16,34 @@ import (
 
 var payoutFields = []string{"platform", "account_id", "amount", "fund", "payout_fee_party", "idempotency_key"}
 
-// payoutFormProps is the send-payout form of a user's page, with a fresh idempotency key: the
-// key goes with the form, so a double click or a resubmitted form pays once.
-func payoutFormProps(methods []payouts.PayoutMethod, form components.Form) pages.PayoutFormProps {
+// payoutFormProps is the send-payout form of u's page, with a fresh idempotency key: the key
+// goes with the form, so a double click or a resubmitted form pays once.
+func payoutFormProps(u payouts.User, methods []payouts.PayoutMethod, form components.Form) pages.PayoutFormProps {
 	if form.Values == nil {
 		form.Values = map[string]string{"platform": string(payouts.PlatformDefault)}
 	}
-	return pages.PayoutFormProps{Form: form, Methods: methods, IdempotencyKey: uuid.NewString()}
+	return pages.PayoutFormProps{Form: form, Methods: methods, IdempotencyKey: uuid.NewString(), OwesW9: w9Owed(u)}
+}
+
+// w9Owed is u's name when u owes a W-9, for the warning inside a form that pays them; else empty.
+func w9Owed(u payouts.User) string {
+	if u.Compliance.OwesW9() {
+		return payeeLabel(u)
+	}
+	return ""
+}
+
+// chosenOwesW9 is w9Owed of the user chosen in form's payee picker; empty when none is chosen.
+func (h *Handlers) chosenOwesW9(ctx context.Context, form components.Form) (string, error) {
+	id := strings.TrimSpace(form.Value("user_id"))
+	if !payouts.ValidID(id) {
+		return "", nil
+	}
+	u, err := h.userIfAny(ctx, id)
+	if u == nil || err != nil {
+		return "", err
+	}
+	return w9Owed(*u), nil
 }
 
 // sendPayout pays a user's money out on a rail: their default method or a platform they have

@@ -84,6 +84,9 @@ func (h *Handlers) renderNewPayoutLink(c *fiber.Ctx, status int, form components
 	if !offered {
 		p.ChecksNote = notOffered("Checking the link and its payee's claim before it is issued")
 	}
+	if p.OwesW9, err = h.chosenOwesW9(c.UserContext(), form); err != nil {
+		return err
+	}
 	return h.web.Render(c, status, web.Page{Title: "New payout link", Content: pages.PayoutLinkNew(h.web.View(c), p)})
 }
 

@@ -113,7 +113,7 @@ func (h *Handlers) renderUser(c *fiber.Ctx, status int, forms userForms) error {
 		CanWrite: h.can(c, web.PermUsersWrite), CanMove: h.can(c, web.PermMoneyMove),
 		CanReadTransfers: h.can(c, web.PermTransfersRead), CanCreateLink: h.can(c, web.PermLinksWrite),
 		Transfer: pages.TransferFormProps{Form: forms.transfer, IdempotencyKey: uuid.NewString()},
-		Payout:   payoutFormProps(methods, forms.payout), Verify: forms.verify, CanResend: h.can(c, web.PermLinksWrite)}
+		Payout:   payoutFormProps(*u, methods, forms.payout), Verify: forms.verify, CanResend: h.can(c, web.PermLinksWrite)}
 	if p.MessagesOffered, err = h.offers(ctx, payouts.ExtMessages); err != nil {
 		return err
 	}

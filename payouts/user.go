@@ -76,6 +76,12 @@ type Compliance struct {
 	IDVerified           bool `json:"id_verified"`
 }
 
+// OwesW9 reports whether the user was paid past the 1099 threshold this year without a tax form
+// on file: such a user is paid out only after giving one.
+func (c Compliance) OwesW9() bool {
+	return c.MustCollect1099 && !c.Collected1099 && !c.W8BENCollected
+}
+
 // CreateUserRequest is the body of POST /v2/users.
 type CreateUserRequest struct {
 	FirstName   string   `json:"first_name"`

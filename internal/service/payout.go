@@ -285,8 +285,7 @@ func pickMethod(methods []PayoutMethodRecord, userID string, platform payouts.Pl
 // needsW9 reports whether the user was paid past the 1099 threshold without a tax form on file:
 // such a user is paid out only after giving one.
 func needsW9(user *UserRecord) bool {
-	c := user.Compliance
-	return c.MustCollect1099 && !c.Collected1099 && !c.W8BENCollected
+	return user.Compliance.OwesW9()
 }
 
 // SendPayout pays a known user with a default payout method at once, the app funding the payout;

@@ -114,7 +114,7 @@ func amountsAndPageSize(p ListProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.FilterSelect(components.FilterSelectProps{Name: "limit", Label: "Per page", Options: p.PageSizes, Selected: p.PageSize, Width: "w-24"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.FilterSelect(components.FilterSelectProps{Name: "limit", Label: "Per page", Options: p.PageSizes, Selected: p.PageSize, Width: "w-28"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
