@@ -46,7 +46,7 @@ func TestOverview(t *testing.T) {
 	h.pay(wes, 2_000_00)
 	wantRedirect(t, ops.post("/bulk/"+job+"/confirm", nil), "/bulk/"+job)
 	ops.waitBulk(job)
-	stats, err := h.payouts.GetAppStats(t.Context(), h.env.AppID, 30)
+	stats, err := h.payouts.GetAppStats(t.Context(), h.env.AppID, 30, "")
 	if err != nil {
 		t.Fatal(err)
 	}
