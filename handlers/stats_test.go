@@ -187,7 +187,7 @@ func TestAuditExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != "created_utc,operator_name,operator_email,action,action_label,object_type,object_id,object_name,detail,ip" {
+	if strings.Join(rows[0], ",") != "created,operator_name,operator_email,action,action_label,object_type,object_id,object_name,detail,ip,time_zone" {
 		t.Errorf("header %v", rows[0])
 	}
 	if len(rows) != 4 {
