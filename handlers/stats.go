@@ -41,12 +41,45 @@ func (h *Handlers) overview(c *fiber.Ctx) error {
 				" The app's wallet is on the App wallet page."}
 		} else if p.Stats, err = h.payouts.GetAppStats(ctx, h.appID, chartDays, loc.String()); err != nil {
 			return err
+		} else if p.Attention, err = h.needsAttention(ctx, c); err != nil {
+			return err
 		}
 		if p.Failures, err = h.failures(ctx, c, p.Stats, loc); err != nil {
 			return err
 		}
 	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Overview", Content: pages.Overview(h.web.View(c), p)})
+}
+
+// needsAttention finds what someone has to fix beyond the stats' counts: payout links whose
+// message did not reach the payee (a page of them, fixed on the link by a resend or a corrected
+// contact) and webhook endpoints whose every recent delivery failed (endpointHealth over its
+// newest attempts). It is asked only of our service, which offers the stats.
+func (h *Handlers) needsAttention(ctx context.Context, c *fiber.Ctx) (pages.AttentionProps, error) {
+	a := pages.AttentionProps{CanReadLinks: h.can(c, web.PermLinksRead), CanReadWebhooks: h.can(c, web.PermWebhooksRead)}
+	links, err := h.payouts.ListPayoutLinks(ctx, payouts.Page{Limit: payouts.MaxLimit},
+		payouts.PayoutLinkFilter{Status: payouts.LinkDeliveryFailed})
+	if err != nil {
+		return a, err
+	}
+	a.UndeliveredLinks, a.MoreUndelivered = len(links.Data), links.HasMore
+	if offered, err := h.offers(ctx, payouts.ExtWebhookEndpoints); err != nil || !offered {
+		return a, err
+	}
+	endpoints, err := h.payouts.ListWebhookEndpoints(ctx)
+	if err != nil {
+		return a, err
+	}
+	for _, e := range endpoints.Data {
+		health, _, err := h.healthOf(ctx, e.ID)
+		if err != nil {
+			return a, err
+		}
+		if health.Attempts > 0 && health.Succeeded == 0 {
+			a.FailingEndpoints = append(a.FailingEndpoints, e)
+		}
+	}
+	return a, nil
 }
 
 // failures counts every payout of the app that failed in the overview's window: its failed payout
