@@ -66,3 +66,47 @@ func TestNeedsAttention(t *testing.T) {
 	manager, _ := h.signedIn(dashstore.RoleManager)
 	wantBody(t, manager.get("/payout-links?status=delivery_failed"), "bounce@example.com")
 }
+
+// TestUndeliveredLinkOffersResend: the page of a link whose message bounced offers to send it
+// again to those who may issue links, and the resend is audited; a delivered link's page and an
+// operator who may not issue links see no such button.
+func TestUndeliveredLinkOffersResend(t *testing.T) {
+	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
+		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
+	h.deposit(100_00)
+	bounced := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 1_00, Payee: &payouts.Payee{Email: "bounce@example.com"},
+		Delivery: &payouts.Delivery{Method: payouts.DeliveryEmail}})
+	delivered := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 1_00, Payee: &payouts.Payee{Email: "bo@example.com"},
+		Delivery: &payouts.Delivery{Method: payouts.DeliveryEmail}})
+	if _, err := h.env.Service.DeliverDue(t.Context(), 10); err != nil {
+		t.Fatal(err)
+	}
+	ops, _ := h.signedIn(dashstore.RoleOperations)
+	support, _ := h.signedIn(dashstore.RoleSupport)
+	resend := `action="/payout-links/` + bounced.ID + `/resend"`
+	for _, tc := range []struct {
+		name  string
+		a     *agent
+		link  string
+		offer bool
+	}{
+		{"bounced, operations", ops, bounced.ID, true},
+		{"delivered, operations", ops, delivered.ID, false},
+		{"bounced, support", support, bounced.ID, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := tc.a.get("/payout-links/" + tc.link)
+			wantStatus(t, page, http.StatusOK)
+			if got := strings.Contains(page.body, `/resend"`); got != tc.offer {
+				t.Errorf("resend offered: %v, want %v", got, tc.offer)
+			}
+			if tc.offer {
+				wantBody(t, page, resend, "Send again")
+			}
+		})
+	}
+	wantRedirect(t, ops.post("/payout-links/"+bounced.ID+"/resend", nil), "/payout-links/"+bounced.ID)
+	if got := h.auditActions("payout_link", bounced.ID); len(got) == 0 || got[0].Action != "payout_link.resend" {
+		t.Errorf("audit %+v, want the resend", got)
+	}
+}
