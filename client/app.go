@@ -18,13 +18,17 @@ func (c *Client) GetApp(ctx context.Context, appID string) (*payouts.App, error)
 }
 
 // GetAppStats returns an operator's overview of an app: its wallet, the payouts flagged, failed
-// and pending, and the daily volumes of the last days days, oldest first (GET
-// /v2/apps/{id}/stats, our extension: the public service has no such endpoint). days 0 leaves
-// the window to the service (30 days).
-func (c *Client) GetAppStats(ctx context.Context, appID string, days int) (*payouts.AppStats, error) {
+// and pending, and the daily volumes of the last days days, oldest first, each a day of zone (an
+// IANA name, "" for UTC) (GET /v2/apps/{id}/stats, our extension: the public service has no such
+// endpoint). days 0 leaves the window to the service (30 days).
+func (c *Client) GetAppStats(ctx context.Context, appID string, days int, zone string) (*payouts.AppStats, error) {
 	r := get("v2", "apps", appID, "stats")
+	r.query = url.Values{}
 	if days != 0 {
-		r.query = url.Values{"days": {strconv.Itoa(days)}}
+		r.query.Set("days", strconv.Itoa(days))
+	}
+	if zone != "" {
+		r.query.Set("zone", zone)
 	}
 	return call[payouts.AppStats](ctx, c, r)
 }

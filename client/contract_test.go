@@ -160,20 +160,20 @@ func TestContractApp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := c.GetAppStats(ctx, env.AppID, 7)
+			st, err := c.GetAppStats(ctx, env.AppID, 7, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if st.Wallet != now.Wallet || len(st.Days) != 7 || st.Today != st.Days[6] || st.Today.Deposits < 100_000 {
 				t.Errorf("stats = %+v, want 7 days and today's deposits", st)
 			}
-			if st, err := c.GetAppStats(ctx, env.AppID, 0); err != nil || len(st.Days) != 30 {
+			if st, err := c.GetAppStats(ctx, env.AppID, 0, ""); err != nil || len(st.Days) != 30 {
 				t.Errorf("default window = %d days, %v; want 30", len(st.Days), err)
 			}
-			_, err = c.GetAppStats(ctx, env.AppID, 1000)
+			_, err = c.GetAppStats(ctx, env.AppID, 1000, "")
 			wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "days")
 			other := env.CreateApp(t, "Stats other")
-			_, err = c.GetAppStats(ctx, other.AppID, 7)
+			_, err = c.GetAppStats(ctx, other.AppID, 7, "")
 			wantError(t, err, http.StatusNotFound, payouts.ENotFound)
 		})
 

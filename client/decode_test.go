@@ -247,7 +247,7 @@ func TestDecodePublicSamples(t *testing.T) {
 
 	t.Run("app stats", func(t *testing.T) {
 		c, _ := sampleServer(t, http.StatusOK, sample(t, "app_stats.json"))
-		st, err := c.GetAppStats(ctx, "a1", 2)
+		st, err := c.GetAppStats(ctx, "a1", 2, "")
 		if err != nil {
 			t.Fatal(err)
 		}

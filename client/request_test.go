@@ -153,9 +153,11 @@ func TestRequests(t *testing.T) {
 		{name: "GetApp", answer: "app.json", method: "GET", path: "/api/v2/apps/a1",
 			call: func(c *client.Client) error { _, err := c.GetApp(ctx, "a1"); return err }},
 		{name: "GetAppStats", answer: "app_stats.json", method: "GET", path: "/api/v2/apps/a1/stats", query: "days=7",
-			call: func(c *client.Client) error { _, err := c.GetAppStats(ctx, "a1", 7); return err }},
+			call: func(c *client.Client) error { _, err := c.GetAppStats(ctx, "a1", 7, ""); return err }},
+		{name: "GetAppStats in a zone", answer: "app_stats.json", method: "GET", path: "/api/v2/apps/a1/stats", query: "days=30&zone=America%2FNew_York",
+			call: func(c *client.Client) error { _, err := c.GetAppStats(ctx, "a1", 30, "America/New_York"); return err }},
 		{name: "GetAppStats default window", answer: "app_stats.json", method: "GET", path: "/api/v2/apps/a1/stats",
-			call: func(c *client.Client) error { _, err := c.GetAppStats(ctx, "a1", 0); return err }},
+			call: func(c *client.Client) error { _, err := c.GetAppStats(ctx, "a1", 0, ""); return err }},
 		{name: "Deposit", answer: "transfer.json", method: "POST", path: "/api/v2/apps/a1/deposit", keyed: true,
 			call: func(c *client.Client) error {
 				_, err := c.Deposit(ctx, "a1", payouts.DepositRequest{Amount: 100000})

@@ -139,7 +139,7 @@ func TestWhichRequestsRetry(t *testing.T) {
 			_, err := c.ReviewTransfer(ctx, "t1", payouts.ReviewTransferRequest{Action: payouts.ReviewRelease})
 			return err
 		}},
-		{"GetAppStats", true, func(c *Client) error { _, err := c.GetAppStats(ctx, "a1", 0); return err }},
+		{"GetAppStats", true, func(c *Client) error { _, err := c.GetAppStats(ctx, "a1", 0, ""); return err }},
 		{"CancelPayoutLink", false, func(c *Client) error { _, err := c.CancelPayoutLink(ctx, "l1"); return err }},
 		{"CreateFlow", false, func(c *Client) error {
 			_, err := c.CreateFlow(ctx, payouts.CreateFlowRequest{Steps: []payouts.Step{{Name: "payout"}}})

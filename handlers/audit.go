@@ -130,7 +130,7 @@ func (h *Handlers) auditLog(c *fiber.Ctx) error {
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Audit log", Content: pages.Audit(view, p), Fragment: pages.AuditTable(view, p)})
 }
 
-var auditCSVHeader = []string{"created_utc", "operator_name", "operator_email", "action", "action_label", "object_type",
+var auditCSVHeader = []string{"created", "operator_name", "operator_email", "action", "action_label", "object_type",
 	"object_id", "object_name", "detail", "ip"}
 
 // exportAudit streams every entry of the audit log's filter as CSV, newest first, with the same
@@ -146,11 +146,12 @@ func (h *Handlers) exportAudit(c *fiber.Ctx) error {
 	}
 	h.audit(c, "audit.export", "audit", "", "CSV of "+describeQuery(filterQuery(form)))
 	names := newObjectNamer(h, ops)
-	return exportCSV(c, h.web, "audit-"+h.now().UTC().Format("20060102-150405")+".csv", auditCSVHeader,
+	loc := h.zoneOf(c, &form)
+	return exportCSV(c, h.web, exportName("audit", h.now(), loc), loc, auditCSVHeader,
 		func(ctx context.Context) iter.Seq2[dashstore.AuditEntry, error] { return h.allAudit(ctx, f) },
 		func(ctx context.Context, e dashstore.AuditEntry) ([]string, error) {
 			name, err := names.name(ctx, e.ObjectType, e.ObjectID)
-			return []string{csvTime(e.Created), csvText(names.operators[e.OperatorID]), csvText(e.OperatorEmail), csvText(e.Action),
+			return []string{csvTime(e.Created, loc), csvText(names.operators[e.OperatorID]), csvText(e.OperatorEmail), csvText(e.Action),
 				csvText(pages.AuditActionLabel(e.Action)), csvText(e.ObjectType), csvText(e.ObjectID), csvText(name),
 				csvText(e.Detail), csvText(e.IP)}, err
 		})

@@ -560,7 +560,7 @@ func (h *Handlers) bulkResult(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return exportCSV(c, h.web, "bulk-payout-"+job.ID[:8]+"-result.csv",
+	return exportCSV(c, h.web, "bulk-payout-"+job.ID[:8]+"-result.csv", h.exportZone(c),
 		[]string{"row", "user", "amount", "outcome", "transfer_id", "error"},
 		func(context.Context) iter.Seq2[dashstore.BulkRow, error] {
 			return func(yield func(dashstore.BulkRow, error) bool) {

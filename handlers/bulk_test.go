@@ -82,7 +82,7 @@ func (a *agent) resultRows(id string) [][]string {
 	if err != nil {
 		a.h.t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != "row,user,amount,outcome,transfer_id,error" {
+	if strings.Join(rows[0], ",") != "row,user,amount,outcome,transfer_id,error,time_zone" {
 		a.h.t.Errorf("header %v", rows[0])
 	}
 	return rows[1:]

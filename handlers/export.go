@@ -7,6 +7,7 @@ import (
 	"iter"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/web"
 )
 
@@ -22,8 +24,10 @@ import (
 // size. The first row is read before the answer starts, so a failing service still gets an
 // error page; a failure past that point breaks the download instead of ending it early, so a
 // cut-off file never passes for a whole one. The file starts with a byte-order mark: without it
-// Excel reads UTF-8 as a legacy code page and garbles names like "Zoë García-López".
-func exportCSV[T any](c *fiber.Ctx, srv *web.Server, filename string, header []string,
+// Excel reads UTF-8 as a legacy code page and garbles names like "Zoë García-López". Every
+// export's times are in loc, the operator's zone (exportZone, csvTime), and its last column,
+// time_zone, names that zone on every row, so a row copied out of the file still says it.
+func exportCSV[T any](c *fiber.Ctx, srv *web.Server, filename string, loc *time.Location, header []string,
 	list func(context.Context) iter.Seq2[T, error], record func(context.Context, T) ([]string, error)) error {
 	// The rows are written after the handler returns, so they must not depend on its context.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(c.UserContext()))
@@ -41,7 +45,7 @@ func exportCSV[T any](c *fiber.Ctx, srv *web.Server, filename string, header []s
 			return err
 		}
 		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
+		if err := cw.Write(append(slices.Clip(header), "time_zone")); err != nil {
 			return err
 		}
 		for ; ok; row, err, ok = next() {
@@ -52,7 +56,7 @@ func exportCSV[T any](c *fiber.Ctx, srv *web.Server, filename string, header []s
 			if err != nil {
 				return err
 			}
-			if err := cw.Write(cells); err != nil {
+			if err := cw.Write(append(cells, loc.String())); err != nil {
 				return err
 			}
 		}
@@ -68,7 +72,8 @@ const utf8BOM = "\ufeff"
 // one page in memory and the payees of the users it met (userOf). The export is recorded in the
 // audit log; a filter the list would refuse is a bad request.
 func exportWithPayees[F, T any](h *Handlers, c *fiber.Ctx, noun string, filterOf func(*fiber.Ctx) (F, url.Values, string),
-	all func(context.Context, F) iter.Seq2[T, error], userOf func(T) *string, header []string, record func(T, payee) []string) error {
+	all func(context.Context, F) iter.Seq2[T, error], userOf func(T) *string, header []string,
+	record func(T, payee, *time.Location) []string) error {
 	filter, query, problem := filterOf(c)
 	if problem != "" {
 		return fiber.NewError(fiber.StatusBadRequest, problem)
@@ -79,11 +84,12 @@ func exportWithPayees[F, T any](h *Handlers, c *fiber.Ctx, noun string, filterOf
 	}
 	h.audit(c, noun+".export", noun, "", "CSV of "+describeQuery(query))
 	payees := newPayeeBook(read)
-	return exportCSV(c, h.web, noun+"-"+h.now().UTC().Format("20060102-150405")+".csv", header,
+	loc := h.exportZone(c)
+	return exportCSV(c, h.web, exportName(noun, h.now(), loc), loc, header,
 		func(ctx context.Context) iter.Seq2[T, error] { return all(ctx, filter) },
 		func(ctx context.Context, row T) ([]string, error) {
 			p, err := payees.lookup(ctx, userOf(row))
-			return record(row, p), err
+			return record(row, p, loc), err
 		})
 }
 
@@ -101,8 +107,19 @@ func csvText(s string) string {
 // plainSignedNumber is a sign, digits and at most one decimal point between digits.
 var plainSignedNumber = regexp.MustCompile(`^[+-][0-9]+(\.[0-9]+)?$`)
 
-// csvTime writes a time in RFC 3339, in UTC.
-func csvTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+// csvTime writes a time in RFC 3339 in loc, the export's zone, with that zone's offset.
+func csvTime(t time.Time, loc *time.Location) string { return t.In(loc).Format(time.RFC3339) }
+
+// exportZone is the zone of an export's times and days: the one its list page reads (zoneOf,
+// with the page's tz), so the file's days are the page's.
+func (h *Handlers) exportZone(c *fiber.Ctx) *time.Location {
+	return h.zoneOf(c, &components.Form{Values: map[string]string{"tz": c.Query("tz")}})
+}
+
+// exportName is the file name of an export of noun made at now, stamped in loc.
+func exportName(noun string, now time.Time, loc *time.Location) string {
+	return noun + "-" + now.In(loc).Format("20060102-150405") + ".csv"
+}
 
 // csvMetadata is an object's metadata as JSON, or an empty cell when it has none (not "null").
 func csvMetadata(m payouts.Metadata) string { return csvText(string(payouts.NormalizeMetadata(m))) }

@@ -50,7 +50,7 @@ func TestTransferCSVRecord(t *testing.T) {
 			Transactions: []payouts.Transaction{{Type: payouts.TransactionBalance, Amount: 250_00, Status: "posted", Direction: "out"}}}, zoe,
 			map[string]string{"type": "App to user", "direction": "out", "amount": "250.00", "signed_amount": "-250.00", "fee": "0.00",
 				"payee_name": "Zoë García-López", "payee_email": "zoe@example.com", "status": "Completed",
-				"created_utc": "2026-03-02T14:30:00Z", "completed_utc": "2026-03-02T14:30:00Z", "metadata": "", "payout_method": ""}},
+				"created": "2026-03-02T14:30:00Z", "completed": "2026-03-02T14:30:00Z", "metadata": "", "payout_method": ""}},
 		{"user to app", payouts.Transfer{Type: payouts.TransferBalance, Status: payouts.TransferCompleted, Amount: 5_00,
 			UserID: &user, Metadata: payouts.Metadata(`{"order":"A-17"}`)}, zoe,
 			map[string]string{"type": "User to app", "direction": "in", "amount": "5.00", "metadata": `{"order":"A-17"}`}},
@@ -60,7 +60,7 @@ func TestTransferCSVRecord(t *testing.T) {
 			UserID: &user, ExternalData: payouts.ExternalData{Platform: payouts.PlatformPayPal},
 			Transactions: []payouts.Transaction{{Type: payouts.TransactionPayout, Amount: 13_13}, {Type: payouts.TransactionFee, Amount: 25}}}, zoe,
 			map[string]string{"type": "Payout to PayPal", "direction": "out", "amount": "13.13", "fee": "0.25",
-				"payout_method": "PayPal", "status": "Pending", "completed_utc": ""}},
+				"payout_method": "PayPal", "status": "Pending", "completed": ""}},
 		{"failed payout: its voided fee is no fee, its funding came back", payouts.Transfer{Type: payouts.TransferPayout,
 			Status: payouts.TransferFailed, Amount: 13_13, UserID: &user, ExternalData: payouts.ExternalData{Platform: payouts.PlatformPayPal},
 			Transactions: []payouts.Transaction{{Type: payouts.TransactionBalance, Amount: 13_13, Status: "posted", Direction: "out"},
@@ -72,21 +72,21 @@ func TestTransferCSVRecord(t *testing.T) {
 			Amount: 13_13, ExternalData: payouts.ExternalData{Platform: payouts.PlatformVenmo},
 			StatusHistory: []payouts.StatusChange{{Status: payouts.TransferPending, At: payouts.NewTime(time.Date(2026, 3, 2, 14, 30, 0, 0, time.UTC))},
 				{Status: payouts.TransferCompleted, At: payouts.NewTime(time.Date(2026, 3, 3, 9, 15, 0, 0, time.UTC))}}}, zoe,
-			map[string]string{"status": "Completed", "completed_utc": "2026-03-03T09:15:00Z", "payout_method": "Venmo"}},
+			map[string]string{"status": "Completed", "completed": "2026-03-03T09:15:00Z", "payout_method": "Venmo"}},
 		{"completed payout without its history", payouts.Transfer{Type: payouts.TransferPayout, Status: payouts.TransferCompleted,
 			Amount: 13_13, ExternalData: payouts.ExternalData{Platform: payouts.PlatformVenmo}}, zoe,
-			map[string]string{"status": "Completed", "completed_utc": ""}},
+			map[string]string{"status": "Completed", "completed": ""}},
 		{"canceled payout link", payouts.Transfer{Type: payouts.TransferBalance, Status: payouts.TransferFailed, Amount: 40_00,
 			PayoutLinkID: &link, FailureReason: "payout link canceled"}, payee{},
 			map[string]string{"type": "Payout link", "direction": "out", "amount": "40.00", "status": "Canceled",
-				"payout_link_id": link, "completed_utc": ""}},
+				"payout_link_id": link, "completed": ""}},
 		{"rejected payout", payouts.Transfer{Type: payouts.TransferPayout, Status: payouts.TransferFailed, Amount: 13_13,
 			FailureReason: "=HYPERLINK(1)"}, payee{name: "@evil"},
 			map[string]string{"status": "Failed", "failure_reason": "'=HYPERLINK(1)", "payee_name": "'@evil"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.t.Created = created
-			row := transferCSVRecord(tc.t, tc.payee, true, payouts.Range{})
+			row := transferCSVRecord(tc.t, tc.payee, true, payouts.Range{}, time.UTC)
 			if len(row) != len(transferCSVHeader) {
 				t.Fatalf("%d cells for %d columns", len(row), len(transferCSVHeader))
 			}
@@ -96,7 +96,7 @@ func TestTransferCSVRecord(t *testing.T) {
 				}
 			}
 			// The public API does not say which lines are the app's wallet's: no sum is guessed.
-			if got := transferCSVRecord(tc.t, tc.payee, false, payouts.Range{})[slices.Index(transferCSVHeader, "signed_amount")]; got != "" {
+			if got := transferCSVRecord(tc.t, tc.payee, false, payouts.Range{}, time.UTC)[slices.Index(transferCSVHeader, "signed_amount")]; got != "" {
 				t.Errorf("without the extension, signed_amount = %q, want empty", got)
 			}
 		})

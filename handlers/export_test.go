@@ -204,7 +204,7 @@ func TestExportsSumToTheSummary(t *testing.T) {
 		wantStatus(t, res, http.StatusOK)
 		wantBody(t, res, append(rows, `data-testid="by-type"`, "Transactions counts each line (a fee under Fee)")...)
 	}
-	shared := []string{"id", "created_utc", "type", "status", "direction", "amount", "signed_amount", "money_in", "money_out", "user_id",
+	shared := []string{"id", "created", "type", "status", "direction", "amount", "signed_amount", "money_in", "money_out", "user_id",
 		"payee_name", "payee_email"}
 	for export, header := range headers {
 		if len(header) < len(shared) || !slices.Equal(header[:len(shared)], shared) {

@@ -20,7 +20,9 @@ func (h *Handlers) exportTransfers(c *fiber.Ctx) error {
 	filter, _ := h.transferFilterOf(c)
 	return exportWithPayees(h, c, "transfers", filterOf(h.transferFilterOf), h.allTransfers,
 		func(t payouts.Transfer) *string { return t.UserID }, transferCSVHeader,
-		func(t payouts.Transfer, p payee) []string { return transferCSVRecord(t, p, walletKnown, filter.Range) })
+		func(t payouts.Transfer, p payee, loc *time.Location) []string {
+			return transferCSVRecord(t, p, walletKnown, filter.Range, loc)
+		})
 }
 
 // transactionVoided is a transaction's status once its reservation was released.
@@ -32,17 +34,17 @@ const transactionVoided = "voided"
 // and what its lines posted in the export's date range moved into (money_in) and out of
 // (money_out) the app's wallet, and the two netted (signed_amount): the figures the list's
 // summary sums, so a spreadsheet's sums of the columns are the page's In, Out and net.
-var csvSharedHeader = []string{"id", "created_utc", "type", "status", "direction", "amount", "signed_amount",
+var csvSharedHeader = []string{"id", "created", "type", "status", "direction", "amount", "signed_amount",
 	"money_in", "money_out", "user_id", "payee_name", "payee_email"}
 
-var transferCSVHeader = slices.Concat(csvSharedHeader, []string{"fee", "completed_utc", "payout_method",
+var transferCSVHeader = slices.Concat(csvSharedHeader, []string{"fee", "completed", "payout_method",
 	"payout_link_id", "failure_reason", "metadata"})
 
 // transferCSVRecord is a transfer as a row of the export, in the transfers page's words: the
 // type as the page names it, the amount without the API's sign and the direction apart.
 // walletKnown says the backend tells which way each line moves the app's wallet (our
-// extension); without it signed_amount is left empty rather than guessed.
-func transferCSVRecord(t payouts.Transfer, p payee, walletKnown bool, rng payouts.Range) []string {
+// extension); without it signed_amount is left empty rather than guessed. Times are in loc.
+func transferCSVRecord(t payouts.Transfer, p payee, walletKnown bool, rng payouts.Range, loc *time.Location) []string {
 	var method string
 	if t.Type == payouts.TransferPayout {
 		method = t.ExternalData.Platform.Label()
@@ -51,16 +53,16 @@ func transferCSVRecord(t payouts.Transfer, p payee, walletKnown bool, rng payout
 	for _, tx := range t.Transactions {
 		m.add(tx, rng)
 	}
-	return slices.Concat(csvShared(csvText(t.ID), t.Created.Time, pages.TransferLabel(t), pages.TransferStatusLabel(t),
+	return slices.Concat(csvShared(csvText(t.ID), csvTime(t.Created.Time, loc), pages.TransferLabel(t), pages.TransferStatusLabel(t),
 		transferDirection(t), pages.TransferAmount(t), m.cells(walletKnown), t.UserID, p),
-		[]string{transferFee(t).Decimal(), csvCompleted(t), csvText(method), csvText(deref(t.PayoutLinkID)),
+		[]string{transferFee(t).Decimal(), csvCompleted(t, loc), csvText(method), csvText(deref(t.PayoutLinkID)),
 			csvText(t.FailureReason), csvMetadata(t.Metadata)})
 }
 
 // csvShared is the cells of csvSharedHeader; money is signed_amount, money_in and money_out.
-func csvShared(id string, created time.Time, typ, status, direction string, amount payouts.Money, money []string,
+func csvShared(id, created string, typ, status, direction string, amount payouts.Money, money []string,
 	userID *string, p payee) []string {
-	return slices.Concat([]string{id, csvTime(created), csvText(typ), csvText(status), direction, amount.Decimal()}, money,
+	return slices.Concat([]string{id, created, csvText(typ), csvText(status), direction, amount.Decimal()}, money,
 		[]string{csvText(deref(userID)), csvText(p.name), csvText(p.email)})
 }
 
@@ -127,17 +129,17 @@ func transferFee(t payouts.Transfer) payouts.Money {
 }
 
 // csvCompleted is when a transfer completed: a payout when its rail settled, as its status
-// history says; other transfers complete as they are made.
-func csvCompleted(t payouts.Transfer) string {
+// history says; other transfers complete as they are made. In loc.
+func csvCompleted(t payouts.Transfer, loc *time.Location) string {
 	if t.Status != payouts.TransferCompleted {
 		return ""
 	}
 	if t.Type != payouts.TransferPayout {
-		return csvTime(t.Created.Time)
+		return csvTime(t.Created.Time, loc)
 	}
 	for _, change := range t.StatusHistory {
 		if change.Status == payouts.TransferCompleted {
-			return csvTime(change.At.Time)
+			return csvTime(change.At.Time, loc)
 		}
 	}
 	return ""
@@ -167,9 +169,9 @@ func (h *Handlers) exportTransactions(c *fiber.Ctx) error {
 	}
 	return exportWithPayees(h, c, "transactions", filterOf(filterOfStatus), h.allTransactions,
 		userOf, transactionCSVHeader,
-		func(t payouts.Transaction, p payee) []string {
+		func(t payouts.Transaction, p payee, loc *time.Location) []string {
 			t.UserID = userOf(t)
-			return transactionCSVRecord(t, p, walletKnown, filter.Range)
+			return transactionCSVRecord(t, p, walletKnown, filter.Range, loc)
 		})
 }
 
@@ -179,10 +181,10 @@ var transactionCSVHeader = slices.Concat(csvSharedHeader, []string{"transfer_id"
 // transactionCSVRecord is a ledger line as a row of the export, in the transactions page's
 // words; without walletKnown (the public API) its direction and signed_amount are unknown and
 // left empty.
-func transactionCSVRecord(t payouts.Transaction, p payee, walletKnown bool, rng payouts.Range) []string {
+func transactionCSVRecord(t payouts.Transaction, p payee, walletKnown bool, rng payouts.Range, loc *time.Location) []string {
 	var m walletMoney
 	m.add(t, rng)
-	return append(csvShared(strconv.FormatInt(t.ID, 10), t.Created.Time, pages.TransactionTypeName(t.Type),
+	return append(csvShared(strconv.FormatInt(t.ID, 10), csvTime(t.Created.Time, loc), pages.TransactionTypeName(t.Type),
 		pages.TransactionStatusName(t.Status), t.Direction, t.Amount, m.cells(walletKnown), t.UserID, p),
 		csvText(t.TransferID), csvText(t.SourceName), csvText(t.DestinationName), csvMetadata(t.Metadata))
 }

@@ -223,6 +223,11 @@ func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.
 	}
 	p := pages.PayoutLinkProps{Link: *l, LinkMasked: h.maskClaimURL(c, l), People: people, CanCancel: h.can(c, web.PermLinksCancel), Cancel: cancel,
 		CanReadFlows: h.can(c, web.PermFlowsRead), CanReadTransfers: h.can(c, web.PermTransfersRead), AppName: app.Name}
+	if l.Status == payouts.LinkDeliveryFailed && h.can(c, web.PermLinksWrite) {
+		if p.CanResend, err = h.offers(c.UserContext(), payouts.ExtMessages); err != nil {
+			return err
+		}
+	}
 	if l.Status == payouts.LinkCanceled {
 		if p.Cancellation, err = h.cancellationOf(c.UserContext(), *l); err != nil {
 			return err

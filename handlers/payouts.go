@@ -68,7 +68,7 @@ type Payouts interface {
 	LookUpIDs(ctx context.Context, text string) (*payouts.IDLookup, error)
 
 	GetApp(ctx context.Context, appID string) (*payouts.App, error)
-	GetAppStats(ctx context.Context, appID string, days int) (*payouts.AppStats, error)
+	GetAppStats(ctx context.Context, appID string, days int, zone string) (*payouts.AppStats, error)
 	Deposit(ctx context.Context, appID string, req payouts.DepositRequest) (*payouts.Transfer, error)
 	Rails(ctx context.Context) (*payouts.Rails, error)
 	Reconcile(ctx context.Context, req payouts.ReconcileRequest) (*payouts.Reconciliation, error)

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -160,10 +161,10 @@ func sidesOf(kind string) (ours, theirs bool) {
 var reconciliationCSVHeader = []string{"difference", "transfer_id", "external_id", "our_amount", "their_amount", "our_status", "their_status"}
 
 // reconciliationCSV answers rec's differences as CSV, amounts in dollars; a side a row lacks
-// has empty cells. The export is recorded in the audit log.
+// has empty cells; its zone is UTC, the rail's day's. The export is recorded in the audit log.
 func (h *Handlers) reconciliationCSV(c *fiber.Ctx, rec *payouts.Reconciliation) error {
 	h.audit(c, "reconciliation.export", "reconciliation", "", "CSV of "+describeQuery(reconcileQuery(rec)))
-	return exportCSV(c, h.web, "reconciliation-"+string(rec.Platform)+"-"+rec.Day+".csv", reconciliationCSVHeader,
+	return exportCSV(c, h.web, "reconciliation-"+string(rec.Platform)+"-"+rec.Day+".csv", time.UTC, reconciliationCSVHeader,
 		func(context.Context) iter.Seq2[payouts.ReconciliationDifference, error] {
 			return func(yield func(payouts.ReconciliationDifference, error) bool) {
 				for _, d := range rec.Differences {

@@ -71,11 +71,11 @@ func TestReconciliationPage(t *testing.T) {
 		wantStatus(t, res, http.StatusOK)
 		rows := readCSV(t, res.body)
 		want := [][]string{
-			{"difference", "transfer_id", "external_id", "our_amount", "their_amount", "our_status", "their_status"},
-			{"amount_differs", ids[1], paid[1].ID, "12.34", "12.35", "pending", "pending"},
-			{"ours_only", ids[3], paid[3].ID, "12.34", "", "pending", ""},
-			{"status_differs", ids[2], paid[2].ID, "12.34", "12.34", "pending", "completed"},
-			{"theirs_only", "", outside, "", "5.00", "", "completed"},
+			{"difference", "transfer_id", "external_id", "our_amount", "their_amount", "our_status", "their_status", "time_zone"},
+			{"amount_differs", ids[1], paid[1].ID, "12.34", "12.35", "pending", "pending", "UTC"},
+			{"ours_only", ids[3], paid[3].ID, "12.34", "", "pending", "", "UTC"},
+			{"status_differs", ids[2], paid[2].ID, "12.34", "12.34", "pending", "completed", "UTC"},
+			{"theirs_only", "", outside, "", "5.00", "", "completed", "UTC"},
 		}
 		if !slices.EqualFunc(rows, want, slices.Equal[[]string]) {
 			t.Errorf("export rows\n%q\nwant\n%q", rows, want)

@@ -231,17 +231,17 @@ func (h *Handlers) exportStatement(c *fiber.Ctx) error {
 	h.audit(c, "statement.export", objectType, objectID, "CSV of the statement from "+q.form.Value("from")+" to "+
 		q.form.Value("to")+" ("+q.loc.String()+")")
 	payees := newPayeeBook(read)
-	return exportCSV(c, h.web, "statement-"+h.now().UTC().Format("20060102-150405")+".csv", statementCSVHeader,
+	return exportCSV(c, h.web, exportName("statement", h.now(), q.loc), q.loc, statementCSVHeader,
 		func(context.Context) iter.Seq2[statementRow, error] { return statementRows(st) },
 		func(ctx context.Context, r statementRow) ([]string, error) {
 			p, err := payees.lookup(ctx, r.userID)
-			return statementCSVRecord(r, p), err
+			return statementCSVRecord(r, p, q.loc), err
 		})
 }
 
 // statementCSVHeader is the page's columns, in the words of the transfers and transactions
 // exports for the same things (type, direction, amount, signed_amount, the payee's columns).
-var statementCSVHeader = []string{"row", "posted_utc", "type", "description", "direction", "amount", "signed_amount",
+var statementCSVHeader = []string{"row", "posted", "type", "description", "direction", "amount", "signed_amount",
 	"balance", "user_id", "payee_name", "payee_email", "transfer_id", "transaction_id"}
 
 // statementRow is a row of the statement's export: its opening, a movement, or its closing.
@@ -272,13 +272,13 @@ func statementRows(st *payouts.Statement) iter.Seq2[statementRow, error] {
 // statementCSVRecord is a row of the export in the page's words. The opening and closing rows
 // carry only their instant and balance; a movement's amount is written unsigned beside its
 // direction and signed beside that.
-func statementCSVRecord(r statementRow, p payee) []string {
+func statementCSVRecord(r statementRow, p payee, loc *time.Location) []string {
 	if r.kind != "movement" {
 		description := "Opening balance"
 		if r.kind == "closing" {
 			description = "Closing balance"
 		}
-		return []string{r.kind, csvTime(r.at), "", description, "", "", "", r.balance.Decimal(), csvText(deref(r.userID)),
+		return []string{r.kind, csvTime(r.at, loc), "", description, "", "", "", r.balance.Decimal(), csvText(deref(r.userID)),
 			csvText(p.name), csvText(p.email), "", ""}
 	}
 	m := r.line
@@ -286,7 +286,7 @@ func statementCSVRecord(r statementRow, p payee) []string {
 	if m.Amount < 0 {
 		direction, unsigned = "out", -m.Amount
 	}
-	return []string{r.kind, csvTime(r.at), csvText(pages.TransactionTypeName(m.Type)), csvText(m.Counterparty), direction,
+	return []string{r.kind, csvTime(r.at, loc), csvText(pages.TransactionTypeName(m.Type)), csvText(m.Counterparty), direction,
 		unsigned.Decimal(), m.Amount.Decimal(), r.balance.Decimal(), csvText(deref(m.UserID)), csvText(p.name), csvText(p.email),
 		csvText(m.TransferID), strconv.FormatInt(m.TransactionID, 10)}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
 	"github.com/disburse/disburse/web"
 )
@@ -23,7 +24,8 @@ func (h *Handlers) overview(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p := pages.OverviewProps{CanReadTransfers: h.can(c, web.PermTransfersRead), Approvals: queue}
+	loc := h.zoneOf(c, &components.Form{})
+	p := pages.OverviewProps{CanReadTransfers: h.can(c, web.PermTransfersRead), Approvals: queue, Zone: loc.String()}
 	if h.appID != "" {
 		app, err := h.payouts.GetApp(ctx, h.appID)
 		if err != nil {
@@ -37,23 +39,57 @@ func (h *Handlers) overview(c *fiber.Ctx) error {
 		if !offered {
 			p.Notes = []string{notOffered("The overview's figures (the wallet, today's payouts, what needs attention, the volume chart)") +
 				" The app's wallet is on the App wallet page."}
-		} else if p.Stats, err = h.payouts.GetAppStats(ctx, h.appID, chartDays); err != nil {
+		} else if p.Stats, err = h.payouts.GetAppStats(ctx, h.appID, chartDays, loc.String()); err != nil {
+			return err
+		} else if p.Attention, err = h.needsAttention(ctx, c); err != nil {
 			return err
 		}
-		if p.Failures, err = h.failures(ctx, c, p.Stats); err != nil {
+		if p.Failures, err = h.failures(ctx, c, p.Stats, loc); err != nil {
 			return err
 		}
 	}
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Overview", Content: pages.Overview(h.web.View(c), p)})
 }
 
+// needsAttention finds what someone has to fix beyond the stats' counts: payout links whose
+// message did not reach the payee (a page of them, fixed on the link by a resend or a corrected
+// contact) and webhook endpoints whose every recent delivery failed (endpointHealth over its
+// newest attempts). It is asked only of our service, which offers the stats.
+func (h *Handlers) needsAttention(ctx context.Context, c *fiber.Ctx) (pages.AttentionProps, error) {
+	a := pages.AttentionProps{CanReadLinks: h.can(c, web.PermLinksRead), CanReadWebhooks: h.can(c, web.PermWebhooksRead)}
+	links, err := h.payouts.ListPayoutLinks(ctx, payouts.Page{Limit: payouts.MaxLimit},
+		payouts.PayoutLinkFilter{Status: payouts.LinkDeliveryFailed})
+	if err != nil {
+		return a, err
+	}
+	a.UndeliveredLinks, a.MoreUndelivered = len(links.Data), links.HasMore
+	if offered, err := h.offers(ctx, payouts.ExtWebhookEndpoints); err != nil || !offered {
+		return a, err
+	}
+	endpoints, err := h.payouts.ListWebhookEndpoints(ctx)
+	if err != nil {
+		return a, err
+	}
+	for _, e := range endpoints.Data {
+		health, _, err := h.healthOf(ctx, e.ID)
+		if err != nil {
+			return a, err
+		}
+		if health.Attempts > 0 && health.Succeeded == 0 {
+			a.FailingEndpoints = append(a.FailingEndpoints, e)
+		}
+	}
+	return a, nil
+}
+
 // failures counts every payout of the app that failed in the overview's window: its failed payout
 // transfers, from the service's stats (nil when the service does not offer them), and what failed
 // before a transfer was made, from the dashboard's own records: bulk rows the service refused and
-// approved payouts it refused. The window starts chartDays-1 days before today (UTC), as the
-// service's does.
-func (h *Handlers) failures(ctx context.Context, c *fiber.Ctx, stats *payouts.AppStats) (pages.FailuresProps, error) {
-	since := h.now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -(chartDays - 1))
+// approved payouts it refused. The window starts chartDays-1 days before today in loc, the
+// operator's zone, as the service's does.
+func (h *Handlers) failures(ctx context.Context, c *fiber.Ctx, stats *payouts.AppStats, loc *time.Location) (pages.FailuresProps, error) {
+	now := h.now().In(loc)
+	since := time.Date(now.Year(), now.Month(), now.Day()-(chartDays-1), 0, 0, 0, 0, loc)
 	p := pages.FailuresProps{Days: chartDays, TransfersCounted: stats != nil,
 		CanReadTransfers: h.can(c, web.PermTransfersRead), CanReadBulk: h.can(c, web.PermMoneyMove)}
 	if stats != nil {

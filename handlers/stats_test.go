@@ -47,7 +47,7 @@ func TestOverview(t *testing.T) {
 	h.pay(wes, 2_000_00)
 	wantRedirect(t, ops.post("/bulk/"+job+"/confirm", nil), "/bulk/"+job)
 	ops.waitBulk(job)
-	stats, err := h.payouts.GetAppStats(t.Context(), h.env.AppID, 30)
+	stats, err := h.payouts.GetAppStats(t.Context(), h.env.AppID, 30, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestAuditExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != "created_utc,operator_name,operator_email,action,action_label,object_type,object_id,object_name,detail,ip" {
+	if strings.Join(rows[0], ",") != "created,operator_name,operator_email,action,action_label,object_type,object_id,object_name,detail,ip,time_zone" {
 		t.Errorf("header %v", rows[0])
 	}
 	if len(rows) != 4 {

@@ -3,10 +3,13 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
 )
 
 // TestOperatorTimeZone: an operator sets their time zone once (the form is prefilled with the
@@ -50,4 +53,61 @@ func TestOperatorTimeZone(t *testing.T) {
 		wantBody(t, a.get(path), `data-testid="summary-count">1<`, "$2.00", "Days in America/New_York")
 	}
 	wantBody(t, a.get("/statement?from=2026-03-02&to=2026-03-02&tz=UTC"), "$2.00", "Days in America/New_York")
+}
+
+// TestOverviewInOperatorZone: at 19:01 in New York, already the next day in UTC, "Paid out
+// today" and the chart count the New York operator's day and say so; an operator without a zone
+// reads UTC days. On the public API, which has no stats, the page claims no day's figure and
+// its failure window names the zone too.
+func TestOverviewInOperatorZone(t *testing.T) {
+	for _, public := range []bool{false, true} {
+		t.Run(map[bool]string{false: "our service", true: "public API"}[public], func(t *testing.T) {
+			h := newHarnessWith(t, harnessSetup{sharedClock: true, public: public})
+			u := h.fundedUser("Nia", "York", 100_00)
+			pay := func(cents int64) {
+				t.Helper()
+				if _, err := h.payouts.CreatePayout(t.Context(), payouts.CreatePayoutRequest{UserID: u.ID, Amount: cents,
+					Platform: payouts.PlatformDefault}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h.clock.Set(time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)) // 10:00 in New York
+			pay(20_00)
+			h.clock.Set(time.Date(2026, 3, 3, 0, 1, 0, 0, time.UTC)) // 19:01 in New York, Mar 2
+			pay(5_00)
+			york, yorkOp := h.signedIn(dashstore.RoleOperations)
+			if err := h.store.SetOperatorTimeZone(t.Context(), yorkOp.ID, "America/New_York", h.clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+			utc, _ := h.signedIn(dashstore.RoleManager)
+			for _, tc := range []struct {
+				name      string
+				a         *agent
+				zone      string
+				today     string
+				count     string
+				todayDate string
+			}{
+				{"New York", york, "America/New_York", "$25.00", "2 payouts", "2026-03-02"},
+				{"UTC", utc, "UTC", "$5.00", "1 payout ·", "2026-03-03"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					page := tc.a.get("/overview")
+					wantStatus(t, page, http.StatusOK)
+					wantBody(t, page, "Days in "+tc.zone)
+					if public {
+						if strings.Contains(page.body, "Paid out today") {
+							t.Error("the public API's overview claims today's payouts it cannot count")
+						}
+						return
+					}
+					wantBody(t, page, `data-testid="today-payouts"><span class="tabular-nums">`+tc.today+`<`, tc.count)
+					bars := regexp.MustCompile(`data-date="([^"]+)"`).FindAllStringSubmatch(page.body, -1)
+					if len(bars) != 30 || bars[29][1] != tc.todayDate {
+						t.Errorf("chart's last day %v, want %s", bars[len(bars)-1], tc.todayDate)
+					}
+				})
+			}
+		})
+	}
 }

@@ -89,8 +89,8 @@ func TestTransactionsListDetailAndExport(t *testing.T) {
 			if row[col["id"]] != want[i] || row[col["user_id"]] != ann.ID || row[col["payee_name"]] != ann.FirstName+" "+ann.LastName {
 				t.Errorf("row %d: %v, want transaction %s of the user", i+1, row, want[i])
 			}
-			if _, err := time.Parse(time.RFC3339, row[col["created_utc"]]); err != nil {
-				t.Errorf("row %d created %q", i+1, row[col["created_utc"]])
+			if _, err := time.Parse(time.RFC3339, row[col["created"]]); err != nil {
+				t.Errorf("row %d created %q", i+1, row[col["created"]])
 			}
 			if _, err := payouts.ParseDollars(row[col["amount"]]); err != nil {
 				t.Errorf("row %d amount %q: %v", i+1, row[col["amount"]], err)

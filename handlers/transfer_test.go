@@ -275,8 +275,8 @@ func TestTransferDetailAndReview(t *testing.T) {
 			if row[col["id"]] != want[i] {
 				t.Errorf("row %d is %s, want %s", i+1, row[col["id"]], want[i])
 			}
-			if _, err := time.Parse(time.RFC3339, row[col["created_utc"]]); err != nil {
-				t.Errorf("row %d created %q: %v", i+1, row[col["created_utc"]], err)
+			if _, err := time.Parse(time.RFC3339, row[col["created"]]); err != nil {
+				t.Errorf("row %d created %q: %v", i+1, row[col["created"]], err)
 			}
 			if row[col["amount"]] != "13.13" || row[col["payout_method"]] != "PayPal" || row[col["type"]] != "Payout to PayPal" {
 				t.Errorf("row %d amount and method: %v", i+1, row)

@@ -4,20 +4,21 @@ package payouts
 // attention, and daily volumes.
 type AppStats struct {
 	Wallet Wallet `json:"wallet"`
-	// Today is the volume of the current UTC day.
+	// Today is the volume of the current day in the zone asked for (UTC by default).
 	Today DailyVolume `json:"today"`
 	// Flagged counts transfers held for review; Failed counts payouts that failed in the window.
 	Flagged int `json:"flagged"`
 	Failed  int `json:"failed"`
 	// Pending counts payouts on a rail now.
 	Pending int `json:"pending"`
-	// Days holds one entry per UTC day of the window, oldest first, days without volume included.
+	// Days holds one entry per day of the window in that zone, oldest first, days without volume
+	// included.
 	Days []DailyVolume `json:"days"`
 }
 
 // DailyVolume sums one day's money movements that did not fail.
 type DailyVolume struct {
-	Date        string `json:"date"` // YYYY-MM-DD, UTC
+	Date        string `json:"date"` // YYYY-MM-DD, in the zone asked for
 	Payouts     Money  `json:"payouts"`
 	PayoutCount int    `json:"payout_count"`
 	Deposits    Money  `json:"deposits"`

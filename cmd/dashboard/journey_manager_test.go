@@ -111,7 +111,7 @@ func managerPagesAndExportsTransactions(t *testing.T, j *journey) {
 	}
 
 	rows := j.download(`#transactions-table a[data-testid="export"]`)
-	if strings.Join(rows[0], ",") != "id,created_utc,type,status,direction,amount,signed_amount,money_in,money_out,user_id,payee_name,payee_email,transfer_id,source_name,destination_name,metadata" {
+	if strings.Join(rows[0], ",") != "id,created,type,status,direction,amount,signed_amount,money_in,money_out,user_id,payee_name,payee_email,transfer_id,source_name,destination_name,metadata,time_zone" {
 		t.Errorf("header %v", rows[0])
 	}
 	var exported []string

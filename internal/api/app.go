@@ -42,7 +42,8 @@ func (h *handler) withdraw(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(t)
 }
 
-// appStats answers GET /v2/apps/{app_id}/stats?days=N, our extension for the dashboard's overview.
+// appStats answers GET /v2/apps/{app_id}/stats?days=N&zone=Z, our extension for the dashboard's
+// overview.
 func (h *handler) appStats(c *fiber.Ctx) error {
 	days := 0
 	if v := c.Query("days"); v != "" {
@@ -52,7 +53,7 @@ func (h *handler) appStats(c *fiber.Ctx) error {
 		}
 		days = n
 	}
-	stats, err := h.svc.AppStats(c.UserContext(), appID(c), c.Params("app_id"), days)
+	stats, err := h.svc.AppStats(c.UserContext(), appID(c), c.Params("app_id"), days, c.Query("zone"))
 	if err != nil {
 		return err
 	}

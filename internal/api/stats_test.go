@@ -3,10 +3,12 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/testutil/pgtest"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/internal/testutil/testclock"
 	"github.com/disburse/disburse/payouts"
@@ -143,6 +145,68 @@ func TestAppStatsToUsers(t *testing.T) {
 		}
 		if got := toUsers(); got != before+7_00 {
 			t.Errorf("to_users %v after the $7 link was claimed, want %v", got, before+7_00)
+		}
+	})
+}
+
+// TestAppStatsZone: with zone, each day of the stats is a day of that zone, on both engines:
+// a deposit at 19:01 in New York, already the next day in UTC, is New York's day; the day
+// clocks go forward is 23 hours long; a zone 5:45 ahead of UTC moves days at a quarter hour.
+// A zone that is not an IANA name is a 400 naming it.
+func TestAppStatsZone(t *testing.T) {
+	pgtest.EachEngine(t, func(t *testing.T, dsn string) {
+		clock := testclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		w := newWorld(t, servicetest.WithDSN(dsn), servicetest.WithClock(clock),
+			servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 }))
+		env := w.env
+		for _, d := range []struct {
+			at     time.Time
+			amount int64
+		}{
+			{time.Date(2026, 3, 2, 18, 20, 0, 0, time.UTC), 3_00}, // 13:20 in New York, 00:05 Mar 3 in Kathmandu
+			{time.Date(2026, 3, 3, 0, 1, 0, 0, time.UTC), 5_00},   // 19:01 in New York, Mar 2
+			{time.Date(2026, 3, 9, 4, 30, 0, 0, time.UTC), 7_00},  // 00:30 Mar 9 in New York, on summer time
+		} {
+			clock.Set(d.at)
+			deposit(t, env, w.app, d.amount)
+		}
+		clock.Set(time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC))
+		first := payouts.DailyVolume{Date: "2026-03-01", Deposits: 100_000_00, ToUsers: 50_00}
+		for _, tc := range []struct {
+			name, zone string
+			want       map[string]payouts.Money // deposits per day; other days none
+		}{
+			{"no zone is UTC", "", map[string]payouts.Money{"2026-03-02": 3_00, "2026-03-03": 5_00, "2026-03-09": 7_00}},
+			{"UTC", "UTC", map[string]payouts.Money{"2026-03-02": 3_00, "2026-03-03": 5_00, "2026-03-09": 7_00}},
+			{"New York", "America/New_York", map[string]payouts.Money{"2026-03-02": 8_00, "2026-03-09": 7_00}},
+			{"Kathmandu", "Asia/Kathmandu", map[string]payouts.Money{"2026-03-03": 8_00, "2026-03-09": 7_00}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				s := getStats(t, env, "?days=10&zone="+tc.zone)
+				if len(s.Days) != 10 || s.Days[0].Date != "2026-02-28" || s.Today.Date != "2026-03-09" {
+					t.Fatalf("%d days from %s, today %s; want 10 from 2026-02-28 to 2026-03-09", len(s.Days), s.Days[0].Date, s.Today.Date)
+				}
+				for _, d := range s.Days {
+					want := payouts.DailyVolume{Date: d.Date, Deposits: tc.want[d.Date]}
+					if d.Date == first.Date {
+						want = first
+					}
+					if d != want {
+						t.Errorf("day %+v, want %+v", d, want)
+					}
+				}
+			})
+		}
+		path := "/v2/apps/" + w.app.AppID + "/stats?zone="
+		var calls []call
+		for _, z := range []string{"Mars/Olympus_Mons", "Local", "../../etc/passwd", "%2Fetc%2Flocaltime"} {
+			calls = append(calls, call{name: "zone " + z, method: "GET", path: path + z,
+				status: http.StatusBadRequest, code: payouts.EInvalidInput, field: "zone"})
+		}
+		runCalls(t, env, calls)
+		res := env.Do(t, "GET", path+"Mars/Olympus_Mons", nil)
+		if !strings.Contains(string(res.Body), `unknown time zone \"Mars/Olympus_Mons\"`) {
+			t.Errorf("the error does not name the zone: %s", res.Body)
 		}
 	})
 }

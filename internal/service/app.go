@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -188,34 +189,48 @@ func orNotFound(err error, noun string) error {
 	return err
 }
 
+// LoadZone is the time zone of an IANA name, "" being UTC: a name this machine does not know, or
+// "Local" (the server's own zone, which callers cannot know), is a field error naming it.
+func LoadZone(name string) (*time.Location, error) {
+	loc, err := time.LoadLocation(name)
+	if err != nil || name == "Local" {
+		return nil, payouts.FieldError("zone", fmt.Sprintf("unknown time zone %q: use an IANA name such as America/New_York", name))
+	}
+	return loc, nil
+}
+
 // MaxStatsDays bounds the window of AppStats.
 const MaxStatsDays = 366
 
 // AppStats sums an app's activity for an operator's overview: the wallet, transfers needing
-// attention, and daily volumes of the last days (today included).
-func (s *Service) AppStats(ctx context.Context, appID, id string, days int) (*payouts.AppStats, error) {
+// attention, and daily volumes of the last days (today included), days of zone, an IANA name
+// ("" is UTC).
+func (s *Service) AppStats(ctx context.Context, appID, id string, days int, zone string) (*payouts.AppStats, error) {
 	if days == 0 {
 		days = 30
 	}
 	if days < 1 || days > MaxStatsDays {
 		return nil, payouts.FieldError("days", "must be between 1 and 366")
 	}
+	loc, err := LoadZone(zone)
+	if err != nil {
+		return nil, err
+	}
 	app, err := s.GetApp(ctx, appID, id)
 	if err != nil {
 		return nil, err
 	}
-	today := s.now().Truncate(24 * time.Hour)
-	since := today.AddDate(0, 0, -(days - 1))
-	volumes, err := s.store.DailyVolumes(ctx, appID, since)
-	if err != nil {
-		return nil, err
+	now := s.now().In(loc)
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	// Each day starts at its own midnight: AddDate keeps the wall clock across a change of offset.
+	bounds := make([]time.Time, days+1)
+	for i := range bounds {
+		bounds[i] = today.AddDate(0, 0, i-(days-1))
 	}
+	since := bounds[0]
 	out := &payouts.AppStats{Wallet: app.Wallet}
-	for d := since; !d.After(today); d = d.AddDate(0, 0, 1) {
-		date := d.Format("2006-01-02")
-		v := volumes[date]
-		v.Date = date
-		out.Days = append(out.Days, v)
+	if out.Days, err = s.store.DailyVolumes(ctx, appID, bounds); err != nil {
+		return nil, err
 	}
 	out.Today = out.Days[len(out.Days)-1]
 	payout := func(st payouts.TransferStatus) payouts.TransferFilter {

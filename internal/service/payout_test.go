@@ -233,7 +233,7 @@ func TestAppStatsAndHistory(t *testing.T) {
 	if _, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: e.user.ID, Amount: 1313, Platform: "paypal", Fund: true}); err != nil {
 		t.Fatal(err)
 	}
-	stats, err := e.svc.AppStats(e.ctx, e.app, e.app, 0)
+	stats, err := e.svc.AppStats(e.ctx, e.app, e.app, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,6 +250,6 @@ func TestAppStatsAndHistory(t *testing.T) {
 	if len(seen) != 2 || seen[0] != payouts.TransferPending || seen[1] != payouts.TransferCompleted {
 		t.Fatalf("history = %v", seen)
 	}
-	_, err = e.svc.AppStats(e.ctx, e.app, e.app, 400)
+	_, err = e.svc.AppStats(e.ctx, e.app, e.app, 400, "")
 	wantCode(t, err, payouts.EInvalidInput)
 }

@@ -161,7 +161,7 @@ type TransferReads interface {
 	GetPayoutOnRail(ctx context.Context, platform payouts.Platform, id string) (*TransferRecord, error)
 	TransferHistory(ctx context.Context, appID, id string) ([]payouts.StatusChange, error)
 	TransferHistories(ctx context.Context, appID string, ids []string) (map[string][]payouts.StatusChange, error)
-	DailyVolumes(ctx context.Context, appID string, since time.Time) (map[string]payouts.DailyVolume, error)
+	DailyVolumes(ctx context.Context, appID string, bounds []time.Time) ([]payouts.DailyVolume, error)
 	CountTransfers(ctx context.Context, appID string, f payouts.TransferFilter, since time.Time) (int, error)
 	ListTransfers(ctx context.Context, appID string, page payouts.Page, f payouts.TransferFilter) ([]TransferRecord, bool, error)
 	// SummarizeTransfers counts the rows a list filter matches and sums the money they moved.

@@ -2,42 +2,52 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/payouts"
 )
 
-const dayMicros = int64(24 * time.Hour / time.Microsecond)
-
-// DailyVolumes sums the app's transfers per UTC day and type, from since on: payouts that are on
-// the rail or completed, deposits, and completed balance transfers from the app to users (not
-// money users sent back, nor payout links' reservations until claimed). Days without volume are
-// absent.
-func (q *Queries) DailyVolumes(ctx context.Context, appID string, since time.Time) (_ map[string]payouts.DailyVolume, err error) {
+// DailyVolumes sums the app's transfers per day and type: bounds holds the first instant of each
+// day and, last, the end of the last day, so a day is as long as its zone makes it (23 or 25
+// hours when clocks change). It counts payouts that are on the rail or completed, deposits, and
+// completed balance transfers from the app to users (not money users sent back, nor payout
+// links' reservations until claimed). It returns one volume per day, dated in the bounds' zone.
+func (q *Queries) DailyVolumes(ctx context.Context, appID string, bounds []time.Time) (_ []payouts.DailyVolume, err error) {
 	defer wrap(&err, "daily volumes")
-	// Grouped by the day's position in the select list: PostgreSQL takes a second "created / ?"
-	// for another expression than the first, being another parameter.
-	rows, err := q.query(ctx, `SELECT created / ?, type, COUNT(*), SUM(CASE WHEN amount < 0 THEN -amount ELSE amount END)
-		FROM transfers WHERE app_id = ? AND created >= ? AND status <> ? AND status <> ?
-		AND NOT (type = ? AND (amount > 0 OR status <> ?))
-		GROUP BY 1, type`,
-		dayMicros, appID, sqldb.Micros(since), payouts.TransferFailed, payouts.TransferFlagged,
-		payouts.TransferBalance, payouts.TransferCompleted)
+	out := make([]payouts.DailyVolume, max(len(bounds)-1, 0))
+	if len(out) == 0 {
+		return out, nil
+	}
+	// The days are a table of their bounds, so both engines group by the zone's days without
+	// knowing the zone; CAST gives PostgreSQL the parameters' type.
+	days := make([]string, len(out))
+	args := make([]any, 0, 2*len(out)+6)
+	for i := range out {
+		out[i].Date = bounds[i].Format(time.DateOnly)
+		days[i] = "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))"
+		args = append(args, i, sqldb.Micros(bounds[i]), sqldb.Micros(bounds[i+1]))
+	}
+	args = append(args, appID, sqldb.Micros(bounds[0]), sqldb.Micros(bounds[len(bounds)-1]),
+		payouts.TransferFailed, payouts.TransferFlagged, payouts.TransferBalance, payouts.TransferCompleted)
+	rows, err := q.query(ctx, `WITH days(n, lo, hi) AS (VALUES `+strings.Join(days, ", ")+`)
+		SELECT days.n, t.type, COUNT(*), SUM(CASE WHEN t.amount < 0 THEN -t.amount ELSE t.amount END)
+		FROM transfers t JOIN days ON t.created >= days.lo AND t.created < days.hi
+		WHERE t.app_id = ? AND t.created >= ? AND t.created < ? AND t.status <> ? AND t.status <> ?
+		AND NOT (t.type = ? AND (t.amount > 0 OR t.status <> ?))
+		GROUP BY days.n, t.type`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]payouts.DailyVolume{}
 	for rows.Next() {
-		var day, count, sum int64
+		var n, count, sum int64
 		var typ payouts.TransferType
-		if err := rows.Scan(&day, &typ, &count, &sum); err != nil {
+		if err := rows.Scan(&n, &typ, &count, &sum); err != nil {
 			return nil, err
 		}
-		date := time.UnixMicro(day * dayMicros).UTC().Format("2006-01-02")
-		v := out[date]
-		v.Date = date
+		v := &out[n]
 		switch typ {
 		case payouts.TransferPayout:
 			v.Payouts += payouts.Money(sum)
@@ -47,7 +57,6 @@ func (q *Queries) DailyVolumes(ctx context.Context, appID string, since time.Tim
 		case payouts.TransferBalance:
 			v.ToUsers += payouts.Money(sum)
 		}
-		out[date] = v
 	}
 	return out, rows.Err()
 }
