@@ -224,7 +224,7 @@ func embeddedCredentials(ctx context.Context, store *dashstore.Store, sealKey []
 	if payouts.ErrorCode(err) != payouts.ENotFound {
 		return creds, err
 	}
-	creds, created, err := svc.EnsureApp(ctx, embeddedApp)
+	creds, created, err := svc.EnsureApp(ctx, embeddedApp, "dashboard")
 	if err != nil {
 		return creds, fmt.Errorf("payout service: %w", err)
 	}

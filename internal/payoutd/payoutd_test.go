@@ -67,7 +67,7 @@ func newServer(t *testing.T, cfg payoutd.Config) *payoutd.Server {
 func TestKeyFileOnSQLite(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "new-folder", "disburse.db")
 	srv := newServer(t, payoutd.Config{DB: db})
-	creds, created, err := srv.EnsureApp(context.Background(), "Default")
+	creds, created, err := srv.EnsureApp(context.Background(), "Default", "first key")
 	if err != nil || !created {
 		t.Fatalf("EnsureApp = %v, %v", created, err)
 	}
@@ -87,7 +87,7 @@ func TestKeyFileOnSQLite(t *testing.T) {
 
 	// A second start keeps the key and the app, whose key it cannot show again.
 	srv = newServer(t, payoutd.Config{DB: db})
-	again, created, err := srv.EnsureApp(context.Background(), "Default")
+	again, created, err := srv.EnsureApp(context.Background(), "Default", "first key")
 	if err != nil || created {
 		t.Fatalf("second EnsureApp = %v, %v; want the existing app", created, err)
 	}
