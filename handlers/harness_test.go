@@ -123,7 +123,7 @@ func (h *harness) dashboard(setup harnessSetup, dashPayouts handlers.Payouts, op
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	dash := handlers.Config{Web: srv, Store: h.store, Payouts: dashPayouts, AppID: h.env.AppID,
+	dash := handlers.Config{Web: srv, Store: h.store, Payouts: dashPayouts, AppID: h.env.AppID, APIURL: h.env.URL, ClientID: h.env.ClientID,
 		Now: h.clock.Now, Password: testPassword, Logger: logger, Approvals: testApprovals}
 	if setup.handlers != nil {
 		setup.handlers(&dash)

@@ -27,6 +27,7 @@ var Nav = []web.NavItem{
 	{Label: "Reconciliation", Href: "/reconciliation", Perm: web.PermReconciliationRead, More: true},
 	{Label: "Tax forms", Href: "/tax", Perm: web.PermTaxForms, More: true},
 	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead, More: true},
+	{Label: "Developers", Href: "/developers", Perm: web.PermAPIKeys, More: true},
 }
 
 // routes lists every page and action of the dashboard with the permission it needs. Actions are
@@ -128,6 +129,12 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/tax/copies", Perm: web.PermTaxForms, Handler: h.taxCopies},
 		{Method: get, Path: "/tax/iris", Perm: web.PermTaxForms, Handler: h.taxIRIS},
 		{Method: get, Path: "/reconciliation/export", Perm: web.PermExport, Handler: h.exportReconciliation},
+
+		// The app's API keys: admins only. Every key made or revoked is audited.
+		{Method: get, Path: "/developers", Perm: web.PermAPIKeys, Handler: h.developers},
+		{Method: post, Path: "/developers/keys", Perm: web.PermAPIKeys, Handler: h.createAPIKey},
+		{Method: get, Path: "/developers/keys/:id/revoke", Perm: web.PermAPIKeys, Handler: h.confirmRevokeAPIKey},
+		{Method: post, Path: "/developers/keys/:id/revoke", Perm: web.PermAPIKeys, Handler: h.revokeAPIKey},
 
 		{Method: get, Path: "/audit", Perm: web.PermAuditRead, Handler: h.auditLog},
 		{Method: get, Path: "/audit/export", Perm: web.PermAuditRead, Handler: h.exportAudit},

@@ -102,6 +102,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 
 	apiURL, creds, frameSources := cfg.APIURL, payouts.Credentials{ClientID: cfg.APIClientID, APIKey: cfg.APIKey, AppID: cfg.AppID}, []string(nil)
+	// publicAPIURL is the API's address for the app's own clients, which the Developers page shows.
+	publicAPIURL := apiURL
 	if apiURL == "" {
 		var svcLn net.Listener
 		if svc, svcLn, err = startService(ctx, cfg, dashboardURL, log); err != nil {
@@ -111,6 +113,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 			return err
 		}
 		apiURL = "http://" + svcLn.Addr().String() + "/api"
+		publicAPIURL = svc.Config().PublicURL + "/api"
 		frameSources = []string{svc.Config().PublicURL}
 		serve("payout service", func(ctx context.Context) error { return svc.Serve(ctx, svcLn) })
 	} else if cfg.HostedURL != "" {
@@ -156,7 +159,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	h, err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payoutsClient, AppID: creds.AppID,
-		Now: now, Password: cfg.Password, Logger: log, Approvals: cfg.Approvals, BulkBatchWait: cfg.BulkBatchWait,
+		APIURL: publicAPIURL, ClientID: creds.ClientID, Now: now, Password: cfg.Password, Logger: log, Approvals: cfg.Approvals, BulkBatchWait: cfg.BulkBatchWait,
 		BulkLease: cfg.BulkLease, BulkRepeatWindow: cfg.BulkRepeatWindow})
 	if err != nil {
 		return err
