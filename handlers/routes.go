@@ -68,6 +68,10 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/transfers/export", Perm: web.PermExport, Handler: h.exportTransfers},
 		{Method: get, Path: "/transfers/:id", Perm: web.PermTransfersRead, Handler: h.transfer},
 		{Method: post, Path: "/transfers/:id/review", Perm: web.PermMoneyMove, Handler: h.reviewTransfer},
+		// A failed payout's retry: what it will do first, then a payout under a key derived
+		// from the failed one's id, so a double submit makes one.
+		{Method: get, Path: "/transfers/:id/retry", Perm: web.PermMoneyMove, Handler: h.confirmRetryPayout},
+		{Method: post, Path: "/transfers/:id/retry", Perm: web.PermMoneyMove, Handler: h.retryPayout},
 
 		{Method: get, Path: "/transactions", Perm: web.PermTransfersRead, Handler: h.transactions},
 		{Method: get, Path: "/transactions/export", Perm: web.PermExport, Handler: h.exportTransactions},
