@@ -262,3 +262,22 @@ func TestShutdownWithSpareConnection(t *testing.T) {
 		t.Errorf("Serve: %v; a spare connection held the shutdown past its timeout", err)
 	}
 }
+
+// TestEnsureAppNamesItsKey: the app EnsureApp makes has one key, named as told ("dashboard" for
+// the embedded dashboard's), which authenticates and is the request's own when used.
+func TestEnsureAppNamesItsKey(t *testing.T) {
+	srv := newServer(t, payoutd.Config{DB: filepath.Join(t.TempDir(), "disburse.db")})
+	ctx := context.Background()
+	creds, created, err := srv.EnsureApp(ctx, "disburse", "dashboard")
+	if err != nil || !created {
+		t.Fatalf("EnsureApp = %v, %v", created, err)
+	}
+	p, err := srv.Service().Authenticate(ctx, creds.ClientID, creds.APIKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := srv.Service().APIKeys(ctx, p.AppID, creds.AppID, p.KeyID)
+	if err != nil || len(keys.Data) != 1 || keys.Data[0].Name != "dashboard" || !keys.Data[0].Current {
+		t.Fatalf("keys = %+v, %v; want one, dashboard, current", keys, err)
+	}
+}
