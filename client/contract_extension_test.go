@@ -21,7 +21,7 @@ func TestContractExtensions(t *testing.T) {
 	all := []payouts.Extension{payouts.ExtStats, payouts.ExtEvents, payouts.ExtWebhookEndpoints, payouts.ExtIDLookup,
 		payouts.ExtSandboxMessages, payouts.ExtSummaries, payouts.ExtUserFilters, payouts.ExtTransferFilters,
 		payouts.ExtTransactionFilters, payouts.ExtEventFilters, payouts.ExtPayoutLinkFilters, payouts.ExtFlowFilters,
-		payouts.ExtPayoutRequestQueue, payouts.ExtTransferReview, payouts.ExtPayoutRequestReview}
+		payouts.ExtPayoutRequestQueue, payouts.ExtTransferReview, payouts.ExtPayoutRequestReview, payouts.ExtAPIKeys}
 	for _, tc := range []struct {
 		name, base string
 		want       []payouts.Extension

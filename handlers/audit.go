@@ -32,7 +32,8 @@ func (h *Handlers) audit(c *fiber.Ctx, action, objectType, objectID, detail stri
 // objectPages are the pages that show an audited object, by its type: their routes' paths.
 var objectPages = map[string]string{"user": "/users/:id", "operator": "/operators/:id", "app": "/app",
 	"transfer": "/transfers/:id", "payout_link": "/payout-links/:id", "flow": "/flows/:id", "webhook": "/webhooks/:id",
-	"bulk": "/bulk/:id", "approval": "/approvals/:id", "payout_request": "/payout-requests/:id"}
+	"bulk": "/bulk/:id", "approval": "/approvals/:id", "payout_request": "/payout-requests/:id",
+	"api_key": "/developers"}
 
 // objectURL is where the dashboard shows an audited object: "" where nowhere, or where the
 // operator's role may not open the page (a manager's log names operators, whose pages only an

@@ -56,10 +56,13 @@ type Config struct {
 	Payouts Payouts
 	// AppID is the app whose wallet the app page shows; empty when the dashboard does not know
 	// it (a service configured by hand), and the app page says so.
-	AppID    string
-	Now      func() time.Time
-	Password web.PasswordParams // costs of the password hashes the handlers make
-	Logger   *slog.Logger
+	AppID string
+	// APIURL and ClientID are the service's API base URL and the app's client id, which the
+	// Developers page shows for calling the API.
+	APIURL, ClientID string
+	Now              func() time.Time
+	Password         web.PasswordParams // costs of the password hashes the handlers make
+	Logger           *slog.Logger
 	// Approvals holds payouts above a threshold, or past a limit of a window per payee or per
 	// operator, for a second operator; the zero value holds none.
 	Approvals dashstore.ApprovalPolicy
@@ -97,6 +100,8 @@ type Handlers struct {
 	store    Store
 	payouts  Payouts
 	appID    string
+	apiURL   string
+	clientID string
 	now      func() time.Time
 	password web.PasswordParams
 	log      *slog.Logger
@@ -146,7 +151,7 @@ func Register(cfg Config) (*Handlers, error) {
 		host, _ := os.Hostname()
 		cfg.Instance = fmt.Sprintf("%s/%d/%s", host, os.Getpid(), rand.Text()[:8])
 	}
-	h := &Handlers{web: cfg.Web, store: cfg.Store, payouts: cfg.Payouts, appID: cfg.AppID, now: cfg.Now,
+	h := &Handlers{web: cfg.Web, store: cfg.Store, payouts: cfg.Payouts, appID: cfg.AppID, apiURL: cfg.APIURL, clientID: cfg.ClientID, now: cfg.Now,
 		password: cfg.Password, log: cfg.Logger, policy: cfg.Approvals, bulkWait: cfg.BulkBatchWait, bulkPoll: cfg.BulkPoll,
 		bulkLease: cfg.BulkLease, instance: cfg.Instance, bulkRepeatWindow: cfg.BulkRepeatWindow}
 	h.kinds = h.approvalKinds()

@@ -138,7 +138,7 @@ func (h *harness) dashboard(setup harnessSetup, dashPayouts handlers.Payouts, op
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	dash := handlers.Config{Web: srv, Store: h.store, Payouts: dashPayouts, AppID: h.env.AppID,
+	dash := handlers.Config{Web: srv, Store: h.store, Payouts: dashPayouts, AppID: h.env.AppID, APIURL: h.env.URL, ClientID: h.env.ClientID,
 		Now: h.clock.Now, Password: testPassword, Logger: logger, Approvals: testApprovals,
 		BulkPoll: 10 * time.Millisecond} // a bulk job asks after its batches every 300ms by default
 	if setup.handlers != nil {

@@ -15,6 +15,10 @@ type Payouts interface {
 	// service); pages use an extension only when it is named (public_api.go).
 	Extensions(ctx context.Context) (payouts.Extensions, error)
 
+	ListAPIKeys(ctx context.Context, appID string) (*payouts.APIKeyList, error)
+	CreateAPIKey(ctx context.Context, appID string, req payouts.CreateAPIKeyRequest) (*payouts.APIKey, error)
+	RevokeAPIKey(ctx context.Context, appID, keyID string) (*payouts.APIKey, error)
+
 	ListUsers(ctx context.Context, page payouts.Page, filter payouts.UserFilter) (*payouts.List[payouts.User], error)
 	AllUsers(ctx context.Context, filter payouts.UserFilter) iter.Seq2[payouts.User, error]
 	GetUser(ctx context.Context, id string) (*payouts.User, error)

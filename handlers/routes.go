@@ -27,6 +27,7 @@ var Nav = []web.NavItem{
 	{Label: "Reconciliation", Href: "/reconciliation", Perm: web.PermReconciliationRead, More: true},
 	{Label: "Tax forms", Href: "/tax", Perm: web.PermTaxForms, More: true},
 	{Label: "Audit log", Href: "/audit", Perm: web.PermAuditRead, More: true},
+	{Label: "Developers", Href: "/developers", Perm: web.PermAPIKeys, More: true},
 }
 
 // routes lists every page and action of the dashboard with the permission it needs. Actions are
@@ -67,6 +68,10 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/transfers/export", Perm: web.PermExport, Handler: h.exportTransfers},
 		{Method: get, Path: "/transfers/:id", Perm: web.PermTransfersRead, Handler: h.transfer},
 		{Method: post, Path: "/transfers/:id/review", Perm: web.PermMoneyMove, Handler: h.reviewTransfer},
+		// A failed payout's retry: what it will do first, then a payout under a key derived
+		// from the failed one's id, so a double submit makes one.
+		{Method: get, Path: "/transfers/:id/retry", Perm: web.PermMoneyMove, Handler: h.confirmRetryPayout},
+		{Method: post, Path: "/transfers/:id/retry", Perm: web.PermMoneyMove, Handler: h.retryPayout},
 
 		{Method: get, Path: "/transactions", Perm: web.PermTransfersRead, Handler: h.transactions},
 		{Method: get, Path: "/transactions/export", Perm: web.PermExport, Handler: h.exportTransactions},
@@ -128,6 +133,12 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/tax/copies", Perm: web.PermTaxForms, Handler: h.taxCopies},
 		{Method: get, Path: "/tax/iris", Perm: web.PermTaxForms, Handler: h.taxIRIS},
 		{Method: get, Path: "/reconciliation/export", Perm: web.PermExport, Handler: h.exportReconciliation},
+
+		// The app's API keys: admins only. Every key made or revoked is audited.
+		{Method: get, Path: "/developers", Perm: web.PermAPIKeys, Handler: h.developers},
+		{Method: post, Path: "/developers/keys", Perm: web.PermAPIKeys, Handler: h.createAPIKey},
+		{Method: get, Path: "/developers/keys/:id/revoke", Perm: web.PermAPIKeys, Handler: h.confirmRevokeAPIKey},
+		{Method: post, Path: "/developers/keys/:id/revoke", Perm: web.PermAPIKeys, Handler: h.revokeAPIKey},
 
 		{Method: get, Path: "/audit", Perm: web.PermAuditRead, Handler: h.auditLog},
 		{Method: get, Path: "/audit/export", Perm: web.PermAuditRead, Handler: h.exportAudit},

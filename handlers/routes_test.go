@@ -83,10 +83,15 @@ func routesWithObjects(t *testing.T, h *harness, user *payouts.User, transfer *p
 		transfer = deposit
 	}
 	held, request := h.heldApproval(target), h.payoutRequest(user)
+	key, err := h.payouts.CreateAPIKey(t.Context(), h.env.AppID, payouts.CreateAPIKeyRequest{Name: "routes"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return registeredRoutes(t, h, map[string]string{"/operators": target.ID, "/users": user.ID,
 		"/transfers": transfer.ID, "/transactions": strconv.FormatInt(deposit.Transactions[0].ID, 10),
 		"/payout-links": link.ID, "/flows": flow.ID, "/webhooks": hook.ID, "/bulk": bulk.ID,
-		"/approvals": held.ID, "/payout-requests": request.ID, "/tax/forms": flow.ID})
+		"/approvals": held.ID, "/payout-requests": request.ID, "/tax/forms": flow.ID,
+		"/developers/keys": key.ID})
 }
 
 func TestEveryRouteChecksCSRFAndRole(t *testing.T) {

@@ -98,7 +98,7 @@ func (h *Handlers) transferFilterOf(c *fiber.Ctx) (payouts.TransferFilter, listF
 func (h *Handlers) transfers(c *fiber.Ctx) error {
 	filter, lf := h.transferFilterOf(c)
 	p := pages.TransfersProps{Types: options("Any type", transferTypes, pages.TransferTypeName),
-		Statuses: options("Any status", transferStatuses, pages.TransferStatusName)}
+		Statuses: options("Any status", transferStatuses, pages.TransferStatusName), CanRetry: h.can(c, web.PermMoneyMove)}
 	status, err := h.reconcile(c, "/transfers", "#transfers-body", lf, &p.List, func() (int, bool, error) {
 		ctx := c.UserContext()
 		source, keep, err := h.transferSource(ctx, filter)

@@ -32,6 +32,7 @@ const (
 	ExtScreening           Extension = "screening"             // GET /v2/users/{id}/screening; reviewer on a review
 	ExtTaxForms            Extension = "tax-forms"             // /v2/tax-years/{year}/..., /v2/tax-forms/{id}/pdf, /v2/users/{id}/tax-years/{year}, /tax-forms
 	ExtMessages            Extension = "messages"              // GET /v2/users/{id}/messages, POST /v2/payout-links/{id}/resend
+	ExtAPIKeys             Extension = "api-keys"              // GET, POST /v2/apps/{id}/api-keys, POST .../api-keys/{key_id}/revoke
 )
 
 // Extensions is the answer of GET /v2/extensions: the names of the extensions the server offers.

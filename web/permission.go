@@ -33,6 +33,9 @@ const (
 	// PermTaxForms generates, previews and downloads the year-end 1099-NEC forms and the IRS
 	// file, and asks payees for their W-9: the finance manager's year-end work.
 	PermTaxForms Permission = "tax.forms"
+	// PermAPIKeys lists, makes and revokes the app's API keys: admins only, as a key moves the
+	// app's money.
+	PermAPIKeys Permission = "api_keys"
 )
 
 // rolePermissions is the whole access policy. Admins may do everything; other roles only what
@@ -51,7 +54,7 @@ var knownPermissions = map[Permission]bool{
 	PermAppRead: true, PermTransfersRead: true, PermLinksRead: true, PermLinksWrite: true,
 	PermLinksCancel: true, PermFlowsRead: true, PermFlowsWrite: true, PermExport: true,
 	PermAuditRead: true, PermOperatorsManage: true, PermWebhooksRead: true, PermWebhooksManage: true,
-	PermEventsRead: true, PermReconciliationRead: true, PermTaxForms: true,
+	PermEventsRead: true, PermReconciliationRead: true, PermTaxForms: true, PermAPIKeys: true,
 }
 
 // Can reports whether an operator with role may use a route that needs p.

@@ -106,6 +106,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 
 	apiURL, creds, frameSources := cfg.APIURL, payouts.Credentials{ClientID: cfg.APIClientID, APIKey: cfg.APIKey, AppID: cfg.AppID}, []string(nil)
+	// publicAPIURL is the API's address for the app's own clients, which the Developers page shows.
+	publicAPIURL := apiURL
 	if apiURL == "" {
 		var svcLn net.Listener
 		if svc, svcLn, err = startService(ctx, cfg, dashboardURL, log); err != nil {
@@ -115,6 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 			return err
 		}
 		apiURL = "http://" + svcLn.Addr().String() + "/api"
+		publicAPIURL = svc.Config().PublicURL + "/api"
 		frameSources = []string{svc.Config().PublicURL}
 		serve("payout service", func(ctx context.Context) error { return svc.Serve(ctx, svcLn) })
 	} else if cfg.HostedURL != "" {
@@ -160,7 +163,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	h, err := handlers.Register(handlers.Config{Web: srv, Store: store, Payouts: payoutsClient, AppID: creds.AppID,
-		Now: now, Password: cfg.Password, Logger: log, Approvals: cfg.Approvals, BulkBatchWait: cfg.BulkBatchWait,
+		APIURL: publicAPIURL, ClientID: creds.ClientID, Now: now, Password: cfg.Password, Logger: log, Approvals: cfg.Approvals, BulkBatchWait: cfg.BulkBatchWait,
 		BulkLease: cfg.BulkLease, BulkRepeatWindow: cfg.BulkRepeatWindow})
 	if err != nil {
 		return err
@@ -229,7 +232,7 @@ func embeddedCredentials(ctx context.Context, store *dashstore.Store, sealKey []
 	if payouts.ErrorCode(err) != payouts.ENotFound {
 		return creds, err
 	}
-	creds, created, err := svc.EnsureApp(ctx, embeddedApp)
+	creds, created, err := svc.EnsureApp(ctx, embeddedApp, "dashboard")
 	if err != nil {
 		return creds, fmt.Errorf("payout service: %w", err)
 	}

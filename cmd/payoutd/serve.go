@@ -14,6 +14,7 @@ import (
 	"github.com/disburse/disburse/internal/cli"
 	"github.com/disburse/disburse/internal/metrics"
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -68,7 +69,7 @@ func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	}
 	defer srv.Close()
 
-	creds, created, err := srv.EnsureApp(ctx, "Default")
+	creds, created, err := srv.EnsureApp(ctx, "Default", service.FirstKeyName)
 	if err != nil {
 		return fmt.Errorf("create the first app: %w", err)
 	}

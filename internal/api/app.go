@@ -133,3 +133,38 @@ func (h *handler) getAppCompliance(c *fiber.Ctx) error {
 	}
 	return c.JSON(a)
 }
+
+// apiKeys answers GET /v2/apps/{app_id}/api-keys (extension api-keys): the app's keys, the
+// request's own marked current.
+func (h *handler) apiKeys(c *fiber.Ctx) error {
+	p := currentPrincipal(c)
+	keys, err := h.svc.APIKeys(c.UserContext(), p.AppID, c.Params("app_id"), p.KeyID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(keys)
+}
+
+// createAPIKey answers 201 with a new key of the app, its secret shown this once.
+func (h *handler) createAPIKey(c *fiber.Ctx) error {
+	var req payouts.CreateAPIKeyRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	p := currentPrincipal(c)
+	k, err := h.svc.CreateAPIKey(c.UserContext(), p.AppID, c.Params("app_id"), p.KeyID, req)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(k)
+}
+
+// revokeAPIKey stops a key of the app at once.
+func (h *handler) revokeAPIKey(c *fiber.Ctx) error {
+	p := currentPrincipal(c)
+	k, err := h.svc.RevokeAPIKey(c.UserContext(), p.AppID, c.Params("app_id"), c.Params("key_id"), p.KeyID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(k)
+}

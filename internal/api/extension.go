@@ -16,7 +16,7 @@ func (h *handler) extensions(c *fiber.Ctx) error {
 		payouts.ExtPayoutLinkFilters, payouts.ExtFlowFilters, payouts.ExtPayoutRequestQueue,
 		payouts.ExtTransferReview, payouts.ExtPayoutRequestReview, payouts.ExtPreflight, payouts.ExtAppsEnvelope,
 		payouts.ExtStatements,
-		payouts.ExtReconciliation, payouts.ExtRails, payouts.ExtScreening, payouts.ExtTaxForms, payouts.ExtMessages,
+		payouts.ExtReconciliation, payouts.ExtRails, payouts.ExtScreening, payouts.ExtTaxForms, payouts.ExtMessages, payouts.ExtAPIKeys,
 	}}
 	if h.svc.Sandbox() {
 		x.Extensions = append(x.Extensions, payouts.ExtSandboxMessages)

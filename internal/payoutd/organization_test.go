@@ -14,7 +14,7 @@ import (
 func TestEnsureOrganization(t *testing.T) {
 	ctx := context.Background()
 	srv := newServer(t, payoutd.Config{DB: filepath.Join(t.TempDir(), "d.db")})
-	app, _, err := srv.EnsureApp(ctx, "Default")
+	app, _, err := srv.EnsureApp(ctx, "Default", "first key")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -445,10 +445,10 @@ func (s *Server) CreateApp(ctx context.Context, name string) (payouts.Credential
 	return s.service.CreateApp(ctx, name)
 }
 
-// EnsureApp creates an app called name when there is none yet and returns its credentials with
-// created = true. When apps exist it returns created = false and the first app's id and name
+// EnsureApp creates an app called name, whose first key is called keyName, when there is none
+// yet and returns its credentials with created = true. When apps exist it returns created = false and the first app's id and name
 // only: its API key was shown when it was made and cannot be shown again.
-func (s *Server) EnsureApp(ctx context.Context, name string) (creds payouts.Credentials, created bool, err error) {
+func (s *Server) EnsureApp(ctx context.Context, name, keyName string) (creds payouts.Credentials, created bool, err error) {
 	apps, err := s.service.Apps(ctx)
 	if err != nil {
 		return payouts.Credentials{}, false, err
@@ -456,7 +456,7 @@ func (s *Server) EnsureApp(ctx context.Context, name string) (creds payouts.Cred
 	if len(apps) > 0 {
 		return payouts.Credentials{AppID: apps[0].ID, Name: apps[0].Name}, false, nil
 	}
-	creds, err = s.CreateApp(ctx, name)
+	creds, err = s.service.CreateAppKeyed(ctx, name, keyName)
 	return creds, err == nil, err
 }
 

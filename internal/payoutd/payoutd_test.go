@@ -67,7 +67,7 @@ func newServer(t *testing.T, cfg payoutd.Config) *payoutd.Server {
 func TestKeyFileOnSQLite(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "new-folder", "disburse.db")
 	srv := newServer(t, payoutd.Config{DB: db})
-	creds, created, err := srv.EnsureApp(context.Background(), "Default")
+	creds, created, err := srv.EnsureApp(context.Background(), "Default", "first key")
 	if err != nil || !created {
 		t.Fatalf("EnsureApp = %v, %v", created, err)
 	}
@@ -87,7 +87,7 @@ func TestKeyFileOnSQLite(t *testing.T) {
 
 	// A second start keeps the key and the app, whose key it cannot show again.
 	srv = newServer(t, payoutd.Config{DB: db})
-	again, created, err := srv.EnsureApp(context.Background(), "Default")
+	again, created, err := srv.EnsureApp(context.Background(), "Default", "first key")
 	if err != nil || created {
 		t.Fatalf("second EnsureApp = %v, %v; want the existing app", created, err)
 	}
@@ -260,5 +260,24 @@ func TestShutdownWithSpareConnection(t *testing.T) {
 	cancel()
 	if err := <-served; err != nil {
 		t.Errorf("Serve: %v; a spare connection held the shutdown past its timeout", err)
+	}
+}
+
+// TestEnsureAppNamesItsKey: the app EnsureApp makes has one key, named as told ("dashboard" for
+// the embedded dashboard's), which authenticates and is the request's own when used.
+func TestEnsureAppNamesItsKey(t *testing.T) {
+	srv := newServer(t, payoutd.Config{DB: filepath.Join(t.TempDir(), "disburse.db")})
+	ctx := context.Background()
+	creds, created, err := srv.EnsureApp(ctx, "disburse", "dashboard")
+	if err != nil || !created {
+		t.Fatalf("EnsureApp = %v, %v", created, err)
+	}
+	p, err := srv.Service().Authenticate(ctx, creds.ClientID, creds.APIKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := srv.Service().APIKeys(ctx, p.AppID, creds.AppID, p.KeyID)
+	if err != nil || len(keys.Data) != 1 || keys.Data[0].Name != "dashboard" || !keys.Data[0].Current {
+		t.Fatalf("keys = %+v, %v; want one, dashboard, current", keys, err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -20,6 +19,15 @@ import (
 // CreateApp makes an app with fresh API credentials in the first organization (none when there
 // is no organization yet). The key is returned once and stored hashed.
 func (s *Service) CreateApp(ctx context.Context, name string) (payouts.Credentials, error) {
+	return s.CreateAppKeyed(ctx, name, FirstKeyName)
+}
+
+// FirstKeyName names the key an app or an organization is made with, unless told otherwise.
+const FirstKeyName = "first key"
+
+// CreateAppKeyed is CreateApp with the name of the app's first key: the embedded dashboard
+// names its own.
+func (s *Service) CreateAppKeyed(ctx context.Context, name, keyName string) (payouts.Credentials, error) {
 	orgs, err := s.store.ListOrganizations(ctx)
 	if err != nil {
 		return payouts.Credentials{}, err
@@ -28,25 +36,25 @@ func (s *Service) CreateApp(ctx context.Context, name string) (payouts.Credentia
 	if len(orgs) > 0 {
 		rec.OrganizationID = orgs[0].ID
 	}
-	return s.createTenant(ctx, rec)
+	return s.createTenant(ctx, rec, keyName)
 }
 
 // createTenant stores an app or an organization with fresh credentials and opens its wallet.
-func (s *Service) createTenant(ctx context.Context, rec *AppRecord) (payouts.Credentials, error) {
+func (s *Service) createTenant(ctx context.Context, rec *AppRecord, keyName string) (payouts.Credentials, error) {
 	rec.Name = strings.TrimSpace(rec.Name)
 	if err := (payouts.CreateAppRequest{Name: rec.Name, Metadata: rec.Metadata}).Validate(); err != nil {
 		return payouts.Credentials{}, err
 	}
-	secret := make([]byte, 32)
-	rand.Read(secret)
-	key := "sk_" + base64.RawURLEncoding.EncodeToString(secret)
 	rec.ID = newID()
 	rec.ClientID = "ck_" + strings.ReplaceAll(uuid.NewString(), "-", "")
-	rec.KeyHash = hashKey(key)
 	rec.Metadata = payouts.NormalizeMetadata(rec.Metadata)
 	rec.Created = s.now()
+	key, keyRec := newAPIKey(rec.ID, keyName, "", rec.Created)
 	err := s.inTx(ctx, func(q *Tx) error {
 		if err := q.CreateApp(ctx, rec); err != nil {
+			return err
+		}
+		if err := q.CreateAPIKey(ctx, keyRec); err != nil {
 			return err
 		}
 		_, err := q.EnsureAccount(ctx, rec.ID, ledger.AppWallet, "")
@@ -56,6 +64,16 @@ func (s *Service) createTenant(ctx context.Context, rec *AppRecord) (payouts.Cre
 		return payouts.Credentials{}, err
 	}
 	return payouts.Credentials{AppID: rec.ID, Name: rec.Name, ClientID: rec.ClientID, APIKey: key}, nil
+}
+
+// newAPIKey makes a key for the app: the secret, shown once, and its record, which keeps it
+// hashed.
+func newAPIKey(appID, name, createdBy string, now time.Time) (string, *APIKeyRecord) {
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	key := "sk_" + base64.RawURLEncoding.EncodeToString(secret)
+	return key, &APIKeyRecord{ID: newID(), AppID: appID, Name: strings.TrimSpace(name), Last4: key[len(key)-4:],
+		KeyHash: hashKey(key), CreatedBy: createdBy, Created: now}
 }
 
 func hashKey(key string) []byte {
@@ -69,6 +87,8 @@ type Principal struct {
 	AppID          string
 	OrganizationID string
 	Organization   bool
+	// KeyID is the API key the request authenticated with.
+	KeyID string
 }
 
 // Authenticate returns the principal whose credentials these are. actAs, when not empty, names
@@ -79,32 +99,27 @@ func (s *Service) Authenticate(ctx context.Context, clientID, apiKey, actAs stri
 		return nil, unauthorized
 	}
 	now := s.now()
-	rec, remembered := s.credentials.get(clientID, now)
+	hash := hashKey(apiKey)
+	rec, keyID, remembered := s.credentials.get(clientID, hash, now)
 	if !remembered {
+		var key *APIKeyRecord
 		var err error
-		rec, err = s.store.AppByClientID(ctx, clientID)
-		if errors.Is(err, ErrNoRecord) {
-			// Compare anyway, so an unknown client id costs what a wrong key costs.
-			subtle.ConstantTimeCompare(hashKey(apiKey), make([]byte, sha256.Size))
-			return nil, unauthorized
-		}
-		if err != nil {
+		if rec, key, err = s.appKey(ctx, clientID, hash, now); err != nil {
+			if errors.Is(err, ErrNoRecord) {
+				return nil, unauthorized
+			}
 			return nil, err
 		}
-	}
-	if subtle.ConstantTimeCompare(hashKey(apiKey), rec.KeyHash) != 1 {
-		return nil, unauthorized
-	}
-	if !remembered {
-		s.credentials.remember(rec, now)
+		keyID = key.ID
+		s.credentials.remember(rec, key, now)
 	}
 	if rec.Kind == KindApp {
 		if actAs != "" && actAs != rec.ID {
 			return nil, payouts.Errorf(payouts.EForbidden, "App credentials act only as their own app.")
 		}
-		return &Principal{AppID: rec.ID, OrganizationID: rec.OrganizationID}, nil
+		return &Principal{AppID: rec.ID, OrganizationID: rec.OrganizationID, KeyID: keyID}, nil
 	}
-	p := &Principal{OrganizationID: rec.ID, Organization: true}
+	p := &Principal{OrganizationID: rec.ID, Organization: true, KeyID: keyID}
 	if actAs == "" {
 		return p, nil
 	}

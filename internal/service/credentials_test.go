@@ -43,8 +43,8 @@ func TestAuthenticateRemembers(t *testing.T) {
 		{"and not remembered", "wrong", 0, false, 2},
 		{"the right key is read", cred.APIKey, 0, true, 3},
 		{"then remembered", cred.APIKey, 59 * time.Second, true, 3},
-		{"a wrong key is refused from memory", "wrong", 0, false, 3},
-		{"a minute on it is read again", cred.APIKey, 2 * time.Second, true, 4},
+		{"a wrong key is read again and refused", "wrong", 0, false, 4},
+		{"a minute on it is read again", cred.APIKey, 2 * time.Second, true, 5},
 	}
 	for _, step := range steps {
 		e.clock.Advance(step.advance)

@@ -13,7 +13,7 @@ import (
 
 // CreateOrganization makes an organization with fresh API credentials, shown once.
 func (s *Service) CreateOrganization(ctx context.Context, name string) (payouts.Credentials, error) {
-	return s.createTenant(ctx, &AppRecord{Kind: KindOrganization, Name: name, Status: payouts.AppApproved})
+	return s.createTenant(ctx, &AppRecord{Kind: KindOrganization, Name: name, Status: payouts.AppApproved}, FirstKeyName)
 }
 
 // CreateOrganizationApp makes an app of the organization and returns it with its own
@@ -23,7 +23,7 @@ func (s *Service) CreateOrganizationApp(ctx context.Context, orgID string, req p
 		return nil, err
 	}
 	creds, err := s.createTenant(ctx, &AppRecord{Kind: KindApp, OrganizationID: orgID, Name: req.Name,
-		Metadata: req.Metadata, Status: payouts.AppApproved})
+		Metadata: req.Metadata, Status: payouts.AppApproved}, FirstKeyName)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,6 @@ type AppRecord struct {
 	OrganizationID string // an app's organization; "" for an organization or an app made before them
 	Name           string
 	ClientID       string
-	KeyHash        []byte // SHA-256 of the API key: keys are long random strings, so a fast hash is enough
 	Status         payouts.AppStatus
 	Metadata       payouts.Metadata
 	Seq            int64
@@ -44,6 +43,21 @@ type AppRecord struct {
 	BankLast4        string
 	BankSealed       []byte
 	ComplianceSealed []byte
+}
+
+// APIKeyRecord is one of an app's (or an organization's) API keys as stored. Times not set are
+// zero.
+type APIKeyRecord struct {
+	ID        string
+	AppID     string
+	Name      string
+	Last4     string
+	KeyHash   []byte // SHA-256 of the key: keys are long random strings, so a fast hash is enough
+	CreatedBy string
+	Created   time.Time
+	Expires   time.Time
+	Revoked   time.Time
+	LastUsed  time.Time
 }
 
 // UserRecord is a user as stored, with wallet and ledger bits filled in by reads.

@@ -77,6 +77,11 @@ type AppReads interface {
 	ListApps(ctx context.Context) ([]AppRecord, error)
 	ListOrganizations(ctx context.Context) ([]AppRecord, error)
 	ListOrganizationApps(ctx context.Context, orgID string, page payouts.Page) ([]AppRecord, bool, error)
+	// APIKeyByHash reads the API key whose SHA-256 is hash, of any app.
+	APIKeyByHash(ctx context.Context, hash []byte) (*APIKeyRecord, error)
+	GetAPIKey(ctx context.Context, appID, id string) (*APIKeyRecord, error)
+	// ListAPIKeys reads every key of an app, newest first.
+	ListAPIKeys(ctx context.Context, appID string) ([]APIKeyRecord, error)
 	// AppMetrics counts an app's users and sums what left it on rails.
 	AppMetrics(ctx context.Context, appID string) (users int, moneyOut payouts.Money, err error)
 	// Organization transfers: orgID is the organization's id.
@@ -88,6 +93,11 @@ type AppReads interface {
 type AppWrites interface {
 	CreateApp(ctx context.Context, a *AppRecord) error
 	UpdateApp(ctx context.Context, a *AppRecord) error
+	CreateAPIKey(ctx context.Context, k *APIKeyRecord) error
+	// UpdateAPIKey writes a key's expiry and revocation.
+	UpdateAPIKey(ctx context.Context, k *APIKeyRecord) error
+	// TouchAPIKey writes a key's last use, alone, so that it never undoes a revocation.
+	TouchAPIKey(ctx context.Context, id string, at time.Time) error
 	CreateOrganizationTransfer(ctx context.Context, t *OrganizationTransferRecord) error
 }
 

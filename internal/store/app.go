@@ -10,7 +10,7 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
-const appColumns = `id, kind, organization_id, name, client_id, key_hash, status, metadata, seq, created,
+const appColumns = `id, kind, organization_id, name, client_id, status, metadata, seq, created,
 	bank_routing, bank_account_type, bank_last4, bank_sealed, compliance_sealed`
 
 func scanApp(row interface{ Scan(...any) error }) (*service.AppRecord, error) {
@@ -18,7 +18,7 @@ func scanApp(row interface{ Scan(...any) error }) (*service.AppRecord, error) {
 	var orgID, md sql.NullString
 	var seq sql.NullInt64
 	var created int64
-	if err := row.Scan(&a.ID, &a.Kind, &orgID, &a.Name, &a.ClientID, &a.KeyHash, &a.Status, &md, &seq, &created,
+	if err := row.Scan(&a.ID, &a.Kind, &orgID, &a.Name, &a.ClientID, &a.Status, &md, &seq, &created,
 		&a.BankRouting, &a.BankAccountType, &a.BankLast4, &a.BankSealed, &a.ComplianceSealed); err != nil {
 		return nil, noRecord(err)
 	}
@@ -46,9 +46,9 @@ func scanApps(rows *sql.Rows, err error) ([]service.AppRecord, error) {
 // CreateApp inserts an app or an organization.
 func (q *Queries) CreateApp(ctx context.Context, a *service.AppRecord) (err error) {
 	defer wrap(&err, "create app %s", a.ID)
-	_, err = q.execTouching(ctx, writing(appsTable), `INSERT INTO apps (id, kind, organization_id, name, client_id, key_hash, status, metadata,
-		created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.Kind, nullString(a.OrganizationID), a.Name, a.ClientID, a.KeyHash, a.Status, metadataValue(a.Metadata),
+	_, err = q.execTouching(ctx, writing(appsTable), `INSERT INTO apps (id, kind, organization_id, name, client_id, status, metadata,
+		created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.Kind, nullString(a.OrganizationID), a.Name, a.ClientID, a.Status, metadataValue(a.Metadata),
 		sqldb.Micros(a.Created))
 	return err
 }

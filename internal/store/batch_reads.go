@@ -198,7 +198,7 @@ func (j *jobState) dropView() { j.st.reads = newBatchReads() }
 
 func cloneApp(a *service.AppRecord) *service.AppRecord {
 	c := *a
-	c.KeyHash, c.Metadata = slices.Clone(a.KeyHash), slices.Clone(a.Metadata)
+	c.Metadata = slices.Clone(a.Metadata)
 	c.BankSealed, c.ComplianceSealed = slices.Clone(a.BankSealed), slices.Clone(a.ComplianceSealed)
 	return &c
 }

@@ -24,7 +24,7 @@ func benchLedger(b *testing.B) (st *store.Store, appID string, wallet, user int6
 	}
 	b.Cleanup(func() { st.Close() })
 	appID = "00000000-0000-4000-8000-000000000001"
-	if err := st.CreateApp(ctx, &service.AppRecord{ID: appID, Name: "bench", ClientID: "ck", KeyHash: []byte("h"), Created: t0}); err != nil {
+	if err := st.CreateApp(ctx, &service.AppRecord{ID: appID, Name: "bench", ClientID: "ck", Created: t0}); err != nil {
 		b.Fatal(err)
 	}
 	bank, _ := st.EnsureAccount(ctx, appID, ledger.External, "bank")

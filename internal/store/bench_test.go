@@ -25,7 +25,7 @@ func BenchmarkListTransfers(b *testing.B) {
 	defer st.Close()
 	const total = 100_000
 	appID := "00000000-0000-4000-8000-000000000001"
-	if err := st.CreateApp(ctx, &service.AppRecord{ID: appID, Name: "bench", ClientID: "ck", KeyHash: []byte("h"), Created: t0}); err != nil {
+	if err := st.CreateApp(ctx, &service.AppRecord{ID: appID, Name: "bench", ClientID: "ck", Created: t0}); err != nil {
 		b.Fatal(err)
 	}
 	ids := make([]string, 0, total)

@@ -49,7 +49,7 @@ func benchmarkLookUpIDs(b *testing.B, dsn string) {
 	defer st.Close()
 	const total = 1_000_000
 	appID := "00000000-0000-4000-8000-000000000001"
-	if err := st.CreateApp(ctx, &service.AppRecord{ID: appID, Name: "bench", ClientID: "ck", KeyHash: []byte("h"), Created: t0}); err != nil {
+	if err := st.CreateApp(ctx, &service.AppRecord{ID: appID, Name: "bench", ClientID: "ck", Created: t0}); err != nil {
 		b.Fatal(err)
 	}
 	db := st.DB()

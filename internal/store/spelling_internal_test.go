@@ -32,7 +32,7 @@ func TestSpellingDecidesNothing(t *testing.T) {
 		t.Cleanup(func() { st.Close() })
 		const appID = "00000000-0000-4000-8000-000000000001"
 		if err := st.CreateApp(ctx, &service.AppRecord{ID: appID, Name: "acme", ClientID: "ck_acme",
-			KeyHash: []byte("hash"), Created: t0}); err != nil {
+			Created: t0}); err != nil {
 			t.Fatal(err)
 		}
 		for i, s := range spellings {

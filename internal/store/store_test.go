@@ -40,7 +40,7 @@ func newApp(t testing.TB, st *store.Store, name string) string {
 	t.Helper()
 	id := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(name)*1000+int(name[0]))
 	if err := st.CreateApp(context.Background(), &service.AppRecord{ID: id, Name: name, ClientID: "ck_" + name,
-		KeyHash: []byte("hash"), Created: t0}); err != nil {
+		Created: t0}); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -66,13 +66,13 @@ func TestApps(t *testing.T) {
 		ctx := context.Background()
 		id := newApp(t, st, "acme")
 		got, err := st.AppByClientID(ctx, "ck_acme")
-		if err != nil || got.ID != id || string(got.KeyHash) != "hash" || !got.Created.Equal(t0) {
+		if err != nil || got.ID != id || !got.Created.Equal(t0) {
 			t.Fatalf("AppByClientID = %+v, %v", got, err)
 		}
 		if _, err := st.GetApp(ctx, "00000000-0000-4000-8000-999999999999"); !errors.Is(err, service.ErrNoRecord) {
 			t.Fatalf("unknown app: %v", err)
 		}
-		err = st.CreateApp(ctx, &service.AppRecord{ID: "x", Name: "dup", ClientID: "ck_acme", KeyHash: []byte("h"), Created: t0})
+		err = st.CreateApp(ctx, &service.AppRecord{ID: "x", Name: "dup", ClientID: "ck_acme", Created: t0})
 		if !sqldb.IsUniqueViolation(err) {
 			t.Fatalf("duplicate client id: %v", err)
 		}

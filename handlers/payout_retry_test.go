@@ -1,0 +1,139 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/payouts"
+)
+
+// refusedPayout makes a payee whose PayPal the sandbox refuses every time and a payout to them
+// that failed, funded by the app or from the payee's own wallet.
+func (h *harness) refusedPayout(first string, fund bool) (*payouts.User, *payouts.Transfer) {
+	h.t.Helper()
+	ctx := context.Background()
+	u := h.createUser(first, "Refused")
+	if _, err := h.payouts.AddPayoutMethod(ctx, u.ID, payouts.AddPayoutMethodRequest{Platform: payouts.PlatformPayPal,
+		Email: "fail@example.com", IsDefault: true}); err != nil {
+		h.t.Fatal(err)
+	}
+	if !fund {
+		if _, err := h.payouts.CreateTransfer(ctx, payouts.CreateTransferRequest{UserID: u.ID, Amount: -20_00}); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	p, err := h.payouts.CreatePayout(ctx, payouts.CreatePayoutRequest{UserID: u.ID, Amount: 20_00,
+		Platform: payouts.PlatformPayPal, Fund: fund, PayoutFeeParty: payouts.FeePartyPlatform})
+	if err != nil || p.Status != payouts.TransferFailed {
+		h.t.Fatalf("the refused payout: %+v, %v", p, err)
+	}
+	return u, p
+}
+
+// payoutsTo counts the payouts to a user.
+func (h *harness) payoutsTo(userID string) []payouts.Transfer {
+	h.t.Helper()
+	list, err := h.payouts.ListTransfers(context.Background(), payouts.Page{Limit: 100},
+		payouts.TransferFilter{UserID: userID, Type: payouts.TransferPayout})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return list.Data
+}
+
+// TestPayoutsListFailureReasonAndRetry: the transfers list shows a failed payout's reason, and
+// Retry to those who may pay; the retry page says before acting why it failed and that a rail
+// refusing for a reason that still holds refuses again, never that it will pass; a double
+// submit makes one payout, audited; support and managers are refused.
+func TestPayoutsListFailureReasonAndRetry(t *testing.T) {
+	h := newHarness(t)
+	h.deposit(200_00)
+	u, failed := h.refusedPayout("Bea", true)
+	retryPath := "/transfers/" + failed.ID + "/retry"
+
+	for _, tc := range []struct {
+		role      dashstore.Role
+		list      int  // status of the list
+		offered   bool // Retry on the row
+		retryPage int
+	}{
+		{dashstore.RoleAdmin, http.StatusOK, true, http.StatusOK},
+		{dashstore.RoleOperations, http.StatusOK, true, http.StatusOK},
+		{dashstore.RoleManager, http.StatusOK, false, http.StatusForbidden},
+		{dashstore.RoleSupport, http.StatusForbidden, false, http.StatusForbidden},
+	} {
+		t.Run(string(tc.role), func(t *testing.T) {
+			a, _ := h.signedIn(tc.role)
+			res := a.get("/transfers")
+			wantStatus(t, res, tc.list)
+			if tc.list == http.StatusOK {
+				wantBody(t, res, "Failure reason", failed.FailureReason)
+				if got := strings.Contains(res.body, `href="`+retryPath+`"`); got != tc.offered {
+					t.Errorf("Retry offered = %v, want %v", got, tc.offered)
+				}
+			}
+			wantStatus(t, a.get(retryPath), tc.retryPage)
+			if tc.retryPage == http.StatusForbidden {
+				wantStatus(t, a.post(retryPath, nil), http.StatusForbidden)
+			}
+		})
+	}
+	if n := len(h.payoutsTo(u.ID)); n != 1 {
+		t.Fatalf("%d payouts after the refused roles, want 1", n)
+	}
+
+	op, password := h.addOperator("retrier@example.com", dashstore.RoleOperations)
+	a := h.agent()
+	a.login(op.Email, password)
+	res := a.get(retryPath)
+	wantBody(t, res, "The payout failed: "+failed.FailureReason, "refuses again", "The service's checks pass now")
+	first := a.post(retryPath, nil)
+	second := a.post(retryPath, nil)
+	for _, r := range []response{first, second} {
+		if r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), "/transfers/") {
+			t.Fatalf("retry: %d to %q\n%.2000s", r.StatusCode, r.Header.Get("Location"), r.body)
+		}
+	}
+	if first.Header.Get("Location") != second.Header.Get("Location") {
+		t.Errorf("a double submit went to %s and %s, want one payout", first.Header.Get("Location"), second.Header.Get("Location"))
+	}
+	all := h.payoutsTo(u.ID)
+	if len(all) != 2 {
+		t.Fatalf("%d payouts after a double submit, want the failed one and one retry", len(all))
+	}
+	for _, p := range all {
+		if p.ID != failed.ID && (p.Amount != failed.Amount || p.ExternalData.Platform != payouts.PlatformPayPal) {
+			t.Errorf("the retry = %+v, want %s by PayPal", p, failed.Amount)
+		}
+	}
+	if !containsAction(h.auditActions("transfer", failed.ID), "payout.retry") {
+		t.Error("the retry is not audited")
+	}
+}
+
+// TestPayoutRetryRefusedBeforehand: a retry the service's preflight refuses (the payee's wallet
+// no longer holds the money) is said on the page, offers no button, and a submit sends nothing.
+func TestPayoutRetryRefusedBeforehand(t *testing.T) {
+	h := newHarness(t)
+	h.deposit(200_00)
+	u, failed := h.refusedPayout("Cal", false)
+	// The money the failed payout gave back to Cal's wallet goes back to the app.
+	if _, err := h.payouts.CreateTransfer(t.Context(), payouts.CreateTransferRequest{UserID: u.ID, Amount: 20_00}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := h.signedIn(dashstore.RoleOperations)
+	retryPath := "/transfers/" + failed.ID + "/retry"
+	res := a.get(retryPath)
+	wantStatus(t, res, http.StatusOK)
+	wantBody(t, res, "The service would refuse it now")
+	if strings.Contains(res.body, `action="`+retryPath+`"`) {
+		t.Error("a refused retry offers its button")
+	}
+	wantStatus(t, a.post(retryPath, nil), http.StatusUnprocessableEntity)
+	if n := len(h.payoutsTo(u.ID)); n != 1 {
+		t.Fatalf("%d payouts after a refused retry, want 1", n)
+	}
+}
