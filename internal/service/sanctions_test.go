@@ -271,7 +271,7 @@ func TestSanctionsNoListReadsNothing(t *testing.T) {
 				}
 			}
 			for range step.payouts {
-				tr := e.payOut(t, listed.ID, 1_00)
+				tr := e.payOut(t, listed.ID, fundedPayout{amount: 1_00})
 				if held := tr.Status == payouts.TransferFlagged; held != step.wantHeld {
 					t.Fatalf("%s: payout %s, want held %v", step.name, tr.Status, step.wantHeld)
 				}

@@ -421,7 +421,7 @@ func TestWithdrawTaxConsent(t *testing.T) {
 		e := newEnvOn(t, dsn, nil, 100_000_00)
 		e.setPayer(t)
 		u := e.taxPayee(t, "Wil", "Draw", 8, w9("Wil", "Draw", "222334445"))
-		e.taxPayOut(t, u.ID, taxPayout{amount: 2500_00})
+		e.payOut(t, u.ID, fundedPayout{amount: 2500_00})
 		e.settle(t, settleDelay)
 		if _, err := e.svc.GenerateForms1099(e.ctx, e.app, 2026); err != nil {
 			t.Fatal(err)
