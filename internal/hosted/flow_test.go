@@ -287,3 +287,27 @@ func TestResendToken(t *testing.T) {
 		t.Errorf("GET a form address: %d to %q", p.Status, p.Location())
 	}
 }
+
+// TestCashAppFormSaysWhichNumbers: the public model asks a Cash App method for routing and
+// account numbers beside the cashtag; the payee is told they are Cash App's own and where Cash
+// App shows them, not pointed at a check, and the method saves with them.
+func TestCashAppFormSaysWhichNumbers(t *testing.T) {
+	t.Parallel()
+	env := start(t)
+	f := createFlow(t, env, map[string]any{"steps": []string{"manage-payments"}})
+	s := signIn(t, env, f.ID, ada("4155550211"))
+
+	form := openAs(t, env, f.ID, s, "platform", "cash_app")
+	form.Has(t, `name="cash_tag"`, "Cash App routing number", "Cash App account number", "tap Money, then Account &amp; routing")
+	if strings.Contains(form.Body, "bottom left of a check") {
+		t.Error("the Cash App form points the payee at a check")
+	}
+	p := post(t, env, "/f/"+f.ID+"/payout-methods", withSession(form.Session(t), url.Values{"platform": {"cash_app"},
+		"cash_tag": {"$ada-pay"}, "routing_number": {"041215663"}, "account_number": {"9876543210"}}))
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("add a Cash App method: %d\n%s", p.Status, p.Body)
+	}
+	if got := getFlow(t, env, f.ID); !got.Done() {
+		t.Fatalf("flow after the Cash App method: %+v", got)
+	}
+}

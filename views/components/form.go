@@ -65,3 +65,7 @@ func TreatyIncomeTypes() []Option {
 	}
 	return options
 }
+
+// CashAppNumbersHint says where a payee finds the routing and account numbers a Cash App method
+// needs (the public model requires them beside the cashtag): Cash App's own, not their bank's.
+const CashAppNumbersHint = "Cash App's own numbers, not your bank's: in Cash App, tap Money, then Account & routing."

@@ -305,7 +305,7 @@ func PayoutMethodForm(req components.Request, p PayoutMethodProps) templ.Compone
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = components.Field(p.Form.Field("account_number", "Account number").WithInputMode("numeric")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = components.Field(p.Form.Field("account_number", "Cash App account number").WithInputMode("numeric").WithHint(components.CashAppNumbersHint)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
