@@ -38,6 +38,10 @@ type Queries struct {
 	intent  service.Intent // what the transaction's job said it will read and claim
 	// chainKey hashes the entries of the ledger's chains (chain.go).
 	chainKey []byte
+	// writeHook hears of a job's writes to the tables plans write (HookWrites); applying is
+	// set while Apply runs.
+	writeHook func(table string, inApply bool)
+	applying  bool
 
 	// job is, in a write transaction, its job's part of the batch: what it added to what the
 	// batch writes before its commit, and the one undo of it (job.go).
@@ -162,7 +166,8 @@ func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) erro
 // the batch reads and claims those of all its jobs at once, before they run (startBatch).
 func (s *Store) InTxWith(ctx context.Context, intent service.Intent, fn func(q service.Queries) error) error {
 	return s.db.InBatch(ctx, intent, func(tx *sql.Tx, b *sqldb.Batch) error {
-		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent, chainKey: s.chainKey}
+		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent, chainKey: s.chainKey,
+			writeHook: s.writeHook}
 		q.job = q.batchState().startJob()
 		if err := fn(q); err != nil {
 			return err
@@ -207,6 +212,9 @@ const (
 	// are writingOthers.
 	keysTable
 	otherTables
+	// chainTable is named for HookWrites alone: the chains' rows are held by the movements
+	// posted and written before the commit, never by a statement of a job.
+	chainTable
 
 	heldTables   = transfersTable | postingsTable | taxYearsTable | eventsTable | deliveriesTable
 	copiedTables = appsTable | endpointsTable | usersTable | accountsTable | payoutMethodsTable
@@ -409,6 +417,7 @@ func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 	if t.writes&^keysTable != 0 {
 		q.batch.Changed()
 	}
+	q.wrote(t.writes)
 	if t.writes&copiedTables != 0 {
 		j.dropView()
 	}
