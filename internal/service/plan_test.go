@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ func TestPlanIsTheWholeEffect(t *testing.T) {
 		name    string
 		applies int      // Apply calls the request's transaction makes
 		outside []string // writes outside Apply it may make
+		before  func(t *testing.T, e *env, user string)
 		request func(t *testing.T, e *env, user string) error
 	}{
 		{name: "balance transfer to the user", applies: 1, request: func(t *testing.T, e *env, user string) error {
@@ -54,6 +56,18 @@ func TestPlanIsTheWholeEffect(t *testing.T) {
 			}
 			return nil
 		}},
+		{name: "transfer batch, an item refused", applies: 3, // each item's plan, then the batch's events
+			before: func(t *testing.T, e *env, user string) {
+				_, err := e.svc.CreateTransferBatch(e.ctx, e.app, payouts.CreateTransferBatchRequest{Items: []payouts.TransferBatchItem{
+					{UserID: user, Amount: -100}, {UserID: user, Amount: 1_000_000, AllowDebit: true}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+			},
+			request: func(t *testing.T, e *env, user string) error {
+				_, err := e.svc.ProcessBatches(e.ctx, 1)
+				return err
+			}},
 		{name: "payout", applies: 1, request: func(t *testing.T, e *env, user string) error {
 			_, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: user, Amount: 80, Platform: "paypal", IdempotencyKey: "8d0f7780-8536-41ef-a55c-f18a02001bf8"})
 			return err
@@ -83,6 +97,9 @@ func TestPlanIsTheWholeEffect(t *testing.T) {
 				}
 				if tt.outside == nil {
 					makeRailAccounts(t, e.ctx, e.st, e.app)
+				}
+				if tt.before != nil {
+					tt.before(t, e, payee.ID)
 				}
 				before := copyDatabase(t, e)
 				rec := &planRecorder{}
@@ -156,11 +173,17 @@ var errAfterRequest = errors.New("test: the request's transaction is the only on
 
 func (r *planRecorder) wrap(st service.Store) service.Store { return recordingStore{st, r} }
 
-func (r *planRecorder) hook(table string, inApply bool) {
+// writes finds the table a statement writes.
+var writes = regexp.MustCompile(`^\s*(?:INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)`)
+
+// hook hears the statements of the store's jobs (store.HookWrites), and keeps the tables of
+// planTables the request's transaction wrote outside Apply.
+func (r *planRecorder) hook(statement string, inApply bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.inFirst && !inApply && !slices.Contains(r.outside, table) {
-		r.outside = append(r.outside, table)
+	m := writes.FindStringSubmatch(statement)
+	if r.inFirst && !inApply && m != nil && slices.Contains(planTables, m[1]) && !slices.Contains(r.outside, m[1]) {
+		r.outside = append(r.outside, m[1])
 	}
 }
 

@@ -190,7 +190,7 @@ func (q *Queries) holdYearlyPayment(ctx context.Context, p yearlyPayment) error 
 	h := &q.job.st.held
 	h.payments.hold(p)
 	h.paid[p.key()] += p.Amount
-	q.wrote(taxYearsTable)
+	q.wrote(paymentWriter.insert)
 	return nil
 }
 

@@ -116,7 +116,9 @@ func (q *Queries) post(ctx context.Context, m ledger.Movement) error {
 		q.job.st.held.chain.hold(chainItem{posting: *p, settles: true})
 	}
 	q.job.add(m.Deltas())
-	q.wrote(accountsTable | postingsTable | chainTable)
+	q.wrote(applyDelta)
+	q.wrote(postingWriter.insert)
+	q.wrote(chainEntryWriter.insert)
 	// The transaction numbers its postings itself and holds them with its other rows: no job
 	// sends a statement for its postings, and its answer still carries their ids.
 	if err := q.NumberPostings(ctx, m.Made()); err != nil {

@@ -44,30 +44,14 @@ func (q *Queries) Apply(ctx context.Context, p *service.Plan) (err error) {
 	return q.InsertWebhookDeliveries(ctx, p.Deliveries)
 }
 
-// planTables name the tables a plan writes, for HookWrites.
-var planTables = []struct {
-	table table
-	name  string
-}{
-	{transfersTable, "transfers"}, {postingsTable, "postings"}, {accountsTable, "ledger_accounts"},
-	{taxYearsTable, "tax_years"}, {eventsTable, "events"}, {deliveriesTable, "webhook_deliveries"},
-	{chainTable, "ledger_chain"},
-}
+// HookWrites makes fn hear of every statement a write transaction's job sends and of every row
+// it holds (as the statement that will insert it), and whether Apply made it. Set before the
+// store is used; tests hold a request that decides a plan to writing through Apply alone.
+func (s *Store) HookWrites(fn func(statement string, inApply bool)) { s.writeHook = fn }
 
-// HookWrites makes fn hear of every write a write transaction's job makes to a table a plan
-// writes: a statement said to write it, or a row held for it, and whether Apply made it. Set
-// before the store is used; tests hold a request that decides a plan to writing through Apply
-// alone.
-func (s *Store) HookWrites(fn func(table string, inApply bool)) { s.writeHook = fn }
-
-// wrote tells the write hook, if any, of a write of the job to tables.
-func (q *Queries) wrote(tables table) {
-	if q.writeHook == nil {
-		return
-	}
-	for _, t := range planTables {
-		if tables&t.table != 0 {
-			q.writeHook(t.name, q.applying)
-		}
+// wrote tells the write hook, if any, of a statement of the job.
+func (q *Queries) wrote(statement string) {
+	if q.writeHook != nil {
+		q.writeHook(statement, q.applying)
 	}
 }

@@ -38,9 +38,9 @@ type Queries struct {
 	intent  service.Intent // what the transaction's job said it will read and claim
 	// chainKey hashes the entries of the ledger's chains (chain.go).
 	chainKey []byte
-	// writeHook hears of a job's writes to the tables plans write (HookWrites); applying is
-	// set while Apply runs.
-	writeHook func(table string, inApply bool)
+	// writeHook hears of a job's statements and held rows (HookWrites); applying is set while
+	// Apply runs.
+	writeHook func(statement string, inApply bool)
 	applying  bool
 
 	// job is, in a write transaction, its job's part of the batch: what it added to what the
@@ -212,9 +212,6 @@ const (
 	// are writingOthers.
 	keysTable
 	otherTables
-	// chainTable is named for HookWrites alone: the chains' rows are held by the movements
-	// posted and written before the commit, never by a statement of a job.
-	chainTable
 
 	heldTables   = transfersTable | postingsTable | taxYearsTable | eventsTable | deliveriesTable
 	copiedTables = appsTable | endpointsTable | usersTable | accountsTable | payoutMethodsTable
@@ -250,7 +247,7 @@ func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.
 }
 
 func (q *Queries) execTouching(ctx context.Context, t touching, query string, args ...any) (sql.Result, error) {
-	if err := q.beforeStatement(ctx, t); err != nil {
+	if err := q.beforeStatement(ctx, t, query); err != nil {
 		return nil, err
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -261,7 +258,7 @@ func (q *Queries) execTouching(ctx context.Context, t touching, query string, ar
 }
 
 func (q *Queries) queryTouching(ctx context.Context, t touching, query string, args ...any) (*sql.Rows, error) {
-	if err := q.beforeStatement(ctx, t); err != nil {
+	if err := q.beforeStatement(ctx, t, query); err != nil {
 		return nil, err
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -272,7 +269,7 @@ func (q *Queries) queryTouching(ctx context.Context, t touching, query string, a
 }
 
 func (q *Queries) queryRowTouching(ctx context.Context, t touching, query string, args ...any) *sql.Row {
-	if err := q.beforeStatement(ctx, t); err != nil && q.failed == nil {
+	if err := q.beforeStatement(ctx, t, query); err != nil && q.failed == nil {
 		q.failed = err // InTx fails with it: the transaction never commits
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -409,7 +406,7 @@ func wrap(errp *error, format string, args ...any) {
 // statement writes is one that changed rows, the held rows of the tables it touches not written
 // yet are written first (mustBeWritten), and the batch view's copies are dropped if it writes a
 // table they come from.
-func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
+func (q *Queries) beforeStatement(ctx context.Context, t touching, query string) error {
 	j := q.job
 	if j == nil {
 		return nil
@@ -417,7 +414,7 @@ func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 	if t.writes&^keysTable != 0 {
 		q.batch.Changed()
 	}
-	q.wrote(t.writes)
+	q.wrote(query)
 	if t.writes&copiedTables != 0 {
 		j.dropView()
 	}
