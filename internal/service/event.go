@@ -15,7 +15,7 @@ type EventRecord struct {
 	Seq int64
 }
 
-// emit writes an event about object in the open transaction q, with its deliveries (writeOutbox).
+// emit writes an event about object in the open transaction q, with its deliveries (outbox), applied at once.
 func (s *Service) emit(ctx context.Context, q *Tx, appID string, typ payouts.EventType, objectID string, object any) (*EventRecord, error) {
 	endpoints, err := q.ListWebhookEndpoints(ctx, appID)
 	if err != nil {
