@@ -17,6 +17,7 @@ import (
 	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/internal/store"
 	"github.com/disburse/disburse/internal/testutil/pgtest"
+	"github.com/disburse/disburse/internal/testutil/sqlrows"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -294,27 +295,13 @@ func tableRows(t *testing.T, dsn string) map[string][]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			for i, v := range vals {
-				if b, ok := v.([]byte); ok {
-					vals[i] = string(b)
-				}
-			}
-			out[table] = append(out[table], fmt.Sprint(vals))
-		}
-		if err := rows.Err(); err != nil {
+		lines, err := sqlrows.Values(rows)
+		if err != nil {
 			t.Fatal(err)
 		}
-		rows.Close()
+		for _, vals := range lines {
+			out[table] = append(out[table], fmt.Sprint(vals))
+		}
 		slices.Sort(out[table])
 	}
 	return out
