@@ -89,8 +89,8 @@ func (s *Service) ProcessBatches(ctx context.Context, max int) (int, error) {
 
 // runBatchChunk makes the next chunk of a batch's transfers, one after another in the one
 // transaction, and completes the batch after its last item. An item that is refused wrote no
-// transfer or posting (balanceTransfer refuses before it writes them), so the items around it
-// stand without a savepoint each. What a chunk leaves pending the next claim picks up.
+// transfer or posting (its plan is refused whole, batchItem), so the items around it stand
+// without a savepoint each. What a chunk leaves pending the next claim picks up.
 func (s *Service) runBatchChunk(ctx context.Context, q *Tx, b *TransferBatchRecord) error {
 	bk, err := s.planBook(ctx, q, b.AppID)
 	if err != nil {
