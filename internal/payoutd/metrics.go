@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
 )
 
@@ -37,9 +36,9 @@ type postingWatch struct {
 	moved bool
 }
 
-func (q *postingWatch) Post(ctx context.Context, m ledger.Movement) error {
-	q.moved = true
-	return q.Queries.Post(ctx, m)
+func (q *postingWatch) Apply(ctx context.Context, p *service.Plan) error {
+	q.moved = q.moved || p.Movement != nil
+	return q.Queries.Apply(ctx, p)
 }
 
 // errWorkerStopped is the readiness failure of a server whose payout worker is not running.

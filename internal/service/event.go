@@ -15,7 +15,7 @@ type EventRecord struct {
 	Seq int64
 }
 
-// emit writes an event about object in the open transaction q, with its deliveries (writeOutbox).
+// emit writes an event about object in the open transaction q, with its deliveries (outbox), applied at once.
 func (s *Service) emit(ctx context.Context, q *Tx, appID string, typ payouts.EventType, objectID string, object any) (*EventRecord, error) {
 	endpoints, err := q.ListWebhookEndpoints(ctx, appID)
 	if err != nil {
@@ -25,18 +25,14 @@ func (s *Service) emit(ctx context.Context, q *Tx, appID string, typ payouts.Eve
 	if err != nil {
 		return nil, err
 	}
-	return e, writeOutbox(ctx, q, []*EventRecord{e}, map[string][]WebhookEndpointRecord{appID: endpoints})
+	events, deliveries := outbox([]*EventRecord{e}, map[string][]WebhookEndpointRecord{appID: endpoints})
+	return e, q.Apply(ctx, &Plan{Events: events, Deliveries: deliveries})
 }
 
-// writeOutbox writes events, in order, and one pending delivery of each to every enabled endpoint
-// of its app (endpoints, by app id) that wants its type: the transactional outbox. The change and
-// its events commit together or not at all. Any number of events costs a few statements, not two
-// per event: a batch's chunk makes two events per item.
-func writeOutbox(ctx context.Context, q Queries, events []*EventRecord, endpoints map[string][]WebhookEndpointRecord) error {
-	if err := q.InsertEvents(ctx, events); err != nil {
-		return err
-	}
-	var deliveries []WebhookDeliveryRecord
+// outbox is events, in order, and one pending delivery of each to every enabled endpoint of its
+// app (endpoints, by app id) that wants its type: the transactional outbox, written with the
+// change in one plan, so that they commit together or not at all.
+func outbox(events []*EventRecord, endpoints map[string][]WebhookEndpointRecord) (_ []*EventRecord, deliveries []WebhookDeliveryRecord) {
 	for _, e := range events {
 		for _, ep := range endpoints[e.AppID] {
 			if ep.Enabled && ep.Wants(e.Type) {
@@ -44,7 +40,7 @@ func writeOutbox(ctx context.Context, q Queries, events []*EventRecord, endpoint
 			}
 		}
 	}
-	return q.InsertWebhookDeliveries(ctx, deliveries)
+	return events, deliveries
 }
 
 // queued is a pending delivery of e to an endpoint, due at at.

@@ -25,9 +25,14 @@ type book struct {
 	users map[string]*UserRecord
 }
 
-// book is a book of the app appID that books in the open transaction q.
+// book is a book of the app appID that books in the open transaction q, each movement at once.
 func (s *Service) book(ctx context.Context, q *Tx, appID string) (*book, error) {
 	return s.bookOn(ctx, q, txLedger{q}, appID)
+}
+
+// planBook is a book of the app appID that books into q's plan (planLedger).
+func (s *Service) planBook(ctx context.Context, q *Tx, appID string) (*book, error) {
+	return s.bookOn(ctx, q, planLedger{txLedger{q}}, appID)
 }
 
 // bookOn is a book of the app appID reading through r and booking into led.
@@ -53,7 +58,7 @@ type ledgerState interface {
 	userChanged(ctx context.Context, before payouts.User, u *UserRecord) error
 }
 
-// txLedger books in the open transaction.
+// txLedger books in the open transaction, each movement and payment a plan applied at once.
 type txLedger struct{ q *Tx }
 
 func (l txLedger) account(ctx context.Context, appID string, kind ledger.Kind, ref string) (int64, error) {
@@ -64,10 +69,16 @@ func (l txLedger) account(ctx context.Context, appID string, kind ledger.Kind, r
 	return a.ID, nil
 }
 
-func (l txLedger) post(ctx context.Context, m ledger.Movement) error { return l.q.Post(ctx, m) }
+func (l txLedger) post(ctx context.Context, m ledger.Movement) error {
+	return l.q.Apply(ctx, &Plan{Movement: &m})
+}
 
 func (l txLedger) addPayment(ctx context.Context, u *UserRecord, year int, amount payouts.Money) (payouts.Money, error) {
-	return l.q.AddYearlyPayments(ctx, u.AppID, u.ID, year, amount)
+	total, err := l.q.YearlyPayments(ctx, u.AppID, u.ID, year)
+	if err != nil {
+		return 0, err
+	}
+	return total + amount, l.q.Apply(ctx, &Plan{Payments: []YearlyPayment{{AppID: u.AppID, UserID: u.ID, Year: year, Amount: amount}}})
 }
 
 func (l txLedger) userChanged(ctx context.Context, before payouts.User, u *UserRecord) error {

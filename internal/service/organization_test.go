@@ -55,7 +55,7 @@ func TestOrganizationLedgersMirror(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return q.Post(e.ctx, m)
+		return q.Apply(e.ctx, &service.Plan{Movement: &m})
 	})
 	if err != nil {
 		t.Fatal(err)

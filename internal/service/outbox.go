@@ -24,6 +24,8 @@ type Tx struct {
 	// settled are the postings of transfers settled in the transaction, as their settlement
 	// left them (transferSettled): only their histories are read back.
 	settled map[string][]ledger.Posting
+	// plan is what the transaction's decided request writes, applied at its end (apply).
+	plan Plan
 }
 
 // inTx runs fn in one write transaction of the store and writes the events fn noted in it.
@@ -38,7 +40,10 @@ func (s *Service) inTxWith(ctx context.Context, intent Intent, fn func(q *Tx) er
 		if err := fn(tx); err != nil {
 			return err
 		}
-		return tx.writeEvents(ctx)
+		if err := tx.writeEvents(ctx); err != nil {
+			return err
+		}
+		return tx.apply(ctx)
 	})
 }
 
@@ -233,14 +238,19 @@ func (q *Tx) userCreated(u *UserRecord) {
 // userUpdated notes the events of a user written as u over before: verified, its compliance
 // changed, its identity verified.
 func (q *Tx) userUpdated(before payouts.User, u *UserRecord) {
+	q.userNoted(before, u, userObject(u.AppID, u.ID))
+}
+
+// userNoted notes the events of u over before, rendered by object.
+func (q *Tx) userNoted(before payouts.User, u *UserRecord, object func(context.Context, Queries) (any, error)) {
 	if u.Verified && !before.Verified {
-		q.note(payouts.EventUserVerified, u.AppID, u.ID, userObject(u.AppID, u.ID))
+		q.note(payouts.EventUserVerified, u.AppID, u.ID, object)
 	}
 	if u.Compliance != before.Compliance {
-		q.note(payouts.EventUserComplianceUpdated, u.AppID, u.ID, userObject(u.AppID, u.ID))
+		q.note(payouts.EventUserComplianceUpdated, u.AppID, u.ID, object)
 	}
 	if u.Compliance.IDVerified && !before.Compliance.IDVerified {
-		q.note(payouts.EventUserIDVerified, u.AppID, u.ID, userObject(u.AppID, u.ID))
+		q.note(payouts.EventUserIDVerified, u.AppID, u.ID, object)
 	}
 }
 
@@ -325,7 +335,8 @@ func (q *Tx) transferBatchFinished(b *TransferBatchRecord) {
 }
 
 // writeEvents renders each changed object once, as it stands at the end of the transaction,
-// and writes the events in the order the changes happened, reading each app's endpoints once.
+// and adds the events, in the order the changes happened, and their deliveries to the
+// transaction's plan, reading each app's endpoints once.
 func (q *Tx) writeEvents(ctx context.Context) error {
 	if err := q.readTransfers(ctx); err != nil {
 		return err
@@ -358,7 +369,9 @@ func (q *Tx) writeEvents(ctx context.Context) error {
 		}
 		events = append(events, e)
 	}
-	return writeOutbox(ctx, q.Queries, events, endpoints)
+	events, deliveries := outbox(events, endpoints)
+	q.plan.Events, q.plan.Deliveries = append(q.plan.Events, events...), append(q.plan.Deliveries, deliveries...)
+	return nil
 }
 
 // updateTransfer writes t over its status from and notes its events.

@@ -105,11 +105,12 @@ type payoutOrder struct {
 	payoutLinkID   string
 }
 
-// payout writes a payout transfer and its reservations, due for submission to its rail and claimed
-// by the request unless it is held for review. The caller submits it (submitMade) once its
+// payout decides a payout transfer and its reservations into q's plan, applied when the
+// transaction ends, due for submission to its rail and claimed by the request unless it is held
+// for review. The caller submits it (submitMade) once its
 // transaction has committed. Its rules are planPayout's, which the preflight runs too.
 func (s *Service) payout(ctx context.Context, q *Tx, o payoutOrder) (*madePayout, error) {
-	b, err := s.book(ctx, q, o.user.AppID)
+	b, err := s.planBook(ctx, q, o.user.AppID)
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +122,7 @@ func (s *Service) payout(ctx context.Context, q *Tx, o payoutOrder) (*madePayout
 		return nil, refusals[0].err
 	}
 	s.claimForRequest(p.t)
-	if err := q.CreateTransfer(ctx, p.t); err != nil {
-		return nil, err
-	}
+	q.plan.Transfer = p.t
 	q.transferCreated(p.t)
 	if err := q.SaveSanctionsHits(ctx, p.hits); err != nil {
 		return nil, err

@@ -59,6 +59,7 @@ type Reads interface {
 // Queries have them.
 type Writes interface {
 	AppWrites
+	PlanWrites
 	LedgerWrites
 	UserWrites
 	TransferWrites
@@ -121,12 +122,9 @@ type LedgerReads interface {
 
 // LedgerWrites move money: accounts, their balances and postings.
 type LedgerWrites interface {
+	// EnsureAccount is written at once, before the plan that posts to the account: a decision
+	// needs the account's id (the one write a refused plan leaves, WRITE_PATH.md).
 	EnsureAccount(ctx context.Context, appID string, kind ledger.Kind, ref string) (*ledger.Account, error)
-	// Post writes one movement, all or nothing: when a guarded delta would overdraw its account
-	// it is ErrOverdraft and nothing of it is written. Otherwise its deltas are applied, its new
-	// postings stored (their ids set) and the pending postings it settles moved to their new
-	// state; one of those no longer pending is ErrNoRecord.
-	Post(ctx context.Context, m ledger.Movement) error
 }
 
 // UserReads read users and what belongs to them.
@@ -143,7 +141,8 @@ type UserReads interface {
 	// ListPayoutMethods reads the methods of the app's users userIDs, newest first, each
 	// user's default marked.
 	ListPayoutMethods(ctx context.Context, appID string, userIDs ...string) ([]PayoutMethodRecord, error)
-	// YearlyPayments reads what AddYearlyPayments added up, 0 for none.
+	// YearlyPayments reads what plans added to the user's 1099 total (Plan.Payments), 0 for
+	// none; in a transaction, with what its batch added so far.
 	YearlyPayments(ctx context.Context, appID, userID string, year int) (payouts.Money, error)
 	// LookUpIDs finds the ids of users, payout links, transfers and flows whose short id is text or that begin with it.
 	LookUpIDs(ctx context.Context, appID, text string, limit int) (payouts.IDLookup, error)
@@ -159,7 +158,6 @@ type UserWrites interface {
 	SavePayoutMethod(ctx context.Context, m *PayoutMethodRecord) error
 	SetDefaultPayoutMethod(ctx context.Context, appID, userID, methodID string) error
 	SaveTaxForm(ctx context.Context, f *TaxFormRecord) error
-	AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error)
 }
 
 // TransferReads read transfers and transfer batches. GetTransferBatch reads the items too;
@@ -252,17 +250,13 @@ type KeyCheckWrites interface {
 	RecordKeyCheck(ctx context.Context, sealed []byte) error
 }
 
-// EventWrites write events, webhooks and their deliveries, and the sandbox inbox.
+// EventWrites write webhooks and their deliveries, and the sandbox inbox; events and their first
+// deliveries are written by plans (PlanWrites).
 type EventWrites interface {
-	// InsertEvents writes events in one round trip per few hundred and sets their seqs, which
-	// follow the order given.
-	InsertEvents(ctx context.Context, events []*EventRecord) error
 	CreateWebhookEndpoint(ctx context.Context, e *WebhookEndpointRecord) error
 	UpdateWebhookEndpoint(ctx context.Context, e *WebhookEndpointRecord) error
 	DeleteWebhookEndpoint(ctx context.Context, appID, id string) error
 	ClearWebhookFailures(ctx context.Context, endpointID string) error
-	// InsertWebhookDeliveries queues deliveries, pending, in one round trip per few hundred.
-	InsertWebhookDeliveries(ctx context.Context, ds []WebhookDeliveryRecord) error
 	// ClaimDueWebhookDeliveries leases up to max pending deliveries due at now, until until,
 	// skipping rows other workers hold, disabled endpoints, and any delivery behind an older
 	// pending one of the same object to the same endpoint.

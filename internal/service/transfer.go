@@ -17,7 +17,7 @@ func (s *Service) CreateTransfer(ctx context.Context, appID string, req payouts.
 	var made *payouts.Transfer
 	transferID := s.transferIDs.New(appID)
 	id, replayed, err := s.idempotentAs(ctx, Intent{UsersToRead: []string{req.UserID}}, appID, "transfer", req.IdempotencyKey, transferID, req, false, func(q *Tx) (string, error) {
-		b, err := s.book(ctx, q, appID)
+		b, err := s.planBook(ctx, q, appID)
 		if err != nil {
 			return "", err
 		}
@@ -61,11 +61,12 @@ func (s *Service) answer(ctx context.Context, appID, id string, made *payouts.Tr
 	return made, nil
 }
 
-// balanceTransfer moves money between the app of the book b and a user inside q and returns the
-// transfer as written, whose id is id. Whatever can refuse it (no such user, an overdraft)
-// refuses before it writes the transfer or its postings, so a batch's items run one after
-// another in one transaction without a savepoint each (runBatchItems). The one write before a
-// refusal is a first-paid user's wallet, made empty to be posted to, which stays.
+// balanceTransfer decides a transfer of money between the app of the book b (a planBook) and a
+// user into q's plan and returns the transfer as the plan writes it, whose id is id. Whatever
+// can refuse it (no such user, an overdraft when the plan is applied) refuses before anything of
+// the plan is written, so a batch's items run one after another in one transaction without a
+// savepoint each (runBatchItems). The one write before a refusal is a first-paid user's wallet,
+// made empty to be posted to, which stays.
 func (s *Service) balanceTransfer(ctx context.Context, q *Tx, b *book, id string, req payouts.CreateTransferRequest) (*payouts.Transfer, error) {
 	user, err := s.bookUser(ctx, q, b, req.UserID)
 	if err != nil {
@@ -80,9 +81,7 @@ func (s *Service) balanceTransfer(ctx context.Context, q *Tx, b *book, id string
 	t.Status = payouts.TransferCompleted
 	t.IdempotencyKey = req.IdempotencyKey
 	t.TaxExempt = req.TaxExempt
-	if err := q.CreateTransfer(ctx, t); err != nil {
-		return nil, err
-	}
+	q.plan.Transfer = t
 	q.transferCreated(t)
 	return q.transferWritten(t, postings), nil
 }

@@ -89,10 +89,10 @@ func (s *Service) ProcessBatches(ctx context.Context, max int) (int, error) {
 
 // runBatchChunk makes the next chunk of a batch's transfers, one after another in the one
 // transaction, and completes the batch after its last item. An item that is refused wrote no
-// transfer or posting (balanceTransfer refuses before it writes them), so the items around it
-// stand without a savepoint each. What a chunk leaves pending the next claim picks up.
+// transfer or posting (its plan is refused whole, batchItem), so the items around it stand
+// without a savepoint each. What a chunk leaves pending the next claim picks up.
 func (s *Service) runBatchChunk(ctx context.Context, q *Tx, b *TransferBatchRecord) error {
-	bk, err := s.book(ctx, q, b.AppID)
+	bk, err := s.planBook(ctx, q, b.AppID)
 	if err != nil {
 		return err
 	}
@@ -187,8 +187,15 @@ func (s *Service) batchItem(ctx context.Context, fq *finishLater, b *book, it pa
 		return "", err
 	}
 	id, _, err := s.idempotentIn(ctx, fq.Tx, fq, b.appID, "transfer", req.IdempotencyKey, hash, "", false, func(q *Tx) (string, error) {
+		mark := len(q.changes)
 		t, err := s.balanceTransfer(ctx, q, b, s.transferIDs.New(b.appID), req)
+		if err == nil {
+			// Each item's plan is applied as it is decided: a later item's guard sees its
+			// effect, and a refused one (its plan and its events dropped) writes nothing.
+			err = q.apply(ctx)
+		}
 		if err != nil {
+			q.plan, q.changes = Plan{}, q.changes[:mark]
 			return "", err
 		}
 		return t.ID, nil

@@ -272,7 +272,7 @@ func (s *Service) ResendWebhooks(ctx context.Context, appID, endpointID string, 
 			return payouts.Errorf(payouts.EResourceBusy, "This event's delivery to the endpoint is still pending; resend it once it has succeeded or failed.")
 		}
 		n = 1
-		return q.InsertWebhookDeliveries(ctx, []WebhookDeliveryRecord{queued(e, endpointID, s.now())})
+		return q.Apply(ctx, &Plan{Deliveries: []WebhookDeliveryRecord{queued(e, endpointID, s.now())}})
 	})
 	return n, err
 }
@@ -290,11 +290,8 @@ func (s *Service) SendTestWebhook(ctx context.Context, appID, endpointID string)
 		if err != nil {
 			return err
 		}
-		if err := q.InsertEvents(ctx, []*EventRecord{e}); err != nil {
-			return err
-		}
 		out = &e.Event
-		return q.InsertWebhookDeliveries(ctx, []WebhookDeliveryRecord{queued(e, ep.ID, e.Created.Time)})
+		return q.Apply(ctx, &Plan{Events: []*EventRecord{e}, Deliveries: []WebhookDeliveryRecord{queued(e, ep.ID, e.Created.Time)}})
 	})
 	return out, err
 }

@@ -80,8 +80,8 @@ func (q faultyQueries) EnsureAccount(ctx context.Context, appID string, kind led
 	return query(q, func() (*ledger.Account, error) { return q.Queries.EnsureAccount(ctx, appID, kind, ref) })
 }
 
-func (q faultyQueries) Post(ctx context.Context, m ledger.Movement) error {
-	return q.exec(func() error { return q.Queries.Post(ctx, m) })
+func (q faultyQueries) Apply(ctx context.Context, p *service.Plan) error {
+	return q.exec(func() error { return q.Queries.Apply(ctx, p) })
 }
 
 func (q faultyQueries) PostingsOfTransfers(ctx context.Context, appID string, transferIDs []string) ([]ledger.Posting, error) {
@@ -130,8 +130,8 @@ func (q faultyQueries) SaveTaxForm(ctx context.Context, f *service.TaxFormRecord
 	return q.exec(func() error { return q.Queries.SaveTaxForm(ctx, f) })
 }
 
-func (q faultyQueries) AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (payouts.Money, error) {
-	return query(q, func() (payouts.Money, error) { return q.Queries.AddYearlyPayments(ctx, appID, userID, year, amount) })
+func (q faultyQueries) YearlyPayments(ctx context.Context, appID, userID string, year int) (payouts.Money, error) {
+	return query(q, func() (payouts.Money, error) { return q.Queries.YearlyPayments(ctx, appID, userID, year) })
 }
 
 func (q faultyQueries) CreateTransfer(ctx context.Context, t *service.TransferRecord) error {

@@ -38,7 +38,7 @@ func BenchmarkListEventsOldDay(b *testing.B) {
 				for i := range batch {
 					batch[i] = eventAt(appID, start+i, payouts.EventTransferCreated, t0.Add(time.Duration(start+i)*spacing))
 				}
-				if err := st.InTx(ctx, func(q service.Queries) error { return q.InsertEvents(ctx, batch) }); err != nil {
+				if err := st.InTx(ctx, func(q service.Queries) error { return q.Apply(ctx, &service.Plan{Events: batch}) }); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -32,24 +32,13 @@ func (q *Queries) LatestTaxForm(ctx context.Context, appID, userID string) (_ *s
 	return &f, nil
 }
 
-// AddYearlyPayments adds to a user's payments in a calendar year and returns the new total; in a
-// write transaction the addition is held.
-func (q *Queries) AddYearlyPayments(ctx context.Context, appID, userID string, year int, amount payouts.Money) (_ payouts.Money, err error) {
-	defer wrap(&err, "add %d payments of user %s", year, userID)
-	p := yearlyPayment{AppID: appID, UserID: userID, Year: year, Amount: int64(amount)}
-	if q.job != nil {
-		return q.holdYearlyPayments(ctx, p)
-	}
-	var total int64
-	err = q.queryRowTouching(ctx, writing(taxYearsTable), paymentWriter.insert+` VALUES (?, ?, ?, ?) `+paymentWriter.tail+` RETURNING amount`,
-		paymentWriter.values(&p)...).Scan(&total)
-	return payouts.Money(total), err
-}
-
-// YearlyPayments reads a user's payments in a calendar year, 0 when none were counted: a read
-// outside any transaction, for a dry run (payments a write transaction still holds are not seen).
+// YearlyPayments reads a user's payments in a calendar year, 0 when none were counted; in a
+// write transaction, as its batch has them, with the additions it holds (yearlyTotal).
 func (q *Queries) YearlyPayments(ctx context.Context, appID, userID string, year int) (_ payouts.Money, err error) {
 	defer wrap(&err, "read %d payments of user %s", year, userID)
+	if q.job != nil {
+		return q.yearlyTotal(ctx, taxYear{appID, userID, year})
+	}
 	var total int64
 	err = q.queryRowTouching(ctx, reading(taxYearsTable), `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`,
 		appID, userID, year).Scan(&total)

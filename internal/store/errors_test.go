@@ -49,7 +49,7 @@ func TestErrorsNameTheOperation(t *testing.T) {
 			}, "delete user " + ada.ID + ": ", service.ErrNoRecord, ""},
 			{"overdraft", func() error {
 				return st.InTx(ctx, func(q service.Queries) error { return post(ctx, q, payment(appID, wallet.ID, bank.ID, 1), wallet.ID) })
-			}, "post a movement: ", service.ErrOverdraft, ""},
+			}, "apply a plan: ", service.ErrOverdraft, ""},
 			{"taken email", func() error {
 				u := *ada
 				u.ID, u.Email = userID(2), "bob@example.com"

@@ -36,6 +36,7 @@ func (q *Queries) InsertEvents(ctx context.Context, events []*service.EventRecor
 	}
 	for _, r := range rows {
 		q.job.st.held.events.hold(r)
+		q.wrote(eventWriter.insert)
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func TestInsertEvents(t *testing.T) {
 						Type: payouts.EventTransferCreated, AppID: appID, ObjectID: fmt.Sprint(i % 7),
 						Data: []byte(fmt.Sprintf(`{"n":%d}`, i)), Created: payouts.NewTime(t0)}}
 				}
-				err := st.InTx(ctx, func(q service.Queries) error { return q.InsertEvents(ctx, events) })
+				err := st.InTx(ctx, func(q service.Queries) error { return q.Apply(ctx, &service.Plan{Events: events}) })
 				if err != nil {
 					t.Fatal(err)
 				}

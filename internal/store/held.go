@@ -158,19 +158,18 @@ func (q *Queries) runInBatch(ctx context.Context, stmts []sqldb.Stmt) error {
 	return (&Queries{conn: tx, db: q.db, tx: tx, dialect: q.dialect}).run(ctx, writingOthers, stmts)
 }
 
-// holdYearlyPayments holds an addition to a user's payments in a year and returns the new total:
-// the total as stored before the batch, read once, plus the additions held. The user's row,
-// which the caller read in this transaction, is locked on PostgreSQL, so no other writer adds
-// meanwhile. No row of the user and year is held before the total is read, so what is read
-// never counts a held row written.
-func (q *Queries) holdYearlyPayments(ctx context.Context, p yearlyPayment) (payouts.Money, error) {
-	h, k := &q.job.st.held, p.key()
+// yearlyTotal is a user's payments in a year as the batch has them: the total as stored before
+// the batch, read once, plus the additions held. The user's row, which the caller read in this
+// transaction, is locked on PostgreSQL, so no other writer adds meanwhile. No row of the user
+// and year is held before the total is read, so what is read never counts a held row written.
+func (q *Queries) yearlyTotal(ctx context.Context, k taxYear) (payouts.Money, error) {
+	h := &q.job.st.held
 	stored, ok := h.stored[k]
 	if !ok {
 		// Said to touch no held table: the held additions are added to what it reads below, not
 		// written first.
 		err := q.queryRowLocked(ctx, readingOthers, `SELECT amount FROM tax_years WHERE app_id = ? AND user_id = ? AND year = ?`, "",
-			p.AppID, p.UserID, p.Year).Scan(&stored)
+			k.appID, k.userID, k.year).Scan(&stored)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, err
 		}
@@ -179,9 +178,20 @@ func (q *Queries) holdYearlyPayments(ctx context.Context, p yearlyPayment) (payo
 		}
 		h.stored[k] = stored
 	}
-	h.payments.hold(p)
-	h.paid[k] += p.Amount
 	return payouts.Money(stored + h.paid[k]), nil
+}
+
+// holdYearlyPayment holds an addition to a user's payments in a year, after reading the total
+// it adds to (yearlyTotal).
+func (q *Queries) holdYearlyPayment(ctx context.Context, p yearlyPayment) error {
+	if _, err := q.yearlyTotal(ctx, p.key()); err != nil {
+		return err
+	}
+	h := &q.job.st.held
+	h.payments.hold(p)
+	h.paid[p.key()] += p.Amount
+	q.wrote(paymentWriter.insert)
+	return nil
 }
 
 // sumPayments sums the additions per user and year, in the order each was first added.

@@ -41,7 +41,7 @@ func TestBatchHoldsTransfers(t *testing.T) {
 				if p.ID == 0 {
 					return fmt.Errorf("job %d: posting without an id", i)
 				}
-				if _, err := q.AddYearlyPayments(ctx, appID, payee, 2026, payouts.Money(i+1)); err != nil {
+				if _, err := addPayment(ctx, q, appID, payee, payouts.Money(i+1)); err != nil {
 					return err
 				}
 				if readsFirst(i) {
@@ -77,7 +77,7 @@ func TestBatchHoldsTransfers(t *testing.T) {
 				want += payouts.Money(i + 1)
 			}
 		}
-		total, err := st.AddYearlyPayments(ctx, appID, payee, 2026, 0)
+		total, err := st.YearlyPayments(ctx, appID, payee, 2026)
 		if err != nil || total != want {
 			t.Errorf("yearly total %d (%v), want %d", total, err, want)
 		}

@@ -35,11 +35,11 @@ func TestHeldRows(t *testing.T) {
 	engines(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		appID, bank, wallet := fundedWallet(t, st, 0)
-		addPayments := func(q service.UserWrites, user string, amount int) (payouts.Money, error) {
-			return q.AddYearlyPayments(ctx, appID, user, 2026, payouts.Money(amount))
-		}
 		want := map[string]payouts.Money{payee(0): 1000}
-		if _, err := addPayments(st, payee(0), 1000); err != nil {
+		if err := st.InTx(ctx, func(q service.Queries) error {
+			_, err := addPayment(ctx, q, appID, payee(0), 1000)
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 		transfers, postings := make([]*service.TransferRecord, n), make([]*ledger.Posting, n)
@@ -52,7 +52,7 @@ func TestHeldRows(t *testing.T) {
 				if err := post(ctx, q, postings[i]); err != nil {
 					return err
 				}
-				total, err := addPayments(q, payee(i), i+1)
+				total, err := addPayment(ctx, q, appID, payee(i), payouts.Money(i+1))
 				if err != nil {
 					return err
 				}
@@ -79,7 +79,7 @@ func TestHeldRows(t *testing.T) {
 			}
 		}
 		for user, total := range want {
-			if got, err := addPayments(st, user, 0); err != nil || got != total {
+			if got, err := st.YearlyPayments(ctx, appID, user, 2026); err != nil || got != total {
 				t.Errorf("yearly payments of %s: %d, %v; want %d", user, got, err, total)
 			}
 		}
@@ -118,7 +118,7 @@ func TestHeldRowsWrittenByTable(t *testing.T) {
 			if err := post(ctx, q, p); err != nil {
 				return err
 			}
-			if err := q.InsertEvents(ctx, []*service.EventRecord{event}); err != nil {
+			if err := q.Apply(ctx, &service.Plan{Events: []*service.EventRecord{event}}); err != nil {
 				return err
 			}
 			steps := []struct {

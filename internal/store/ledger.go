@@ -98,18 +98,14 @@ const (
 	applyGuardedDelta = applyDelta + ` AND credits_posted + ? - debits_posted - ? - debits_pending - ? >= 0`
 )
 
-// Post writes a movement in a write transaction: every guarded delta is first checked against
-// the batch's running balance of its account (netting), and one that would overdraw refuses the
+// post writes a plan's movement (Apply): every guarded delta is first checked against the
+// batch's running balance of its account (netting), and one that would overdraw refuses the
 // whole movement with service.ErrOverdraft, nothing of it written or kept; then the pending
 // postings it settles change state, its deltas are netted with the batch's, and its new postings
 // are numbered and held, written before the commit (held). A failure past the checks (a settled
 // posting no longer pending, a failed statement) fails the job, whose undo takes back what the
 // movement left.
-func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
-	defer wrap(&err, "post a movement")
-	if q.job == nil {
-		return errors.New("store: a movement is posted in a write transaction only")
-	}
+func (q *Queries) post(ctx context.Context, m ledger.Movement) error {
 	if err := q.job.check(ctx, q, m.Deltas()); err != nil {
 		return err
 	}
@@ -120,17 +116,40 @@ func (q *Queries) Post(ctx context.Context, m ledger.Movement) (err error) {
 		q.job.st.held.chain.hold(chainItem{posting: *p, settles: true})
 	}
 	q.job.add(m.Deltas())
+	q.wrote(applyDelta)
+	q.wrote(postingWriter.insert)
+	q.wrote(chainEntryWriter.insert)
 	// The transaction numbers its postings itself and holds them with its other rows: no job
 	// sends a statement for its postings, and its answer still carries their ids.
-	made := m.Made()
-	ids, err := q.postingIDs(ctx, len(made))
+	if err := q.NumberPostings(ctx, m.Made()); err != nil {
+		return err
+	}
+	for _, p := range m.Made() {
+		q.job.st.held.postings.hold(*p)
+		q.job.st.held.chain.hold(chainItem{posting: *p})
+	}
+	return nil
+}
+
+// NumberPostings gives the new postings of a plan not numbered yet their ids, as the
+// transaction numbers them (postingIDs).
+func (q *Queries) NumberPostings(ctx context.Context, postings []*ledger.Posting) (err error) {
+	defer wrap(&err, "number %d postings", len(postings))
+	if q.job == nil {
+		return errors.New("store: postings are numbered in a write transaction only")
+	}
+	var unnumbered []*ledger.Posting
+	for _, p := range postings {
+		if p.ID == 0 {
+			unnumbered = append(unnumbered, p)
+		}
+	}
+	ids, err := q.postingIDs(ctx, len(unnumbered))
 	if err != nil {
 		return err
 	}
-	for i, p := range made {
+	for i, p := range unnumbered {
 		p.ID = ids[i]
-		q.job.st.held.postings.hold(*p)
-		q.job.st.held.chain.hold(chainItem{posting: *p})
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/disburse/disburse/internal/ledger"
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/payouts"
 )
 
 // payment is a posting of amount from one account of the app to another, of a transfer of its
@@ -24,18 +25,28 @@ func payment(appID string, from, to, amount int64) *ledger.Posting {
 
 // post posts p through q as a movement of its own; the accounts listed in guarded may not be
 // overdrawn.
-func post(ctx context.Context, q service.LedgerWrites, p *ledger.Posting, guarded ...int64) error {
+func post(ctx context.Context, q service.PlanWrites, p *ledger.Posting, guarded ...int64) error {
 	return postChanges(ctx, q, []ledger.Change{{Op: ledger.OpPost, Posting: p}}, guarded...)
 }
 
 // postChanges posts changes through q as one movement; the accounts listed in guarded may not
 // be overdrawn.
-func postChanges(ctx context.Context, q service.LedgerWrites, changes []ledger.Change, guarded ...int64) error {
+func postChanges(ctx context.Context, q service.PlanWrites, changes []ledger.Change, guarded ...int64) error {
 	m, err := ledger.NewMovement(changes, t0, func(id int64) bool { return slices.Contains(guarded, id) })
 	if err != nil {
 		return err
 	}
-	return q.Post(ctx, m)
+	return q.Apply(ctx, &service.Plan{Movement: &m})
+}
+
+// addPayment adds amount to the user's 2026 payments through a plan in q and returns their total
+// as the transaction has it.
+func addPayment(ctx context.Context, q service.Queries, appID, userID string, amount payouts.Money) (payouts.Money, error) {
+	err := q.Apply(ctx, &service.Plan{Payments: []service.YearlyPayment{{AppID: appID, UserID: userID, Year: 2026, Amount: amount}}})
+	if err != nil {
+		return 0, err
+	}
+	return q.YearlyPayments(ctx, appID, userID, 2026)
 }
 
 // TestAppAccountsReadTogether: in a write transaction, the first account of an app itself that

@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/sqldb"
 	"github.com/disburse/disburse/internal/store"
+	"github.com/disburse/disburse/internal/testutil/sqlrows"
 	"github.com/disburse/disburse/payouts"
 )
 
@@ -39,22 +40,13 @@ func queryPlan(t *testing.T, st *store.Store, query string, args ...any) string 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var plan strings.Builder
-	cols, _ := rows.Columns()
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintln(&plan, vals...)
-	}
-	if err := rows.Err(); err != nil {
+	lines, err := sqlrows.Values(rows)
+	if err != nil {
 		t.Fatal(err)
+	}
+	var plan strings.Builder
+	for _, vals := range lines {
+		fmt.Fprintln(&plan, vals...)
 	}
 	return plan.String()
 }

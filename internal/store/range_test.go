@@ -30,7 +30,7 @@ var rangeLists = []rangeList{
 			e.Type = payouts.EventUserCreated
 		}
 		ctx := context.Background()
-		if err := st.InTx(ctx, func(q service.Queries) error { return q.InsertEvents(ctx, []*service.EventRecord{e}) }); err != nil {
+		if err := st.InTx(ctx, func(q service.Queries) error { return q.Apply(ctx, &service.Plan{Events: []*service.EventRecord{e}}) }); err != nil {
 			t.Fatal(err)
 		}
 		return e.ID
@@ -177,7 +177,9 @@ func TestEventsSeek(t *testing.T) {
 			}
 			e, other := eventAt(appID, 2*i, payouts.EventTransferCreated, at), eventAt(otherApp, 2*i+1, payouts.EventTransferCreated, t0.Add(time.Duration(n-i)*time.Hour))
 			ctx := context.Background()
-			if err := st.InTx(ctx, func(q service.Queries) error { return q.InsertEvents(ctx, []*service.EventRecord{e, other}) }); err != nil {
+			if err := st.InTx(ctx, func(q service.Queries) error {
+				return q.Apply(ctx, &service.Plan{Events: []*service.EventRecord{e, other}})
+			}); err != nil {
 				t.Fatal(err)
 			}
 			seqs[i], created[i] = e.Seq, at

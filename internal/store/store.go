@@ -38,6 +38,10 @@ type Queries struct {
 	intent  service.Intent // what the transaction's job said it will read and claim
 	// chainKey hashes the entries of the ledger's chains (chain.go).
 	chainKey []byte
+	// writeHook hears of a job's statements and held rows (HookWrites); applying is set while
+	// Apply runs.
+	writeHook func(statement string, inApply bool)
+	applying  bool
 
 	// job is, in a write transaction, its job's part of the batch: what it added to what the
 	// batch writes before its commit, and the one undo of it (job.go).
@@ -162,7 +166,8 @@ func (s *Store) InTx(ctx context.Context, fn func(q service.Queries) error) erro
 // the batch reads and claims those of all its jobs at once, before they run (startBatch).
 func (s *Store) InTxWith(ctx context.Context, intent service.Intent, fn func(q service.Queries) error) error {
 	return s.db.InBatch(ctx, intent, func(tx *sql.Tx, b *sqldb.Batch) error {
-		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent, chainKey: s.chainKey}
+		q := &Queries{conn: tx, db: s.db, tx: tx, batch: b, dialect: s.db.Dialect, intent: intent, chainKey: s.chainKey,
+			writeHook: s.writeHook}
 		q.job = q.batchState().startJob()
 		if err := fn(q); err != nil {
 			return err
@@ -242,7 +247,7 @@ func (q *Queries) queryRow(ctx context.Context, query string, args ...any) *sql.
 }
 
 func (q *Queries) execTouching(ctx context.Context, t touching, query string, args ...any) (sql.Result, error) {
-	if err := q.beforeStatement(ctx, t); err != nil {
+	if err := q.beforeStatement(ctx, t, query); err != nil {
 		return nil, err
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -253,7 +258,7 @@ func (q *Queries) execTouching(ctx context.Context, t touching, query string, ar
 }
 
 func (q *Queries) queryTouching(ctx context.Context, t touching, query string, args ...any) (*sql.Rows, error) {
-	if err := q.beforeStatement(ctx, t); err != nil {
+	if err := q.beforeStatement(ctx, t, query); err != nil {
 		return nil, err
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -264,7 +269,7 @@ func (q *Queries) queryTouching(ctx context.Context, t touching, query string, a
 }
 
 func (q *Queries) queryRowTouching(ctx context.Context, t touching, query string, args ...any) *sql.Row {
-	if err := q.beforeStatement(ctx, t); err != nil && q.failed == nil {
+	if err := q.beforeStatement(ctx, t, query); err != nil && q.failed == nil {
 		q.failed = err // InTx fails with it: the transaction never commits
 	}
 	ctx, query, stmt := q.prepare(ctx, query)
@@ -401,7 +406,7 @@ func wrap(errp *error, format string, args ...any) {
 // statement writes is one that changed rows, the held rows of the tables it touches not written
 // yet are written first (mustBeWritten), and the batch view's copies are dropped if it writes a
 // table they come from.
-func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
+func (q *Queries) beforeStatement(ctx context.Context, t touching, query string) error {
 	j := q.job
 	if j == nil {
 		return nil
@@ -409,6 +414,7 @@ func (q *Queries) beforeStatement(ctx context.Context, t touching) error {
 	if t.writes&^keysTable != 0 {
 		q.batch.Changed()
 	}
+	q.wrote(query)
 	if t.writes&copiedTables != 0 {
 		j.dropView()
 	}

@@ -53,6 +53,7 @@ func (q *Queries) CreateTransfer(ctx context.Context, t *service.TransferRecord)
 	row := heldTransfer{record: heldCopy(t), to: t}
 	if q.job != nil {
 		q.job.st.held.transfers.hold(row)
+		q.wrote(transferWriter.insert)
 		return nil
 	}
 	return insertNow(ctx, q, transfersTable, transferWriter, []heldTransfer{row})

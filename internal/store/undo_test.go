@@ -87,7 +87,7 @@ func (w *undoWorld) work(ctx context.Context, q service.Queries, i int, end endi
 	if err := q.CreateTransfer(ctx, w.transfers[i]); err != nil {
 		return err
 	}
-	total, err := q.AddYearlyPayments(ctx, w.appID, w.users[i].ID, 2026, payouts.Money(i+1))
+	total, err := addPayment(ctx, q, w.appID, w.users[i].ID, payouts.Money(i+1))
 	if err != nil {
 		return err
 	}

@@ -139,6 +139,7 @@ func (q *Queries) InsertWebhookDeliveries(ctx context.Context, ds []service.Webh
 	}
 	for _, d := range ds {
 		q.job.st.held.deliveries.hold(d)
+		q.wrote(deliveryWriter.insert)
 	}
 	return nil
 }
