@@ -187,3 +187,28 @@ func TestTaxConsentWithdrawnOnPage(t *testing.T) {
 	wantBody(t, m.get("/tax?year=2026"), `data-testid="tax-mail"`, `data-testid="consent-withdrawn"`,
 		`datetime="`+withdrawn.UTC().Format(time.RFC3339)+`"`)
 }
+
+// TestNeedsAttentionOwedW9: the Overview counts the payees paid over this year's threshold with
+// no W-9 on file, linked to the Tax forms page for those who may open it and named without a
+// link for those who may not.
+func TestNeedsAttentionOwedW9(t *testing.T) {
+	t.Parallel()
+	h, _ := taxHarness(t, "DG5BW")
+	for _, tc := range []struct {
+		role dashstore.Role
+		link bool
+	}{
+		{dashstore.RoleManager, true},
+		{dashstore.RoleOperations, false},
+	} {
+		t.Run(string(tc.role), func(t *testing.T) {
+			a, _ := h.signedIn(tc.role)
+			page := a.get("/overview")
+			wantStatus(t, page, http.StatusOK)
+			wantBody(t, page, "Payees owing a W-9 for 2026", `data-testid="attention-owe-w9">1<`)
+			if got := strings.Contains(page.body, `href="/tax?year=2026"`); got != tc.link {
+				t.Errorf("linked to the Tax forms page: %v, want %v", got, tc.link)
+			}
+		})
+	}
+}
