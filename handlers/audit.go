@@ -48,7 +48,7 @@ func (h *Handlers) objectURL(c *fiber.Ctx, objectType, id string) string {
 
 // auditObjectTypes are the kinds of object the audit log records actions on.
 var auditObjectTypes = []string{"user", "transfer", "payout_link", "flow", "app", "operator", "webhook", "bulk", "transfers", "transactions",
-	"approval", "payout_request", "audit", "reconciliation"}
+	"approval", "payout_request", "audit", "reconciliation", "route"}
 
 // auditFilterFields are the query parameters the audit log and its export read.
 var auditFilterFields = []string{"operator", "action", "object_type", "object_id", "user", "user_id", "from", "to", "tz"}

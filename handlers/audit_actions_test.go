@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/views/pages"
+	"github.com/disburse/disburse/web"
 )
 
 // TestEveryAuditedActionIsNamed: every action a handler writes to the audit log has its words
@@ -37,4 +41,28 @@ func TestEveryAuditedActionIsNamed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRefusedAttemptsAudited: an operator whose role may not act gets 403 and the audit log says
+// who tried which route, by its pattern; a page the role may not open is refused without an
+// entry (it changes nothing), and nothing else is recorded.
+func TestRefusedAttemptsAudited(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	user := h.createUser("Ref", "Used")
+	support, op := h.signedIn(dashstore.RoleSupport)
+	wantStatus(t, support.post("/users/"+user.ID+"/payouts", url.Values{"amount": {"5.00"}, "platform": {"paypal"}}), http.StatusForbidden)
+	wantStatus(t, support.get("/bulk"), http.StatusForbidden)
+
+	got := h.auditActions("route", "")
+	if len(got) != 1 {
+		t.Fatalf("audit entries for refused routes = %+v, want one", got)
+	}
+	e := got[0]
+	if e.Action != "access.denied" || e.OperatorID != op.ID || e.ObjectID != "POST /users/:id/payouts" ||
+		!strings.Contains(e.Detail, string(web.PermMoneyMove)) {
+		t.Errorf("entry = %+v", e)
+	}
+	manager, _ := h.signedIn(dashstore.RoleManager)
+	wantBody(t, manager.get("/audit?action=access.denied"), "Tried an action their role does not allow", "POST /users/:id/payouts")
 }

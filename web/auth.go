@@ -121,9 +121,26 @@ func (s *Server) authorize(perm Permission) fiber.Handler {
 			return Redirect(c, "/login?next="+url.QueryEscape(next))
 		}
 		if !Can(op.Role, perm) {
+			if c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead {
+				s.auditDenied(c, op, perm)
+			}
 			return fiber.NewError(fiber.StatusForbidden, "Your role does not allow this. Ask an admin if you need it.")
 		}
 		return c.Next()
+	}
+}
+
+// auditDenied records an attempt to act that the operator's role refused, so that a manager
+// reviewing the log sees who tried what they may not do. Only unsafe requests are recorded (they
+// passed the CSRF check, so the operator's own browser sent them): a page refused changes
+// nothing. The route is its pattern, never the URL as typed. A failed write is logged, and the
+// request is refused all the same.
+func (s *Server) auditDenied(c *fiber.Ctx, op *dashstore.Operator, perm Permission) {
+	e := dashstore.AuditEntry{Created: s.cfg.Now(), OperatorID: op.ID, OperatorEmail: op.Email, Action: "access.denied",
+		ObjectType: "route", ObjectID: c.Method() + " " + c.Route().Path, IP: s.ClientIP(c),
+		Detail: fmt.Sprintf("needs %s, which the %s role does not have", perm, op.Role)}
+	if err := s.cfg.Store.AddAudit(c.UserContext(), &e); err != nil {
+		s.cfg.Logger.Error("audit log write failed", "action", e.Action, "route", e.ObjectID, "operator", op.Email, "err", err)
 	}
 }
 
