@@ -31,7 +31,7 @@ func rawDB(t *testing.T) (*sql.DB, *rawWorld) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := db.ExecContext(ctx, `INSERT INTO apps (id, name, client_id, key_hash, created) VALUES ('app1', 'App', 'ck_1', '\x00', 0)`); err != nil {
+	if _, err := db.ExecContext(ctx, `INSERT INTO apps (id, name, client_id, created) VALUES ('app1', 'App', 'ck_1', 0)`); err != nil {
 		t.Fatal(err)
 	}
 	w, err := makeRawTables(ctx, db, "app1", 5)

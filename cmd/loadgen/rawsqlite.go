@@ -83,7 +83,7 @@ func openRawSQLite(path string) (*sql.DB, error) {
 // makeRawSQLiteWorld makes an app and funds its wallet and users' wallets.
 func makeRawSQLiteWorld(ctx context.Context, db *sql.DB, users int) (*rawWorld, error) {
 	w := &rawWorld{appID: uuid.NewString()}
-	if _, err := db.ExecContext(ctx, `INSERT INTO apps (id, name, client_id, key_hash, created) VALUES (?, 'raw', ?, x'00', 0)`,
+	if _, err := db.ExecContext(ctx, `INSERT INTO apps (id, name, client_id, created) VALUES (?, 'raw', ?, 0)`,
 		w.appID, "ck_raw_"+w.appID); err != nil {
 		return nil, err
 	}
