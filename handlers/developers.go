@@ -75,6 +75,13 @@ func (h *Handlers) apiKeyOf(c *fiber.Ctx, id string) (*payouts.APIKey, error) {
 
 // confirmRevokeAPIKey asks before a key is revoked, saying what it stops.
 func (h *Handlers) confirmRevokeAPIKey(c *fiber.Ctx) error {
+	offered, err := h.offers(c.UserContext(), payouts.ExtAPIKeys)
+	if err != nil {
+		return err
+	}
+	if !offered { // the Developers page says where this API's keys are managed
+		return h.developers(c)
+	}
 	k, err := h.apiKeyOf(c, c.Params("id"))
 	if err != nil {
 		return err

@@ -7,15 +7,20 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
 
 // A payee's page lists the messages sent to them: the channel and address, what for, and what
 // became of each, a failure with its reason. Operations may send a payout link again, which the
 // audit log records; support, which may not issue links, sees no button and is refused the route.
+// The service's worker is stopped: the test delivers, so the resent message is still waiting when
+// the test looks.
 func TestUserMessages(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
+		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	support, _ := h.signedIn(dashstore.RoleSupport)
 	payee := h.fundedUser("Mira", "Messages", 50_00)

@@ -51,7 +51,8 @@ func (h *Handlers) retryProps(c *fiber.Ctx) (pages.PayoutRetryProps, payouts.Cre
 	}
 	req, ok := retryOf(t)
 	if !ok {
-		return pages.PayoutRetryProps{}, req, payouts.Errorf(payouts.EInvalidInput, "Only a failed payout to a user can be retried.")
+		// Said on the page, with no button to press; sending it anyway is refused (retryPayout).
+		return pages.PayoutRetryProps{Transfer: *t, Amount: t.Amount, NotRetriable: true}, req, nil
 	}
 	p := pages.PayoutRetryProps{Transfer: *t, Amount: payouts.Money(req.Amount), Method: req.Platform.Label()}
 	pf, err := h.preflightPayout(c.UserContext(), req)
@@ -88,7 +89,7 @@ func (h *Handlers) retryPayout(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if len(p.Problems) > 0 {
+	if p.NotRetriable || len(p.Problems) > 0 {
 		return h.web.Render(c, fiber.StatusUnprocessableEntity, web.Page{Title: "Retry payout", Content: pages.PayoutRetry(h.web.View(c), p)})
 	}
 	adm, held, err := h.holdByPolicy(c, heldRequest{kind: kindPayout, amount: p.Amount, key: &req.IdempotencyKey,

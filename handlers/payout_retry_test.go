@@ -137,3 +137,25 @@ func TestPayoutRetryRefusedBeforehand(t *testing.T) {
 		t.Fatalf("%d payouts after a refused retry, want 1", n)
 	}
 }
+
+// TestRetryOfAPayoutThatDidNotFail: the retry page of a transfer that is not a failed payout says
+// there is nothing to retry, as a page (200) with no button, and sending it anyway is refused
+// and pays nothing.
+func TestRetryOfAPayoutThatDidNotFail(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	u := h.fundedUser("Fay", "Flagged", 50_00)
+	flagged := h.flaggedPayout(u)
+	a, _ := h.signedIn(dashstore.RoleOperations)
+	retryPath := "/transfers/" + flagged.ID + "/retry"
+	res := a.get(retryPath)
+	wantStatus(t, res, http.StatusOK)
+	wantBody(t, res, "Nothing to retry", "this transfer is flagged")
+	if strings.Contains(res.body, `action="`+retryPath+`"`) {
+		t.Error("a transfer that did not fail offers a retry")
+	}
+	wantStatus(t, a.post(retryPath, nil), http.StatusUnprocessableEntity)
+	if n := len(h.payoutsTo(u.ID)); n != 1 {
+		t.Fatalf("%d payouts after refusing to retry a flagged one, want 1", n)
+	}
+}
