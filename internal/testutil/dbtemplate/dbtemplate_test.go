@@ -2,6 +2,7 @@ package dbtemplate_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/internal/testutil/dbtemplate"
+	_ "modernc.org/sqlite"
 )
 
 // TestCopiesAreMigratedAndApart: each copy opens with the whole schema, without migrating again,
@@ -37,6 +39,10 @@ func TestCopiesAreMigratedAndApart(t *testing.T) {
 		if info.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v, want 0600", name, info.Mode().Perm())
 		}
+		// Read before Open, which would migrate a copy that lacks the schema and hide it.
+		if !hasTable(t, path, "operators") {
+			t.Errorf("%s: the copy has no operators table before it is opened", name)
+		}
 		st, err := dashstore.Open(ctx, path)
 		if err != nil {
 			t.Fatal(err)
@@ -62,6 +68,21 @@ func TestCopiesAreMigratedAndApart(t *testing.T) {
 			t.Errorf("the %s copy has %d operators, want %d", name, len(ops), want)
 		}
 	}
+}
+
+// hasTable reports whether the SQLite file at path has the table, read without migrating it.
+func hasTable(t *testing.T, path, table string) bool {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return n == 1
 }
 
 // TestFailedMigrationFailsEveryWrite: a template that cannot be made fails each test that asks
