@@ -27,7 +27,14 @@ type config struct {
 	metricsAddr string // internal address of /metrics and pprof; empty = off
 	logFormat   string // "text" or "json"
 	logLevel    slog.Level
+	gcPercent   int // the collector's target serve sets; 0: GOGC is set, the runtime's own
 }
+
+// defaultGCPercent is the collector's target unless GOGC says otherwise: a request's garbage is
+// short-lived, and at Go's default (100) the collector took about a twentieth of payoutd's CPU
+// at 64 clients; four times the headroom collects a quarter as often for some tens of MB more
+// heap (BENCHMARKS.md, "Issue 50 speed").
+const defaultGCPercent = 400
 
 // flags are payoutd's flags registered on a command line, read into a config by config.
 type flags struct {

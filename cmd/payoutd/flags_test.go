@@ -103,3 +103,27 @@ func TestFlagTable(t *testing.T) {
 
 // envVar finds the variable a flag's help names.
 var envVar = regexp.MustCompile(`\(DISBURSE_[A-Z0-9_]+\)`)
+
+// TestCollectorTarget: serve sets the collector's target to gcPercent unless GOGC is set, which
+// the runtime then reads itself and payoutd leaves alone.
+func TestCollectorTarget(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		vars map[string]string
+		want int
+	}{
+		{"GOGC unset", nil, defaultGCPercent},
+		{"GOGC set", map[string]string{"GOGC": "100"}, 0},
+		{"GOGC off", map[string]string{"GOGC": "off"}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(nil, env(tt.vars), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.gcPercent != tt.want {
+				t.Errorf("gcPercent = %d, want %d", c.gcPercent, tt.want)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/disburse/disburse/internal/cli"
@@ -35,7 +36,11 @@ func parseConfig(args []string, getenv func(string) string, stdout io.Writer) (c
 	if fs.NArg() > 0 {
 		return config{}, cli.UsageError{Err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
-	return f.config()
+	cfg, err := f.config()
+	if err == nil && getenv("GOGC") == "" {
+		cfg.gcPercent = defaultGCPercent
+	}
+	return cfg, err
 }
 
 // errHelp says the usage was printed because it was asked for: run stops there, successfully.
@@ -54,6 +59,9 @@ func flagError(err error) error {
 // their credentials, which are never shown again.
 func serve(ctx context.Context, cfg config, stdout io.Writer) error {
 	log := cfg.logger(stdout)
+	if cfg.gcPercent > 0 {
+		debug.SetGCPercent(cfg.gcPercent)
+	}
 	if cfg.metricsAddr != "" {
 		cfg.service.Metrics = metrics.New()
 		addr, stop, err := cfg.service.Metrics.Start(cfg.metricsAddr)

@@ -78,9 +78,13 @@ const caughtUp = 2 * time.Millisecond
 // before it asks the writer again; the wait doubles from one checkpoint interval up to it.
 const maxRestartWait = 5 * time.Second
 
+// defaultTuning checkpoints once a second: a checkpoint copies each page the log holds once,
+// however many commits rewrote it, and the pages every commit rewrites (the accounts', the
+// last of each index) are copied five times less often than every 200 ms, a fifth less written
+// per transfer at 64 clients (BENCHMARKS.md, "Issue 50 speed").
 func defaultTuning() tuning {
 	return tuning{
-		checkpointEvery:  200 * time.Millisecond,
+		checkpointEvery:  time.Second,
 		logRestartFrames: 4096, // 16 MiB at 4 KiB pages
 	}
 }

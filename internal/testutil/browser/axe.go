@@ -105,3 +105,12 @@ func ColorScheme(scheme string) chromedp.Action[chromedp.Void] {
 		return err
 	})
 }
+
+// TimeZone makes the tab's pages run in the IANA zone (such as "America/New_York"), as if the
+// system were set to it: what Intl and Date read there.
+func TimeZone(zone string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: zone})
+		return err
+	})
+}
