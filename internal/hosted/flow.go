@@ -22,6 +22,27 @@ type payee struct {
 
 func (p *payee) step() string { return service.NextStep(&p.flow.Flow) }
 
+// The stages of a payee on a flow before and into its steps, each with its page and its posts.
+const (
+	stageIdentify = iota // no session: the payee asks for a code
+	stageCode            // a code went out: the payee enters it
+	stageDetails         // the code proved the link's email, which nobody holds: the payee says who they are
+	stageSteps           // a verified payee works through the flow's steps
+)
+
+// stage is where the request's session puts the payee.
+func (p *payee) stage() int {
+	switch {
+	case p.sess.UserID == "" && !p.sess.ByEmail:
+		return stageIdentify
+	case !p.sess.Verified:
+		return stageCode
+	case p.sess.UserID == "":
+		return stageDetails
+	}
+	return stageSteps
+}
+
 // canceled reports whether the payout link the flow pays out was canceled.
 func (p *payee) canceled() bool {
 	return p.flow.Link != nil && p.flow.Link.Status == payouts.LinkCanceled
@@ -73,8 +94,8 @@ func (h *Handler) reshow(c *fiber.Ctx, p *payee, a answer) error {
 func (h *Handler) view(p *payee) views.Flow {
 	f := views.Flow{ID: p.flow.ID, Key: p.flow.Key, AppName: p.flow.AppName,
 		Steps: views.NewSteps(p.flow.Steps, p.flow.CompletedSteps, p.step())}
-	if p.sess.UserID != "" {
-		f.Session = h.svc.SignPayeeSession(p.flow.ID, p.sess.UserID, p.sess.Verified)
+	if p.stage() != stageIdentify {
+		f.Session = h.svc.SignPayeeSession(p.sess)
 	}
 	if l := p.flow.Link; l != nil {
 		f.Amount, f.Memo = l.Amount, l.Memo
@@ -95,8 +116,8 @@ func (h *Handler) signInView(p *payee) views.Flow {
 // carry a session of their own.
 func (h *Handler) next(c *fiber.Ctx, p *payee, query ...string) error {
 	f := views.Flow{ID: p.flow.ID, Key: p.flow.Key}
-	if p.sess.UserID != "" {
-		f.Handoff = h.svc.SignPayeeHandoff(p.flow.ID, p.sess.UserID, p.sess.Verified)
+	if p.stage() != stageIdentify {
+		f.Handoff = h.svc.SignPayeeHandoff(p.sess)
 	}
 	return c.Redirect(f.URL(query...), fiber.StatusSeeOther)
 }
@@ -114,7 +135,8 @@ func (h *Handler) finish(c *fiber.Ctx, p *payee, step string) error {
 // openPayee reads the flow of the request and the session it carries, if any: a post's in its
 // body, a page's as the handoff in its URL (no other token is taken from a URL, so none that
 // lasts is ever written into one). A session that does not check out is refused; so is one of a
-// user the flow does not belong to.
+// user the flow does not belong to. A session of the flow's email code names no user: the code
+// decides whose the flow is.
 func (h *Handler) openPayee(c *fiber.Ctx) (*payee, error) {
 	hf, err := h.svc.OpenHostedFlow(c.UserContext(), c.Params("id"))
 	if err != nil {
@@ -133,25 +155,25 @@ func (h *Handler) openPayee(c *fiber.Ctx) (*payee, error) {
 	if p.sess, err = open(token, hf.ID); err != nil {
 		return nil, err
 	}
-	if hf.UserID != nil && *hf.UserID != p.sess.UserID {
+	if hf.UserID != nil && !p.sess.ByEmail && *hf.UserID != p.sess.UserID {
 		return nil, payouts.Errorf(payouts.EUnauthorized, "This page belongs to someone else.")
 	}
 	return p, nil
 }
 
-// forPayee wraps a post of a payee on a flow: it needs a session, verified or not as said, and
-// when steps are named, one of them must be the step due; otherwise the browser is sent to the
-// page of the step due.
-func (h *Handler) forPayee(verified bool, fn func(*fiber.Ctx, *payee) error, steps ...string) fiber.Handler {
+// forPayee wraps a post of a payee on a flow: it needs a session at the stage said, and when
+// steps are named, one of them must be the step due; otherwise the browser is sent to the page
+// of what is due.
+func (h *Handler) forPayee(stage int, fn func(*fiber.Ctx, *payee) error, steps ...string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		p, err := h.openPayee(c)
 		if err != nil {
 			return err
 		}
-		if p.sess.UserID == "" {
+		if p.stage() == stageIdentify {
 			return payouts.Errorf(payouts.EUnauthorized, "This page's session is missing. Start again from your link.")
 		}
-		if p.sess.Verified != verified || (len(steps) > 0 && !slices.Contains(steps, p.step())) {
+		if p.stage() != stage || (len(steps) > 0 && !slices.Contains(steps, p.step())) {
 			return h.next(c, p)
 		}
 		return fn(c, p)
@@ -196,11 +218,13 @@ func (h *Handler) show(c *fiber.Ctx, p *payee, a answer) error {
 	case step == "":
 		title = "All done"
 		page, err = h.donePage(c, p)
-	case p.sess.UserID == "":
+	case p.stage() == stageIdentify:
 		title, page = "Confirm it’s you", views.IdentifyPage(h.signInView(p), identifyView(a.form, p.flow.Link))
-	case !p.sess.Verified:
+	case p.stage() == stageCode:
 		title = "Enter your code"
 		page, err = h.verifyPage(c, p, a)
+	case p.stage() == stageDetails:
+		title, page = "Tell us who you are", views.DetailsPage(h.signInView(p), detailsView(a.form, p.flow.Link))
 	case step == payouts.StepCompliance:
 		page, err = h.compliancePage(c, p, a)
 	case step == payouts.StepIDVerification:
@@ -227,8 +251,9 @@ func (h *Handler) show(c *fiber.Ctx, p *payee, a answer) error {
 // donePage is a finished flow: with the payee's latest payout when the flow paid one and the
 // request carries the payee's session, without anything personal otherwise.
 func (h *Handler) donePage(c *fiber.Ctx, p *payee) (templ.Component, error) {
-	d := views.Done{SignedOut: !p.sess.Verified}
-	if p.sess.Verified && slices.Contains(p.flow.Steps, payouts.StepPayout) {
+	signedIn := p.stage() == stageSteps
+	d := views.Done{SignedOut: !signedIn}
+	if signedIn && slices.Contains(p.flow.Steps, payouts.StepPayout) {
 		list, err := h.svc.ListTransfers(c.UserContext(), p.flow.AppID, payouts.Page{Limit: 1},
 			payouts.TransferFilter{UserID: p.sess.UserID, Type: payouts.TransferPayout})
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/service"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
 	"github.com/disburse/disburse/payouts"
 )
@@ -57,7 +58,8 @@ func openAs(t *testing.T, env *servicetest.Env, flowID, s string, pairs ...strin
 	if len(parts) != 5 {
 		t.Fatalf("not a session: %q", s)
 	}
-	q := url.Values{"s": {env.Service.SignPayeeHandoff(flowID, parts[1], parts[2] == "v")}}
+	q := url.Values{"s": {env.Service.SignPayeeHandoff(service.PayeeSession{FlowID: flowID, UserID: parts[1],
+		ByEmail: strings.HasPrefix(parts[2], "e"), Verified: strings.HasSuffix(parts[2], "v")})}}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		q.Set(pairs[i], pairs[i+1])
 	}

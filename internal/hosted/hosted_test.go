@@ -34,7 +34,7 @@ func TestSecurityHeaders(t *testing.T) {
 		{"flow page", "/f/" + *link.FlowID + keyed(t, env, *link.FlowID), http.StatusOK, "'self'"},
 		{"unknown link", "/l/" + "00000000-0000-4000-8000-000000000000", http.StatusNotFound, "'self'"},
 		// The redirect step's form leaves for the app, so its page lets forms go there.
-		{"redirect step", "/f/" + redirect.ID + "?s=" + url.QueryEscape(env.Service.SignPayeeHandoff(redirect.ID, strings.Split(s, ".")[1], true)),
+		{"redirect step", "/f/" + redirect.ID + "?s=" + url.QueryEscape(env.Service.SignPayeeHandoff(service.PayeeSession{FlowID: redirect.ID, UserID: strings.Split(s, ".")[1], Verified: true})),
 			http.StatusOK, "'self' https://app.example"},
 	}
 	for _, tt := range tests {
@@ -222,7 +222,7 @@ func TestSession(t *testing.T) {
 		}
 	})
 	t.Run("a handoff in a form", func(t *testing.T) {
-		handoff := env.Service.SignPayeeHandoff(flowID, parts[1], true)
+		handoff := env.Service.SignPayeeHandoff(service.PayeeSession{FlowID: flowID, UserID: parts[1], Verified: true})
 		if p := post(t, env, "/f/"+flowID+"/payout-methods", withSession(handoff, form)); p.Status != http.StatusForbidden {
 			t.Fatalf("post with a handoff: %d", p.Status)
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,8 +120,9 @@ func testIdentifyBindsOnlyTheProvenPayee(t *testing.T, engine []servicetest.Opti
 			typed("4155550913", "x913@example.com"), "+1 4155550913", true},
 		{"names the attacker's email, victim's phone", map[string]any{"payee": map[string]string{"first_name": "Mal", "email": "x921@example.com"}},
 			typed(victimPhone, "x921@example.com"), "x921@example.com", true},
+		// What is typed beside a link's email is never read: the code goes to the link's email.
 		{"names the attacker's email, victim's email", map[string]any{"payee": map[string]string{"first_name": "Mal", "email": "x922@example.com"}},
-			typed(victimPhone, victimEmail), "", false},
+			typed(victimPhone, victimEmail), "x922@example.com", true},
 		{"names an existing attacker's email, victim's phone", map[string]any{"payee": map[string]string{"first_name": "Mal", "email": "mal@example.com"}},
 			typed(victimPhone, "mal@example.com"), "mal@example.com", false},
 		{"names phone and email, victim's phone", map[string]any{"payee": map[string]string{"email": "x931@example.com", "country_code": "1", "phone_number": "4155550931"}},
@@ -164,10 +166,7 @@ func testIdentifyBindsOnlyTheProvenPayee(t *testing.T, engine []servicetest.Opti
 			if tt.codeTo == "+1 "+victimPhone {
 				return // only the victim can read it: the flow stays unbound
 			}
-			verified := post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {p.Session(t)}, "token": {env.Inbox.Token(t, tt.codeTo)}})
-			if verified.Status != http.StatusSeeOther {
-				t.Fatalf("verify: %d\n%s", verified.Status, verified.Body)
-			}
+			verified := enterCode(t, env, flowID, p.Session(t), tt.codeTo, tt.form)
 			f := getFlow(t, env, flowID)
 			switch {
 			case f.UserID == nil:
@@ -223,7 +222,8 @@ func testUnprovenContactFindsNobody(t *testing.T, engine []servicetest.Option) {
 }
 
 // identifyAndVerify identifies on a flow with form, checks that the one code sent went to codeTo,
-// enters it, and returns the user the flow is then bound to.
+// enters it (and form's names and phone when the page asks for them after it), and returns the
+// user the flow is then bound to.
 func identifyAndVerify(t *testing.T, env *servicetest.Env, flowID, codeTo string, form url.Values) string {
 	t.Helper()
 	before := len(env.Inbox.Messages())
@@ -234,13 +234,33 @@ func identifyAndVerify(t *testing.T, env *servicetest.Env, flowID, codeTo string
 	if msgs := env.Inbox.Messages(); len(msgs) != before+1 || msgs[before].To != codeTo {
 		t.Fatalf("codes sent: %+v, want one to %s", msgs[before:], codeTo)
 	}
-	v := post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {p.Session(t)}, "token": {env.Inbox.Token(t, codeTo)}})
-	if v.Status != http.StatusSeeOther {
-		t.Fatalf("verify: %d\n%s", v.Status, v.Body)
-	}
+	enterCode(t, env, flowID, p.Session(t), codeTo, form)
 	f := getFlow(t, env, flowID)
 	if f.UserID == nil {
 		t.Fatal("verifying bound nobody")
 	}
 	return *f.UserID
+}
+
+// enterCode enters the code last sent to codeTo as the payee of the pending session on flowID;
+// when the code proved a link's email nobody holds, it gives form's names and phone on the
+// details page that follows. It returns the last answer, a redirect into the flow's steps.
+func enterCode(t *testing.T, env *servicetest.Env, flowID, pending, codeTo string, form url.Values) page {
+	t.Helper()
+	p := post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {env.Inbox.Token(t, codeTo)}})
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("verify: %d\n%s", p.Status, p.Body)
+	}
+	next := get(t, env, p.Location())
+	if !strings.Contains(next.Body, `action="/f/`+flowID+`/details`) {
+		return p
+	}
+	details := url.Values{"s": {next.Session(t)}}
+	for _, name := range []string{"first_name", "last_name", "country_code", "phone_number"} {
+		details.Set(name, form.Get(name))
+	}
+	if p = post(t, env, "/f/"+flowID+"/details", details); p.Status != http.StatusSeeOther {
+		t.Fatalf("details: %d\n%s", p.Status, p.Body)
+	}
+	return p
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // identify is POST /f/{id}/identify: the payee gives a phone number (and names and email when it
-// is new) and is texted a token.
+// is new) and is texted a token; on a flow whose code goes to its link's email, the payee gives
+// nothing and the code goes there.
 func (h *Handler) identify(c *fiber.Ctx) error {
 	p, err := h.openPayee(c)
 	if err != nil {
@@ -23,10 +24,7 @@ func (h *Handler) identify(c *fiber.Ctx) error {
 		return h.next(c, p) // nothing left to do: no token to send
 	}
 	// c.IP() believes X-Forwarded-For only from the trusted proxies payoutd configured.
-	user, err := h.svc.IdentifyPayee(c.UserContext(), p.flow.ID, c.IP(), payouts.CreateUserRequest{
-		CountryCode: c.FormValue("country_code"), PhoneNumber: c.FormValue("phone_number"),
-		FirstName: c.FormValue("first_name"), LastName: c.FormValue("last_name"), Email: c.FormValue("email"),
-	})
+	sess, err := h.svc.IdentifyPayee(c.UserContext(), p.flow.ID, c.IP(), payeeForm(c))
 	if err != nil {
 		a, isForm := failed(c, err)
 		if !isForm {
@@ -35,14 +33,35 @@ func (h *Handler) identify(c *fiber.Ctx) error {
 		p.sess = service.PayeeSession{}
 		return h.show(c, p, a)
 	}
-	p.sess = service.PayeeSession{FlowID: p.flow.ID, UserID: user.ID}
+	p.sess = sess
 	return h.next(c, p)
 }
 
-// identifyView is the identify page's model. The names and email are asked for once the service
+// payeeForm is what a payee said about themselves on the identify or details page.
+func payeeForm(c *fiber.Ctx) payouts.CreateUserRequest {
+	return payouts.CreateUserRequest{CountryCode: c.FormValue("country_code"), PhoneNumber: c.FormValue("phone_number"),
+		FirstName: c.FormValue("first_name"), LastName: c.FormValue("last_name"), Email: c.FormValue("email")}
+}
+
+// details is POST /f/{id}/details: the payee whose code proved the link's email, which nobody
+// held, gives names and phone and becomes the flow's user.
+func (h *Handler) details(c *fiber.Ctx, p *payee) error {
+	sess, err := h.svc.GivePayeeDetails(c.UserContext(), c.IP(), p.sess, payeeForm(c))
+	if err != nil {
+		return h.retry(c, p, err)
+	}
+	p.sess = sess
+	return h.next(c, p)
+}
+
+// identifyView is the identify page's model. On a flow whose code goes to its link's email it
+// only says where the code goes. Otherwise the names and email are asked for once the service
 // says the number is new, or at once, pre-filled, when the payout link names its payee; their
 // "is required" problems are not shown before the payee saw them.
 func identifyView(form components.Form, link *service.PayoutLinkRecord) views.Identify {
+	if service.CodeByEmail(link) {
+		return views.Identify{Form: form, EmailTo: views.MaskEmail(link.Payee.Email)}
+	}
 	details := []string{"first_name", "last_name", "email"}
 	form, named := withKnownPayee(form, link)
 	v := views.Identify{Form: form, NewPayee: named}
@@ -67,6 +86,13 @@ func identifyView(form components.Form, link *service.PayoutLinkRecord) views.Id
 	return v
 }
 
+// detailsView is the details page's model: the names the link gives, pre-filled, and the email
+// the payee proved.
+func detailsView(form components.Form, link *service.PayoutLinkRecord) views.Details {
+	form, _ = withKnownPayee(form, link)
+	return views.Details{Form: form, Email: link.Payee.Email}
+}
+
 // withKnownPayee fills the fields the payee left empty with what the payout link says about
 // them, as the operator gave it, so that the payee checks rather than retypes it. It reports
 // whether the link names the payee (a name or an email). A link issued to a user asks nothing:
@@ -88,8 +114,12 @@ func withKnownPayee(form components.Form, l *service.PayoutLinkRecord) (componen
 	return form, l.Payee.FirstName != "" || l.Payee.LastName != "" || l.Payee.Email != ""
 }
 
-// verifyPage asks for the token sent to the payee's phone.
+// verifyPage asks for the token sent to the payee's phone, or to the link's email.
 func (h *Handler) verifyPage(c *fiber.Ctx, p *payee, a answer) (templ.Component, error) {
+	if p.sess.ByEmail {
+		v := views.Verify{Form: a.form, EmailTo: views.MaskEmail(p.flow.Link.Payee.Email), Sent: c.Query("sent") == "1"}
+		return views.VerifyPage(h.signInView(p), v), nil
+	}
 	user, email, err := h.svc.PayeeCodeEmail(c.UserContext(), p.flow, p.sess.UserID)
 	if err != nil {
 		return nil, err
@@ -101,18 +131,20 @@ func (h *Handler) verifyPage(c *fiber.Ctx, p *payee, a answer) (templ.Component,
 	return views.VerifyPage(h.signInView(p), v), nil
 }
 
-// verify is POST /f/{id}/verify: a right token binds the browser to the payee for the flow.
+// verify is POST /f/{id}/verify: a right token binds the browser to the payee for the flow, or,
+// when it proved a link's email nobody holds, leads to the details page.
 func (h *Handler) verify(c *fiber.Ctx, p *payee) error {
-	if err := h.svc.VerifyPayee(c.UserContext(), p.flow.ID, p.sess.UserID, c.FormValue("token")); err != nil {
+	sess, err := h.svc.VerifyPayee(c.UserContext(), p.sess, c.FormValue("token"))
+	if err != nil {
 		return h.retry(c, p, err)
 	}
-	p.sess.Verified = true
+	p.sess = sess
 	return h.next(c, p)
 }
 
 // resend is POST /f/{id}/resend: a new token, replacing the last.
 func (h *Handler) resend(c *fiber.Ctx, p *payee) error {
-	if err := h.svc.ResendPayeeToken(c.UserContext(), p.flow.ID, c.IP(), p.sess.UserID); err != nil {
+	if err := h.svc.ResendPayeeToken(c.UserContext(), c.IP(), p.sess); err != nil {
 		return err
 	}
 	return h.next(c, p, "sent", "1")

@@ -68,25 +68,18 @@ func (s *Service) ClaimPayoutLink(ctx context.Context, linkID, userID string) (*
 
 // The claim rules: a payout link is claimed only by the payee it names. A link issued to a user
 // is claimed by that user, with a code to their phone; a link that names a phone, with a code
-// to that phone; a link that names only an email, with a code to that email; a link that names
-// nobody, by the first payee who verifies a phone on it (VerifyPayee binds its flow), and by
-// nobody else after. Whoever identifies is looked up only by the contact the code goes to
-// (FindOrCreatePayee), so the user a flow binds is always the one whose contact was proven.
+// to that phone; a link that names only an email, with a code to that email, sent before anyone
+// is looked up or made; a link that names nobody, by the first payee who verifies a phone on it
+// (VerifyPayee binds its flow), and by nobody else after. Whoever identifies is looked up only by
+// the contact the code goes to (FindOrCreatePayee, and for an email only once the code proved it:
+// VerifyPayee), so the user a flow binds is always the one whose contact was proven.
 
-// namedPayeeMatches checks what a payee identifying on a link's flow gave against the phone or
-// email the link names, before any code goes out or any user is made.
-func namedPayeeMatches(l *PayoutLinkRecord, phone payouts.Phone, email string) error {
-	switch {
-	case l == nil || l.UserID != nil:
-		return nil // no link, or the flow already belongs to the named user
-	case l.Payee.PhoneNumber != "":
-		if namedPhone(l) != phone {
-			return payouts.FieldError("phone_number", "is not the number this payout was sent to")
-		}
-	case l.Payee.Email != "":
-		if !strings.EqualFold(strings.TrimSpace(email), l.Payee.Email) {
-			return payouts.FieldError("email", "is not the email address this payout was sent to")
-		}
+// namedPayeeMatches checks the phone a payee identifying on a link's flow gave against the phone
+// the link names, before any code goes out or any user is made. A link that names only an email
+// asks for no phone before the email is proven (CodeByEmail).
+func namedPayeeMatches(l *PayoutLinkRecord, phone payouts.Phone) error {
+	if l != nil && l.UserID == nil && l.Payee.PhoneNumber != "" && namedPhone(l) != phone {
+		return payouts.FieldError("phone_number", "is not the number this payout was sent to")
 	}
 	return nil
 }
@@ -97,19 +90,19 @@ func namesPayee(l *PayoutLinkRecord) bool {
 	return l != nil && l.NamesPayee()
 }
 
-// codeByEmail reports whether the code that proves the payee of a flow paying out l goes to the
+// CodeByEmail reports whether the code that proves the payee of a flow paying out l goes to the
 // email l names: when l names an email and no phone and no user. Otherwise it goes to a phone.
-func codeByEmail(l *PayoutLinkRecord) bool {
+func CodeByEmail(l *PayoutLinkRecord) bool {
 	return l != nil && l.UserID == nil && l.Payee.PhoneNumber == "" && l.Payee.Email != ""
 }
 
 // payeeContact is where the code that proves user, the payee of a flow paying out l, goes: the
-// email l names (codeByEmail); else the user's phone, or their email when a payee typed the
+// email l names (CodeByEmail); else the user's phone, or their email when a payee typed the
 // phone unproven and proved the email (UserRecord.Unproven). A code never goes to a contact
 // nobody proved or vouched for.
 func payeeContact(l *PayoutLinkRecord, user *UserRecord) contact {
 	switch {
-	case codeByEmail(l):
+	case CodeByEmail(l):
 		return contact{channel: "email", to: l.Payee.Email, field: "email"}
 	case user.Unproven == unprovenPhone:
 		return contact{channel: "email", to: user.Email, field: "email"}

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"crypto/hmac"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -28,43 +29,54 @@ const PayeeHandoffLifetime = 2 * time.Minute
 // short-lived handoff in the URL a post redirects to, which only a page's GET is accepted with.
 type PayeeSession struct {
 	FlowID string
+	// UserID is the payee; empty in a session of the flow's email code (ByEmail).
 	UserID string
-	// Verified is false between entering a phone number and entering the token texted to it.
+	// ByEmail marks a session of a flow whose code goes to its link's email (CodeByEmail) before
+	// the code named a user: no user is found or made before the email is proven.
+	ByEmail bool
+	// Verified is false between asking for a code and entering it. A verified ByEmail session
+	// proved the email and found nobody holding it: the payee gives their details next.
 	Verified bool
 	Expires  time.Time
 }
 
-// The stages a payee token is signed with: a session or a handoff, before or after the payee
-// entered their code.
+// The stages a payee token is signed with: before or after the payee entered their code, of a
+// user or of a flow's email code (ByEmail); a handoff's stage has the prefix stageHandoff.
 const (
-	stagePending         = "p"
-	stageVerified        = "v"
-	stagePendingHandoff  = "hp"
-	stageVerifiedHandoff = "hv"
+	stagePending       = "p"
+	stageVerified      = "v"
+	stageEmailPending  = "ep"
+	stageEmailVerified = "ev"
+	stageHandoff       = "h"
 )
 
-// SignPayeeSession returns the token of a session of userID on flowID, for a page's forms, that
-// expires PayeeSessionLifetime from now.
-func (s *Service) SignPayeeSession(flowID, userID string, verified bool) string {
-	return s.signPayee(flowID, userID, verified, false)
+// SignPayeeSession returns the token of sess, for a page's forms, that expires
+// PayeeSessionLifetime from now.
+func (s *Service) SignPayeeSession(sess PayeeSession) string {
+	return s.signPayee(sess, false)
 }
 
-// SignPayeeHandoff returns the token of a session of userID on flowID, for a redirect's URL, that
-// expires PayeeHandoffLifetime from now.
-func (s *Service) SignPayeeHandoff(flowID, userID string, verified bool) string {
-	return s.signPayee(flowID, userID, verified, true)
+// SignPayeeHandoff returns the token of sess, for a redirect's URL, that expires
+// PayeeHandoffLifetime from now.
+func (s *Service) SignPayeeHandoff(sess PayeeSession) string {
+	return s.signPayee(sess, true)
 }
 
-func (s *Service) signPayee(flowID, userID string, verified, handoff bool) string {
+func (s *Service) signPayee(sess PayeeSession, handoff bool) string {
 	stage, lifetime := stagePending, PayeeSessionLifetime
-	if verified {
+	switch {
+	case sess.ByEmail && sess.Verified:
+		stage = stageEmailVerified
+	case sess.ByEmail:
+		stage = stageEmailPending
+	case sess.Verified:
 		stage = stageVerified
 	}
 	if handoff {
-		stage, lifetime = "h"+stage, PayeeHandoffLifetime
+		stage, lifetime = stageHandoff+stage, PayeeHandoffLifetime
 	}
 	exp := strconv.FormatInt(s.now().Add(lifetime).Unix(), 10)
-	return strings.Join([]string{flowID, userID, stage, exp, s.keyedHash("payee-session", flowID, userID, stage, exp)}, ".")
+	return strings.Join([]string{sess.FlowID, sess.UserID, stage, exp, s.keyedHash("payee-session", sess.FlowID, sess.UserID, stage, exp)}, ".")
 }
 
 // OpenPayeeSession checks a token from SignPayeeSession and that it is a session on flowID. A
@@ -81,7 +93,7 @@ func (s *Service) OpenPayeeHandoff(token, flowID string) (PayeeSession, error) {
 }
 
 func (s *Service) openPayee(token, flowID string, handoff bool) (PayeeSession, error) {
-	invalid := payouts.Errorf(payouts.EUnauthorized, "This page's session is not valid. Start again from your link.")
+	invalid := errSessionInvalid
 	parts := strings.Split(token, ".")
 	if len(parts) != 5 {
 		return PayeeSession{}, invalid
@@ -90,22 +102,30 @@ func (s *Service) openPayee(token, flowID string, handoff bool) (PayeeSession, e
 	if !hmac.Equal([]byte(mac), []byte(s.keyedHash("payee-session", flow, user, stage, exp))) || flow != flowID {
 		return PayeeSession{}, invalid
 	}
-	var verified bool
-	switch stage {
-	case stagePending, stagePendingHandoff:
-	case stageVerified, stageVerifiedHandoff:
-		verified = true
+	base, isHandoff := strings.CutPrefix(stage, stageHandoff)
+	if handoff != isHandoff {
+		return PayeeSession{}, invalid
+	}
+	sess := PayeeSession{FlowID: flow, UserID: user}
+	switch base {
+	case stagePending:
+	case stageVerified:
+		sess.Verified = true
+	case stageEmailPending:
+		sess.ByEmail = true
+	case stageEmailVerified:
+		sess.ByEmail, sess.Verified = true, true
 	default:
 		return PayeeSession{}, invalid
 	}
-	if handoff != strings.HasPrefix(stage, "h") {
+	if sess.ByEmail != (user == "") {
 		return PayeeSession{}, invalid
 	}
 	unix, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil {
 		return PayeeSession{}, invalid
 	}
-	sess := PayeeSession{FlowID: flow, UserID: user, Verified: verified, Expires: time.Unix(unix, 0).UTC()}
+	sess.Expires = time.Unix(unix, 0).UTC()
 	if !s.now().Before(sess.Expires) {
 		return PayeeSession{}, payouts.Errorf(payouts.EUnauthorized, "Your session expired. Confirm your phone number again to continue.")
 	}
@@ -152,17 +172,60 @@ func (s *Service) OpenHostedFlow(ctx context.Context, id string) (*HostedFlow, e
 	return out, nil
 }
 
-// IdentifyPayee finds the payee of a hosted flow by the contact their code goes to, creating the
-// user from the names, phone and email given when nobody holds that contact, and sends them a
-// verification code where the claim rules say (see payeeContact): the email a link names when it
-// names only an email, else the phone. A flow that already belongs to a user (it was issued to
-// them, or a payee verified on it first) accepts only that user's number, and creates nobody.
+// IdentifyPayee starts proving who the payee of a hosted flow is and returns the session they go
+// on with. When the flow's code goes to its link's email (CodeByEmail), nothing typed is read:
+// the code goes to that email and who holds it is looked up only once it is proven
+// (VerifyPayee). Otherwise it finds the payee by the phone their code goes to, creating the user
+// from the names, phone and email given when nobody holds that phone, and sends the code where
+// the claim rules say (see payeeContact). A flow that already belongs to a user accepts only
+// that user's number, and creates nobody.
 // Attempts are limited per client address (clientAddr, as the transport sees it) and per flow
 // and address, codes per flow and address and per app: whoever else holds the flow's URL spends
 // only their own address's share and never locks the payee out. A flow that names nobody also
 // takes a limited number of different phones; one that names its payee accepts only the payee's
 // contact, which that limit never meets.
-func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, req payouts.CreateUserRequest) (*payouts.User, error) {
+func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, req payouts.CreateUserRequest) (PayeeSession, error) {
+	f, err := s.openIdentify(ctx, flowID, clientAddr)
+	if err != nil {
+		return PayeeSession{}, err
+	}
+	if CodeByEmail(f.Link) {
+		sess := PayeeSession{FlowID: f.ID, ByEmail: true}
+		return sess, s.sendPayeeToken(ctx, f, clientAddr, sess)
+	}
+	p := payouts.Problems{}
+	phone := p.Phone("", req.CountryCode, req.PhoneNumber, true)
+	if err := p.Err(); err != nil {
+		return PayeeSession{}, err
+	}
+	var user *UserRecord
+	if f.UserID != nil {
+		if user, err = s.getUser(ctx, s.store, f.AppID, *f.UserID); err != nil {
+			return PayeeSession{}, err
+		}
+		if user.PhoneNumber != phone {
+			return PayeeSession{}, payouts.FieldError("phone_number", "is not the number this page was sent to")
+		}
+	} else {
+		if err := namedPayeeMatches(f.Link, phone); err != nil {
+			return PayeeSession{}, err
+		}
+		if !namesPayee(f.Link) {
+			if err := s.allowPhone(ctx, f.ID, phone); err != nil {
+				return PayeeSession{}, err
+			}
+		}
+		if user, err = s.FindOrCreatePayee(ctx, f.AppID, req); err != nil {
+			return PayeeSession{}, err
+		}
+	}
+	sess := PayeeSession{FlowID: f.ID, UserID: user.ID}
+	return sess, s.sendPayeeToken(ctx, f, clientAddr, sess)
+}
+
+// openIdentify opens a flow for a payee saying who they are, within the limits of tries per
+// client address and per flow and address.
+func (s *Service) openIdentify(ctx context.Context, flowID, clientAddr string) (*HostedFlow, error) {
 	if err := s.allow(ctx, s.limits.identifyPerAddress, clientAddr, "Too many tries from your network. Try again in an hour."); err != nil {
 		return nil, err
 	}
@@ -173,37 +236,74 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 	if err := s.allow(ctx, s.limits.identifyPerFlow, flowAddress(f.ID, clientAddr), "Too many tries on this page. Try again in an hour."); err != nil {
 		return nil, err
 	}
-	p := payouts.Problems{}
-	phone := p.Phone("", req.CountryCode, req.PhoneNumber, true)
-	if err := p.Err(); err != nil {
-		return nil, err
+	return f, nil
+}
+
+// GivePayeeDetails makes the payee of a flow whose email code they entered and nobody held
+// (a verified ByEmail session) a user, from the names and phone they give, the phone unproven,
+// and binds the flow to them. The phone is never looked up: a number on another user's record
+// finds nobody. If someone proved the email meanwhile, the flow binds to them instead, as the
+// code would have. It counts against the identify limits.
+func (s *Service) GivePayeeDetails(ctx context.Context, clientAddr string, sess PayeeSession, req payouts.CreateUserRequest) (PayeeSession, error) {
+	if !sess.ByEmail || !sess.Verified {
+		return PayeeSession{}, errSessionInvalid
 	}
-	var user *UserRecord
-	if f.UserID != nil {
-		if user, err = s.getUser(ctx, s.store, f.AppID, *f.UserID); err != nil {
-			return nil, err
+	f, err := s.openIdentify(ctx, sess.FlowID, clientAddr)
+	if err != nil {
+		return PayeeSession{}, err
+	}
+	if !CodeByEmail(f.Link) {
+		return PayeeSession{}, errSessionInvalid
+	}
+	p := payouts.Problems{}
+	p.Phone("", req.CountryCode, req.PhoneNumber, true)
+	if err := p.Err(); err != nil {
+		return PayeeSession{}, err
+	}
+	req.Email = f.Link.Payee.Email // the address the code proved, as the link spells it
+	rec, err := s.newUser(f.AppID, req, unprovenPhone)
+	if err != nil {
+		return PayeeSession{}, err
+	}
+	out := PayeeSession{FlowID: f.ID, Verified: true}
+	err = s.inTx(ctx, func(q *Tx) error {
+		user, err := s.payeeOfEmail(ctx, q, f)
+		if err != nil {
+			return err
 		}
-		if user.PhoneNumber != phone {
-			return nil, payouts.FieldError("phone_number", "is not the number this page was sent to")
-		}
-	} else {
-		if err := namedPayeeMatches(f.Link, phone, req.Email); err != nil {
-			return nil, err
-		}
-		if !namesPayee(f.Link) {
-			if err := s.allowPhone(ctx, f.ID, phone); err != nil {
-				return nil, err
+		if user == nil {
+			user = rec
+			if err := q.createUser(ctx, rec); err != nil {
+				return err
 			}
 		}
-		byEmail := codeByEmail(f.Link)
-		if byEmail {
-			req.Email = f.Link.Payee.Email // the address the code goes to, as the link spells it
-		}
-		if user, err = s.FindOrCreatePayee(ctx, f.AppID, byEmail, req); err != nil {
-			return nil, err
-		}
+		out.UserID = user.ID
+		return q.bindPayee(ctx, f.ID, user)
+	})
+	if payouts.ErrorCode(err) == payouts.EEmailExists {
+		return PayeeSession{}, payouts.Errorf(payouts.EEmailExists, "This email is on another account here; ask the sender for a link made for that account.")
 	}
-	return &user.User, s.sendPayeeToken(ctx, f, clientAddr, user)
+	if err != nil {
+		return PayeeSession{}, err
+	}
+	return out, nil
+}
+
+// payeeOfEmail is the user a proven code to the email of f's link makes the payee: the user the
+// flow already belongs to, else the app's user who proved that email, else nil.
+func (s *Service) payeeOfEmail(ctx context.Context, q *Tx, f *HostedFlow) (*UserRecord, error) {
+	flow, err := q.FlowByID(ctx, f.ID)
+	if err != nil {
+		return nil, orNotFound(err, "flow")
+	}
+	if flow.UserID != nil {
+		return s.getUser(ctx, q, f.AppID, *flow.UserID)
+	}
+	u, err := q.FindUserByProvenEmail(ctx, f.AppID, strings.TrimSpace(f.Link.Payee.Email))
+	if errors.Is(err, ErrNoRecord) {
+		return nil, nil
+	}
+	return u, err
 }
 
 // flowAddress is the key of the limits counted per flow and client address.
@@ -219,57 +319,136 @@ func (s *Service) allowPhone(ctx context.Context, flowID string, phone payouts.P
 	return s.allow(ctx, s.limits.phonesPerFlow, flowID, "Too many different numbers were tried on this page. Try again in an hour.")
 }
 
-// ResendPayeeToken sends the payee of a hosted flow a new code, as IdentifyPayee did, within the
+// ResendPayeeToken sends the payee of session sess a new code, as IdentifyPayee did, within the
 // limit of codes per flow and client address.
-func (s *Service) ResendPayeeToken(ctx context.Context, flowID, clientAddr, userID string) error {
-	f, err := s.OpenHostedFlow(ctx, flowID)
+func (s *Service) ResendPayeeToken(ctx context.Context, clientAddr string, sess PayeeSession) error {
+	f, err := s.OpenHostedFlow(ctx, sess.FlowID)
 	if err != nil {
 		return err
 	}
-	user, err := s.getUser(ctx, s.store, f.AppID, userID)
-	if err != nil {
-		return err
-	}
-	return s.sendPayeeToken(ctx, f, clientAddr, user)
+	return s.sendPayeeToken(ctx, f, clientAddr, sess)
 }
 
-// sendPayeeToken sends a code for a hosted flow, within the limit per flow and client address.
-func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr string, user *UserRecord) error {
+// sendPayeeToken sends a code for a hosted flow, within the limit per flow and client address:
+// for a ByEmail session, to the link's email, kept under the flow and that email
+// (flowEmailCode); otherwise to the session's user where payeeContact says.
+func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr string, sess PayeeSession) error {
+	if sess.ByEmail != CodeByEmail(f.Link) {
+		return errSessionInvalid
+	}
 	if err := s.allow(ctx, s.limits.sendsPerFlow, flowAddress(f.ID, clientAddr), "Too many codes were sent for this page. Try again in an hour."); err != nil {
+		return err
+	}
+	if sess.ByEmail {
+		return s.sendCode(ctx, f.AppID, flowEmailCode(f), "", payeeContact(f.Link, nil), codeForClaim)
+	}
+	user, err := s.getUser(ctx, s.store, f.AppID, sess.UserID)
+	if err != nil {
 		return err
 	}
 	return s.sendToken(ctx, f.AppID, user.ID, payeeContact(f.Link, user), codeForClaim)
 }
 
-// VerifyPayee checks the code a payee of a hosted flow received. The first payee verified on a
-// flow that belongs to nobody yet binds it: nobody else can verify on it after them.
-func (s *Service) VerifyPayee(ctx context.Context, flowID, userID, token string) error {
-	f, err := s.OpenFlow(ctx, flowID)
+// flowEmailCode is the key the code to the email of f's link is kept under, in place of a
+// user's id: the flow and the address, so that it proves nothing on another flow or for
+// another address.
+func flowEmailCode(f *HostedFlow) string {
+	return "flow " + f.ID + " " + strings.ToLower(strings.TrimSpace(f.Link.Payee.Email))
+}
+
+// VerifyPayee checks the code the payee of session sess received and returns their verified
+// session. The first payee verified on a flow that belongs to nobody yet binds it: nobody else
+// can verify on it after them. A ByEmail session's code proves the link's email: the flow binds
+// to the user it belongs to or who proved that email; with neither, the session goes on
+// without a user, to give the payee's details (GivePayeeDetails).
+func (s *Service) VerifyPayee(ctx context.Context, sess PayeeSession, token string) (PayeeSession, error) {
+	if sess.ByEmail {
+		return s.verifyPayeeEmail(ctx, sess, token)
+	}
+	f, err := s.OpenFlow(ctx, sess.FlowID)
 	if err != nil {
+		return PayeeSession{}, err
+	}
+	if f.UserID != nil && *f.UserID != sess.UserID {
+		return PayeeSession{}, errFlowTaken
+	}
+	if err := s.VerifyUser(ctx, f.AppID, sess.UserID, payouts.VerifyUserRequest{Token: token}); err != nil {
+		return PayeeSession{}, err
+	}
+	err = s.inTx(ctx, func(q *Tx) error {
+		user, err := s.getUser(ctx, q, f.AppID, sess.UserID)
+		if err != nil {
+			return err
+		}
+		return q.bindFlow(ctx, f.ID, user.ID)
+	})
+	if err != nil {
+		return PayeeSession{}, err
+	}
+	return PayeeSession{FlowID: f.ID, UserID: sess.UserID, Verified: true}, nil
+}
+
+func (s *Service) verifyPayeeEmail(ctx context.Context, sess PayeeSession, token string) (PayeeSession, error) {
+	req := payouts.VerifyUserRequest{Token: token}
+	if err := req.Validate(); err != nil {
+		return PayeeSession{}, err
+	}
+	f, err := s.OpenHostedFlow(ctx, sess.FlowID)
+	if err != nil {
+		return PayeeSession{}, err
+	}
+	if !CodeByEmail(f.Link) {
+		return PayeeSession{}, errSessionInvalid
+	}
+	out := PayeeSession{FlowID: f.ID, ByEmail: true, Verified: true}
+	var wrong error // the answer to a wrong code, returned after the attempt is committed
+	err = s.inTx(ctx, func(q *Tx) error {
+		if wrong, err = s.spendCode(ctx, q, f.AppID, flowEmailCode(f), strings.TrimSpace(req.Token)); err != nil || wrong != nil {
+			return err
+		}
+		user, err := s.payeeOfEmail(ctx, q, f)
+		if err != nil || user == nil {
+			return err
+		}
+		out = PayeeSession{FlowID: f.ID, UserID: user.ID, Verified: true}
+		return q.bindPayee(ctx, f.ID, user)
+	})
+	if err == nil {
+		err = wrong
+	}
+	if err != nil {
+		return PayeeSession{}, err
+	}
+	return out, nil
+}
+
+// bindPayee marks user verified, a contact of theirs proven, and binds the flow flowID to them.
+func (q *Tx) bindPayee(ctx context.Context, flowID string, user *UserRecord) error {
+	if err := q.markVerified(ctx, user); err != nil {
 		return err
 	}
-	if f.UserID != nil && *f.UserID != userID {
+	return q.bindFlow(ctx, flowID, user.ID)
+}
+
+// bindFlow makes a flow that belongs to nobody yet the flow of userID; a flow of another user is
+// refused.
+func (q *Tx) bindFlow(ctx context.Context, flowID, userID string) error {
+	f, err := q.FlowByID(ctx, flowID)
+	if err != nil {
+		return orNotFound(err, "flow")
+	}
+	switch {
+	case f.UserID == nil:
+		before := f.Flow
+		f.UserID = &userID
+		return q.updateFlow(ctx, before, f)
+	case *f.UserID != userID:
 		return errFlowTaken
 	}
-	if err := s.VerifyUser(ctx, f.AppID, userID, payouts.VerifyUserRequest{Token: token}); err != nil {
-		return err
-	}
-	return s.inTx(ctx, func(q *Tx) error {
-		f, err := q.FlowByID(ctx, flowID)
-		if err != nil {
-			return orNotFound(err, "flow")
-		}
-		switch {
-		case f.UserID == nil:
-			before := f.Flow
-			f.UserID = &userID
-			return q.updateFlow(ctx, before, f)
-		case *f.UserID != userID:
-			return errFlowTaken
-		}
-		return nil
-	})
+	return nil
 }
+
+var errSessionInvalid = payouts.Errorf(payouts.EUnauthorized, "This page's session is not valid. Start again from your link.")
 
 var errFlowTaken = payouts.Errorf(payouts.EUnauthorized, "This flow belongs to someone else.")
 

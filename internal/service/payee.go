@@ -2,36 +2,20 @@ package service
 
 import (
 	"context"
-	"errors"
-	"strings"
 
 	"github.com/disburse/disburse/payouts"
 )
 
-// FindOrCreatePayee returns the payee a hosted flow's code proves: the app's user whose record
-// holds the contact the code goes to (the email req gives when byEmail, else its phone), as an
-// operator gave it or a payee proved it, never one a payee only typed. With no such user it makes
-// one from req, the other contact marked unproven. The other contact is never looked up: a phone
-// typed beside a link's email finds nobody (issue 44's takeover). A phone on two users' records
-// is refused rather than one of them chosen.
-func (s *Service) FindOrCreatePayee(ctx context.Context, appID string, byEmail bool, req payouts.CreateUserRequest) (*UserRecord, error) {
-	unproven := unprovenEmail
-	var found []UserRecord
-	if byEmail {
-		unproven = unprovenPhone
-		u, err := s.store.FindUserByProvenEmail(ctx, appID, strings.TrimSpace(req.Email))
-		switch {
-		case err == nil:
-			found = []UserRecord{*u}
-		case !errors.Is(err, ErrNoRecord):
-			return nil, err
-		}
-	} else {
-		var err error
-		phone := payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber}
-		if found, err = s.store.FindUsersByProvenPhone(ctx, appID, phone); err != nil {
-			return nil, err
-		}
+// FindOrCreatePayee returns the payee a hosted flow's code to a phone proves: the app's user
+// whose record holds req's phone, as an operator gave it or a payee proved it, never one a payee
+// only typed. With no such user it makes one from req, the email marked unproven. The email is
+// never looked up: an email typed beside a phone finds nobody (issue 44's takeover). A phone on
+// two users' records is refused rather than one of them chosen. A link's email is proven before
+// anyone is looked up by it (VerifyPayee, GivePayeeDetails).
+func (s *Service) FindOrCreatePayee(ctx context.Context, appID string, req payouts.CreateUserRequest) (*UserRecord, error) {
+	found, err := s.store.FindUsersByProvenPhone(ctx, appID, payouts.Phone{CountryCode: req.CountryCode, PhoneNumber: req.PhoneNumber})
+	if err != nil {
+		return nil, err
 	}
 	switch len(found) {
 	case 0:
@@ -40,7 +24,7 @@ func (s *Service) FindOrCreatePayee(ctx context.Context, appID string, byEmail b
 	default:
 		return nil, payouts.FieldError("phone_number", "is on more than one account here; ask the sender for a link made for your account")
 	}
-	u, err := s.createUser(ctx, appID, req, unproven)
+	u, err := s.createUser(ctx, appID, req, unprovenEmail)
 	if payouts.ErrorCode(err) == payouts.EEmailExists {
 		return nil, payouts.FieldError("email", "is on another account: open the link sent to that address, or give another email")
 	}

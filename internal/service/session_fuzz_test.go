@@ -28,13 +28,16 @@ func FuzzOpenPayeeSession(f *testing.F) {
 	}
 	const flow = "0e4f5c1a-9b7d-4c36-8f0e-2a1b3c4d5e6f"
 	sessions := []string{
-		svc.SignPayeeSession(flow, "user-1", false),
-		svc.SignPayeeSession(flow, "user-1", true),
-		svc.SignPayeeSession("other-flow", "user-1", true),
+		svc.SignPayeeSession(service.PayeeSession{FlowID: flow, UserID: "user-1"}),
+		svc.SignPayeeSession(service.PayeeSession{FlowID: flow, UserID: "user-1", Verified: true}),
+		svc.SignPayeeSession(service.PayeeSession{FlowID: "other-flow", UserID: "user-1", Verified: true}),
+		svc.SignPayeeSession(service.PayeeSession{FlowID: flow, ByEmail: true}),
+		svc.SignPayeeSession(service.PayeeSession{FlowID: flow, ByEmail: true, Verified: true}),
 	}
 	handoffs := []string{
-		svc.SignPayeeHandoff(flow, "user-1", false),
-		svc.SignPayeeHandoff(flow, "user-1", true),
+		svc.SignPayeeHandoff(service.PayeeSession{FlowID: flow, UserID: "user-1"}),
+		svc.SignPayeeHandoff(service.PayeeSession{FlowID: flow, UserID: "user-1", Verified: true}),
+		svc.SignPayeeHandoff(service.PayeeSession{FlowID: flow, ByEmail: true, Verified: true}),
 	}
 	for _, tok := range append(slices.Clone(sessions), handoffs...) {
 		f.Add(tok, flow)

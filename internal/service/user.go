@@ -33,6 +33,18 @@ func (s *Service) CreateUser(ctx context.Context, appID string, req payouts.Crea
 // createUser makes a user; unproven names the contact a payee typed without proving it, when a
 // hosted page makes the user (UserRecord.Unproven).
 func (s *Service) createUser(ctx context.Context, appID string, req payouts.CreateUserRequest, unproven string) (*UserRecord, error) {
+	rec, err := s.newUser(appID, req, unproven)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.inTx(ctx, func(q *Tx) error { return q.createUser(ctx, rec) }); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// newUser is the record of a new user of appID made from req, unwritten.
+func (s *Service) newUser(appID string, req payouts.CreateUserRequest, unproven string) (*UserRecord, error) {
 	req = req.Normalize()
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -46,18 +58,17 @@ func (s *Service) createUser(ctx context.Context, appID string, req payouts.Crea
 	if req.Username != "" {
 		rec.Username = &req.Username
 	}
-	err := s.inTx(ctx, func(q *Tx) error {
-		if err := q.CreateUser(ctx, rec); err != nil {
-			return err
-		}
-		q.userCreated(rec)
-		_, err := q.EnsureAccount(ctx, appID, ledger.UserWallet, rec.ID)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
 	return rec, nil
+}
+
+// createUser writes a new user and its wallet.
+func (q *Tx) createUser(ctx context.Context, rec *UserRecord) error {
+	if err := q.CreateUser(ctx, rec); err != nil {
+		return err
+	}
+	q.userCreated(rec)
+	_, err := q.EnsureAccount(ctx, rec.AppID, ledger.UserWallet, rec.ID)
+	return err
 }
 
 // GetUser returns a user with its wallet.
@@ -212,19 +223,26 @@ type contact struct{ channel, to, country, field string }
 func (c contact) String() string { return c.channel + " " + c.to }
 
 // sendToken sends the user a new token at to, within the app's limit of codes and the limits of
-// messages. The code is recorded with its message in one transaction and sent at once; a message
+// messages (see sendCode).
+func (s *Service) sendToken(ctx context.Context, appID, userID string, to contact, use codeUse) error {
+	return s.sendCode(ctx, appID, userID, userID, to, use)
+}
+
+// sendCode sends a new code at to, kept under key: a user's id, or what else the code proves
+// (flowEmailCode); userID is the user the message is for, if any, within the app's limit of
+// codes and the limits of messages. The code is recorded with its message in one transaction and sent at once; a message
 // the provider refuses for good is a delivery-failed error on the address's field, one it could
 // not take yet is tried again by the worker.
-func (s *Service) sendToken(ctx context.Context, appID, userID string, to contact, use codeUse) error {
+func (s *Service) sendCode(ctx context.Context, appID, key, userID string, to contact, use codeUse) error {
 	if err := s.allow(ctx, s.limits.sendsPerApp, appID, "This app has sent too many codes; try again later."); err != nil {
 		return err
 	}
 	token := randomDigits(tokenDigits)
-	rec := &VerificationRecord{AppID: appID, UserID: userID, TokenHash: []byte(s.keyedHash("verify", appID, userID, token)),
+	rec := &VerificationRecord{AppID: appID, UserID: key, TokenHash: []byte(s.keyedHash("verify", appID, key, token)),
 		Expires: s.now().Add(tokenLifetime)}
 	var msg *OutboundMessageRecord
 	err := s.inTx(ctx, func(q *Tx) error {
-		prior, err := q.GetVerification(ctx, appID, userID)
+		prior, err := q.GetVerification(ctx, appID, key)
 		if err == nil && s.now().Before(prior.Expires.Add(-tokenLifetime+tokenResendGap)) {
 			return payouts.Errorf(payouts.ETooManyRequests, "A code was sent less than 30 seconds ago; wait a moment before asking for another.")
 		}
@@ -260,43 +278,51 @@ func (s *Service) VerifyUser(ctx context.Context, appID, id string, req payouts.
 	if err := req.Validate(); err != nil {
 		return err
 	}
-	token := strings.TrimSpace(req.Token)
-	var verr error // the answer to a wrong token, returned after the attempt is committed
+	var wrong error // the answer to a wrong token, returned after the attempt is committed
 	err := s.inTx(ctx, func(q *Tx) error {
 		user, err := s.getUser(ctx, q, appID, id)
 		if err != nil {
 			return err
 		}
-		v, err := q.GetVerification(ctx, appID, id)
-		if errors.Is(err, ErrNoRecord) || (err == nil && !s.now().Before(v.Expires)) {
-			verr = payouts.FieldError("token", "no valid token: it expired or was never sent; request a new one")
-			return nil
-		}
-		if err != nil {
+		if wrong, err = s.spendCode(ctx, q, appID, id, strings.TrimSpace(req.Token)); err != nil || wrong != nil {
 			return err
 		}
-		want := []byte(s.keyedHash("verify", appID, id, token))
-		if subtle.ConstantTimeCompare(want, v.TokenHash) != 1 {
-			v.Attempts++
-			if v.Attempts >= tokenMaxAttempts {
-				verr = payouts.FieldError("token", "too many wrong tokens; request a new one")
-				return q.DeleteVerification(ctx, appID, id)
-			}
-			verr = payouts.FieldError("token", "is not the token we sent")
-			return q.SaveVerification(ctx, v)
-		}
-		if err := q.DeleteVerification(ctx, appID, id); err != nil {
-			return err
-		}
-		before := user.User
-		user.Verified = true
-		if user.Status == payouts.UserUnverified {
-			user.Status = payouts.UserVerified
-		}
-		return q.updateUser(ctx, before, user)
+		return q.markVerified(ctx, user)
 	})
 	if err != nil {
 		return err
 	}
-	return verr
+	return wrong
+}
+
+// spendCode checks token against the code kept under key (see sendCode): a right one is spent, a
+// wrong one counts, and after five wrong ones the code is gone. A wrong or missing code is the
+// answer wrong, for the caller to return once the attempt is committed.
+func (s *Service) spendCode(ctx context.Context, q *Tx, appID, key, token string) (wrong error, err error) {
+	v, err := q.GetVerification(ctx, appID, key)
+	if errors.Is(err, ErrNoRecord) || (err == nil && !s.now().Before(v.Expires)) {
+		return payouts.FieldError("token", "no valid token: it expired or was never sent; request a new one"), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	want := []byte(s.keyedHash("verify", appID, key, token))
+	if subtle.ConstantTimeCompare(want, v.TokenHash) != 1 {
+		v.Attempts++
+		if v.Attempts >= tokenMaxAttempts {
+			return payouts.FieldError("token", "too many wrong tokens; request a new one"), q.DeleteVerification(ctx, appID, key)
+		}
+		return payouts.FieldError("token", "is not the token we sent"), q.SaveVerification(ctx, v)
+	}
+	return nil, q.DeleteVerification(ctx, appID, key)
+}
+
+// markVerified records that user proved a contact.
+func (q *Tx) markVerified(ctx context.Context, user *UserRecord) error {
+	before := user.User
+	user.Verified = true
+	if user.Status == payouts.UserUnverified {
+		user.Status = payouts.UserVerified
+	}
+	return q.updateUser(ctx, before, user)
 }

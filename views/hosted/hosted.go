@@ -107,6 +107,16 @@ type Identify struct {
 	// NewPayee asks for names and email too: the number belongs to nobody yet.
 	NewPayee bool
 	Notice   string // why the payee is here again, such as an expired session
+	// EmailTo, mostly masked, is where the code goes when it goes to the link's email: the page
+	// asks for nothing then.
+	EmailTo string
+}
+
+// Details is the view model of the page where the payee whose code proved the link's email,
+// which nobody holds, gives their names and phone.
+type Details struct {
+	Form  components.Form
+	Email string // the email the code proved
 }
 
 // Verify is the view model of the page where the payee types the token texted to them.
@@ -123,6 +133,14 @@ func (v Verify) SentTo() string {
 		return "We emailed a 6-digit code to " + v.EmailTo
 	}
 	return "We texted a 6-digit code to " + v.Phone
+}
+
+// Restart is the label of the link back to the first step.
+func (v Verify) Restart() string {
+	if v.EmailTo != "" {
+		return "Start again"
+	}
+	return "Use another number"
 }
 
 // MaskEmail shows the first letter of an email's name and its domain.
