@@ -259,6 +259,9 @@ func (s *Service) VerifyPayee(ctx context.Context, flowID, userID, token string)
 		if err != nil {
 			return orNotFound(err, "flow")
 		}
+		if err := s.stillNamed(ctx, q, f, userID); err != nil {
+			return err
+		}
 		switch {
 		case f.UserID == nil:
 			before := f.Flow
@@ -269,6 +272,27 @@ func (s *Service) VerifyPayee(ctx context.Context, flowID, userID, token string)
 		}
 		return nil
 	})
+}
+
+// stillNamed refuses userID on a flow whose payout link no longer names them: its payee was
+// corrected (CorrectPayoutLinkContact) after they identified with the contact it named before,
+// so the code they got proves the old contact, not the one the link names now.
+func (s *Service) stillNamed(ctx context.Context, q Queries, f *FlowRecord, userID string) error {
+	if f.PayoutLinkID == nil {
+		return nil
+	}
+	l, err := q.PayoutLinkByID(ctx, *f.PayoutLinkID)
+	if err != nil {
+		return err
+	}
+	user, err := s.getUser(ctx, q, f.AppID, userID)
+	if err != nil {
+		return err
+	}
+	if namedPayeeMatches(l, user.PhoneNumber, user.Email) != nil {
+		return payouts.Errorf(payouts.EUnauthorized, "This payout link was sent to someone else.")
+	}
+	return nil
 }
 
 var errFlowTaken = payouts.Errorf(payouts.EUnauthorized, "This flow belongs to someone else.")
