@@ -55,3 +55,34 @@ func TestContractMessages(t *testing.T) {
 		wantError(t, err, http.StatusNotFound, payouts.ENotFound)
 	})
 }
+
+// TestContractCorrectPayoutLinkContact corrects the payee of a link whose email bounced: it goes
+// to the corrected address; a bad address is the field's error; the public API has no such route.
+func TestContractCorrectPayoutLinkContact(t *testing.T) {
+	env, c := startService(t)
+	ctx := context.Background()
+	if _, err := env.Service.Deposit(ctx, env.AppID, env.AppID, payouts.DepositRequest{Amount: 100_00}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.CreatePayoutLink(ctx, payouts.CreatePayoutLinkRequest{Amount: 10_00,
+		Payee: &payouts.Payee{FirstName: "Ada", Email: "ada@bounce.example.com"}, Delivery: &payouts.Delivery{Method: payouts.DeliveryEmail}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Service.DeliverDue(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CorrectPayoutLinkContact(ctx, l.ID, payouts.CorrectPayoutLinkContactRequest{Payee: payouts.Payee{Email: "ada@"}})
+	wantError(t, err, http.StatusBadRequest, payouts.EInvalidInput, "payee.email")
+	got, err := c.CorrectPayoutLinkContact(ctx, l.ID, payouts.CorrectPayoutLinkContactRequest{Payee: payouts.Payee{FirstName: "Ada", Email: "ada@example.com"}})
+	if err != nil || got.Status != payouts.LinkDeliveryPending || got.Payee.Email != "ada@example.com" {
+		t.Fatalf("CorrectPayoutLinkContact = %+v, %v", got, err)
+	}
+
+	t.Run("public API", func(t *testing.T) {
+		publicURL, _ := dotsdouble.Start(t, env.URL)
+		_, err := newClient(t, publicURL, env.ClientID, env.APIKey).CorrectPayoutLinkContact(ctx, l.ID,
+			payouts.CorrectPayoutLinkContactRequest{Payee: payouts.Payee{Email: "ada@example.com"}})
+		wantError(t, err, http.StatusNotFound, payouts.ENotFound)
+	})
+}

@@ -23,3 +23,9 @@ func (c *Client) UserMessages(ctx context.Context, userID string) ([]payouts.Mes
 func (c *Client) ResendPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error) {
 	return call[payouts.PayoutLink](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "payout-links", id, "resend"}})
 }
+
+// CorrectPayoutLinkContact sends an undelivered sms or email payout link to the payee req names
+// instead of the one it named (POST /v2/payout-links/{id}/contact, our extension "messages").
+func (c *Client) CorrectPayoutLinkContact(ctx context.Context, id string, req payouts.CorrectPayoutLinkContactRequest) (*payouts.PayoutLink, error) {
+	return call[payouts.PayoutLink](ctx, c, request{method: http.MethodPost, segments: []string{"v2", "payout-links", id, "contact"}, body: req})
+}

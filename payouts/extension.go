@@ -31,7 +31,7 @@ const (
 	ExtRails               Extension = "rails"                 // GET /v2/rails: the rail of each platform
 	ExtScreening           Extension = "screening"             // GET /v2/users/{id}/screening; reviewer on a review
 	ExtTaxForms            Extension = "tax-forms"             // /v2/tax-years/{year}/..., /v2/tax-forms/{id}/pdf, /v2/users/{id}/tax-years/{year}, /tax-forms
-	ExtMessages            Extension = "messages"              // GET /v2/users/{id}/messages, POST /v2/payout-links/{id}/resend
+	ExtMessages            Extension = "messages"              // GET /v2/users/{id}/messages, POST /v2/payout-links/{id}/resend and /contact
 	ExtAPIKeys             Extension = "api-keys"              // GET, POST /v2/apps/{id}/api-keys, POST .../api-keys/{key_id}/revoke
 )
 

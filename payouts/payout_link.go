@@ -190,12 +190,7 @@ func (r CreatePayoutLinkRequest) Validate() error {
 	p.amount(r.Amount, false)
 	p.id("user_id", r.UserID, false)
 	if r.Payee != nil {
-		payee := r.Payee.Normalize()
-		p.email("payee.email", payee.Email, false)
-		p.Phone("payee.", payee.CountryCode, payee.PhoneNumber, false)
-		if len(payee.FirstName) > 100 || len(payee.LastName) > 100 {
-			p.Add("payee.first_name", "names must be at most 100 characters")
-		}
+		p.payee(*r.Payee)
 	}
 	d := r.DeliveryOf()
 	switch d.Method {
@@ -210,5 +205,30 @@ func (r CreatePayoutLinkRequest) Validate() error {
 	}
 	p.metadata(r.Metadata)
 	p.steps("additional_steps", r.AdditionalSteps, false)
+	return p.Err()
+}
+
+// payee checks a link's payee, under the field names "payee.*": the one rule of a new link's payee
+// and of a corrected one.
+func (p Problems) payee(payee Payee) {
+	payee = payee.Normalize()
+	p.email("payee.email", payee.Email, false)
+	p.Phone("payee.", payee.CountryCode, payee.PhoneNumber, false)
+	if len(payee.FirstName) > 100 || len(payee.LastName) > 100 {
+		p.Add("payee.first_name", "names must be at most 100 characters")
+	}
+}
+
+// CorrectPayoutLinkContactRequest is the body of POST /v2/payout-links/{id}/contact (our
+// extension "messages"): the payee the link names from now on, names, email and phone, in
+// place of the payee it named, whose contact proved wrong.
+type CorrectPayoutLinkContactRequest struct {
+	Payee Payee `json:"payee"`
+}
+
+// Validate checks the corrected payee as a new link's payee is checked.
+func (r CorrectPayoutLinkContactRequest) Validate() error {
+	p := Problems{}
+	p.payee(r.Payee)
 	return p.Err()
 }

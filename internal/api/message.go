@@ -37,3 +37,16 @@ func (h *handler) resendPayoutLink(c *fiber.Ctx) error {
 	}
 	return c.JSON(link)
 }
+
+// correctPayoutLinkContact sends an undelivered sms or email payout link to a corrected payee.
+func (h *handler) correctPayoutLinkContact(c *fiber.Ctx) error {
+	var req payouts.CorrectPayoutLinkContactRequest
+	if err := decode(c, &req); err != nil {
+		return err
+	}
+	link, err := h.svc.CorrectPayoutLinkContact(c.UserContext(), appID(c), c.Params("link_id"), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(link)
+}

@@ -81,6 +81,7 @@ func (h *handler) routes(r fiber.Router) {
 	v2.Get("/payout-links/:link_id", app, h.getPayoutLink)
 	v2.Delete("/payout-links/:link_id", app, h.cancelPayoutLink)
 	v2.Post("/payout-links/:link_id/resend", app, h.resendPayoutLink)
+	v2.Post("/payout-links/:link_id/contact", app, h.correctPayoutLinkContact)
 
 	v2.Post("/flows", app, h.createFlow)
 	v2.Get("/flows", app, h.listFlows)

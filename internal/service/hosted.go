@@ -380,6 +380,9 @@ func (s *Service) VerifyPayee(ctx context.Context, sess PayeeSession, token stri
 		if err != nil {
 			return err
 		}
+		if err := s.stillNamed(ctx, q, f, user.ID); err != nil {
+			return err
+		}
 		return q.bindFlow(ctx, f.ID, user.ID)
 	})
 	if err != nil {
@@ -449,6 +452,28 @@ func (q *Tx) bindFlow(ctx context.Context, flowID, userID string) error {
 }
 
 var errSessionInvalid = payouts.Errorf(payouts.EUnauthorized, "This page's session is not valid. Start again from your link.")
+
+// stillNamed refuses userID on a flow whose payout link no longer names them: its payee was
+// corrected (CorrectPayoutLinkContact) after they identified with the contact it named before,
+// so the code they got proves the old contact, not the one the link names now. A link whose code
+// now goes to an email is proven by that email's code alone (verifyPayeeEmail).
+func (s *Service) stillNamed(ctx context.Context, q Queries, f *FlowRecord, userID string) error {
+	if f.PayoutLinkID == nil {
+		return nil
+	}
+	l, err := q.PayoutLinkByID(ctx, *f.PayoutLinkID)
+	if err != nil {
+		return err
+	}
+	user, err := s.getUser(ctx, q, f.AppID, userID)
+	if err != nil {
+		return err
+	}
+	if CodeByEmail(l) || namedPayeeMatches(l, user.PhoneNumber) != nil {
+		return payouts.Errorf(payouts.EUnauthorized, "This payout link was sent to someone else.")
+	}
+	return nil
+}
 
 var errFlowTaken = payouts.Errorf(payouts.EUnauthorized, "This flow belongs to someone else.")
 

@@ -398,8 +398,8 @@ func (s *Service) ResendPayoutLink(ctx context.Context, appID, id string) (*payo
 		if err != nil {
 			return err
 		}
-		if l.Delivery.Method != payouts.DeliverySMS && l.Delivery.Method != payouts.DeliveryEmail {
-			return payouts.Errorf(payouts.EInvalidTransaction, "This payout link is delivered by the app itself, not by email or sms.")
+		if err := sentByUs(l); err != nil {
+			return err
 		}
 		if l.Status == payouts.LinkDeliveryFailed {
 			l.Status, l.Updated = payouts.LinkDeliveryPending, s.now()
@@ -407,6 +407,73 @@ func (s *Service) ResendPayoutLink(ctx context.Context, appID, id string) (*payo
 				return err
 			}
 			q.linkUpdated(l, payouts.LinkDeliveryFailed)
+		}
+		return s.queueLinkMessage(ctx, q, l)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.GetPayoutLink(ctx, appID, id)
+}
+
+// sentByUs refuses a link the service does not send: one delivered as a bare link, by the app.
+func sentByUs(l *PayoutLinkRecord) error {
+	if l.Delivery.Method != payouts.DeliverySMS && l.Delivery.Method != payouts.DeliveryEmail {
+		return payouts.Errorf(payouts.EInvalidTransaction, "This payout link is delivered by the app itself, not by email or sms.")
+	}
+	return nil
+}
+
+// CorrectPayoutLinkContact gives an open sms or email link whose message has not reached its
+// payee (delivery_pending or delivery_failed) the payee req names, and sends it there: the
+// messages still queued for the old contact are dropped, and the link is delivery_pending
+// again. It changes who can claim the money, so it is refused once the link reached anyone or a
+// payee verified on its flow (which binds the flow to them, see VerifyPayee), and for a link
+// issued to a user, whose own phone proves the claim. The amount, the reservation and the
+// idempotency key stay as they are.
+func (s *Service) CorrectPayoutLinkContact(ctx context.Context, appID, id string, req payouts.CorrectPayoutLinkContactRequest) (*payouts.PayoutLink, error) {
+	if !payouts.ValidID(id) {
+		return nil, notFound("payout link")
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	err := s.inTx(ctx, func(q *Tx) error {
+		l, err := openLink(ctx, q, appID, id, "its payee cannot be corrected")
+		if err != nil {
+			return err
+		}
+		if err := sentByUs(l); err != nil {
+			return err
+		}
+		if l.UserID != nil {
+			return payouts.Errorf(payouts.EInvalidTransaction, "This payout link was issued to a user, who claims it with their own phone: correct the user's contact, or cancel the link and issue a new one.")
+		}
+		if l.Status != payouts.LinkDeliveryFailed && l.Status != payouts.LinkDeliveryPending {
+			return payouts.Errorf(payouts.EInvalidTransaction, "This payout link is %s: it reached its payee, so its payee cannot be corrected; cancel it and issue a new one.", l.Status)
+		}
+		f, err := q.GetFlow(ctx, appID, *l.FlowID)
+		if err != nil {
+			return err
+		}
+		if f.UserID != nil {
+			return payouts.Errorf(payouts.EInvalidTransaction, "A payee has verified on this payout link's page, which is bound to them now: its payee cannot be corrected; cancel it and issue a new one.")
+		}
+		from := l.Status
+		l.Payee, l.Status, l.Updated = req.Payee.Normalize(), payouts.LinkDeliveryPending, s.now()
+		if err := checkDeliveryContact(l); err != nil {
+			return err
+		}
+		if err := q.UpdatePayoutLinkPayee(ctx, l, from); err != nil {
+			return err
+		}
+		if from != l.Status {
+			q.linkUpdated(l, from)
+		} else {
+			q.linkNoted(payouts.EventPayoutLinkUpdated, appID, id)
+		}
+		if err := q.DropQueuedMessages(ctx, appID, id, "the payout link's payee was corrected before it went out", l.Updated); err != nil {
+			return err
 		}
 		return s.queueLinkMessage(ctx, q, l)
 	})

@@ -215,6 +215,7 @@ type RequestReads interface {
 type RequestWrites interface {
 	CreatePayoutLink(ctx context.Context, l *PayoutLinkRecord) error
 	UpdatePayoutLink(ctx context.Context, l *PayoutLinkRecord, from payouts.PayoutLinkStatus) error
+	UpdatePayoutLinkPayee(ctx context.Context, l *PayoutLinkRecord, from payouts.PayoutLinkStatus) error
 	CreateFlow(ctx context.Context, f *FlowRecord) error
 	UpdateFlow(ctx context.Context, f *FlowRecord) error
 	CreatePayoutRequest(ctx context.Context, r *PayoutRequestRecord) error

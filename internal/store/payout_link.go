@@ -96,6 +96,17 @@ func (q *Queries) UpdatePayoutLink(ctx context.Context, l *service.PayoutLinkRec
 		l.Status, sqlNullPtr(l.ClaimedUserID), claimedAt, l.ClaimedVia, sqldb.Micros(l.Updated), l.AppID, l.ID, from)
 }
 
+// UpdatePayoutLinkPayee writes a link's status and payee, with the search text its payee makes,
+// if it is still in status from.
+func (q *Queries) UpdatePayoutLinkPayee(ctx context.Context, l *service.PayoutLinkRecord, from payouts.PayoutLinkStatus) (err error) {
+	defer wrap(&err, "update payout link payee %s", l.ID)
+	p := l.Payee
+	return q.execOne(ctx, writingOthers, `UPDATE payout_links SET status = ?, payee_first_name = ?, payee_last_name = ?,
+		payee_email = ?, payee_country = ?, payee_phone = ?, search = ?, updated = ? WHERE app_id = ? AND id = ? AND status = ?`,
+		l.Status, p.FirstName, p.LastName, p.Email, p.CountryCode, p.PhoneNumber, payouts.PayoutLinkSearchText(p, l.Memo),
+		sqldb.Micros(l.Updated), l.AppID, l.ID, from)
+}
+
 // ListPayoutLinks reads a page of the app's payout links, newest first.
 func (q *Queries) ListPayoutLinks(ctx context.Context, appID string, page payouts.Page, f payouts.PayoutLinkFilter) (_ []service.PayoutLinkRecord, _ bool, err error) {
 	defer wrap(&err, "list payout links")
