@@ -210,7 +210,7 @@ func (h *Handlers) payeeRecords(ctx context.Context, flows []dashstore.Outflow, 
 // sentToUser is what the service's record says the app sent the user since then, whoever asked
 // for it (this dashboard, another, the API): money moved into their wallet (a payout link they
 // claimed included) and payouts, but a payout of money a claimed link brought them once, with
-// the ids of the transfers and links it read. Failed transfers moved nothing.
+// the ids of the transfers and links it read (claimedLinks). Failed transfers moved nothing.
 func (h *Handlers) sentToUser(ctx context.Context, userID string, since time.Time) (dashstore.PayeeRecord, error) {
 	filter := payouts.TransferFilter{UserID: userID}
 	if offered, err := h.offers(ctx, payouts.ExtTransferFilters); err != nil {
@@ -249,7 +249,30 @@ func (h *Handlers) sentToUser(ctx context.Context, userID string, since time.Tim
 			r.Sent += m
 		}
 	}
-	return r, nil
+	return r, h.claimedLinks(ctx, userID, since, r.IDs)
+}
+
+// claimedLinks adds to ids, on the public API, the payout links made since then that the user
+// claimed: their claims are among the user's transfers, which there do not name their link
+// (payout_link_id), so the record names each link here, and a link the dashboard sent is not
+// counted again beside its claim. Our service names the link on the transfer.
+func (h *Handlers) claimedLinks(ctx context.Context, userID string, since time.Time, ids map[string]bool) error {
+	x, err := h.payouts.Extensions(ctx)
+	if err != nil || x.Ours() {
+		return err
+	}
+	for l, err := range h.payouts.AllPayoutLinks(ctx, payouts.PayoutLinkFilter{}) {
+		if err != nil {
+			return err
+		}
+		if l.Created.Time.Before(since) {
+			return nil // newest first: the rest are older still
+		}
+		if l.ClaimedUserID != nil && *l.ClaimedUserID == userID {
+			ids[l.ID] = true
+		}
+	}
+	return nil
 }
 
 // holdReasonText says why the policy held a, with the totals then: "Ada Lovelace received

@@ -324,3 +324,38 @@ func TestApprovalPayeeWindowOnPublicAPI(t *testing.T) {
 		t.Error("$999.00 once the $2,500.00 left the window: held")
 	}
 }
+
+// TestApprovalClaimedLinkCountsOnce: a payout link the dashboard issued to a user and they claimed counts
+// once toward the payee's total, on our service and on the public API, whose transfers do not
+// name the link they hold (payout_link_id): the claim's transfer is the record of what the
+// dashboard's attempt sent.
+func TestApprovalClaimedLinkCountsOnce(t *testing.T) {
+	t.Parallel()
+	for _, public := range []bool{false, true} {
+		t.Run(map[bool]string{false: "ours", true: "public"}[public], func(t *testing.T) {
+			t.Parallel()
+			h, ops, _ := approvalHarness(t, harnessSetup{public: public}, 20_000_00)
+			ada := h.createUser("Ada", "Once")
+			res := ops.post("/payout-links", linkForm(url.Values{"user_id": {ada.ID}}, "999.00"))
+			if held(t, res) {
+				t.Fatal("a link of $999.00: held")
+			}
+			id := strings.TrimPrefix(res.Header.Get("Location"), "/payout-links/")
+			if _, err := h.env.Service.ClaimPayoutLink(t.Context(), id, ada.ID); err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range []struct {
+				amount string
+				held   bool
+			}{
+				{"999.00", false}, // $1,998.00 with the claimed link
+				{"999.00", false}, // $2,997.00
+				{"10.00", true},   // $3,007.00: past the limit of $3,000.00
+			} {
+				if got := held(t, toWallet(ops, ada.ID, tc.amount, uuid.NewString())); got != tc.held {
+					t.Errorf("$%s to a payee who claimed a link of $999.00: held = %v, want %v", tc.amount, got, tc.held)
+				}
+			}
+		})
+	}
+}

@@ -16,14 +16,14 @@ import (
 var retryKeys = uuid.MustParse("6f1e3b0a-52c4-4d2b-9a55-2f0f4a3c7e11")
 
 // retryOf is the payout that retries the failed payout t: the same payee, amount, platform,
-// account and metadata, under the key derived from t's id. ok is false when t is not a failed
-// payout to a user.
+// account, metadata and tax exemption, under the key derived from t's id. ok is false when t is
+// not a failed payout to a user.
 func retryOf(t *payouts.Transfer) (req payouts.CreatePayoutRequest, ok bool) {
 	if t.Type != payouts.TransferPayout || t.Status != payouts.TransferFailed || t.UserID == nil {
 		return req, false
 	}
 	req = payouts.CreatePayoutRequest{UserID: *t.UserID, Amount: int64(t.Amount), Platform: t.ExternalData.Platform,
-		Metadata: t.Metadata, IdempotencyKey: uuid.NewSHA1(retryKeys, []byte(t.ID)).String()}
+		Metadata: t.Metadata, TaxExempt: t.TaxExempt, IdempotencyKey: uuid.NewSHA1(retryKeys, []byte(t.ID)).String()}
 	// How it was paid is read off its lines, the only place the API says it: a balance line out
 	// of the app's wallet funded it; a fee line out of the app's wallet was the app's to pay.
 	for _, line := range t.Transactions {
@@ -54,7 +54,13 @@ func (h *Handlers) retryProps(c *fiber.Ctx) (pages.PayoutRetryProps, payouts.Cre
 		// Said on the page, with no button to press; sending it anyway is refused (retryPayout).
 		return pages.PayoutRetryProps{Transfer: *t, Amount: t.Amount, NotRetriable: true}, req, nil
 	}
-	p := pages.PayoutRetryProps{Transfer: *t, Amount: payouts.Money(req.Amount), Method: req.Platform.Label()}
+	x, err := h.payouts.Extensions(c.UserContext())
+	if err != nil {
+		return pages.PayoutRetryProps{}, req, err
+	}
+	// The public API does not say whether a transfer was tax-exempt: the operator says it.
+	p := pages.PayoutRetryProps{Transfer: *t, Amount: payouts.Money(req.Amount), Method: req.Platform.Label(),
+		TaxExempt: req.TaxExempt, AskTaxExempt: !x.Ours()}
 	pf, err := h.preflightPayout(c.UserContext(), req)
 	if err != nil {
 		return p, req, err
@@ -91,6 +97,18 @@ func (h *Handlers) retryPayout(c *fiber.Ctx) error {
 	}
 	if p.NotRetriable || len(p.Problems) > 0 {
 		return h.web.Render(c, fiber.StatusUnprocessableEntity, web.Page{Title: "Retry payout", Content: pages.PayoutRetry(h.web.View(c), p)})
+	}
+	if p.AskTaxExempt {
+		switch c.FormValue("tax_exempt") {
+		case "true":
+			req.TaxExempt = true
+		case "false":
+			req.TaxExempt = false
+		default:
+			p.TaxExemptError = "Choose whether the retry is tax-exempt."
+			return h.web.Render(c, fiber.StatusUnprocessableEntity, web.Page{Title: "Retry payout", Content: pages.PayoutRetry(h.web.View(c), p)})
+		}
+		p.TaxExempt = req.TaxExempt
 	}
 	adm, held, err := h.holdByPolicy(c, heldRequest{kind: kindPayout, amount: p.Amount, key: &req.IdempotencyKey,
 		userID: req.UserID, payeeKey: req.UserID, method: p.Method, request: &req})

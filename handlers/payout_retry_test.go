@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -11,8 +12,8 @@ import (
 )
 
 // refusedPayout makes a payee whose PayPal the sandbox refuses every time and a payout to them
-// that failed, funded by the app or from the payee's own wallet.
-func (h *harness) refusedPayout(first string, fund bool) (*payouts.User, *payouts.Transfer) {
+// that failed, funded by the app or from the payee's own wallet, tax-exempt or not.
+func (h *harness) refusedPayout(first string, fund, taxExempt bool) (*payouts.User, *payouts.Transfer) {
 	h.t.Helper()
 	ctx := context.Background()
 	u := h.createUser(first, "Refused")
@@ -26,7 +27,7 @@ func (h *harness) refusedPayout(first string, fund bool) (*payouts.User, *payout
 		}
 	}
 	p, err := h.payouts.CreatePayout(ctx, payouts.CreatePayoutRequest{UserID: u.ID, Amount: 20_00,
-		Platform: payouts.PlatformPayPal, Fund: fund, PayoutFeeParty: payouts.FeePartyPlatform})
+		Platform: payouts.PlatformPayPal, Fund: fund, PayoutFeeParty: payouts.FeePartyPlatform, TaxExempt: taxExempt})
 	if err != nil || p.Status != payouts.TransferFailed {
 		h.t.Fatalf("the refused payout: %+v, %v", p, err)
 	}
@@ -51,7 +52,7 @@ func (h *harness) payoutsTo(userID string) []payouts.Transfer {
 func TestPayoutsListFailureReasonAndRetry(t *testing.T) {
 	h := newHarness(t)
 	h.deposit(200_00)
-	u, failed := h.refusedPayout("Bea", true)
+	u, failed := h.refusedPayout("Bea", true, false)
 	retryPath := "/transfers/" + failed.ID + "/retry"
 
 	for _, tc := range []struct {
@@ -119,7 +120,7 @@ func TestPayoutsListFailureReasonAndRetry(t *testing.T) {
 func TestPayoutRetryRefusedBeforehand(t *testing.T) {
 	h := newHarness(t)
 	h.deposit(200_00)
-	u, failed := h.refusedPayout("Cal", false)
+	u, failed := h.refusedPayout("Cal", false, false)
 	// The money the failed payout gave back to Cal's wallet goes back to the app.
 	if _, err := h.payouts.CreateTransfer(t.Context(), payouts.CreateTransferRequest{UserID: u.ID, Amount: 20_00}); err != nil {
 		t.Fatal(err)
@@ -157,5 +158,75 @@ func TestRetryOfAPayoutThatDidNotFail(t *testing.T) {
 	wantStatus(t, a.post(retryPath, nil), http.StatusUnprocessableEntity)
 	if n := len(h.payoutsTo(u.ID)); n != 1 {
 		t.Fatalf("%d payouts after refusing to retry a flagged one, want 1", n)
+	}
+}
+
+// TestPayoutRetryKeepsTaxExempt: the retry of a failed tax-exempt payout is tax-exempt too, so it
+// does not count toward the payee's 1099 total. Our service says the flag on the transfer and
+// the retry carries it; the public API does not, so the page says it cannot be carried and the
+// operator chooses: a retry sent without a choice is refused and pays nothing, never guessed.
+func TestPayoutRetryKeepsTaxExempt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		public     bool
+		taxExempt  bool
+		form       url.Values // what the operator sends; nil: the button alone
+		status     int
+		wantExempt bool // of the retry, when one is made
+	}{
+		{name: "ours exempt", taxExempt: true, status: http.StatusSeeOther, wantExempt: true},
+		{name: "ours not exempt", taxExempt: false, status: http.StatusSeeOther, wantExempt: false},
+		{name: "public no choice", public: true, taxExempt: true, status: http.StatusUnprocessableEntity},
+		{name: "public garbled choice", public: true, taxExempt: true, form: url.Values{"tax_exempt": {"maybe"}},
+			status: http.StatusUnprocessableEntity},
+		{name: "public chose exempt", public: true, taxExempt: true, form: url.Values{"tax_exempt": {"true"}},
+			status: http.StatusSeeOther, wantExempt: true},
+		{name: "public chose counted", public: true, taxExempt: true, form: url.Values{"tax_exempt": {"false"}},
+			status: http.StatusSeeOther, wantExempt: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarnessWith(t, harnessSetup{public: tc.public})
+			h.deposit(200_00)
+			// From the payee's own wallet: the public API's lines do not say whether the app funded a payout.
+			u, failed := h.refusedPayout("Tex", false, tc.taxExempt)
+			retryPath := "/transfers/" + failed.ID + "/retry"
+			a, _ := h.signedIn(dashstore.RoleOperations)
+			page := a.get(retryPath)
+			wantStatus(t, page, http.StatusOK)
+			asks := strings.Contains(page.body, `name="tax_exempt"`)
+			if asks != tc.public {
+				t.Errorf("the page asks whether the retry is tax-exempt = %v, want %v", asks, tc.public)
+			}
+			if tc.public {
+				wantBody(t, page, "cannot be carried")
+			}
+			res := a.post(retryPath, tc.form)
+			wantStatus(t, res, tc.status)
+			all := h.payoutsTo(u.ID)
+			if tc.status != http.StatusSeeOther {
+				wantBody(t, res, "Choose whether the retry is tax-exempt")
+				if len(all) != 1 {
+					t.Fatalf("%d payouts after a retry without a choice, want the failed one alone", len(all))
+				}
+				return
+			}
+			if len(all) != 2 {
+				t.Fatalf("%d payouts after the retry, want 2", len(all))
+			}
+			for _, p := range all {
+				if p.ID == failed.ID {
+					continue
+				}
+				retry, err := h.payouts.GetTransfer(t.Context(), p.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if retry.TaxExempt != tc.wantExempt {
+					t.Errorf("the retry's tax_exempt = %v, want %v", retry.TaxExempt, tc.wantExempt)
+				}
+			}
+		})
 	}
 }

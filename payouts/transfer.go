@@ -79,6 +79,9 @@ type Transfer struct {
 	FailureReason string `json:"failure_reason,omitempty"`
 	// StatusHistory is ours: every status the transfer took, oldest first (read one at a time).
 	StatusHistory []StatusChange `json:"status_history,omitempty"`
+	// TaxExempt is ours: the transfer does not count toward its user's 1099 total. The public
+	// API does not send it, so there it reads false whatever the transfer was.
+	TaxExempt bool `json:"tax_exempt,omitempty"`
 }
 
 // HoldsForLink reports whether the transfer is a payout link's reservation of the app's money.

@@ -32,8 +32,8 @@ type config struct {
 
 // defaultGCPercent is the collector's target unless GOGC says otherwise: a request's garbage is
 // short-lived, and at Go's default (100) the collector took about a twentieth of payoutd's CPU
-// at 64 clients; four times the headroom collects a quarter as often for some tens of MB more
-// heap (BENCHMARKS.md, "Issue 50 speed").
+// at 64 clients; four times the headroom collects a quarter as often for about 20 MB more
+// memory at 64 clients (BENCHMARKS.md, "Issue 50 speed").
 const defaultGCPercent = 400
 
 // flags are payoutd's flags registered on a command line, read into a config by config.

@@ -107,7 +107,7 @@ var (
 		opt("transactions", arrayOf(transactionModel)),
 		opt("payout_link_id", str),
 		opt("metadata", metadata),
-	).extensions("failure_reason", "status_history")
+	).extensions("failure_reason", "status_history", "tax_exempt")
 
 	// organizationTransferModel: the public SDK answers organization transfers as transfers.
 	organizationTransferModel = transferModel.extensions("api_app_id", "organization_id")

@@ -122,7 +122,6 @@ type TransferRecord struct {
 	Attempts   int // claims so far; a worker's claim is still its own while this is unchanged
 	FeeParty   payouts.FeeParty
 	Fund       bool
-	TaxExempt  bool
 	Updated    time.Time
 	// RailReference is the payout's id in the provider's reports when that is not its rail id
 	// (ExternalData.ExternalID): PayPal's transaction id, learned from an outcome
