@@ -375,14 +375,7 @@ func (s *Service) VerifyPayee(ctx context.Context, sess PayeeSession, token stri
 	if err := s.VerifyUser(ctx, f.AppID, sess.UserID, payouts.VerifyUserRequest{Token: token}); err != nil {
 		return PayeeSession{}, err
 	}
-	err = s.inTx(ctx, func(q *Tx) error {
-		user, err := s.getUser(ctx, q, f.AppID, sess.UserID)
-		if err != nil {
-			return err
-		}
-		return q.bindFlow(ctx, f.ID, user.ID)
-	})
-	if err != nil {
+	if err := s.inTx(ctx, func(q *Tx) error { return q.bindFlow(ctx, f.ID, sess.UserID) }); err != nil {
 		return PayeeSession{}, err
 	}
 	return PayeeSession{FlowID: f.ID, UserID: sess.UserID, Verified: true}, nil
