@@ -167,10 +167,11 @@ func TestBrowserClaimsPayoutLink(t *testing.T) {
 	env.CheckLedger(t)
 }
 
-// TestBrowserEmailLinkTakesOverNobody is issue 44's takeover, tried in Chromium: the holder of a
-// payout link sent to their email identifies with another payee's phone beside it, enters the
-// code their email got, and lands on their own new account: the victim's wallet and methods are
-// never shown, and paying out the whole wallet pays only the link's money.
+// TestBrowserEmailLinkTakesOverNobody is issue 44's takeover, tried in Chromium through the
+// email-first pages (issue 47): the holder of a payout link sent to their email is asked for no
+// phone first, enters the code their email got, then gives another payee's phone as their own,
+// and lands on their own new account: the victim's wallet and methods are never shown, and
+// paying out the whole wallet pays only the link's money.
 func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
 	browser.SkipShort(t)
 	env := start(t)
@@ -194,12 +195,21 @@ func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
 		chromedp.Navigate(link.Link),
 		chromedp.Click(`//a[contains(., "Claim $12.00")]`),
 		heading("Confirm it’s you"),
-		chromedp.SendKeys(field("phone_number"), "(415) 555-0801"),
+		chromedp.WaitVisible(`//p[contains(., "We’ll email a 6-digit code to m•••@example.com")]`),
+	)
+	browser.Screenshot(t, tab, "email-first")
+	if n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[name="phone_number"]').length`)); err != nil || n != 0 {
+		t.Fatalf("phone fields on the first step: %d %v", n, err)
+	}
+	browser.Run(t, tab,
 		submit,
 		heading("Enter your code"),
 	)
 	browser.Run(t, tab,
 		chromedp.SendKeys(field("token"), env.Inbox.Token(t, "mal@example.com")),
+		submit,
+		heading("Tell us who you are"),
+		chromedp.SendKeys(field("phone_number"), "(415) 555-0801"),
 		submit,
 		heading("Get paid"),
 	)
@@ -214,8 +224,9 @@ func TestBrowserEmailLinkTakesOverNobody(t *testing.T) {
 		}
 	}
 	browser.Run(t, tab,
-		chromedp.Click(`//nav[@aria-label="Payout platform"]/button[contains(., "PayPal")]`),
-		chromedp.WaitVisible(field("email")),
+		// PayPal is the platform shown first; choosing it again would reload the page under the
+		// keys typed.
+		chromedp.WaitVisible(`//nav[@aria-label="Payout platform"]/button[@aria-current="true"][contains(., "PayPal")]`),
 		chromedp.SendKeys(field("email"), "mal@example.com"),
 		submit,
 		chromedp.WaitVisible(`//label[contains(., "mal@example.com")]/input[@type="radio"]`),

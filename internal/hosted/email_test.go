@@ -60,6 +60,13 @@ func testEmailLinkAsksNoPhoneFirst(t *testing.T, engine []servicetest.Option) {
 		if f := getFlow(t, env, flowID); f.UserID != nil || len(usersWithEmail(t, env, "nu983@example.com")) != 0 {
 			t.Fatalf("proving the email bound %v or made a user before the details", f.UserID)
 		}
+		missing := post(t, env, "/f/"+flowID+"/details", url.Values{"s": {details.Session(t)}, "first_name": {"Nu"}, "last_name": {"Payee"}})
+		if missing.Status != http.StatusUnprocessableEntity || missing.FieldError("phone_number") == "" {
+			t.Fatalf("details without a phone: %d, phone error %q\n%s", missing.Status, missing.FieldError("phone_number"), missing.Body)
+		}
+		if len(usersWithEmail(t, env, "nu983@example.com")) != 0 {
+			t.Fatal("details without a phone made a user")
+		}
 		// The phone typed is another user's proven phone: it finds nobody and attaches nothing.
 		done := post(t, env, "/f/"+flowID+"/details", url.Values{"s": {details.Session(t)}, "first_name": {"Nu"},
 			"last_name": {"Payee"}, "country_code": {"1"}, "phone_number": {"(415) 555-0982"}})
@@ -187,6 +194,18 @@ func testEmailLinkAsksNoPhoneFirst(t *testing.T, engine []servicetest.Option) {
 		}
 		if p := post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {pending}, "token": {code}}); p.Status < 400 {
 			t.Fatalf("the code used again: %d", p.Status)
+		}
+	})
+
+	t.Run("an address the code cannot reach is said so, with no field to fix", func(t *testing.T) {
+		flowID := *createLink(t, env, map[string]any{"amount": 1_00, "payee": map[string]string{"email": "bounce986@example.com"}}).FlowID
+		p := post(t, env, "/f/"+flowID+"/identify", url.Values{})
+		if p.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("identify: %d\n%s", p.Status, p.Body)
+		}
+		p.Has(t, "We could not deliver a code to b•••@example.com; ask the sender of this payout to check the address.")
+		if _, ok := inputValue(p, "phone_number"); ok {
+			t.Fatalf("the page asks for a phone:\n%s", p.Body)
 		}
 	})
 

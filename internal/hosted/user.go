@@ -60,7 +60,11 @@ func (h *Handler) details(c *fiber.Ctx, p *payee) error {
 // "is required" problems are not shown before the payee saw them.
 func identifyView(form components.Form, link *service.PayoutLinkRecord) views.Identify {
 	if service.CodeByEmail(link) {
-		return views.Identify{Form: form, EmailTo: views.MaskEmail(link.Payee.Email)}
+		to := views.MaskEmail(link.Payee.Email)
+		if form.Error("email") != "" { // the page has no field to fix: only the sender can
+			form.Message = "We could not deliver a code to " + to + "; ask the sender of this payout to check the address."
+		}
+		return views.Identify{Form: form, EmailTo: to}
 	}
 	details := []string{"first_name", "last_name", "email"}
 	form, named := withKnownPayee(form, link)

@@ -376,14 +376,10 @@ func (s *Service) VerifyPayee(ctx context.Context, sess PayeeSession, token stri
 		return PayeeSession{}, err
 	}
 	err = s.inTx(ctx, func(q *Tx) error {
-		user, err := s.getUser(ctx, q, f.AppID, sess.UserID)
-		if err != nil {
+		if err := s.stillNamed(ctx, q, f, sess.UserID); err != nil {
 			return err
 		}
-		if err := s.stillNamed(ctx, q, f, user.ID); err != nil {
-			return err
-		}
-		return q.bindFlow(ctx, f.ID, user.ID)
+		return q.bindFlow(ctx, f.ID, sess.UserID)
 	})
 	if err != nil {
 		return PayeeSession{}, err
