@@ -1,0 +1,71 @@
+package handlers_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/disburse/disburse/internal/dashstore"
+	"github.com/disburse/disburse/internal/payoutd"
+	"github.com/disburse/disburse/internal/testutil/browser"
+	"github.com/disburse/disburse/internal/testutil/servicetest"
+	"github.com/disburse/disburse/payouts"
+)
+
+// TestBrowserSendLinkAgain: in Chromium, operations reads on the Overview that a payout link was
+// not delivered, follows the count to the link, reads why on the payee's messages, and sends it
+// again from the link's page; the payee's page then says the message waits to be sent. The
+// service's worker is stopped: the test delivers, so the resent message is still waiting when
+// the page is read. Sending again is our service's extension (messages): the public API has none.
+func TestBrowserSendLinkAgain(t *testing.T) {
+	browser.SkipShort(t)
+	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
+		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
+	payee := h.fundedUser("Mira", "Messages", 50_00)
+	h.deposit(100_00)
+	link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 5_00, UserID: payee.ID,
+		Payee:    &payouts.Payee{FirstName: "Mira", LastName: "Messages", Email: "bounce@example.com"},
+		Delivery: &payouts.Delivery{Method: payouts.DeliveryEmail}})
+	if _, err := h.env.Service.DeliverDue(t.Context(), 10); err != nil {
+		t.Fatal(err)
+	}
+	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return s
+	}
+	browser.Run(t, tab,
+		chromedp.Navigate(origin+"/overview"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="attention-undelivered-links"]`)),
+	)
+	if got := text(`[data-testid="attention-undelivered-links"]`); got != "1" {
+		t.Errorf("Needs attention counts %q payout links not delivered, want 1", got)
+	}
+	row := `tr[data-id="` + link.ID + `"]`
+	browser.Run(t, tab,
+		chromedp.Click(chromedp.CSS(`a[href="/payout-links?status=delivery_failed"]`)),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+		chromedp.Click(chromedp.CSS(row+` a[href="/payout-links/`+link.ID+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#resend-title`)),
+	)
+	browser.Screenshot(t, tab, "not-delivered")
+	if got := text(`#resend-title + p`); !strings.Contains(got, "The message did not reach the payee.") {
+		t.Errorf("the link's page says %q, want that it was not delivered", got)
+	}
+	browser.Run(t, tab,
+		chromedp.Click(chromedp.CSS(`form[action="/payout-links/`+link.ID+`/resend"] button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#messages`)),
+	)
+	if got := text(`main`); !strings.Contains(got, "The payout link is on its way to Mira Messages again.") {
+		t.Errorf("after Send again the page reads:\n%s", got)
+	}
+	if got := text(`#messages`); !strings.Contains(got, "bounce@example.com") || !strings.Contains(got, "waiting to be sent") ||
+		!strings.Contains(got, "does not accept messages") {
+		t.Errorf("the payee's messages read:\n%s\nwant the failed one with its reason and the new one waiting", got)
+	}
+}
