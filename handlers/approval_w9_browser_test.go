@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -38,47 +37,31 @@ func browserApprovingForAPayeeOwingW9(t *testing.T, h *harness, public bool) {
 		t.Fatal(err)
 	}
 	tab, origin := h.browserSignedIn(dashstore.RoleAdmin)
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return s
-	}
-	says := func(what, got string, want ...string) {
-		t.Helper()
-		for _, w := range want {
-			if !strings.Contains(got, w) {
-				t.Errorf("%s says %q, want %q in it", what, got, w)
-			}
-		}
-	}
 	browser.Run(t, tab,
 		chromedp.Navigate(origin+"/approvals"),
 		chromedp.Click(chromedp.CSS(`a[href="`+paths.PayoutRequest(r.ID)+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#decision`)),
 	)
 	if public {
-		says("The request's page", text(`#decision`), "Decide it on the Dots dashboard.")
+		wantTexts(t, "The request's page", textOf(t, tab, `#decision`), "Decide it on the Dots dashboard.")
 		if n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('#approve').length`)); err != nil || n != 0 {
 			t.Errorf("the public API's request offers Approve (%d, %v)", n, err)
 		}
 		return
 	}
-	says("The checks", text(`#approval-checks`), "collect their W-9")
+	wantTexts(t, "The checks", textOf(t, tab, `#approval-checks`), "collect their W-9")
 	browser.Run(t, tab, chromedp.Click(chromedp.CSS(`#approve`)), chromedp.WaitVisible(chromedp.CSS(`#decision [role="alert"]`)))
 	browser.Screenshot(t, tab, "not-approved")
-	says("Approve", text(`#decision [role="alert"]`), "Not approved: ", "collect their W-9", "It stays open")
+	wantTexts(t, "Approve", textOf(t, tab, `#decision [role="alert"]`), "Not approved: ", "collect their W-9", "It stays open")
 	if got, err := h.payouts.GetPayoutRequest(t.Context(), r.ID); err != nil || got.Status != payouts.RequestCreated || got.PayoutLink != nil {
 		t.Fatalf("after a refused approval the request is %+v, %v; want it open, nothing made", got, err)
 	}
 
 	h.w9Of(owes)
 	browser.Run(t, tab, chromedp.Navigate(origin+paths.PayoutRequest(r.ID)), chromedp.WaitVisible(chromedp.CSS(`#approval-checks`)))
-	says("The checks once the W-9 is filed", text(`#approval-checks`), "find nothing that would refuse it now")
+	wantTexts(t, "The checks once the W-9 is filed", textOf(t, tab, `#approval-checks`), "find nothing that would refuse it now")
 	browser.Run(t, tab, chromedp.Click(chromedp.CSS(`#approve`)), chromedp.WaitVisible(chromedp.CSS(`[role="status"]`)))
-	says("Approve once the W-9 is filed", text(`[role="status"] p`), "Approved the $15.00 payout request for Olga Payee.")
+	wantTexts(t, "Approve once the W-9 is filed", textOf(t, tab, `[role="status"] p`), "Approved the $15.00 payout request for Olga Payee.")
 	if got, err := h.payouts.GetPayoutRequest(t.Context(), r.ID); err != nil || got.PayoutLink == nil {
 		t.Errorf("after approving, the request is %+v, %v; want its link made", got, err)
 	}

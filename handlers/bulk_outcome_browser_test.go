@@ -46,14 +46,6 @@ func browserBulkOutcomes(t *testing.T, h *harness, public bool) {
 		t.Fatal(err)
 	}
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
 	browser.Run(t, tab,
 		chromedp.EmulateViewport(390, 844),
 		chromedp.Navigate(origin+"/bulk"),
@@ -62,7 +54,7 @@ func browserBulkOutcomes(t *testing.T, h *harness, public bool) {
 		chromedp.Click(chromedp.CSS(`#bulk-upload button[type="submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#bulk-review`)),
 	)
-	if review := text(`#bulk-review`); !strings.Contains(review, "Bobby Byte") || !strings.Contains(review, "$13.13") {
+	if review := textOf(t, tab, `#bulk-review`); !strings.Contains(review, "Bobby Byte") || !strings.Contains(review, "$13.13") {
 		t.Errorf("the preview does not say who is paid:\n%s", review)
 	}
 	browser.Run(t, tab,
@@ -79,7 +71,7 @@ func browserBulkOutcomes(t *testing.T, h *harness, public bool) {
 		t.Helper()
 		browser.Run(t, tab, chromedp.Navigate(job), chromedp.WaitVisible(chromedp.CSS(`[data-testid="bulk-result"]`)))
 		browser.Screenshot(t, tab, moment)
-		if got := text(`[data-testid="bulk-result"]`); !strings.Contains(got, result) {
+		if got := textOf(t, tab, `[data-testid="bulk-result"]`); !strings.Contains(got, result) {
 			t.Errorf("%s: the job page says %q, want %q", moment, got, result)
 		}
 		body, err := chromedp.Run(tab, chromedp.Evaluate[string](
@@ -107,7 +99,7 @@ func browserBulkOutcomes(t *testing.T, h *harness, public bool) {
 		if moment != "sent" {
 			failed = "1 failed: 1 payout transfer"
 		}
-		if got := text(`[data-testid="failed-total"]`); !strings.HasPrefix(got, failed) {
+		if got := textOf(t, tab, `[data-testid="failed-total"]`); !strings.HasPrefix(got, failed) {
 			t.Errorf("%s: the Overview counts %q, want %q", moment, got, failed)
 		}
 	}
@@ -122,7 +114,7 @@ func browserBulkOutcomes(t *testing.T, h *harness, public bool) {
 		reason = "the service gave no reason"
 	}
 	browser.Run(t, tab, chromedp.Navigate(job), chromedp.WaitVisible(chromedp.CSS(`#bulk-problems`)))
-	if got := text(`#bulk-problems`); !strings.Contains(got, "Failed") || !strings.Contains(got, "Held for review") ||
+	if got := textOf(t, tab, `#bulk-problems`); !strings.Contains(got, "Failed") || !strings.Contains(got, "Held for review") ||
 		!strings.Contains(got, "Bobby Byte") || strings.Contains(got, bob.ID) || !strings.Contains(got, reason) {
 		t.Errorf("the rows not paid do not say whose, how they stand and why:\n%s", got)
 	}

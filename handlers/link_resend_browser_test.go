@@ -31,19 +31,11 @@ func TestBrowserSendLinkAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return s
-	}
 	browser.Run(t, tab,
 		chromedp.Navigate(origin+"/overview"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="attention-undelivered-links"]`)),
 	)
-	if got := text(`[data-testid="attention-undelivered-links"]`); got != "1" {
+	if got := textOf(t, tab, `[data-testid="attention-undelivered-links"]`); got != "1" {
 		t.Errorf("Needs attention counts %q payout links not delivered, want 1", got)
 	}
 	row := `tr[data-id="` + link.ID + `"]`
@@ -54,17 +46,17 @@ func TestBrowserSendLinkAgain(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#resend-title`)),
 	)
 	browser.Screenshot(t, tab, "not-delivered")
-	if got := text(`#resend-title + p`); !strings.Contains(got, "The message did not reach the payee.") {
+	if got := textOf(t, tab, `#resend-title + p`); !strings.Contains(got, "The message did not reach the payee.") {
 		t.Errorf("the link's page says %q, want that it was not delivered", got)
 	}
 	browser.Run(t, tab,
 		chromedp.Click(chromedp.CSS(`form[action="/payout-links/`+link.ID+`/resend"] button[type="submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#messages`)),
 	)
-	if got := text(`main`); !strings.Contains(got, "The payout link is on its way to Mira Messages again.") {
+	if got := textOf(t, tab, `main`); !strings.Contains(got, "The payout link is on its way to Mira Messages again.") {
 		t.Errorf("after Send again the page reads:\n%s", got)
 	}
-	if got := text(`#messages`); !strings.Contains(got, "bounce@example.com") || !strings.Contains(got, "waiting to be sent") ||
+	if got := textOf(t, tab, `#messages`); !strings.Contains(got, "bounce@example.com") || !strings.Contains(got, "waiting to be sent") ||
 		!strings.Contains(got, "does not accept messages") {
 		t.Errorf("the payee's messages read:\n%s\nwant the failed one with its reason and the new one waiting", got)
 	}

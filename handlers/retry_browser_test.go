@@ -32,14 +32,6 @@ func browserPayoutRetry(t *testing.T, h *harness, public bool) {
 	// paid, so the retry asks the payee's empty wallet.)
 	u, failed := h.refusedPayout("Bea", false)
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return s
-	}
 	row := `#transfers-body tr[data-id="` + failed.ID + `"]`
 	browser.Run(t, tab,
 		chromedp.Navigate(origin+"/transfers?type=payout&status=failed"),
@@ -50,24 +42,24 @@ func browserPayoutRetry(t *testing.T, h *harness, public bool) {
 	if public {
 		reason = "the service gave no reason"
 	}
-	if got := text(row + ` [data-testid="failure-reason"]`); got != reason {
+	if got := textOf(t, tab, row+` [data-testid="failure-reason"]`); got != reason {
 		t.Errorf("the row's failure reason reads %q, want %q", got, reason)
 	}
 	browser.Run(t, tab,
 		chromedp.Click(chromedp.CSS(row+` a[href$="/retry"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="retry-failed-because"]`)),
 	)
-	if got := text(`main h1`); got != "Retry the payout of $20.00 by PayPal?" {
+	if got := textOf(t, tab, `main h1`); got != "Retry the payout of $20.00 by PayPal?" {
 		t.Errorf("the retry page asks %q, want Retry the payout of $20.00 by PayPal?", got)
 	}
-	if got := text(`[data-testid="retry-failed-because"]`); !strings.HasPrefix(got, "The payout failed: "+reason+".") {
+	if got := textOf(t, tab, `[data-testid="retry-failed-because"]`); !strings.HasPrefix(got, "The payout failed: "+reason+".") {
 		t.Errorf("the retry page says %q, want the reason first", got)
 	}
 	plan := "The service's checks pass now: the retry is sent to the rail, whose answer the next page shows."
 	if public {
 		plan = "This service checks nothing beforehand: the payout is sent and its answer shown."
 	}
-	if got := text(`[data-testid="retry-plan"]`); got != plan {
+	if got := textOf(t, tab, `[data-testid="retry-plan"]`); got != plan {
 		t.Errorf("the retry page plans %q, want %q", got, plan)
 	}
 	retry := chromedp.CSS(`form[action$="/retry"] button[type="submit"]`)
@@ -80,7 +72,7 @@ func browserPayoutRetry(t *testing.T, h *harness, public bool) {
 			// The retry fails as the first did, on the new payout's page.
 			chromedp.WaitVisible(chromedp.CSS(`[role="alert"]`)),
 		)
-		if got := text(`[role="alert"] p`); got != "The retry failed too: "+reason+"." {
+		if got := textOf(t, tab, `[role="alert"] p`); got != "The retry failed too: "+reason+"." {
 			t.Errorf("after Retry the page says %q, want the retry's failure and why", got)
 		}
 		url, err := chromedp.Run(tab, chromedp.Location())
