@@ -10,7 +10,6 @@ import (
 	"github.com/disburse/disburse/internal/payoutd"
 	"github.com/disburse/disburse/internal/testutil/browser"
 	"github.com/disburse/disburse/internal/testutil/servicetest"
-	"github.com/disburse/disburse/payouts"
 )
 
 // TestBrowserSendLinkAgain: in Chromium, operations reads on the Overview that a payout link was
@@ -22,14 +21,7 @@ func TestBrowserSendLinkAgain(t *testing.T) {
 	browser.SkipShort(t)
 	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
 		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
-	payee := h.fundedUser("Mira", "Messages", 50_00)
-	h.deposit(100_00)
-	link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 5_00, UserID: payee.ID,
-		Payee:    &payouts.Payee{FirstName: "Mira", LastName: "Messages", Email: "bounce@example.com"},
-		Delivery: &payouts.Delivery{Method: payouts.DeliveryEmail}})
-	if _, err := h.env.Service.DeliverDue(t.Context(), 10); err != nil {
-		t.Fatal(err)
-	}
+	_, link := h.bouncedLink()
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
 	browser.Run(t, tab,
 		chromedp.Navigate(origin+"/overview"),
