@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -84,4 +85,24 @@ func browserSignIn(t testing.TB, tab context.Context, origin, email, password st
 		// The signed-in layout, not the login page still showing while the sign-in is sent.
 		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Main"]`)),
 	)
+}
+
+// textOf is the text of the first element of tab's page that sel matches; t fails without one.
+func textOf(t testing.TB, tab context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// wantTexts fails t for each of want that got, what the page's what says, does not hold.
+func wantTexts(t testing.TB, what, got string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s says %q, want %q in it", what, got, w)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/payouts"
+	"github.com/disburse/disburse/views/pages"
 )
 
 // bulkPayoutChunk is how many payout rows a job sends before it records their outcomes.
@@ -287,7 +288,7 @@ func setBulkPayoutOutcome(r *dashstore.BulkRow, t *payouts.Transfer) {
 	case payouts.TransferCompleted:
 		r.Outcome = dashstore.BulkPaid
 	case payouts.TransferFailed:
-		r.Outcome, r.Error = dashstore.BulkFailed, t.FailureReason
+		r.Outcome, r.Error = dashstore.BulkFailed, pages.FailureReason(*t)
 	case payouts.TransferFlagged:
 		r.Outcome = dashstore.BulkHeld
 	default:

@@ -12,6 +12,21 @@ import (
 	"github.com/disburse/disburse/payouts"
 )
 
+// bouncedLink is a $5.00 payout link to Mira, a funded payee, sent by email to an address the
+// sandbox refuses, and delivered: its delivery failed.
+func (h *harness) bouncedLink() (*payouts.User, *payouts.PayoutLink) {
+	h.t.Helper()
+	payee := h.fundedUser("Mira", "Messages", 50_00)
+	h.deposit(100_00)
+	link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 5_00, UserID: payee.ID,
+		Payee:    &payouts.Payee{FirstName: "Mira", LastName: "Messages", Email: "bounce@example.com"},
+		Delivery: &payouts.Delivery{Method: payouts.DeliveryEmail}})
+	if _, err := h.env.Service.DeliverDue(context.Background(), 10); err != nil {
+		h.t.Fatal(err)
+	}
+	return payee, link
+}
+
 // A payee's page lists the messages sent to them: the channel and address, what for, and what
 // became of each, a failure with its reason. Operations may send a payout link again, which the
 // audit log records; support, which may not issue links, sees no button and is refused the route.
@@ -23,14 +38,7 @@ func TestUserMessages(t *testing.T) {
 		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
 	ops, _ := h.signedIn(dashstore.RoleOperations)
 	support, _ := h.signedIn(dashstore.RoleSupport)
-	payee := h.fundedUser("Mira", "Messages", 50_00)
-	h.deposit(100_00)
-	link := h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 5_00, UserID: payee.ID,
-		Payee:    &payouts.Payee{FirstName: "Mira", LastName: "Messages", Email: "bounce@example.com"},
-		Delivery: &payouts.Delivery{Method: payouts.DeliveryEmail}})
-	if _, err := h.env.Service.DeliverDue(context.Background(), 10); err != nil {
-		t.Fatal(err)
-	}
+	payee, link := h.bouncedLink()
 
 	page := ops.get("/users/" + payee.ID)
 	wantStatus(t, page, http.StatusOK)

@@ -92,7 +92,7 @@ func (h *Handlers) sendPayout(c *fiber.Ctx) error {
 	case payouts.TransferFlagged:
 		web.Flash(c, web.FlashInfo, "The payout of "+what+" is held for review.")
 	case payouts.TransferFailed:
-		web.Flash(c, web.FlashError, "The payout of "+what+" failed: "+t.FailureReason+".")
+		web.Flash(c, web.FlashError, "The payout of "+what+" failed: "+pages.FailureReason(*t)+".")
 	default:
 		web.Flash(c, web.FlashSuccess, "Sent a payout of "+what+".")
 	}

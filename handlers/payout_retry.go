@@ -131,7 +131,7 @@ func (h *Handlers) retryPayout(c *fiber.Ctx) error {
 	h.audit(c, "payout.retry", "transfer", p.Transfer.ID, "retried "+p.Amount.String()+" by "+p.Method+" as transfer "+t.ID)
 	switch t.Status {
 	case payouts.TransferFailed:
-		web.Flash(c, web.FlashError, "The retry failed too: "+t.FailureReason+".")
+		web.Flash(c, web.FlashError, "The retry failed too: "+pages.FailureReason(*t)+".")
 	case payouts.TransferFlagged:
 		web.Flash(c, web.FlashInfo, "The retry is held for review.")
 	default:

@@ -50,22 +50,6 @@ func browserDaysInOperatorZone(t *testing.T, h *harness, public bool) {
 		}
 	}
 	tab, origin := h.browserSignedIn(dashstore.RoleManager)
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text of %s: %v", sel, err)
-		}
-		return s
-	}
-	says := func(what, got string, want ...string) {
-		t.Helper()
-		for _, w := range want {
-			if !strings.Contains(got, w) {
-				t.Errorf("%s says %q, want %q in it", what, got, w)
-			}
-		}
-	}
 	browser.Run(t, tab,
 		browser.TimeZone("America/New_York"),
 		chromedp.Navigate(origin+"/overview"),
@@ -79,17 +63,17 @@ func browserDaysInOperatorZone(t *testing.T, h *harness, public bool) {
 		chromedp.Click(chromedp.CSS(`form[action="/settings/time-zone"] button[type="submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="settings-zone"]`)),
 	)
-	says("Settings", text(`[data-testid="settings-zone"]`), "a day in America/New_York")
+	wantTexts(t, "Settings", textOf(t, tab, `[data-testid="settings-zone"]`), "a day in America/New_York")
 
 	browser.Run(t, tab, chromedp.Navigate(origin+"/overview"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="overview-zone"]`)))
-	says("Overview", text(`[data-testid="overview-zone"]`), "Days in America/New_York")
+	wantTexts(t, "Overview", textOf(t, tab, `[data-testid="overview-zone"]`), "Days in America/New_York")
 	if public {
-		if got := text(`main`); strings.Contains(got, "Paid out today") {
+		if got := textOf(t, tab, `main`); strings.Contains(got, "Paid out today") {
 			t.Errorf("the public API's Overview claims today's payouts it cannot count:\n%s", got)
 		}
 	} else {
 		// New York's Mar 2: $20.00 and $5.00; UTC's Mar 3 would be $5.00 alone.
-		says("Paid out today", text(`#overview-today`), "$25.00", "2 payouts", "$6.00 deposited")
+		wantTexts(t, "Paid out today", textOf(t, tab, `#overview-today`), "$25.00", "2 payouts", "$6.00 deposited")
 		last, err := chromedp.Run(tab, chromedp.Evaluate[string](`[...document.querySelectorAll('#volume rect[data-date]')].at(-1).textContent`))
 		if err != nil || last != "Mar 2: $25.00 in 2 payouts" {
 			t.Errorf("the chart's last bar says %q (%v), want Mar 2: $25.00 in 2 payouts", last, err)
@@ -101,7 +85,7 @@ func browserDaysInOperatorZone(t *testing.T, h *harness, public bool) {
 	day := "from=2026-03-02&to=2026-03-02&tz=UTC"
 	browser.Run(t, tab, chromedp.Navigate(origin+"/transfers?type=payout&"+day), chromedp.WaitVisible(chromedp.CSS(`#transfers-body`)))
 	browser.Screenshot(t, tab, "transfers")
-	says("Transfers' dates", text(`#transfers-body form`), "Days in America/New_York")
+	wantTexts(t, "Transfers' dates", textOf(t, tab, `#transfers-body form`), "Days in America/New_York")
 	cells := func(label string) []string {
 		t.Helper()
 		got, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#transfers-body tbody td[data-label="`+label+`"]')]
@@ -136,13 +120,13 @@ func browserDaysInOperatorZone(t *testing.T, h *harness, public bool) {
 
 	if public { // statements are an extension of our service's
 		browser.Run(t, tab, chromedp.Navigate(origin+"/statement?"+day), chromedp.WaitVisible(chromedp.CSS(`[data-testid="api-note"]`)))
-		says("Statement", text(`[data-testid="api-note"]`), "Statements: not available on this API")
+		wantTexts(t, "Statement", textOf(t, tab, `[data-testid="api-note"]`), "Statements: not available on this API")
 		return
 	}
 	browser.Run(t, tab, chromedp.Navigate(origin+"/statement?"+day), chromedp.WaitVisible(chromedp.CSS(`[data-testid="statement-period"]`)))
-	says("Statement", text(`[data-testid="statement-period"]`), "2026-03-02 to 2026-03-02, both included (America/New_York)")
+	wantTexts(t, "Statement", textOf(t, tab, `[data-testid="statement-period"]`), "2026-03-02 to 2026-03-02, both included (America/New_York)")
 	// New York's Mar 2 took in the $2.00 and $4.00 deposits; UTC's took the $1.00 and $2.00.
-	if got := text(`[data-testid="statement-in"]`); got != "$6.00" {
+	if got := textOf(t, tab, `[data-testid="statement-in"]`); got != "$6.00" {
 		t.Errorf("the Statement's In for Mar 2 is %s, want $6.00", got)
 	}
 }

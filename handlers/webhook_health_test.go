@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,9 +146,10 @@ func TestWebhookHealthAndResend(t *testing.T) {
 	}
 }
 
-// TestBrowserWebhookResend: in Chromium, operations reads an endpoint's health and resends a
-// delivery from its row; the page says the event was queued again, and a second Resend while
-// that copy is still pending says it is refused.
+// TestBrowserWebhookResend: in Chromium, operations reads each endpoint's health on the list and
+// on its page, a failing one's last error with when it happened; resends a delivery from its row;
+// the page says the event was queued again, and a second Resend while that copy is still pending
+// says it is refused.
 func TestBrowserWebhookResend(t *testing.T) {
 	browser.SkipShort(t)
 	h := newHarnessWith(t, harnessSetup{service: []servicetest.Option{
@@ -156,14 +159,43 @@ func TestBrowserWebhookResend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bad, err := h.payouts.CreateWebhookEndpoint(ctx, payouts.CreateWebhookEndpointRequest{URL: answering(t, 503, "upstream down") + "/bad"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e, err := h.payouts.SendTestWebhook(ctx, ep.ID)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.payouts.SendTestWebhook(ctx, bad.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.env.Service.DeliverWebhooks(ctx, 100); err != nil {
 		t.Fatal(err)
 	}
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
+	// The last error, then when: "503: upstream down, " and a time, never template source.
+	lastError := regexp.MustCompile(`^503: upstream down, [^@]+$`)
+	failing := regexp.MustCompile(`^0% succeeded, over the one attempt so far\s+Last error 503: upstream down, [^@]+$`)
+	browser.Run(t, tab,
+		chromedp.Navigate(origin+"/webhooks"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="endpoint-health"]`)),
+	)
+	health, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="endpoint-health"]')].map(td => td.innerText.trim())`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(health, failing.MatchString) {
+		t.Errorf("the list's health reads %q, want the failing endpoint's rate and last error with its time", health)
+	}
+	browser.Run(t, tab,
+		chromedp.Navigate(origin+"/webhooks/"+bad.ID),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="endpoint-health"]`)),
+	)
+	last, err := chromedp.Run(tab, chromedp.Evaluate[string](`[...document.querySelectorAll('dt')].find(dt => dt.textContent.trim() === 'Last error').nextElementSibling.innerText.trim()`))
+	if err != nil || !lastError.MatchString(last) {
+		t.Errorf("the failing endpoint's page reads its last error as %q (%v), want 503: upstream down and when", last, err)
+	}
 	resend := chromedp.CSS(`button[aria-label="Resend event ` + e.ID + `"]`)
 	browser.Run(t, tab,
 		chromedp.Navigate(origin+"/webhooks/"+ep.ID),

@@ -262,3 +262,12 @@ func rowNumbers(rows []int) string {
 	}
 	return "Rows " + strings.Join(runs[:len(runs)-1], ", ") + " and " + runs[len(runs)-1]
 }
+
+// FailureReason is why payout t failed, as an operator reads it: the service's reason, or that it
+// gave none (the public API's transfers have no failure_reason), never a blank.
+func FailureReason(t payouts.Transfer) string {
+	if t.FailureReason == "" {
+		return "the service gave no reason"
+	}
+	return t.FailureReason
+}
