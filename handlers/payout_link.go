@@ -61,10 +61,20 @@ func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Payout links", Content: pages.PayoutLinks(view, p), Fragment: pages.PayoutLinksTable(view, p)})
 }
 
+// payeeFields are the form fields of a link's payee (pages.PayeeFields).
+var payeeFields = []string{"payee.first_name", "payee.last_name", "payee.email", "payee.country_code", "payee.phone_number"}
+
+// payeeOf reads a link's payee from its form fields, trimmed.
+func payeeOf(form components.Form) payouts.Payee {
+	v := func(name string) string { return strings.TrimSpace(form.Value(name)) }
+	return payouts.Payee{FirstName: v("payee.first_name"), LastName: v("payee.last_name"), Email: v("payee.email"),
+		CountryCode: v("payee.country_code"), PhoneNumber: v("payee.phone_number")}
+}
+
 // Form field names are the API's field paths, so the service's problems land on the inputs.
-var payoutLinkFields = append([]string{"amount", "user", "user_id", "payee.first_name", "payee.last_name", "payee.email",
-	"payee.country_code", "payee.phone_number", "delivery.method", "delivery.message", "memo", "tax_exempt",
-	"force_collect_compliance_information", "payout_fee_party", "metadata", "idempotency_key"}, stepFields("additional_steps")...)
+var payoutLinkFields = slices.Concat([]string{"amount", "user", "user_id"}, payeeFields, []string{"delivery.method",
+	"delivery.message", "memo", "tax_exempt", "force_collect_compliance_information", "payout_fee_party", "metadata",
+	"idempotency_key"}, stepFields("additional_steps"))
 
 // newPayoutLink shows the form to issue a payout link, for a user chosen by name when ?user=
 // names one (the user's page links here).
@@ -106,8 +116,7 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 		PayoutFeeParty: payouts.FeeParty(form.Value("payout_fee_party")), IdempotencyKey: idempotencyKeyOf(form),
 		Delivery:        &payouts.Delivery{Method: payouts.DeliveryMethod(form.Value("delivery.method")), Message: v("delivery.message")},
 		AdditionalSteps: stepsOf(form, "additional_steps")}
-	if payee := (payouts.Payee{FirstName: v("payee.first_name"), LastName: v("payee.last_name"), Email: v("payee.email"),
-		CountryCode: v("payee.country_code"), PhoneNumber: v("payee.phone_number")}); payee.FirstName != "" ||
+	if payee := payeeOf(form); payee.FirstName != "" ||
 		payee.LastName != "" || payee.Email != "" || payee.PhoneNumber != "" {
 		req.Payee = &payee
 	}
@@ -310,10 +319,8 @@ func correctable(l *payouts.PayoutLink) bool {
 // and metadata (the public link carries no memo) to the corrected payee, as the page says.
 func (h *Handlers) correctPayoutLink(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	form := formOf(c, "payee.first_name", "payee.last_name", "payee.email", "payee.country_code", "payee.phone_number")
-	v := func(name string) string { return strings.TrimSpace(form.Value(name)) }
-	req := payouts.CorrectPayoutLinkContactRequest{Payee: payouts.Payee{FirstName: v("payee.first_name"), LastName: v("payee.last_name"),
-		Email: v("payee.email"), CountryCode: v("payee.country_code"), PhoneNumber: v("payee.phone_number")}}
+	form := formOf(c, payeeFields...)
+	req := payouts.CorrectPayoutLinkContactRequest{Payee: payeeOf(form)}
 	if problemsFound(&form, req.Validate) {
 		return h.renderPayoutLink(c, fiber.StatusUnprocessableEntity, linkForms{correct: form})
 	}
