@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
+	"github.com/disburse/disburse/views/hosted"
 	"github.com/disburse/disburse/views/pages"
 	"github.com/disburse/disburse/views/paths"
 	"github.com/disburse/disburse/web"
@@ -59,10 +61,20 @@ func (h *Handlers) payoutLinks(c *fiber.Ctx) error {
 	return h.web.Render(c, fiber.StatusOK, web.Page{Title: "Payout links", Content: pages.PayoutLinks(view, p), Fragment: pages.PayoutLinksTable(view, p)})
 }
 
+// payeeFields are the form fields of a link's payee (pages.PayeeFields).
+var payeeFields = []string{"payee.first_name", "payee.last_name", "payee.email", "payee.country_code", "payee.phone_number"}
+
+// payeeOf reads a link's payee from its form fields, trimmed.
+func payeeOf(form components.Form) payouts.Payee {
+	v := func(name string) string { return strings.TrimSpace(form.Value(name)) }
+	return payouts.Payee{FirstName: v("payee.first_name"), LastName: v("payee.last_name"), Email: v("payee.email"),
+		CountryCode: v("payee.country_code"), PhoneNumber: v("payee.phone_number")}
+}
+
 // Form field names are the API's field paths, so the service's problems land on the inputs.
-var payoutLinkFields = append([]string{"amount", "user", "user_id", "payee.first_name", "payee.last_name", "payee.email",
-	"payee.country_code", "payee.phone_number", "delivery.method", "delivery.message", "memo", "tax_exempt",
-	"force_collect_compliance_information", "payout_fee_party", "metadata", "idempotency_key"}, stepFields("additional_steps")...)
+var payoutLinkFields = slices.Concat([]string{"amount", "user", "user_id"}, payeeFields, []string{"delivery.method",
+	"delivery.message", "memo", "tax_exempt", "force_collect_compliance_information", "payout_fee_party", "metadata",
+	"idempotency_key"}, stepFields("additional_steps"))
 
 // newPayoutLink shows the form to issue a payout link, for a user chosen by name when ?user=
 // names one (the user's page links here).
@@ -104,8 +116,7 @@ func (h *Handlers) createPayoutLink(c *fiber.Ctx) error {
 		PayoutFeeParty: payouts.FeeParty(form.Value("payout_fee_party")), IdempotencyKey: idempotencyKeyOf(form),
 		Delivery:        &payouts.Delivery{Method: payouts.DeliveryMethod(form.Value("delivery.method")), Message: v("delivery.message")},
 		AdditionalSteps: stepsOf(form, "additional_steps")}
-	if payee := (payouts.Payee{FirstName: v("payee.first_name"), LastName: v("payee.last_name"), Email: v("payee.email"),
-		CountryCode: v("payee.country_code"), PhoneNumber: v("payee.phone_number")}); payee.FirstName != "" ||
+	if payee := payeeOf(form); payee.FirstName != "" ||
 		payee.LastName != "" || payee.Email != "" || payee.PhoneNumber != "" {
 		req.Payee = &payee
 	}
@@ -205,10 +216,16 @@ func metadataOf(form *components.Form, m *payouts.Metadata) {
 // payoutLink shows a payout link: its link to copy, its timeline, an inert preview of the claim
 // page (operators never act as the payee), and the form to cancel it.
 func (h *Handlers) payoutLink(c *fiber.Ctx) error {
-	return h.renderPayoutLink(c, fiber.StatusOK, components.Form{})
+	return h.renderPayoutLink(c, fiber.StatusOK, linkForms{})
 }
 
-func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.Form) error {
+// linkForms are the forms of a link's page as last sent; a form not sent is empty (the
+// correction's is then prefilled with the link's payee).
+type linkForms struct {
+	cancel, correct components.Form
+}
+
+func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, forms linkForms) error {
 	l, err := h.payouts.GetPayoutLink(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
@@ -221,11 +238,21 @@ func (h *Handlers) renderPayoutLink(c *fiber.Ctx, status int, cancel components.
 	if err != nil {
 		return err
 	}
-	p := pages.PayoutLinkProps{Link: *l, LinkMasked: h.maskClaimURL(c, l), People: people, CanCancel: h.can(c, web.PermLinksCancel), Cancel: cancel,
+	p := pages.PayoutLinkProps{Link: *l, LinkMasked: h.maskClaimURL(c, l), People: people, CanCancel: h.can(c, web.PermLinksCancel), Cancel: forms.cancel,
 		CanReadFlows: h.can(c, web.PermFlowsRead), CanReadTransfers: h.can(c, web.PermTransfersRead), AppName: app.Name}
 	if l.Status == payouts.LinkDeliveryFailed && h.can(c, web.PermLinksWrite) {
 		if p.CanResend, err = h.offers(c.UserContext(), payouts.ExtMessages); err != nil {
 			return err
+		}
+	}
+	if correctable(l) && h.can(c, web.PermLinksWrite) {
+		p.Correct = &pages.LinkCorrection{Form: forms.correct}
+		if p.Correct.InPlace, err = h.offers(c.UserContext(), payouts.ExtMessages); err != nil {
+			return err
+		}
+		if p.Correct.Form.Values == nil {
+			p.Correct.Form.Values = map[string]string{"payee.first_name": l.Payee.FirstName, "payee.last_name": l.Payee.LastName,
+				"payee.email": l.Payee.Email, "payee.country_code": l.Payee.CountryCode, "payee.phone_number": l.Payee.PhoneNumber}
 		}
 	}
 	if l.Status == payouts.LinkCanceled {
@@ -249,11 +276,11 @@ func (h *Handlers) cancelPayoutLink(c *fiber.Ctx) error {
 		form.Errors = map[string]string{"reason": "use at most 500 characters"}
 	}
 	if form.Errors != nil {
-		return h.renderPayoutLink(c, fiber.StatusUnprocessableEntity, form)
+		return h.renderPayoutLink(c, fiber.StatusUnprocessableEntity, linkForms{cancel: form})
 	}
 	l, err := h.payouts.CancelPayoutLink(c.UserContext(), c.Params("id"))
 	if formFailed(err, &form) {
-		return h.renderPayoutLink(c, fiber.StatusUnprocessableEntity, form)
+		return h.renderPayoutLink(c, fiber.StatusUnprocessableEntity, linkForms{cancel: form})
 	}
 	if err != nil {
 		return err
@@ -276,6 +303,118 @@ func (h *Handlers) resendPayoutLink(c *fiber.Ctx) error {
 		return web.Redirect(c, paths.User(*l.UserID))
 	}
 	return web.Redirect(c, paths.PayoutLink(l.ID))
+}
+
+// correctable reports whether a link may go to a corrected payee: sent by email or sms and not
+// delivered to anyone yet, and not issued to a user, whose own phone proves the claim. The
+// service decides for good (a payee who verified on the link's page binds it).
+func correctable(l *payouts.PayoutLink) bool {
+	return (l.Status == payouts.LinkDeliveryFailed || l.Status == payouts.LinkDeliveryPending) && l.UserID == nil &&
+		(l.Delivery.Method == payouts.DeliveryEmail || l.Delivery.Method == payouts.DeliverySMS)
+}
+
+// correctPayoutLink sends a link whose message has not reached anyone to a corrected payee,
+// audited with both contacts masked: in place where the service corrects links (extension
+// messages); on the public API by canceling the link and issuing a new one of the same amount
+// and metadata (the public link carries no memo) to the corrected payee, as the page says.
+func (h *Handlers) correctPayoutLink(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	form := formOf(c, payeeFields...)
+	req := payouts.CorrectPayoutLinkContactRequest{Payee: payeeOf(form)}
+	if problemsFound(&form, req.Validate) {
+		return h.renderPayoutLink(c, fiber.StatusUnprocessableEntity, linkForms{correct: form})
+	}
+	old, err := h.payouts.GetPayoutLink(ctx, c.Params("id"))
+	if err != nil {
+		return err
+	}
+	inPlace, err := h.offers(ctx, payouts.ExtMessages)
+	if err != nil {
+		return err
+	}
+	var l *payouts.PayoutLink
+	if inPlace {
+		l, err = h.payouts.CorrectPayoutLinkContact(ctx, old.ID, req)
+	} else {
+		l, err = h.reissuePayoutLink(c, old, req.Payee)
+	}
+	if errors.Is(err, errCanceledOnly) {
+		return web.Redirect(c, paths.PayoutLink(old.ID))
+	}
+	if formFailed(err, &form) {
+		return h.renderPayoutLink(c, fiber.StatusUnprocessableEntity, linkForms{correct: form})
+	}
+	if err != nil {
+		return err
+	}
+	detail := l.Amount.String() + " for " + maskedContact(l) + " instead of " + maskedContact(old)
+	if !inPlace {
+		detail += ", as the new link " + l.ID + " (this one canceled)"
+	}
+	h.audit(c, "payout_link.correct", "payout_link", old.ID, detail)
+	web.Flash(c, web.FlashSuccess, correctedFlash(inPlace, l))
+	return web.Redirect(c, paths.PayoutLink(l.ID))
+}
+
+func correctedFlash(inPlace bool, l *payouts.PayoutLink) string {
+	if inPlace {
+		return "The payout link is on its way to " + maskedContact(l) + "."
+	}
+	return "Canceled the payout link and issued a new one of " + l.Amount.String() + " to " + maskedContact(l) + "."
+}
+
+// reissuePayoutLink cancels old and issues a new link like it to payee, for the public API,
+// which cannot change a link's payee. It cancels first, so that the money is never reserved
+// twice and a payee who claims old meanwhile stops it; the new link's idempotency key is old's
+// id's, so that a retry issues no second link.
+func (h *Handlers) reissuePayoutLink(c *fiber.Ctx, old *payouts.PayoutLink, payee payouts.Payee) (*payouts.PayoutLink, error) {
+	ctx := c.UserContext()
+	if !correctable(old) {
+		return nil, payouts.Errorf(payouts.EInvalidTransaction, "This payout link is %s: its payee cannot be corrected; cancel it and issue a new one.", old.Status)
+	}
+	if !h.can(c, web.PermLinksCancel) {
+		return nil, payouts.Errorf(payouts.EForbidden, "Your role may not cancel payout links, which issuing the link again takes here.")
+	}
+	req := payouts.CreatePayoutLinkRequest{Amount: int64(old.Amount), Payee: &payee, Memo: old.Memo, Metadata: old.Metadata,
+		TaxExempt: old.TaxExempt, PayoutFeeParty: old.PayoutFeeParty, Delivery: &payouts.Delivery{Method: old.Delivery.Method, Message: old.Delivery.Message},
+		IdempotencyKey: uuid.NewSHA1(reissueSpace, []byte(old.ID)).String()}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	canceled, err := h.payouts.CancelPayoutLink(ctx, old.ID)
+	if err != nil {
+		return nil, err
+	}
+	h.audit(c, "payout_link.cancel", "payout_link", old.ID, cancelDetailPrefix(*canceled)+"issued again to "+maskedContact(&payouts.PayoutLink{Payee: payee, Delivery: old.Delivery}))
+	l, err := h.payouts.CreatePayoutLink(ctx, req)
+	if err != nil {
+		h.log.Warn("payout link canceled but not issued again", "link", old.ID, "err", err)
+		why := "the service did not answer."
+		if e := (*payouts.Error)(nil); errors.As(err, &e) && web.StatusOf(err) < 500 {
+			why = e.Message
+		}
+		web.Flash(c, web.FlashError, "Canceled this payout link ("+old.Amount.String()+" is back in the app's wallet), but the new link was not issued: "+
+			why+" Issue it from New payout link.")
+		return nil, errCanceledOnly
+	}
+	h.audit(c, "payout_link.create", "payout_link", l.ID, l.Amount.String()+" for "+pages.PayeeName(l.Payee)+", issued again for "+old.ID)
+	return l, nil
+}
+
+// errCanceledOnly is reissuePayoutLink's answer when it canceled the link but could not issue
+// the new one: what happened is flashed, and the canceled link's page says the rest.
+var errCanceledOnly = errors.New("payout link canceled, not issued again")
+
+// reissueSpace names the idempotency keys of links issued again for a canceled one.
+var reissueSpace = uuid.MustParse("6f1c1f0e-3c55-4d53-9a0b-6a2f3f0c9e1d")
+
+// maskedContact is the contact a link goes to, masked as the payee pages mask it, for the audit
+// log and the flash: what tells two contacts apart without spelling either out.
+func maskedContact(l *payouts.PayoutLink) string {
+	if l.Delivery.Method == payouts.DeliverySMS {
+		return "sms " + hosted.MaskPhone(payouts.Phone{CountryCode: l.Payee.CountryCode, PhoneNumber: l.Payee.PhoneNumber})
+	}
+	return "email " + hosted.MaskEmail(l.Payee.Email)
 }
 
 // cancelDetailPrefix begins the audit detail of a link's cancellation; the operator's reason

@@ -87,6 +87,7 @@ type Payouts interface {
 	SandboxMessages(ctx context.Context, page payouts.Page) (*payouts.List[payouts.SandboxMessage], error)
 	UserMessages(ctx context.Context, userID string) ([]payouts.Message, error)
 	ResendPayoutLink(ctx context.Context, id string) (*payouts.PayoutLink, error)
+	CorrectPayoutLinkContact(ctx context.Context, id string, req payouts.CorrectPayoutLinkContactRequest) (*payouts.PayoutLink, error)
 
 	ListEvents(ctx context.Context, page payouts.Page, filter payouts.EventFilter) (*payouts.List[payouts.Event], error)
 	CreateWebhookEndpoint(ctx context.Context, req payouts.CreateWebhookEndpointRequest) (*payouts.WebhookEndpoint, error)

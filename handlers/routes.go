@@ -88,6 +88,7 @@ func (h *Handlers) routes() []web.Route {
 		{Method: get, Path: "/payout-links/:id", Perm: web.PermLinksRead, Handler: h.payoutLink},
 		{Method: post, Path: "/payout-links/:id/cancel", Perm: web.PermLinksCancel, Handler: h.cancelPayoutLink},
 		{Method: post, Path: "/payout-links/:id/resend", Perm: web.PermLinksWrite, Handler: h.resendPayoutLink},
+		{Method: post, Path: "/payout-links/:id/contact", Perm: web.PermLinksWrite, Handler: h.correctPayoutLink},
 
 		{Method: get, Path: "/flows", Perm: web.PermFlowsRead, Handler: h.flows},
 		{Method: get, Path: "/flows/new", Perm: web.PermFlowsWrite, Handler: h.newFlow},

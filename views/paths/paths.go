@@ -60,6 +60,9 @@ func PayoutLink(id string) string { return "/payout-links/" + url.PathEscape(id)
 func PayoutLinkResend(id string) string { return PayoutLink(id) + "/resend" }
 func PayoutLinkCancel(id string) string { return PayoutLink(id) + "/cancel" }
 
+// PayoutLinkContact sends a payout link to a corrected payee.
+func PayoutLinkContact(id string) string { return PayoutLink(id) + "/contact" }
+
 // NewPayoutLink is the form to issue a payout link, for userID when given.
 func NewPayoutLink(userID string) string {
 	return withQuery("/payout-links/new", url.Values{"user": {userID}})
