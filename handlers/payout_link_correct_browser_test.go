@@ -64,16 +64,10 @@ func TestBrowserCorrectPayoutLink(t *testing.T) {
 			if m, ok := h.env.Inbox.Last("grace@example.com"); !ok || !strings.Contains(m.Body, "/l/"+id) {
 				t.Fatalf("the corrected address got %+v (%v)", m, ok)
 			}
-			payee, err := h.env.Service.IdentifyPayee(ctx, *sent.FlowID, "192.0.2.7", payouts.CreateUserRequest{FirstName: "Grace",
-				LastName: "Hopper", Email: "grace@example.com", CountryCode: "1", PhoneNumber: "4155550161"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := h.env.Service.VerifyPayee(ctx, *sent.FlowID, payee.ID, h.env.Inbox.Token(t, "grace@example.com")); err != nil {
-				t.Fatal(err)
-			}
-			claimed, err := h.env.Service.ClaimPayoutLink(ctx, id, payee.ID)
-			if err != nil || claimed.Status != payouts.LinkClaimed || *claimed.ClaimedUserID != payee.ID {
+			payee := h.env.ProveEmailPayee(t, *sent.FlowID, "192.0.2.7", "grace@example.com", payouts.CreateUserRequest{FirstName: "Grace",
+				LastName: "Hopper", CountryCode: "1", PhoneNumber: "4155550161"})
+			claimed, err := h.env.Service.ClaimPayoutLink(ctx, id, payee)
+			if err != nil || claimed.Status != payouts.LinkClaimed || *claimed.ClaimedUserID != payee {
 				t.Fatalf("the corrected payee's claim: %+v (%v)", claimed, err)
 			}
 		})

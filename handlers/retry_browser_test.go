@@ -30,7 +30,7 @@ func browserPayoutRetry(t *testing.T, h *harness, public bool) {
 	// Paid from the payee's wallet, where the failure gives the money back for the retry. (A
 	// payout the app funded cannot be retried on the public API: its lines do not say the app
 	// paid, so the retry asks the payee's empty wallet.)
-	u, failed := h.refusedPayout("Bea", false)
+	u, failed := h.refusedPayout("Bea", false, false)
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
 	row := `#transfers-body tr[data-id="` + failed.ID + `"]`
 	browser.Run(t, tab,
@@ -65,13 +65,16 @@ func browserPayoutRetry(t *testing.T, h *harness, public bool) {
 	retry := chromedp.CSS(`form[action$="/retry"] button[type="submit"]`)
 	var landed []string
 	for range 2 { // the second submit is an operator going back and sending it again
-		browser.Run(t, tab,
-			chromedp.Navigate(origin+"/transfers/"+failed.ID+"/retry"),
-			chromedp.WaitVisible(retry),
+		steps := []chromedp.Action[chromedp.Void]{chromedp.Navigate(origin + "/transfers/" + failed.ID + "/retry"), chromedp.WaitVisible(retry)}
+		if public {
+			// The public API's transfer does not say whether it was tax-exempt: the operator says.
+			steps = append(steps, chromedp.Click(chromedp.CSS(`input[name="tax_exempt"][value="false"]`)))
+		}
+		browser.Run(t, tab, append(steps,
 			chromedp.Click(retry),
 			// The retry fails as the first did, on the new payout's page.
 			chromedp.WaitVisible(chromedp.CSS(`[role="alert"]`)),
-		)
+		)...)
 		if got := textOf(t, tab, `[role="alert"] p`); got != "The retry failed too: "+reason+"." {
 			t.Errorf("after Retry the page says %q, want the retry's failure and why", got)
 		}

@@ -104,14 +104,8 @@ func TestCorrectPayoutLinkContactRefused(t *testing.T) {
 			other := env.CreateApp(t, "Other app")
 			// Not delivered yet, so that only the payee who verified on its page stands in the way.
 			bound := createLink(t, env, creds, emailDelivery(10_00, "di@example.com"))
-			payee, err := env.Service.IdentifyPayee(ctx, *bound.FlowID, "192.0.2.1", payouts.CreateUserRequest{FirstName: "Di",
-				LastName: "L", Email: "di@example.com", CountryCode: "1", PhoneNumber: "4155550131"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := env.Service.VerifyPayee(ctx, *bound.FlowID, payee.ID, env.Inbox.Token(t, "di@example.com")); err != nil {
-				t.Fatal(err)
-			}
+			env.ProveEmailPayee(t, *bound.FlowID, "192.0.2.1", "di@example.com", payouts.CreateUserRequest{FirstName: "Di",
+				LastName: "L", CountryCode: "1", PhoneNumber: "4155550131"})
 
 			email := func(e string) map[string]any { return map[string]any{"payee": map[string]any{"email": e}} }
 			path := func(l payouts.PayoutLink) string { return "/v2/payout-links/" + l.ID + "/contact" }

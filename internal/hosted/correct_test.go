@@ -62,3 +62,55 @@ func TestCorrectedLinkRefusesOldPayee(t *testing.T) {
 		}
 	})
 }
+
+// TestCorrectedEmailLinkRefusesOldProof: whoever entered the code of the email a link named
+// before its payee was corrected has proven the old address, not the one the link names now: they
+// can neither give their details (which would make them the new address's payee) nor ask for
+// another code with that session. On both engines.
+func TestCorrectedEmailLinkRefusesOldProof(t *testing.T) {
+	t.Parallel()
+	onEngines(t, func(t *testing.T, engine []servicetest.Option) {
+		env := start(t, engine...)
+		fund(t, env, 100_00)
+		link := createLink(t, env, map[string]any{"amount": 6_00, "delivery": map[string]any{"method": "email"},
+			"payee": map[string]string{"first_name": "Di", "email": "di-typo@example.com"}})
+		flowID := *link.FlowID
+		sent := post(t, env, "/f/"+flowID+"/identify", url.Values{})
+		if sent.Status != http.StatusSeeOther {
+			t.Fatalf("identify: %d\n%s", sent.Status, sent.Body)
+		}
+		codePage := get(t, env, sent.Location())
+		verified := post(t, env, "/f/"+flowID+"/verify", url.Values{"s": {codePage.Session(t)}, "token": {env.Inbox.Token(t, "di-typo@example.com")}})
+		if verified.Status != http.StatusSeeOther {
+			t.Fatalf("verify the old address: %d\n%s", verified.Status, verified.Body)
+		}
+		details := get(t, env, verified.Location())
+
+		servicetest.Want[payouts.PayoutLink](t, env.Do(t, "POST", "/v2/payout-links/"+link.ID+"/contact",
+			map[string]any{"payee": map[string]string{"first_name": "Di", "email": "di@example.com"}}),
+			"correct the payee", http.StatusOK)
+
+		for _, tc := range []struct {
+			name, step string
+			form       url.Values
+		}{
+			{"details", "details", url.Values{"s": {details.Session(t)}, "first_name": {"Di"}, "last_name": {"Old"},
+				"country_code": {"1"}, "phone_number": {"4155550361"}}},
+			{"another code", "resend", url.Values{"s": {codePage.Session(t)}}},
+			{"the old code page", "verify", url.Values{"s": {codePage.Session(t)}, "token": {"000000"}}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				p := post(t, env, "/f/"+flowID+"/"+tc.step, tc.form)
+				if p.Status < 400 || p.Status >= 500 {
+					t.Fatalf("%s with the old address's session after the correction: %d, want a 4xx\n%s", tc.step, p.Status, p.Body)
+				}
+				if f := getFlow(t, env, flowID); f.UserID != nil {
+					t.Fatal("the old address's session bound the flow after the correction")
+				}
+				if users := usersWithEmail(t, env, "di@example.com"); len(users) != 0 {
+					t.Fatalf("the old address's session made the new address's user: %+v", users)
+				}
+			})
+		}
+	})
+}

@@ -34,6 +34,9 @@ type PayeeSession struct {
 	// ByEmail marks a session of a flow whose code goes to its link's email (CodeByEmail) before
 	// the code named a user: no user is found or made before the email is proven.
 	ByEmail bool
+	// EmailTag names, in a ByEmail session, the address its code goes to (emailTag): once a
+	// link's payee is corrected, a session of the address it named before proves nothing.
+	EmailTag string
 	// Verified is false between asking for a code and entering it. A verified ByEmail session
 	// proved the email and found nobody holding it: the payee gives their details next.
 	Verified bool
@@ -75,8 +78,12 @@ func (s *Service) signPayee(sess PayeeSession, handoff bool) string {
 	if handoff {
 		stage, lifetime = stageHandoff+stage, PayeeHandoffLifetime
 	}
+	who := sess.UserID
+	if sess.ByEmail {
+		who = emailTagMark + sess.EmailTag
+	}
 	exp := strconv.FormatInt(s.now().Add(lifetime).Unix(), 10)
-	return strings.Join([]string{sess.FlowID, sess.UserID, stage, exp, s.keyedHash("payee-session", sess.FlowID, sess.UserID, stage, exp)}, ".")
+	return strings.Join([]string{sess.FlowID, who, stage, exp, s.keyedHash("payee-session", sess.FlowID, who, stage, exp)}, ".")
 }
 
 // OpenPayeeSession checks a token from SignPayeeSession and that it is a session on flowID. A
@@ -118,7 +125,11 @@ func (s *Service) openPayee(token, flowID string, handoff bool) (PayeeSession, e
 	default:
 		return PayeeSession{}, invalid
 	}
-	if sess.ByEmail != (user == "") {
+	tag, isTag := strings.CutPrefix(user, emailTagMark)
+	switch {
+	case sess.ByEmail && isTag && tag != "":
+		sess.UserID, sess.EmailTag = "", tag
+	case sess.ByEmail || isTag || user == "":
 		return PayeeSession{}, invalid
 	}
 	unix, err := strconv.ParseInt(exp, 10, 64)
@@ -190,7 +201,7 @@ func (s *Service) IdentifyPayee(ctx context.Context, flowID, clientAddr string, 
 		return PayeeSession{}, err
 	}
 	if CodeByEmail(f.Link) {
-		sess := PayeeSession{FlowID: f.ID, ByEmail: true}
+		sess := PayeeSession{FlowID: f.ID, ByEmail: true, EmailTag: s.emailTag(f.ID, f.Link.Payee.Email)}
 		return sess, s.sendPayeeToken(ctx, f, clientAddr, sess)
 	}
 	p := payouts.Problems{}
@@ -252,8 +263,8 @@ func (s *Service) GivePayeeDetails(ctx context.Context, clientAddr string, sess 
 	if err != nil {
 		return PayeeSession{}, err
 	}
-	if !CodeByEmail(f.Link) {
-		return PayeeSession{}, errSessionInvalid
+	if err := s.ofLinkEmail(sess, f); err != nil {
+		return PayeeSession{}, err
 	}
 	p := payouts.Problems{}
 	p.Phone("", req.CountryCode, req.PhoneNumber, true)
@@ -290,7 +301,8 @@ func (s *Service) GivePayeeDetails(ctx context.Context, clientAddr string, sess 
 }
 
 // payeeOfEmail is the user a proven code to the email of f's link makes the payee: the user the
-// flow already belongs to, else the app's user who proved that email, else nil.
+// flow already belongs to, else the app's user who proved that email, else nil; a link whose
+// payee was corrected since f was read is refused.
 func (s *Service) payeeOfEmail(ctx context.Context, q *Tx, f *HostedFlow) (*UserRecord, error) {
 	flow, err := q.FlowByID(ctx, f.ID)
 	if err != nil {
@@ -298,6 +310,13 @@ func (s *Service) payeeOfEmail(ctx context.Context, q *Tx, f *HostedFlow) (*User
 	}
 	if flow.UserID != nil {
 		return s.getUser(ctx, q, f.AppID, *flow.UserID)
+	}
+	// The link as this transaction reads it: a correction committed since f was read moved the
+	// code to another address, which this one's proof does not stand for.
+	if l, err := q.PayoutLinkByID(ctx, *flow.PayoutLinkID); err != nil {
+		return nil, err
+	} else if !CodeByEmail(l) || !strings.EqualFold(l.Payee.Email, f.Link.Payee.Email) {
+		return nil, errSessionInvalid
 	}
 	u, err := q.FindUserByProvenEmail(ctx, f.AppID, strings.TrimSpace(f.Link.Payee.Email))
 	if errors.Is(err, ErrNoRecord) {
@@ -336,6 +355,11 @@ func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr 
 	if sess.ByEmail != CodeByEmail(f.Link) {
 		return errSessionInvalid
 	}
+	if sess.ByEmail {
+		if err := s.ofLinkEmail(sess, f); err != nil {
+			return err
+		}
+	}
 	if err := s.allow(ctx, s.limits.sendsPerFlow, flowAddress(f.ID, clientAddr), "Too many codes were sent for this page. Try again in an hour."); err != nil {
 		return err
 	}
@@ -347,6 +371,26 @@ func (s *Service) sendPayeeToken(ctx context.Context, f *HostedFlow, clientAddr 
 		return err
 	}
 	return s.sendToken(ctx, f.AppID, user.ID, payeeContact(f.Link, user), codeForClaim)
+}
+
+// emailTagMark starts the payee part of a ByEmail session's token, which holds its EmailTag
+// where another session's holds a user's id.
+const emailTagMark = "~"
+
+// emailTag is what a ByEmail session of flowID names the address its code goes to by: a keyed
+// hash, so that the token, which travels in URLs, does not carry the address.
+func (s *Service) emailTag(flowID, email string) string {
+	return s.keyedHash("payee-email", flowID, strings.ToLower(strings.TrimSpace(email)))
+}
+
+// ofLinkEmail refuses a ByEmail session unless f's link still sends its code to the address the
+// session was opened for: a link whose payee was corrected (CorrectPayoutLinkContact) is proven
+// by the new address's code alone.
+func (s *Service) ofLinkEmail(sess PayeeSession, f *HostedFlow) error {
+	if !sess.ByEmail || !CodeByEmail(f.Link) || !hmac.Equal([]byte(sess.EmailTag), []byte(s.emailTag(f.ID, f.Link.Payee.Email))) {
+		return errSessionInvalid
+	}
+	return nil
 }
 
 // flowEmailCode is the key the code to the email of f's link is kept under, in place of a
@@ -396,10 +440,10 @@ func (s *Service) verifyPayeeEmail(ctx context.Context, sess PayeeSession, token
 	if err != nil {
 		return PayeeSession{}, err
 	}
-	if !CodeByEmail(f.Link) {
-		return PayeeSession{}, errSessionInvalid
+	if err := s.ofLinkEmail(sess, f); err != nil {
+		return PayeeSession{}, err
 	}
-	out := PayeeSession{FlowID: f.ID, ByEmail: true, Verified: true}
+	out := PayeeSession{FlowID: f.ID, ByEmail: true, EmailTag: sess.EmailTag, Verified: true}
 	var wrong error // the answer to a wrong code, returned after the attempt is committed
 	err = s.inTx(ctx, func(q *Tx) error {
 		if wrong, err = s.spendCode(ctx, q, f.AppID, flowEmailCode(f), strings.TrimSpace(req.Token)); err != nil || wrong != nil {

@@ -215,11 +215,11 @@ func TestTransferRowKeepsEveryField(t *testing.T) {
 			link := fmt.Sprintf("50000000-0000-4000-8000-%012d", n)
 			return &service.TransferRecord{AppID: appID, IdempotencyKey: fmt.Sprint("key-", n), RailState: service.RailState("submitted"),
 				SettleAt: t0.Add(time.Hour), LeaseUntil: t0.Add(2 * time.Hour), Attempts: 3, FeeParty: payouts.FeeParty("user"),
-				Fund: true, TaxExempt: true, Updated: t0.Add(time.Minute), RailReference: fmt.Sprint("ref-", n),
+				Fund: true, Updated: t0.Add(time.Minute), RailReference: fmt.Sprint("ref-", n),
 				Transfer: payouts.Transfer{ID: fmt.Sprintf("30000000-0000-4000-8000-%012d", n), Created: payouts.NewTime(t0),
 					UserID: &user, Status: payouts.TransferPending, Type: payouts.TransferPayout, Amount: payouts.Money(-100 - n),
 					ExternalData: payouts.ExternalData{Platform: payouts.Platform("paypal"), AccountID: "acct", ExternalID: "ext"},
-					PayoutLinkID: &link, Metadata: payouts.Metadata(`{"n":1}`), FailureReason: "why"}}
+					PayoutLinkID: &link, Metadata: payouts.Metadata(`{"n":1}`), FailureReason: "why", TaxExempt: true}}
 		}
 		for _, tc := range []struct {
 			name   string

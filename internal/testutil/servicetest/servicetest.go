@@ -243,3 +243,24 @@ func (in *Inbox) Token(t testing.TB, to string) string {
 	}
 	return tok
 }
+
+// ProveEmailPayee walks the hosted flow flowID of a link that names only an email, as a payee
+// at client address addr does: the code goes to email, and once it is entered a payee nobody
+// knows gives req's names and phone. It returns the payee's user id.
+func (e *Env) ProveEmailPayee(t testing.TB, flowID, addr, email string, req payouts.CreateUserRequest) string {
+	t.Helper()
+	ctx := context.Background()
+	sess, err := e.Service.IdentifyPayee(ctx, flowID, addr, payouts.CreateUserRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess, err = e.Service.VerifyPayee(ctx, sess, e.Inbox.Token(t, email)); err != nil {
+		t.Fatal(err)
+	}
+	if sess.UserID == "" {
+		if sess, err = e.Service.GivePayeeDetails(ctx, addr, sess, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sess.UserID
+}
