@@ -207,8 +207,8 @@ func orNotFound(err error, noun string) error {
 // LoadZone is the time zone of an IANA name, "" being UTC: a name this machine does not know, or
 // "Local" (the server's own zone, which callers cannot know), is a field error naming it.
 func LoadZone(name string) (*time.Location, error) {
-	loc, err := time.LoadLocation(name)
-	if err != nil || name == "Local" {
+	loc, ok := payouts.LoadZone(name)
+	if !ok {
 		return nil, payouts.FieldError("zone", fmt.Sprintf("unknown time zone %q: use an IANA name such as America/New_York", name))
 	}
 	return loc, nil
