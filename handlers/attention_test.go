@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -108,5 +109,37 @@ func TestUndeliveredLinkOffersResend(t *testing.T) {
 	wantRedirect(t, ops.post("/payout-links/"+bounced.ID+"/resend", nil), "/payout-links/"+bounced.ID)
 	if got := h.auditActions("payout_link", bounced.ID); len(got) == 0 || got[0].Action != "payout_link.resend" {
 		t.Errorf("audit %+v, want the resend", got)
+	}
+}
+
+// TestNeedsAttentionAsksOnce: the Overview reads Needs attention from the service's stats, one
+// call, however many webhook endpoints the app has: no health read per endpoint and no scan of
+// the year's tax rows.
+func TestNeedsAttentionAsksOnce(t *testing.T) {
+	requests := &requestLog{}
+	h := newHarnessWith(t, harnessSetup{requests: requests, service: []servicetest.Option{
+		servicetest.WithConfig(func(c *payoutd.Config) { c.WorkerInterval = -1 })}})
+	for _, path := range []string{"/a", "/b", "/c"} {
+		if _, err := h.payouts.CreateWebhookEndpoint(t.Context(), payouts.CreateWebhookEndpointRequest{URL: answering(t, 503, "down") + path}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := h.signedIn(dashstore.RoleAdmin)
+	wantStatus(t, a.get("/overview"), http.StatusOK) // the extensions are asked once per client
+	requests.take()
+	wantStatus(t, a.get("/overview"), http.StatusOK)
+	counts := map[string]int{}
+	for _, r := range requests.take() {
+		switch {
+		case strings.HasSuffix(r, "/attempts"):
+			counts["endpoint attempts"]++
+		case strings.Contains(r, "/tax-years/"):
+			counts["tax year"]++
+		case strings.HasSuffix(r, "/stats"):
+			counts["stats"]++
+		}
+	}
+	if want := map[string]int{"stats": 1}; !maps.Equal(counts, want) {
+		t.Errorf("the overview asked %v, want %v", counts, want)
 	}
 }

@@ -78,6 +78,32 @@ type harnessSetup struct {
 	dsn string
 	// sharedClock gives the service the dashboard's clock, for a test that moves both.
 	sharedClock bool
+	// requests, when set, hears every request sent to the service (the tests' and the dashboard's).
+	requests *requestLog
+}
+
+// requestLog keeps the requests sent through it, as "METHOD /path", for a test that holds a page
+// to the calls it makes.
+type requestLog struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	sent []string
+}
+
+func (l *requestLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	l.sent = append(l.sent, r.Method+" "+r.URL.Path)
+	l.mu.Unlock()
+	return l.next.RoundTrip(r)
+}
+
+// take returns the requests sent since the last take.
+func (l *requestLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	sent := l.sent
+	l.sent = nil
+	return sent
 }
 
 // newHarnessWith is newHarness with the service's options and the handlers' configuration changed.
@@ -99,6 +125,9 @@ func newHarnessWith(t testing.TB, setup harnessSetup, opts ...harnessOption) *ha
 	}
 	env := servicetest.Start(t, setup.service...)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	if setup.requests != nil {
+		setup.requests.next, hc.Transport = hc.Transport, setup.requests
+	}
 	// Runs before the service's own cleanup (cleanups run last-in first-out), so its graceful
 	// shutdown does not wait on this client's idle keep-alive connections.
 	t.Cleanup(hc.CloseIdleConnections)

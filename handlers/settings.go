@@ -5,6 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/disburse/disburse/payouts"
 	"github.com/disburse/disburse/views/components"
 	"github.com/disburse/disburse/views/pages"
 	"github.com/disburse/disburse/web"
@@ -49,8 +50,8 @@ func (h *Handlers) zoneOf(c *fiber.Ctx, form *components.Form) *time.Location {
 		form.Values["tz"] = name
 	}
 	name := form.Value("tz")
-	loc, err := time.LoadLocation(name)
-	if name == "" || name == "Local" || err != nil {
+	loc, ok := payouts.LoadZone(name)
+	if name == "" || !ok {
 		delete(form.Values, "tz")
 		return time.UTC
 	}

@@ -41,7 +41,7 @@ func (h *Handlers) overview(c *fiber.Ctx) error {
 				" The app's wallet is on the App wallet page."}
 		} else if p.Stats, err = h.payouts.GetAppStats(ctx, h.appID, chartDays, loc.String()); err != nil {
 			return err
-		} else if p.Attention, err = h.needsAttention(ctx, c, loc); err != nil {
+		} else if p.Attention, err = h.needsAttention(ctx, c, p.Stats); err != nil {
 			return err
 		}
 		if p.Failures, err = h.failures(ctx, c, p.Stats, loc); err != nil {
@@ -53,50 +53,22 @@ func (h *Handlers) overview(c *fiber.Ctx) error {
 
 // needsAttention finds what someone has to fix beyond the stats' counts: payout links whose
 // message did not reach the payee (a page of them, fixed on the link by a resend or a corrected
-// contact) and webhook endpoints whose every recent delivery failed (endpointHealth over its
-// newest attempts), and the payees paid over this year's 1099-NEC threshold who have no W-9 on
-// file (the year in the operator's zone loc). It is asked only of our service, which offers the
-// stats.
-func (h *Handlers) needsAttention(ctx context.Context, c *fiber.Ctx, loc *time.Location) (pages.AttentionProps, error) {
+// contact), and from the stats, webhook endpoints whose every recent delivery failed and the
+// payees paid over this year's 1099-NEC threshold who have no W-9 on file (the year in the
+// operator's zone, which the stats were asked in). It is asked only of our service, which
+// offers the stats.
+func (h *Handlers) needsAttention(ctx context.Context, c *fiber.Ctx, stats *payouts.AppStats) (pages.AttentionProps, error) {
 	a := pages.AttentionProps{CanReadLinks: h.can(c, web.PermLinksRead), CanReadWebhooks: h.can(c, web.PermWebhooksRead),
-		CanReadTax: h.can(c, web.PermTaxForms)}
+		CanReadTax: h.can(c, web.PermTaxForms), TaxYear: stats.TaxYear, OweW9: stats.OweW9,
+		FailingEndpoints: stats.FailingWebhookEndpoints}
 	links, err := h.payouts.ListPayoutLinks(ctx, payouts.Page{Limit: payouts.MaxLimit},
 		payouts.PayoutLinkFilter{Status: payouts.LinkDeliveryFailed})
 	if err != nil {
 		return a, err
 	}
 	a.UndeliveredLinks, a.MoreUndelivered = len(links.Data), links.HasMore
-	if a.TaxCounted, err = h.offers(ctx, payouts.ExtTaxForms); err != nil {
-		return a, err
-	} else if a.TaxCounted {
-		a.TaxYear = h.now().In(loc).Year()
-		totals, err := h.payouts.TaxPayees(ctx, a.TaxYear)
-		if err != nil {
-			return a, err
-		}
-		for _, t := range totals {
-			if t.MissingTIN {
-				a.OweW9++
-			}
-		}
-	}
-	if offered, err := h.offers(ctx, payouts.ExtWebhookEndpoints); err != nil || !offered {
-		return a, err
-	}
-	endpoints, err := h.payouts.ListWebhookEndpoints(ctx)
-	if err != nil {
-		return a, err
-	}
-	for _, e := range endpoints.Data {
-		health, _, err := h.healthOf(ctx, e.ID)
-		if err != nil {
-			return a, err
-		}
-		if health.Attempts > 0 && health.Succeeded == 0 {
-			a.FailingEndpoints = append(a.FailingEndpoints, e)
-		}
-	}
-	return a, nil
+	a.TaxCounted, err = h.offers(ctx, payouts.ExtTaxForms)
+	return a, err
 }
 
 // failures counts every payout of the app that failed in the overview's window: its failed payout

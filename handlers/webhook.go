@@ -17,14 +17,10 @@ import (
 // attemptsShown is how many of an endpoint's newest delivery attempts its page lists.
 const attemptsShown = 50
 
-// healthWindow is how many of an endpoint's newest attempts its health is read from: one page
-// of the attempts the service keeps, so an app's handful of endpoints costs one call each.
-const healthWindow = payouts.MaxLimit
-
 // endpointHealth reads an endpoint's health from its newest attempts, newest first; more says
 // older attempts exist beyond them.
 func endpointHealth(attempts []payouts.WebhookAttempt, more bool) pages.EndpointHealth {
-	hl := pages.EndpointHealth{Window: healthWindow, Attempts: len(attempts), Older: more}
+	hl := pages.EndpointHealth{Window: payouts.HealthWindow, Attempts: len(attempts), Older: more}
 	for i := range attempts {
 		a := &attempts[i]
 		switch {
@@ -42,7 +38,7 @@ func endpointHealth(attempts []payouts.WebhookAttempt, more bool) pages.Endpoint
 
 // healthOf asks the service for the endpoint's newest attempts and reads its health from them.
 func (h *Handlers) healthOf(ctx context.Context, endpointID string) (pages.EndpointHealth, []payouts.WebhookAttempt, error) {
-	list, err := h.payouts.ListWebhookAttempts(ctx, endpointID, "", payouts.Page{Limit: healthWindow})
+	list, err := h.payouts.ListWebhookAttempts(ctx, endpointID, "", payouts.Page{Limit: payouts.HealthWindow})
 	if err != nil {
 		return pages.EndpointHealth{}, nil, err
 	}

@@ -2,6 +2,7 @@ package payouts
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -184,3 +185,12 @@ type WebhookAttempt struct {
 
 // Succeeded reports whether the receiver took the event on this try: any 2xx.
 func (a WebhookAttempt) Succeeded() bool { return a.StatusCode >= 200 && a.StatusCode < 300 }
+
+// HealthWindow is how many of an endpoint's newest attempts its health is read from: one page.
+const HealthWindow = MaxLimit
+
+// EveryDeliveryFailed reports whether an endpoint's newest attempts (HealthWindow of them) say
+// it is failing: there are some, and none succeeded.
+func EveryDeliveryFailed(attempts []WebhookAttempt) bool {
+	return len(attempts) > 0 && !slices.ContainsFunc(attempts, WebhookAttempt.Succeeded)
+}

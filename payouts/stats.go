@@ -14,6 +14,13 @@ type AppStats struct {
 	// Days holds one entry per day of the window in that zone, oldest first, days without volume
 	// included.
 	Days []DailyVolume `json:"days"`
+	// TaxYear is the current year in that zone; OweW9 counts the payees paid at or over its
+	// 1099-NEC threshold with no W-9 on file.
+	TaxYear int `json:"tax_year"`
+	OweW9   int `json:"owe_w9"`
+	// FailingWebhookEndpoints are the app's endpoints whose every recent delivery failed
+	// (EveryDeliveryFailed).
+	FailingWebhookEndpoints []WebhookEndpoint `json:"failing_webhook_endpoints"`
 }
 
 // DailyVolume sums one day's money movements that did not fail.

@@ -251,7 +251,7 @@ func (s *Store) UpdateOperator(ctx context.Context, id string, upd OperatorUpdat
 // SetOperatorTimeZone sets the time zone of the operator with id: an IANA name this machine
 // knows, else a field error.
 func (s *Store) SetOperatorTimeZone(ctx context.Context, id, zone string, now time.Time) error {
-	if _, err := time.LoadLocation(zone); zone == "" || zone == "Local" || err != nil {
+	if _, ok := payouts.LoadZone(zone); zone == "" || !ok {
 		return payouts.FieldError("time_zone", "choose a time zone, such as America/New_York")
 	}
 	res, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE operators SET time_zone = ?, updated_at = ? WHERE id = ?`),

@@ -207,8 +207,8 @@ func orNotFound(err error, noun string) error {
 // LoadZone is the time zone of an IANA name, "" being UTC: a name this machine does not know, or
 // "Local" (the server's own zone, which callers cannot know), is a field error naming it.
 func LoadZone(name string) (*time.Location, error) {
-	loc, err := time.LoadLocation(name)
-	if err != nil || name == "Local" {
+	loc, ok := payouts.LoadZone(name)
+	if !ok {
 		return nil, payouts.FieldError("zone", fmt.Sprintf("unknown time zone %q: use an IANA name such as America/New_York", name))
 	}
 	return loc, nil
@@ -262,5 +262,42 @@ func (s *Service) AppStats(ctx context.Context, appID, id string, days int, zone
 			return nil, err
 		}
 	}
+	if err := s.attention(ctx, appID, out, now.Year()); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// attention sets what someone has to fix on stats: the payees owing a W-9 for year, and the
+// endpoints whose every recent delivery failed, so that a dashboard's overview asks once.
+func (s *Service) attention(ctx context.Context, appID string, stats *payouts.AppStats, year int) error {
+	y, err := s.readTaxYear(ctx, appID, year)
+	if err != nil {
+		return err
+	}
+	stats.TaxYear = year
+	for _, t := range y.totals {
+		if t.MissingTIN {
+			stats.OweW9++
+		}
+	}
+	endpoints, err := s.store.ListWebhookEndpoints(ctx, appID)
+	if err != nil {
+		return err
+	}
+	stats.FailingWebhookEndpoints = []payouts.WebhookEndpoint{}
+	for _, e := range endpoints {
+		attempts, _, err := s.store.ListWebhookAttempts(ctx, appID, e.ID, "", payouts.Page{Limit: payouts.HealthWindow})
+		if err != nil {
+			return err
+		}
+		newest := make([]payouts.WebhookAttempt, len(attempts))
+		for i := range attempts {
+			newest[i] = attempts[i].WebhookAttempt
+		}
+		if payouts.EveryDeliveryFailed(newest) {
+			stats.FailingWebhookEndpoints = append(stats.FailingWebhookEndpoints, e.WebhookEndpoint)
+		}
+	}
+	return nil
 }
