@@ -14,11 +14,19 @@ import (
 // money movements apply a plan of their movement at once (txLedger).
 type Plan struct {
 	Transfer   *TransferRecord  // a transfer made, its seq set when applied
+	Updates    []TransferUpdate // transfers moved on, each from the status it was decided in
 	Movement   *ledger.Movement // its ledger lines, their ids set when applied
 	Payments   []YearlyPayment  // additions to users' 1099 totals
 	User       *UserRecord      // a user changed by the decision (the 1099 threshold reached)
 	Events     []*EventRecord   // their seqs set when applied
 	Deliveries []WebhookDeliveryRecord
+}
+
+// TransferUpdate is a transfer written over its row, if the row is still in status From (else
+// Apply fails with ErrNoRecord), with its history's step when its status changes.
+type TransferUpdate struct {
+	Transfer TransferRecord
+	From     payouts.TransferStatus
 }
 
 // YearlyPayment is an addition to a user's payments in a calendar year, the 1099 total.
@@ -42,7 +50,7 @@ type PlanWrites interface {
 
 // empty reports whether p writes nothing.
 func (p *Plan) empty() bool {
-	return p.Transfer == nil && p.Movement == nil && len(p.Payments) == 0 && p.User == nil && len(p.Events) == 0 && len(p.Deliveries) == 0
+	return p.Transfer == nil && len(p.Updates) == 0 && p.Movement == nil && len(p.Payments) == 0 && p.User == nil && len(p.Events) == 0 && len(p.Deliveries) == 0
 }
 
 // apply applies the transaction's plan so far and starts a new one; an overdraft is the

@@ -31,6 +31,7 @@ var planTables = []string{"transfers", "postings", "ledger_accounts", "events", 
 // account made on first use (the app's clearing account of a rail), before the plan that posts
 // to it (WRITE_PATH.md).
 func TestPlanIsTheWholeEffect(t *testing.T) {
+	var link string // the link a case's before issued
 	tests := []struct {
 		name    string
 		applies int      // Apply calls the request's transaction makes
@@ -80,6 +81,26 @@ func TestPlanIsTheWholeEffect(t *testing.T) {
 		{name: "funded payout", applies: 1, request: func(t *testing.T, e *env, user string) error {
 			_, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: user, Amount: 400, Platform: "paypal", Fund: true,
 				PayoutFeeParty: payouts.FeePartyUser})
+			return err
+		}},
+		{name: "payout link issued", applies: 1, before: issueLink(&link), request: func(t *testing.T, e *env, user string) error {
+			_, _, err := e.svc.CreatePayoutLink(e.ctx, e.app, payouts.CreatePayoutLinkRequest{Amount: 700, UserID: user,
+				IdempotencyKey: "0f8fad5b-d9cb-469f-a165-70867728950e"})
+			return err
+		}},
+		{name: "refused payout link", applies: 1, before: issueLink(&link), request: func(t *testing.T, e *env, user string) error {
+			_, _, err := e.svc.CreatePayoutLink(e.ctx, e.app, payouts.CreatePayoutLinkRequest{Amount: 1_000_000, UserID: user})
+			if pe := (*payouts.Error)(nil); !errors.As(err, &pe) || pe.Code != payouts.EInsufficientFunds {
+				return fmt.Errorf("an overdraft answered %v", err)
+			}
+			return nil
+		}},
+		{name: "payout link claimed past the 1099 threshold", applies: 1, before: issueLink(&link), request: func(t *testing.T, e *env, user string) error {
+			_, err := e.svc.ClaimPayoutLink(e.ctx, link, user)
+			return err
+		}},
+		{name: "payout link canceled", applies: 1, before: issueLink(&link), request: func(t *testing.T, e *env, user string) error {
+			_, err := e.svc.CancelPayoutLink(e.ctx, e.app, link)
 			return err
 		}},
 	}
@@ -141,6 +162,18 @@ func TestPlanIsTheWholeEffect(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// issueLink issues a payout link of 1,500 cents to the user, counted towards their 1099 total
+// when claimed, and keeps its id in id.
+func issueLink(id *string) func(t *testing.T, e *env, user string) {
+	return func(t *testing.T, e *env, user string) {
+		l, _, err := e.svc.CreatePayoutLink(e.ctx, e.app, payouts.CreatePayoutLinkRequest{Amount: 1500, UserID: user})
+		if err != nil {
+			t.Fatal(err)
+		}
+		*id = l.ID
 	}
 }
 
