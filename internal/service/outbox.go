@@ -387,15 +387,6 @@ func (q *Tx) planTransferUpdate(t *TransferRecord, from payouts.TransferStatus) 
 	q.transferUpdated(t, from)
 }
 
-// updateTransfer writes t over its status from and notes its events.
-func (q *Tx) updateTransfer(ctx context.Context, t *TransferRecord, from payouts.TransferStatus) error {
-	if err := q.UpdateTransfer(ctx, t, from); err != nil {
-		return err
-	}
-	q.transferUpdated(t, from)
-	return nil
-}
-
 // updateUser writes u over before and notes its events.
 func (q *Tx) updateUser(ctx context.Context, before payouts.User, u *UserRecord) error {
 	if err := q.UpdateUser(ctx, u); err != nil {
