@@ -10,8 +10,8 @@ import (
 
 // Plan is what one decided write hands the store, whole: the rows it makes and changes as
 // values, applied in one call (PlanWrites.Apply). A balance transfer and a payout decide theirs
-// (planLedger) and their transaction's events join it at its end (Tx.writeEvents); the other
-// money movements apply a plan of their movement at once (txLedger).
+// (planLedger), as every money write does, and their transaction's events join it at its end
+// (Tx.writeEvents).
 type Plan struct {
 	Transfer   *TransferRecord  // a transfer made, its seq set when applied
 	Updates    []TransferUpdate // transfers moved on, each from the status it was decided in
@@ -71,7 +71,15 @@ func (q *Tx) apply(ctx context.Context) error {
 // planLedger books a request's movement, its payment towards the 1099 threshold and the user it
 // changes into its transaction's plan, applied when the transaction ends (inTxWith) or, for a
 // batch's item, when the item is decided (batchItem).
-type planLedger struct{ txLedger }
+type planLedger struct{ q *Tx }
+
+func (l planLedger) account(ctx context.Context, appID string, kind ledger.Kind, ref string) (int64, error) {
+	a, err := l.q.EnsureAccount(ctx, appID, kind, ref)
+	if err != nil {
+		return 0, err
+	}
+	return a.ID, nil
+}
 
 func (l planLedger) post(ctx context.Context, m ledger.Movement) error {
 	if l.q.plan.Movement != nil {
