@@ -37,14 +37,12 @@ func (s *Service) AppWithdraw(ctx context.Context, appID, id string, req payouts
 		t.IdempotencyKey = req.IdempotencyKey
 		t.Status, t.RailState, t.SettleAt = payouts.TransferPending, RailSubmitting, s.now()
 		s.claimForRequest(t)
-		if err := q.CreateTransfer(ctx, t); err != nil {
-			return "", err
-		}
-		q.transferCreated(t)
 		postings, err := b.move(ctx, t.ID, []line{{from: app, to: clearing, amount: t.Amount, typ: payouts.TransactionPayout, pending: true}}, nil)
 		if err != nil {
 			return "", err
 		}
+		q.plan.Transfer = t
+		q.transferCreated(t)
 		q.transferWritten(t, postings)
 		return t.ID, nil
 	})

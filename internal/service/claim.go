@@ -46,7 +46,7 @@ func (s *Service) ClaimPayoutLink(ctx context.Context, linkID, userID string) (*
 			return err
 		}
 		if !l.TaxExempt {
-			if err := s.countPayment(ctx, txLedger{q}, user, l.Amount); err != nil {
+			if err := s.countPayment(ctx, planLedger{q}, user, l.Amount); err != nil {
 				return err
 			}
 		}

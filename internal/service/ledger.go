@@ -11,7 +11,8 @@ import (
 // book is the one ledger decision path: every money movement of the service, and every
 // preflight of one, goes through a book. It resolves accounts, names them for the transaction
 // lines, builds each movement with the no-overdraft guard and hands it to its ledger: the open
-// transaction's (txLedger), or a preflight's memory (dryLedger), which books it writing nothing.
+// transaction's plan (planLedger), or a preflight's memory (dryLedger), which books it writing
+// nothing.
 type book struct {
 	led     ledgerState
 	reads   Reads // the transaction, or what a preflight reads through
@@ -25,14 +26,9 @@ type book struct {
 	users map[string]*UserRecord
 }
 
-// book is a book of the app appID that books in the open transaction q, each movement at once.
-func (s *Service) book(ctx context.Context, q *Tx, appID string) (*book, error) {
-	return s.bookOn(ctx, q, txLedger{q}, appID)
-}
-
 // planBook is a book of the app appID that books into q's plan (planLedger).
 func (s *Service) planBook(ctx context.Context, q *Tx, appID string) (*book, error) {
-	return s.bookOn(ctx, q, planLedger{txLedger{q}}, appID)
+	return s.bookOn(ctx, q, planLedger{q}, appID)
 }
 
 // bookOn is a book of the app appID reading through r and booking into led.
@@ -56,33 +52,6 @@ type ledgerState interface {
 	addPayment(ctx context.Context, u *UserRecord, year int, amount payouts.Money) (payouts.Money, error)
 	// userChanged keeps u, changed by the book's rules from before.
 	userChanged(ctx context.Context, before payouts.User, u *UserRecord) error
-}
-
-// txLedger books in the open transaction, each movement and payment a plan applied at once.
-type txLedger struct{ q *Tx }
-
-func (l txLedger) account(ctx context.Context, appID string, kind ledger.Kind, ref string) (int64, error) {
-	a, err := l.q.EnsureAccount(ctx, appID, kind, ref)
-	if err != nil {
-		return 0, err
-	}
-	return a.ID, nil
-}
-
-func (l txLedger) post(ctx context.Context, m ledger.Movement) error {
-	return l.q.Apply(ctx, &Plan{Movement: &m})
-}
-
-func (l txLedger) addPayment(ctx context.Context, u *UserRecord, year int, amount payouts.Money) (payouts.Money, error) {
-	total, err := l.q.YearlyPayments(ctx, u.AppID, u.ID, year)
-	if err != nil {
-		return 0, err
-	}
-	return total + amount, l.q.Apply(ctx, &Plan{Payments: []YearlyPayment{{AppID: u.AppID, UserID: u.ID, Year: year, Amount: amount}}})
-}
-
-func (l txLedger) userChanged(ctx context.Context, before payouts.User, u *UserRecord) error {
-	return l.q.updateUser(ctx, before, u)
 }
 
 // dryLedger is a preflight's ledger: it reads accounts and never makes one (one not yet made
@@ -147,9 +116,9 @@ func (d *dryLedger) addPayment(ctx context.Context, u *UserRecord, year int, amo
 
 func (d *dryLedger) userChanged(context.Context, payouts.User, *UserRecord) error { return nil }
 
-// appBook is s.book with the app's wallet resolved, the side most movements start or end at.
+// appBook is s.planBook with the app's wallet resolved, the side most movements start or end at.
 func (s *Service) appBook(ctx context.Context, q *Tx, appID string) (*book, party, error) {
-	b, err := s.book(ctx, q, appID)
+	b, err := s.planBook(ctx, q, appID)
 	if err != nil {
 		return nil, party{}, err
 	}
@@ -242,9 +211,17 @@ func insufficientFunds() *payouts.Error {
 // move writes the lines of transferID and settles the given pending postings (commit or void) as
 // one movement, guarded against overdraft, and returns the new postings.
 func (b *book) move(ctx context.Context, transferID string, lines []line, settle []ledger.Change) ([]ledger.Posting, error) {
+	recs, changes := b.lines(transferID, lines)
+	// Settling a pending posting never raises what leaves an account, so only the new lines'
+	// accounts, which the book resolved, can need the overdraft guard.
+	return recs, b.post(ctx, append(changes, settle...))
+}
+
+// lines makes the new postings of transferID, and the changes that post or reserve them.
+func (b *book) lines(transferID string, lines []line) ([]ledger.Posting, []ledger.Change) {
 	now := b.now().Time
 	recs := make([]ledger.Posting, len(lines))
-	changes := make([]ledger.Change, 0, len(lines)+len(settle))
+	changes := make([]ledger.Change, 0, len(lines))
 	for i, l := range lines {
 		userID := l.from.userID
 		if userID == "" {
@@ -262,20 +239,32 @@ func (b *book) move(ctx context.Context, transferID string, lines []line, settle
 		}
 		changes = append(changes, ledger.Change{Op: op, Posting: &recs[i]})
 	}
-	// Settling a pending posting never raises what leaves an account, so only the new lines'
-	// accounts, which the book resolved, can need the overdraft guard.
-	changes = append(changes, settle...)
-	m, err := ledger.NewMovement(changes, now, func(id int64) bool { return b.kinds[id].NoOverdraft() })
+	return recs, changes
+}
+
+// post books changes as one movement in b's ledger, each account guarded against overdraft by
+// its kind as b or one of others (the books of other apps whose accounts the changes name)
+// resolved it.
+func (b *book) post(ctx context.Context, changes []ledger.Change, others ...*book) error {
+	noOverdraft := func(id int64) bool {
+		for _, o := range others {
+			if kind, ok := o.kinds[id]; ok {
+				return kind.NoOverdraft()
+			}
+		}
+		return b.kinds[id].NoOverdraft()
+	}
+	m, err := ledger.NewMovement(changes, b.now().Time, noOverdraft)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := b.led.post(ctx, m); err != nil {
 		if errors.Is(err, ErrOverdraft) {
-			return nil, insufficientFunds()
+			return insufficientFunds()
 		}
-		return nil, err
+		return err
 	}
-	return recs, nil
+	return nil
 }
 
 // CheckLedger verifies the invariants of an app's or an organization's ledger: every account's

@@ -23,11 +23,11 @@ func (s *Service) CreateOrganizationTransfer(ctx context.Context, orgID string, 
 		if err != nil || app.Kind != KindApp || app.OrganizationID != orgID {
 			return "", orNotFound(ErrNoRecord, "app")
 		}
-		orgBook, err := s.book(ctx, q, orgID)
+		orgBook, err := s.planBook(ctx, q, orgID)
 		if err != nil {
 			return "", err
 		}
-		appBook, err := s.book(ctx, q, app.ID)
+		appBook, err := s.planBook(ctx, q, app.ID)
 		if err != nil {
 			return "", err
 		}
@@ -51,9 +51,6 @@ func (s *Service) CreateOrganizationTransfer(ctx context.Context, orgID string, 
 			ID: newID(), Created: payouts.NewTime(s.now()), Amount: payouts.Money(req.Amount),
 			APIAppID: app.ID, Status: payouts.TransferCompleted, Metadata: payouts.NormalizeMetadata(req.Metadata),
 			OrganizationID: orgID}}
-		if err := q.CreateOrganizationTransfer(ctx, t); err != nil {
-			return "", err
-		}
 		amount := payouts.Money(req.Amount)
 		orgLine := line{from: appSide, to: orgWallet, amount: amount, typ: payouts.TransactionBalance, metadata: t.Metadata}
 		appLine := line{from: appWallet, to: orgSide, amount: amount, typ: payouts.TransactionBalance, metadata: t.Metadata}
@@ -61,12 +58,13 @@ func (s *Service) CreateOrganizationTransfer(ctx context.Context, orgID string, 
 			orgLine.from, orgLine.to, orgLine.amount = orgWallet, appSide, -amount
 			appLine.from, appLine.to, appLine.amount = orgSide, appWallet, -amount
 		}
-		// One transaction: an overdraft on either side undoes both.
-		if _, err := appBook.move(ctx, t.ID, []line{appLine}, nil); err != nil {
+		// One movement of the two ledgers: an overdraft on either side refuses both.
+		_, appChanges := appBook.lines(t.ID, []line{appLine})
+		_, orgChanges := orgBook.lines(t.ID, []line{orgLine})
+		if err := appBook.post(ctx, append(appChanges, orgChanges...), orgBook); err != nil {
 			return "", err
 		}
-		_, err = orgBook.move(ctx, t.ID, []line{orgLine}, nil)
-		return t.ID, err
+		return t.ID, q.CreateOrganizationTransfer(ctx, t)
 	})
 	if err != nil {
 		return nil, err

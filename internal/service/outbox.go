@@ -164,6 +164,12 @@ func (q *Tx) readTransfers(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		for _, u := range q.plan.Updates {
+			if u.Transfer.Status != u.From {
+				histories[u.Transfer.ID] = append(histories[u.Transfer.ID], payouts.StatusChange{Status: u.Transfer.Status,
+					At: payouts.NewTime(u.Transfer.Updated), Reason: u.Transfer.FailureReason})
+			}
+		}
 		for i := range ts {
 			ts[i].StatusHistory = histories[ts[i].ID]
 			q.written[ts[i].ID] = &ts[i]
@@ -374,13 +380,11 @@ func (q *Tx) writeEvents(ctx context.Context) error {
 	return nil
 }
 
-// updateTransfer writes t over its status from and notes its events.
-func (q *Tx) updateTransfer(ctx context.Context, t *TransferRecord, from payouts.TransferStatus) error {
-	if err := q.UpdateTransfer(ctx, t, from); err != nil {
-		return err
-	}
+// planTransferUpdate decides t moved on from status from into q's plan and notes its events,
+// which render it with the step its history gains when the plan is applied.
+func (q *Tx) planTransferUpdate(t *TransferRecord, from payouts.TransferStatus) {
+	q.plan.Updates = append(q.plan.Updates, TransferUpdate{Transfer: *t, From: from})
 	q.transferUpdated(t, from)
-	return nil
 }
 
 // updateUser writes u over before and notes its events.

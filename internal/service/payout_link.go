@@ -26,8 +26,8 @@ func (s *Service) CreatePayoutLink(ctx context.Context, appID string, req payout
 	return out, replayed, err
 }
 
-// issuePayoutLink reserves the link's amount from the app's wallet inside q and stores the link
-// with its flow, for the user userID when not empty.
+// issuePayoutLink decides the link's reservation from the app's wallet (its transfer and
+// movement) into q's plan and stores the link with its flow, for the user userID when not empty.
 func (s *Service) issuePayoutLink(ctx context.Context, q *Tx, appID, userID string, link *PayoutLinkRecord, extra linkExtras) (string, error) {
 	link.AppID = appID
 	var user *UserRecord
@@ -40,20 +40,18 @@ func (s *Service) issuePayoutLink(ctx context.Context, q *Tx, appID, userID stri
 	if err := addressLink(link, user); err != nil {
 		return "", err
 	}
-	b, err := s.book(ctx, q, appID)
+	b, err := s.planBook(ctx, q, appID)
 	if err != nil {
 		return "", err
 	}
 	t := s.newTransfer(s.transferIDs.New(appID), appID, payouts.TransferBalance, -link.Amount, nil)
 	t.Status, t.PayoutLinkID, t.TaxExempt = payouts.TransferPending, &link.ID, link.TaxExempt
-	if err := q.CreateTransfer(ctx, t); err != nil {
-		return "", err
-	}
-	q.transferCreated(t)
 	postings, err := b.reserveLink(ctx, t.ID, link.Amount)
 	if err != nil {
 		return "", err
 	}
+	q.plan.Transfer = t
+	q.transferCreated(t)
 	q.transferWritten(t, postings)
 	steps := []string{payouts.StepPayout}
 	if link.ForceCompliance {
@@ -255,13 +253,14 @@ func openLink(ctx context.Context, q Queries, appID, id, refusal string) (*Payou
 	return l, nil
 }
 
-// settleLink ends a link's reservation: committed to the claiming user, or voided.
+// settleLink decides the end of a link's reservation into q's plan: committed to the claiming
+// user, or voided.
 func (s *Service) settleLink(ctx context.Context, q *Tx, l *PayoutLinkRecord, op ledger.Op, user *UserRecord) error {
 	t, err := q.GetTransfer(ctx, l.AppID, *l.TransferID)
 	if err != nil {
 		return err
 	}
-	b, err := s.book(ctx, q, l.AppID)
+	b, err := s.planBook(ctx, q, l.AppID)
 	if err != nil {
 		return err
 	}
@@ -286,5 +285,6 @@ func (s *Service) settleLink(ctx context.Context, q *Tx, l *PayoutLinkRecord, op
 	} else {
 		t.Status, t.FailureReason = payouts.TransferFailed, "payout link canceled"
 	}
-	return q.updateTransfer(ctx, t, payouts.TransferPending)
+	q.planTransferUpdate(t, payouts.TransferPending)
+	return nil
 }

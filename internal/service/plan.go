@@ -10,15 +10,23 @@ import (
 
 // Plan is what one decided write hands the store, whole: the rows it makes and changes as
 // values, applied in one call (PlanWrites.Apply). A balance transfer and a payout decide theirs
-// (planLedger) and their transaction's events join it at its end (Tx.writeEvents); the other
-// money movements apply a plan of their movement at once (txLedger).
+// (planLedger), as every money write does, and their transaction's events join it at its end
+// (Tx.writeEvents).
 type Plan struct {
 	Transfer   *TransferRecord  // a transfer made, its seq set when applied
+	Updates    []TransferUpdate // transfers moved on, each from the status it was decided in
 	Movement   *ledger.Movement // its ledger lines, their ids set when applied
 	Payments   []YearlyPayment  // additions to users' 1099 totals
 	User       *UserRecord      // a user changed by the decision (the 1099 threshold reached)
 	Events     []*EventRecord   // their seqs set when applied
 	Deliveries []WebhookDeliveryRecord
+}
+
+// TransferUpdate is a transfer written over its row, if the row is still in status From (else
+// Apply fails with ErrNoRecord), with its history's step when its status changes.
+type TransferUpdate struct {
+	Transfer TransferRecord
+	From     payouts.TransferStatus
 }
 
 // YearlyPayment is an addition to a user's payments in a calendar year, the 1099 total.
@@ -42,7 +50,7 @@ type PlanWrites interface {
 
 // empty reports whether p writes nothing.
 func (p *Plan) empty() bool {
-	return p.Transfer == nil && p.Movement == nil && len(p.Payments) == 0 && p.User == nil && len(p.Events) == 0 && len(p.Deliveries) == 0
+	return p.Transfer == nil && len(p.Updates) == 0 && p.Movement == nil && len(p.Payments) == 0 && p.User == nil && len(p.Events) == 0 && len(p.Deliveries) == 0
 }
 
 // apply applies the transaction's plan so far and starts a new one; an overdraft is the
@@ -63,7 +71,15 @@ func (q *Tx) apply(ctx context.Context) error {
 // planLedger books a request's movement, its payment towards the 1099 threshold and the user it
 // changes into its transaction's plan, applied when the transaction ends (inTxWith) or, for a
 // batch's item, when the item is decided (batchItem).
-type planLedger struct{ txLedger }
+type planLedger struct{ q *Tx }
+
+func (l planLedger) account(ctx context.Context, appID string, kind ledger.Kind, ref string) (int64, error) {
+	a, err := l.q.EnsureAccount(ctx, appID, kind, ref)
+	if err != nil {
+		return 0, err
+	}
+	return a.ID, nil
+}
 
 func (l planLedger) post(ctx context.Context, m ledger.Movement) error {
 	if l.q.plan.Movement != nil {

@@ -31,6 +31,7 @@ var planTables = []string{"transfers", "postings", "ledger_accounts", "events", 
 // account made on first use (the app's clearing account of a rail), before the plan that posts
 // to it (WRITE_PATH.md).
 func TestPlanIsTheWholeEffect(t *testing.T) {
+	var link, payout, org, orgApp string // the link, payout, or organization and its app a case's before made
 	tests := []struct {
 		name    string
 		applies int      // Apply calls the request's transaction makes
@@ -81,6 +82,55 @@ func TestPlanIsTheWholeEffect(t *testing.T) {
 			_, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: user, Amount: 400, Platform: "paypal", Fund: true,
 				PayoutFeeParty: payouts.FeePartyUser})
 			return err
+		}},
+		{name: "payout link issued", applies: 1, before: issueLink(&link), request: func(t *testing.T, e *env, user string) error {
+			_, _, err := e.svc.CreatePayoutLink(e.ctx, e.app, payouts.CreatePayoutLinkRequest{Amount: 700, UserID: user,
+				IdempotencyKey: "0f8fad5b-d9cb-469f-a165-70867728950e"})
+			return err
+		}},
+		{name: "refused payout link", applies: 1, before: issueLink(&link), request: func(t *testing.T, e *env, user string) error {
+			_, _, err := e.svc.CreatePayoutLink(e.ctx, e.app, payouts.CreatePayoutLinkRequest{Amount: 1_000_000, UserID: user})
+			if pe := (*payouts.Error)(nil); !errors.As(err, &pe) || pe.Code != payouts.EInsufficientFunds {
+				return fmt.Errorf("an overdraft answered %v", err)
+			}
+			return nil
+		}},
+		{name: "payout link claimed past the 1099 threshold", applies: 1, before: issueLink(&link), request: func(t *testing.T, e *env, user string) error {
+			_, err := e.svc.ClaimPayoutLink(e.ctx, link, user)
+			return err
+		}},
+		{name: "payout link canceled", applies: 1, before: issueLink(&link), request: func(t *testing.T, e *env, user string) error {
+			_, err := e.svc.CancelPayoutLink(e.ctx, e.app, link)
+			return err
+		}},
+		{name: "payout settled by its rail", applies: 1, before: makePayout(&payout, 80, false, false),
+			request: reportOutcome(&payout, service.RailOutcome{Settled: true})},
+		{name: "funded payout failed by its rail", applies: 1, before: makePayout(&payout, 400, true, false),
+			request: reportOutcome(&payout, service.RailOutcome{Failed: true, Reason: "account closed"})},
+		{name: "payout returned after it settled", applies: 1, before: makePayout(&payout, 80, false, true),
+			request: reportOutcome(&payout, service.RailOutcome{Returned: true, Reason: "account closed"})},
+		{name: "flagged payout rejected in review", applies: 1, before: makePayout(&payout, 1313, true, false),
+			request: review(&payout, payouts.ReviewReject)},
+		{name: "flagged payout released in review", applies: 1, before: makePayout(&payout, 1313, true, false),
+			request: review(&payout, payouts.ReviewRelease)},
+		{name: "deposit", applies: 1, request: func(t *testing.T, e *env, user string) error {
+			_, err := e.svc.Deposit(e.ctx, e.app, e.app, payouts.DepositRequest{Amount: 900, IdempotencyKey: "1b4e28ba-2fa1-41d2-883f-0016d3cca427"})
+			return err
+		}},
+		{name: "app withdrawal", applies: 1, before: withdraw(100), request: func(t *testing.T, e *env, user string) error {
+			_, err := e.svc.AppWithdraw(e.ctx, e.app, e.app, payouts.WithdrawRequest{Amount: 300})
+			return err
+		}},
+		{name: "organization transfer", applies: 1, before: organizationApp(&org, &orgApp), request: func(t *testing.T, e *env, user string) error {
+			_, err := e.svc.CreateOrganizationTransfer(e.ctx, org, payouts.CreateOrganizationTransferRequest{Amount: 250, APIAppID: orgApp})
+			return err
+		}},
+		{name: "refused organization transfer", applies: 1, before: organizationApp(&org, &orgApp), request: func(t *testing.T, e *env, user string) error {
+			_, err := e.svc.CreateOrganizationTransfer(e.ctx, org, payouts.CreateOrganizationTransferRequest{Amount: -1_000_000, APIAppID: orgApp})
+			if pe := (*payouts.Error)(nil); !errors.As(err, &pe) || pe.Code != payouts.EInsufficientFunds {
+				return fmt.Errorf("an overdraft answered %v", err)
+			}
+			return nil
 		}},
 	}
 	for _, tt := range tests {
@@ -141,6 +191,87 @@ func TestPlanIsTheWholeEffect(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// issueLink issues a payout link of 1,500 cents to the user, counted towards their 1099 total
+// when claimed, and keeps its id in id.
+func issueLink(id *string) func(t *testing.T, e *env, user string) {
+	return func(t *testing.T, e *env, user string) {
+		l, _, err := e.svc.CreatePayoutLink(e.ctx, e.app, payouts.CreatePayoutLinkRequest{Amount: 1500, UserID: user})
+		if err != nil {
+			t.Fatal(err)
+		}
+		*id = l.ID
+	}
+}
+
+// makePayout makes a PayPal payout of amount cents (funded from the app's wallet, or not; 1313
+// is flagged for review), settled by its rail when settled, and keeps its id in id.
+func makePayout(id *string, amount int64, fund, settled bool) func(t *testing.T, e *env, user string) {
+	return func(t *testing.T, e *env, user string) {
+		tr, err := e.svc.CreatePayout(e.ctx, e.app, payouts.CreatePayoutRequest{UserID: user, Amount: amount, Platform: "paypal", Fund: fund})
+		if err != nil {
+			t.Fatal(err)
+		}
+		*id = tr.ID
+		if settled {
+			if err := reportOutcome(id, service.RailOutcome{Settled: true})(t, e, user); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// reportOutcome is the rail's notification of the payout id's outcome.
+func reportOutcome(id *string, out service.RailOutcome) func(t *testing.T, e *env, user string) error {
+	return func(t *testing.T, e *env, user string) error {
+		return e.svc.ReportRailOutcome(e.ctx, payouts.PlatformPayPal, service.RailReport{TransferID: *id,
+			ExternalID: e.transfer(t, *id).ExternalData.ExternalID, Outcome: out})
+	}
+}
+
+// review reviews the flagged payout id.
+func review(id *string, action string) func(t *testing.T, e *env, user string) error {
+	return func(t *testing.T, e *env, user string) error {
+		_, err := e.svc.ReviewTransfer(e.ctx, e.app, *id, payouts.ReviewTransferRequest{Action: action})
+		return err
+	}
+}
+
+// withdraw saves the app's ACH account and withdraws amount cents to it, so that its ACH clearing
+// account is made.
+func withdraw(amount int64) func(t *testing.T, e *env, user string) {
+	return func(t *testing.T, e *env, user string) {
+		if _, err := e.svc.SetACHAccount(e.ctx, e.app, e.app, payouts.ACHAccountRequest{AccountNumber: "000123456789",
+			RoutingNumber: "011000015", AccountType: "checking"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.AppWithdraw(e.ctx, e.app, e.app, payouts.WithdrawRequest{Amount: amount}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// organizationApp makes an organization and an app of it with 1,000 cents, which sends the
+// organization 100, so that both ledgers' accounts for the other are made; it keeps their ids.
+func organizationApp(org, app *string) func(t *testing.T, e *env, user string) {
+	return func(t *testing.T, e *env, user string) {
+		o, err := e.svc.CreateOrganization(e.ctx, "Group")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := e.svc.CreateOrganizationApp(e.ctx, o.AppID, payouts.CreateAppRequest{Name: "Shop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		*org, *app = o.AppID, a.ID
+		if _, err := e.svc.Deposit(e.ctx, a.ID, a.ID, payouts.DepositRequest{Amount: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.CreateOrganizationTransfer(e.ctx, o.AppID, payouts.CreateOrganizationTransferRequest{Amount: 100, APIAppID: a.ID}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

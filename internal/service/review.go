@@ -29,7 +29,7 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payo
 			if reason == "" {
 				reason = "rejected in review"
 			}
-			b, err := s.book(ctx, q, appID)
+			b, err := s.planBook(ctx, q, appID)
 			if err != nil {
 				return err
 			}
@@ -46,7 +46,8 @@ func (s *Service) ReviewTransfer(ctx context.Context, appID, id string, req payo
 		}
 		t.Status, t.RailState, t.SettleAt, t.Updated = payouts.TransferPending, RailSubmitting, s.now(), s.now()
 		s.claimForRequest(t)
-		return q.updateTransfer(ctx, t, payouts.TransferFlagged)
+		q.planTransferUpdate(t, payouts.TransferFlagged)
+		return nil
 	})
 	if err != nil {
 		return nil, err

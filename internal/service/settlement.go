@@ -49,7 +49,8 @@ func (s *Service) failPayout(ctx context.Context, q *Tx, b *book, t *TransferRec
 		return err
 	}
 	t.Status, t.FailureReason, t.Updated = payouts.TransferFailed, reason, s.now()
-	return q.updateTransfer(ctx, t, from)
+	q.planTransferUpdate(t, from)
+	return nil
 }
 
 // settle books what the rail says became of a payout: the worker's poll of a pending payout
@@ -78,7 +79,8 @@ func (s *Service) settle(ctx context.Context, q *Tx, b *book, t *TransferRecord,
 		t.SettleAt = out.RetryAt
 	}
 	t.Updated = s.now()
-	return q.updateTransfer(ctx, t, payouts.TransferPending)
+	q.planTransferUpdate(t, payouts.TransferPending)
+	return nil
 }
 
 // returnPayout gives back a completed payout whose money came back: each of its posted lines is
@@ -126,7 +128,8 @@ func (s *Service) returnPayout(ctx context.Context, q *Tx, b *book, t *TransferR
 		reason = "the rail returned the payout"
 	}
 	t.Status, t.FailureReason, t.Updated = payouts.TransferFailed, reason, s.now()
-	return q.updateTransfer(ctx, t, payouts.TransferCompleted)
+	q.planTransferUpdate(t, payouts.TransferCompleted)
+	return nil
 }
 
 // ReportRailOutcome books what a rail's notification says became of one of its payouts, through
@@ -157,7 +160,7 @@ func (s *Service) ReportRailOutcome(ctx context.Context, platform payouts.Platfo
 				"external_id", r.ExternalID, "recorded", known)
 			return nil
 		}
-		b, err := s.book(ctx, q, t.AppID)
+		b, err := s.planBook(ctx, q, t.AppID)
 		if err != nil {
 			return err
 		}

@@ -188,7 +188,11 @@ func (s *Service) railMethodsOrFail(ctx context.Context, q *Tx, ts []*TransferRe
 		case payouts.ErrorCode(err) == payouts.EInternal:
 			return nil, err
 		}
-		b, err := s.book(ctx, q, t.AppID)
+		// Each payout failed is a plan of its own: the one failed before it is applied first.
+		if err := q.apply(ctx); err != nil {
+			return nil, err
+		}
+		b, err := s.planBook(ctx, q, t.AppID)
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +242,7 @@ func (s *Service) record(ctx context.Context, q *Tx, c *railCall) error {
 		s.leaseLost(t.ID)
 		return nil
 	}
-	b, err := s.book(ctx, q, t.AppID)
+	b, err := s.planBook(ctx, q, t.AppID)
 	if err != nil {
 		return err
 	}

@@ -143,14 +143,12 @@ func (s *Service) Deposit(ctx context.Context, appID, id string, req payouts.Dep
 		t.Status = payouts.TransferCompleted
 		t.IdempotencyKey = req.IdempotencyKey
 		t.ExternalData = payouts.ExternalData{ExternalID: "dep_" + strings.ReplaceAll(t.ID[:13], "-", "")}
-		if err := q.CreateTransfer(ctx, t); err != nil {
-			return "", err
-		}
-		q.transferCreated(t)
 		postings, err := b.move(ctx, t.ID, []line{{from: bank, to: app, amount: payouts.Money(req.Amount), typ: payouts.TransactionRefill}}, nil)
 		if err != nil {
 			return "", err
 		}
+		q.plan.Transfer = t
+		q.transferCreated(t)
 		made = q.transferWritten(t, postings)
 		return t.ID, nil
 	})

@@ -28,6 +28,11 @@ func (q *Queries) Apply(ctx context.Context, p *service.Plan) (err error) {
 			return err
 		}
 	}
+	for i := range p.Updates {
+		if err := q.UpdateTransfer(ctx, &p.Updates[i].Transfer, p.Updates[i].From); err != nil {
+			return err
+		}
+	}
 	for _, y := range p.Payments {
 		if err := q.holdYearlyPayment(ctx, yearlyPayment{AppID: y.AppID, UserID: y.UserID, Year: y.Year, Amount: int64(y.Amount)}); err != nil {
 			return err
