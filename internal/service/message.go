@@ -299,7 +299,8 @@ func (s *Service) recordSend(ctx context.Context, m *OutboundMessageRecord, send
 
 // linkDelivery moves the payout link a message delivers to what became of the message: a
 // message sent makes a pending link delivered; one failed makes it delivery_failed, unless it
-// was claimed or canceled meanwhile.
+// was claimed or canceled meanwhile. A message to an address the link no longer names (its payee
+// was corrected while the message was on its way) says nothing of the link.
 func (s *Service) linkDelivery(ctx context.Context, q *Tx, m *OutboundMessageRecord) error {
 	if m.PayoutLinkID == "" {
 		return nil
@@ -307,6 +308,9 @@ func (s *Service) linkDelivery(ctx context.Context, q *Tx, m *OutboundMessageRec
 	l, err := q.GetPayoutLink(ctx, m.AppID, m.PayoutLinkID)
 	if err != nil {
 		return err
+	}
+	if m.Channel != string(l.Delivery.Method) || m.To != linkRecipient(l) {
+		return nil
 	}
 	next := payouts.LinkDelivered
 	if m.Status == payouts.MessageFailed {

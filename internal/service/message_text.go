@@ -96,18 +96,24 @@ func render(t interface{ Execute(io.Writer, any) error }, data any) string {
 func linkMessage(l *PayoutLinkRecord, appName, url string) Message {
 	t := linkText{App: appName, Amount: l.Amount.String(), Note: strings.TrimSpace(l.Delivery.Message),
 		Name: strings.TrimSpace(l.Payee.FirstName), URL: url}
-	m := Message{AppID: l.AppID, AppName: appName, Channel: string(l.Delivery.Method)}
+	m := Message{AppID: l.AppID, AppName: appName, Channel: string(l.Delivery.Method), To: linkRecipient(l)}
 	if l.Delivery.Method == payouts.DeliveryEmail {
-		m.To = l.Payee.Email
 		m.Subject = render(messageTemplates.linkSubject, t)
 		m.Body = render(messageTemplates.linkText, t)
 		m.HTML = render(messageTemplates.linkHTML, t)
 		return m
 	}
-	m.To = payouts.Phone{CountryCode: l.Payee.CountryCode, PhoneNumber: l.Payee.PhoneNumber}.String()
 	m.Country = l.Payee.CountryCode
 	m.Body = render(messageTemplates.linkSMS, t)
 	return m
+}
+
+// linkRecipient is the address a link's message goes to: its payee's email, or phone for sms.
+func linkRecipient(l *PayoutLinkRecord) string {
+	if l.Delivery.Method == payouts.DeliveryEmail {
+		return l.Payee.Email
+	}
+	return payouts.Phone{CountryCode: l.Payee.CountryCode, PhoneNumber: l.Payee.PhoneNumber}.String()
 }
 
 // codeMessage is the message that carries a one-time code.
