@@ -69,11 +69,11 @@ func TestBrowserCorrectPayoutLink(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := h.env.Service.VerifyPayee(ctx, *sent.FlowID, payee.ID, h.env.Inbox.Token(t, "grace@example.com")); err != nil {
+			if payee, err = h.env.Service.VerifyPayee(ctx, payee, h.env.Inbox.Token(t, "grace@example.com")); err != nil {
 				t.Fatal(err)
 			}
-			claimed, err := h.env.Service.ClaimPayoutLink(ctx, id, payee.ID)
-			if err != nil || claimed.Status != payouts.LinkClaimed || *claimed.ClaimedUserID != payee.ID {
+			claimed, err := h.env.Service.ClaimPayoutLink(ctx, id, payee.UserID)
+			if err != nil || claimed.Status != payouts.LinkClaimed || *claimed.ClaimedUserID != payee.UserID {
 				t.Fatalf("the corrected payee's claim: %+v (%v)", claimed, err)
 			}
 		})

@@ -30,7 +30,7 @@ func browserPayoutRetry(t *testing.T, h *harness, public bool) {
 	// Paid from the payee's wallet, where the failure gives the money back for the retry. (A
 	// payout the app funded cannot be retried on the public API: its lines do not say the app
 	// paid, so the retry asks the payee's empty wallet.)
-	u, failed := h.refusedPayout("Bea", false)
+	u, failed := h.refusedPayout("Bea", false, false)
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
 	row := `#transfers-body tr[data-id="` + failed.ID + `"]`
 	browser.Run(t, tab,
