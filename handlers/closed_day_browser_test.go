@@ -1,8 +1,6 @@
 package handlers_test
 
 import (
-	"encoding/csv"
-	"strings"
 	"testing"
 	"time"
 
@@ -60,20 +58,11 @@ func browserClosedDayStaysPut(t *testing.T, h *harness, public bool) {
 		t.Helper()
 		var f dayFigures
 		browser.Run(t, tab, chromedp.Navigate(origin+"/transfers?"+day), chromedp.WaitVisible(chromedp.CSS(`#transfers-body`)))
-		body, err := chromedp.Run(tab, chromedp.Evaluate[string](
-			`fetch(document.querySelector('[data-testid="export"]').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatal(err)
+		rows, col := exportOf(t, tab)
+		if len(rows) == 0 {
+			t.Fatal("the export of Mar 2's transfers is empty")
 		}
-		rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
-		if err != nil || len(rows) < 2 {
-			t.Fatalf("the export has %d rows (%v):\n%s", len(rows), err, body)
-		}
-		col := map[string]int{}
-		for i, name := range rows[0] {
-			col[name] = i
-		}
-		for _, r := range rows[1:] {
+		for _, r := range rows {
 			if r[col["id"]] == failed.ID {
 				f.failedIn, f.failedOut = r[col["money_in"]], r[col["money_out"]]
 			}
