@@ -371,7 +371,32 @@ func (h *Handlers) renderApproval(c *fiber.Ctx, status int, decision components.
 	if err := h.checkHeld(c, a, &item); err != nil {
 		return err
 	}
+	if a.Kind == kindBulk && item.Open {
+		if item.BulkReview, err = h.heldBulkReview(c.UserContext(), a, c.QueryInt("rows", 1)); err != nil {
+			return err
+		}
+	}
 	return h.renderDecision(c, status, item, a.MakerID, decision)
+}
+
+// heldBulkReview is page (from 1) of who a held bulk file pays, as its preview listed them, for
+// the approver to read what they approve.
+func (h *Handlers) heldBulkReview(ctx context.Context, a dashstore.Approval, page int) (pages.BulkReview, error) {
+	_, rows, err := h.heldBulkRows(ctx, a)
+	if err != nil {
+		return pages.BulkReview{}, err
+	}
+	return h.bulkReview(ctx, rows, page)
+}
+
+// heldBulkRows is the job a bulk approval holds and its rows.
+func (h *Handlers) heldBulkRows(ctx context.Context, a dashstore.Approval) (dashstore.BulkJob, []dashstore.BulkRow, error) {
+	var r bulkApproval
+	if err := json.Unmarshal([]byte(a.Request), &r); err != nil {
+		return dashstore.BulkJob{}, nil, err
+	}
+	job, rows, _, err := h.bulkRowsOf(ctx, r.JobID)
+	return job, rows, err
 }
 
 // checkHeld asks the service's preflight about a request waiting for approval (a payout, a
@@ -469,11 +494,7 @@ func (h *Handlers) checkHeldBulk(ctx context.Context, a dashstore.Approval, item
 		item.ChecksNote = checksNotOffered
 		return err
 	}
-	var r bulkApproval
-	if err := json.Unmarshal([]byte(a.Request), &r); err != nil {
-		return err
-	}
-	job, rows, _, err := h.bulkRowsOf(ctx, r.JobID)
+	job, rows, err := h.heldBulkRows(ctx, a)
 	if err != nil {
 		return err
 	}

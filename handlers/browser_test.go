@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/csv"
 	"strings"
 	"testing"
 
@@ -105,4 +106,24 @@ func wantTexts(t testing.TB, what, got string, want ...string) {
 			t.Errorf("%s says %q, want %q in it", what, got, w)
 		}
 	}
+}
+
+// exportOf fetches the file the page's Export link gives, with the page's session, as a click
+// would save it: its rows after the header, and each column's index by the header's name.
+func exportOf(t testing.TB, tab context.Context) ([][]string, map[string]int) {
+	t.Helper()
+	body, err := chromedp.Run(tab, chromedp.Evaluate[string](
+		`fetch(document.querySelector('[data-testid="export"]').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("the export has %d rows (%v):\n%s", len(rows), err, body)
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	return rows[1:], col
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/disburse/disburse/cmd/screenshots/demo"
+	"github.com/disburse/disburse/internal/dashstore"
 	"github.com/disburse/disburse/internal/testutil/browser"
+	"github.com/disburse/disburse/payouts"
 )
 
 // listLayout is what a page's tables look like in the browser: the page's width and, for each
@@ -84,22 +86,7 @@ func TestBrowserListsOnPhone(t *testing.T) {
 			if len(l.Tables) > 0 {
 				lists++
 			}
-			if l.PageWidth > 390 {
-				t.Errorf("the page is %dpx wide, want at most 390", l.PageWidth)
-			}
-			for _, table := range l.Tables {
-				if table.ScrollWidth > table.BoxWidth {
-					t.Errorf("table %s is %dpx wide in its %dpx card: it scrolls sideways", table.Name, table.ScrollWidth, table.BoxWidth)
-				}
-				for _, c := range table.Cells {
-					if c.Left < 0 || c.Right > 390 {
-						t.Errorf("table %s: the first row's %q spans %.0f–%.0fpx, outside the 390px window", table.Name, c.Heading, c.Left, c.Right)
-					}
-					if c.Heading != "" && c.Label != c.Heading {
-						t.Errorf("table %s: the first row's cell under %q is labelled %q", table.Name, c.Heading, c.Label)
-					}
-				}
-			}
+			wantFitsPhone(t, l)
 			browser.Screenshot(t, tab, "390")
 		})
 	}
@@ -150,6 +137,67 @@ func TestBrowserListsOnPhone(t *testing.T) {
 			}
 		}
 	})
+}
+
+// wantFitsPhone fails t where a page measured at 390 px does not fit a phone: the page or a
+// table scrolls sideways, a cell of a table's first row is outside the window, or a cell does
+// not carry its column's heading as its label.
+func wantFitsPhone(t *testing.T, l listLayout) {
+	t.Helper()
+	if l.PageWidth > 390 {
+		t.Errorf("the page is %dpx wide, want at most 390", l.PageWidth)
+	}
+	for _, table := range l.Tables {
+		if table.ScrollWidth > table.BoxWidth {
+			t.Errorf("table %s is %dpx wide in its %dpx card: it scrolls sideways", table.Name, table.ScrollWidth, table.BoxWidth)
+		}
+		for _, c := range table.Cells {
+			if c.Left < 0 || c.Right > 390 {
+				t.Errorf("table %s: the first row's %q spans %.0f–%.0fpx, outside the 390px window", table.Name, c.Heading, c.Left, c.Right)
+			}
+			if c.Heading != "" && c.Label != c.Heading {
+				t.Errorf("table %s: the first row's cell under %q is labelled %q", table.Name, c.Heading, c.Label)
+			}
+		}
+	}
+}
+
+// TestBrowserListsOnPhoneOnPublicAPI: the tour of TestBrowserListsOnPhone at 390 px, on a
+// dashboard on the strict stand-in for the public API (the demo runs on our service only), for
+// the list pages that exist there: each fits the phone as on our service. Statements and stats
+// are extensions of our service's, so Statement and the Overview's chart are not lists here.
+func TestBrowserListsOnPhoneOnPublicAPI(t *testing.T) {
+	browser.SkipShort(t)
+	h := newHarnessWith(t, harnessSetup{public: true})
+	u := h.fundedUser("Ola", "Phone", 50_00)
+	if _, err := h.payouts.CreatePayout(t.Context(), payouts.CreatePayoutRequest{UserID: u.ID, Amount: 20_00,
+		Platform: payouts.PlatformDefault}); err != nil {
+		t.Fatal(err)
+	}
+	h.deposit(100_00)
+	h.refusedPayout("Bea", true, false)
+	h.createPayoutLink(payouts.CreatePayoutLinkRequest{Amount: 30_00, Payee: &payouts.Payee{Email: u.Email}})
+	tab, origin := h.browserSignedIn(dashstore.RoleAdmin)
+	browser.Run(t, tab, chromedp.EmulateViewport(390, 844))
+	lists := 0
+	for _, path := range []string{"/users", "/transfers", "/transactions", "/payout-links", "/app", "/audit", "/operators",
+		"/approvals", "/events", "/webhooks", "/reconciliation", "/tax"} {
+		t.Run(strings.TrimPrefix(path, "/"), func(t *testing.T) {
+			browser.Run(t, tab, chromedp.Navigate(origin+path), chromedp.WaitVisible(chromedp.CSS(`#main`)))
+			l, err := chromedp.Run(tab, chromedp.Evaluate[listLayout](readListLayout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Tables) > 0 {
+				lists++
+			}
+			wantFitsPhone(t, l)
+			browser.Screenshot(t, tab, "390")
+		})
+	}
+	if lists < 6 {
+		t.Errorf("%d pages showed a list, want at least users, transfers, transactions, payout links, audit and operators", lists)
+	}
 }
 
 // TestBrowserPerPageFits: on every list with a page size, on a laptop and a phone, the Per page

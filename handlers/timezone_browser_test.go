@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"encoding/csv"
 	"slices"
 	"strings"
 	"testing"
@@ -99,21 +98,12 @@ func browserDaysInOperatorZone(t *testing.T, h *harness, public bool) {
 	if when, amounts := cells("When"), cells("Amount"); !slices.Equal(when, wantWhen) || !slices.Equal(amounts, []string{"$5.00", "$20.00"}) {
 		t.Errorf("Mar 2's payouts are %q of %q, want %q of $5.00 and $20.00", when, amounts, wantWhen)
 	}
-	body, err := chromedp.Run(tab, chromedp.Evaluate[string](
-		`fetch(document.querySelector('[data-testid="export"]').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(body, "\ufeff"))).ReadAll()
-	if err != nil || len(rows) != 3 {
-		t.Fatalf("the export has %d rows (%v), want a header and Mar 2's 2 payouts:\n%s", len(rows), err, body)
-	}
-	col := map[string]int{}
-	for i, name := range rows[0] {
-		col[name] = i
+	rows, col := exportOf(t, tab)
+	if len(rows) != 2 {
+		t.Fatalf("the export has %d rows, want Mar 2's 2 payouts:\n%v", len(rows), rows)
 	}
 	for i, want := range []string{"2026-03-02T19:01:00-05:00", "2026-03-02T10:00:00-05:00"} {
-		if r := rows[i+1]; r[col["created"]] != want || r[col["time_zone"]] != "America/New_York" {
+		if r := rows[i]; r[col["created"]] != want || r[col["time_zone"]] != "America/New_York" {
 			t.Errorf("export row %d made %s in %s, want %s in America/New_York", i+1, r[col["created"]], r[col["time_zone"]], want)
 		}
 	}

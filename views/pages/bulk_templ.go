@@ -744,7 +744,7 @@ func BulkJob(req components.Request, p BulkJobProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = bulkReview(p.Job.ID, p.Review).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = bulkReview(paths.Bulk(p.Job.ID), p.Review).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -765,8 +765,8 @@ func BulkJob(req components.Request, p BulkJobProps) templ.Component {
 }
 
 // bulkReview lists who the file pays: a page of its rows to pay with their payees and amounts,
-// and the totals per payee.
-func bulkReview(jobID string, r BulkReview) templ.Component {
+// and the totals per payee; its pages are page's, with ?rows=.
+func bulkReview(page string, r BulkReview) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -981,9 +981,9 @@ func bulkReview(jobID string, r BulkReview) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var47 templ.SafeURL
-				templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(paths.Bulk(jobID) + "?rows=" + strconv.Itoa(r.Page-1)))
+				templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(page + "?rows=" + strconv.Itoa(r.Page-1)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bulk.templ`, Line: 351, Col: 83}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bulk.templ`, Line: 351, Col: 70}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var47))
 				if templ_7745c5c3_Err != nil {
@@ -1018,9 +1018,9 @@ func bulkReview(jobID string, r BulkReview) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var50 templ.SafeURL
-				templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(paths.Bulk(jobID) + "?rows=" + strconv.Itoa(r.Page+1)))
+				templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(page + "?rows=" + strconv.Itoa(r.Page+1)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bulk.templ`, Line: 354, Col: 83}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bulk.templ`, Line: 354, Col: 70}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var50))
 				if templ_7745c5c3_Err != nil {
