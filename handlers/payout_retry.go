@@ -58,9 +58,10 @@ func (h *Handlers) retryProps(c *fiber.Ctx) (pages.PayoutRetryProps, payouts.Cre
 	if err != nil {
 		return pages.PayoutRetryProps{}, req, err
 	}
-	// The public API does not say whether a transfer was tax-exempt: the operator says it.
+	// The public API says neither whether a transfer was tax-exempt nor whether the app's wallet
+	// funded it (its lines have no direction): the operator says both.
 	p := pages.PayoutRetryProps{Transfer: *t, Amount: payouts.Money(req.Amount), Method: req.Platform.Label(),
-		TaxExempt: req.TaxExempt, AskTaxExempt: !x.Ours()}
+		TaxExempt: req.TaxExempt, AskTaxExempt: !x.Ours(), AskWhoPays: !x.Ours()}
 	pf, err := h.preflightPayout(c.UserContext(), req)
 	if err != nil {
 		return p, req, err
@@ -109,6 +110,17 @@ func (h *Handlers) retryPayout(c *fiber.Ctx) error {
 			return h.web.Render(c, fiber.StatusUnprocessableEntity, web.Page{Title: "Retry payout", Content: pages.PayoutRetry(h.web.View(c), p)})
 		}
 		p.TaxExempt = req.TaxExempt
+	}
+	if p.AskWhoPays {
+		switch c.FormValue("fund") {
+		case "app":
+			req.Fund = true
+		case "payee":
+			req.Fund = false
+		default:
+			p.WhoPaysError = "Choose who pays the retry."
+			return h.web.Render(c, fiber.StatusUnprocessableEntity, web.Page{Title: "Retry payout", Content: pages.PayoutRetry(h.web.View(c), p)})
+		}
 	}
 	adm, held, err := h.holdByPolicy(c, heldRequest{kind: kindPayout, amount: p.Amount, key: &req.IdempotencyKey,
 		userID: req.UserID, payeeKey: req.UserID, method: p.Method, request: &req})

@@ -178,11 +178,11 @@ func TestPayoutRetryKeepsTaxExempt(t *testing.T) {
 		{name: "ours exempt", taxExempt: true, status: http.StatusSeeOther, wantExempt: true},
 		{name: "ours not exempt", taxExempt: false, status: http.StatusSeeOther, wantExempt: false},
 		{name: "public no choice", public: true, taxExempt: true, status: http.StatusUnprocessableEntity},
-		{name: "public garbled choice", public: true, taxExempt: true, form: url.Values{"tax_exempt": {"maybe"}},
+		{name: "public garbled choice", public: true, taxExempt: true, form: url.Values{"tax_exempt": {"maybe"}, "fund": {"payee"}},
 			status: http.StatusUnprocessableEntity},
-		{name: "public chose exempt", public: true, taxExempt: true, form: url.Values{"tax_exempt": {"true"}},
+		{name: "public chose exempt", public: true, taxExempt: true, form: url.Values{"tax_exempt": {"true"}, "fund": {"payee"}},
 			status: http.StatusSeeOther, wantExempt: true},
-		{name: "public chose counted", public: true, taxExempt: true, form: url.Values{"tax_exempt": {"false"}},
+		{name: "public chose counted", public: true, taxExempt: true, form: url.Values{"tax_exempt": {"false"}, "fund": {"payee"}},
 			status: http.StatusSeeOther, wantExempt: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,6 +226,57 @@ func TestPayoutRetryKeepsTaxExempt(t *testing.T) {
 				if retry.TaxExempt != tc.wantExempt {
 					t.Errorf("the retry's tax_exempt = %v, want %v", retry.TaxExempt, tc.wantExempt)
 				}
+			}
+		})
+	}
+}
+
+// TestPayoutRetryAsksWhoPays: the public API's lines do not say whether the app's wallet funded
+// a payout, so there the retry page asks who pays and sends nothing until the operator says;
+// our service's lines say it, and the retry pays as the failed payout did.
+func TestPayoutRetryAsksWhoPays(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		public  bool
+		form    url.Values
+		status  int
+		says    string // part of the answer's page
+		retried bool
+	}{
+		{name: "ours pays as before", status: http.StatusSeeOther, retried: true},
+		{name: "public no choice", public: true, form: url.Values{"tax_exempt": {"false"}},
+			status: http.StatusUnprocessableEntity, says: "Choose who pays the retry"},
+		{name: "public garbled choice", public: true, form: url.Values{"tax_exempt": {"false"}, "fund": {"bank"}},
+			status: http.StatusUnprocessableEntity, says: "Choose who pays the retry"},
+		{name: "public the app pays", public: true, form: url.Values{"tax_exempt": {"false"}, "fund": {"app"}},
+			status: http.StatusSeeOther, retried: true},
+		{name: "public the payee's empty wallet", public: true, form: url.Values{"tax_exempt": {"false"}, "fund": {"payee"}},
+			status: http.StatusUnprocessableEntity, says: "nsufficient"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarnessWith(t, harnessSetup{public: tc.public})
+			h.deposit(200_00)
+			u, failed := h.refusedPayout("Fay", true, false)
+			retryPath := "/transfers/" + failed.ID + "/retry"
+			a, _ := h.signedIn(dashstore.RoleOperations)
+			page := a.get(retryPath)
+			wantStatus(t, page, http.StatusOK)
+			if asks := strings.Contains(page.body, `name="fund"`); asks != tc.public {
+				t.Errorf("the page asks who pays = %v, want %v", asks, tc.public)
+			}
+			res := a.post(retryPath, tc.form)
+			wantStatus(t, res, tc.status)
+			if tc.says != "" {
+				wantBody(t, res, tc.says)
+			}
+			want := 1
+			if tc.retried {
+				want = 2
+			}
+			if n := len(h.payoutsTo(u.ID)); n != want {
+				t.Errorf("%d payouts to the payee, want %d", n, want)
 			}
 		})
 	}

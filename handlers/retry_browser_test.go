@@ -27,10 +27,8 @@ func TestBrowserPayoutRetry(t *testing.T) {
 
 func browserPayoutRetry(t *testing.T, h *harness, public bool) {
 	h.deposit(200_00)
-	// Paid from the payee's wallet, where the failure gives the money back for the retry. (A
-	// payout the app funded cannot be retried on the public API: its lines do not say the app
-	// paid, so the retry asks the payee's empty wallet.)
-	u, failed := h.refusedPayout("Bea", false, false)
+	// Funded by the app: on the public API, whose lines do not say so, the operator says it.
+	u, failed := h.refusedPayout("Bea", true, false)
 	tab, origin := h.browserSignedIn(dashstore.RoleOperations)
 	row := `#transfers-body tr[data-id="` + failed.ID + `"]`
 	browser.Run(t, tab,
@@ -67,8 +65,10 @@ func browserPayoutRetry(t *testing.T, h *harness, public bool) {
 	for range 2 { // the second submit is an operator going back and sending it again
 		steps := []chromedp.Action[chromedp.Void]{chromedp.Navigate(origin + "/transfers/" + failed.ID + "/retry"), chromedp.WaitVisible(retry)}
 		if public {
-			// The public API's transfer does not say whether it was tax-exempt: the operator says.
-			steps = append(steps, chromedp.Click(chromedp.CSS(`input[name="tax_exempt"][value="false"]`)))
+			// The public API's transfer says neither whether it was tax-exempt nor which wallet
+			// paid it: the operator says both.
+			steps = append(steps, chromedp.Click(chromedp.CSS(`input[name="tax_exempt"][value="false"]`)),
+				chromedp.Click(chromedp.CSS(`input[name="fund"][value="app"]`)))
 		}
 		browser.Run(t, tab, append(steps,
 			chromedp.Click(retry),
