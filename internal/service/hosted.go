@@ -380,7 +380,7 @@ const emailTagMark = "~"
 // emailTag is what a ByEmail session of flowID names the address its code goes to by: a keyed
 // hash, so that the token, which travels in URLs, does not carry the address.
 func (s *Service) emailTag(flowID, email string) string {
-	return s.keyedHash("payee-email", flowID, strings.ToLower(strings.TrimSpace(email)))
+	return s.keyedHash("payee-email", flowID, emailKey(email))
 }
 
 // ofLinkEmail refuses a ByEmail session unless f's link still sends its code to the address the
@@ -397,8 +397,11 @@ func (s *Service) ofLinkEmail(sess PayeeSession, f *HostedFlow) error {
 // user's id: the flow and the address, so that it proves nothing on another flow or for
 // another address.
 func flowEmailCode(f *HostedFlow) string {
-	return "flow " + f.ID + " " + strings.ToLower(strings.TrimSpace(f.Link.Payee.Email))
+	return "flow " + f.ID + " " + emailKey(f.Link.Payee.Email)
 }
+
+// emailKey is an address as the keys of a flow's email code compare it: trimmed, in lower case.
+func emailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // VerifyPayee checks the code the payee of session sess received and returns their verified
 // session. The first payee verified on a flow that belongs to nobody yet binds it: nobody else
